@@ -1,0 +1,183 @@
+"""The project's alignment type: phrase edits that convert to and from token links.
+
+A *token link* is ``(p, h)``: text (premise) token ``p`` aligned to hypothesis token
+``h``, both 0-based. Gold corpora give links (SURE and POSSIBLE); MANLI, ITG and the
+edit-distance aligners produce phrase edits. Following MacCartney, Galley & Manning
+(2008, §2), a phrase alignment is a set of edits EQ / SUB (a text phrase aligned to a
+hypothesis phrase), DEL (an unaligned text phrase) and INS (an unaligned hypothesis
+phrase), one-to-one at the phrase level, each token in exactly one edit. Two tokens
+are linked iff they lie in the two phrases of one EQ or SUB edit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+Link = tuple[int, int]
+Span = tuple[int, int]  # [start, end) token offsets
+
+
+class EditKind(str, Enum):
+    """The four MANLI edit types."""
+
+    EQ = "EQ"
+    SUB = "SUB"
+    DEL = "DEL"
+    INS = "INS"
+
+
+class AlignmentError(ValueError):
+    """An alignment that breaks the representation's invariants."""
+
+
+@dataclass(frozen=True)
+class Edit:
+    """One phrase edit.
+
+    Attributes:
+        kind: EQ, SUB, DEL or INS.
+        p_span: ``[start, end)`` in the text, None for INS.
+        h_span: ``[start, end)`` in the hypothesis, None for DEL.
+        score: the edit's contribution to its aligner's total, when one scored it.
+        features: the named feature values behind ``score`` (for display).
+    """
+
+    kind: EditKind
+    p_span: Span | None
+    h_span: Span | None
+    score: float = 0.0
+    features: tuple[tuple[str, float], ...] = field(default=(), compare=False)
+
+    def __post_init__(self) -> None:
+        needs_p = self.kind is not EditKind.INS
+        needs_h = self.kind is not EditKind.DEL
+        if needs_p != (self.p_span is not None) or needs_h != (self.h_span is not None):
+            raise AlignmentError(f"{self.kind.value} edit with spans {self.p_span}, {self.h_span}")
+        for span in (self.p_span, self.h_span):
+            if span is not None and not 0 <= span[0] < span[1]:
+                raise AlignmentError(f"empty or negative span {span}")
+
+    @property
+    def is_aligned(self) -> bool:
+        return self.kind in (EditKind.EQ, EditKind.SUB)
+
+    def links(self) -> frozenset[Link]:
+        """Token links this edit creates (none for DEL and INS)."""
+        if self.p_span is None or self.h_span is None:
+            return frozenset()
+        return frozenset(
+            (p, h) for p in range(*self.p_span) for h in range(*self.h_span)
+        )
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """A token alignment between a text of ``p_len`` and a hypothesis of ``h_len`` tokens.
+
+    ``sure`` and ``possible`` are disjoint link sets (gold corpora distinguish them;
+    system output has only SURE links). ``edits`` is the phrase view when one exists:
+    produced by a phrase aligner, or by :meth:`to_phrase_edits`.
+    """
+
+    p_len: int
+    h_len: int
+    sure: frozenset[Link] = frozenset()
+    possible: frozenset[Link] = frozenset()
+    edits: tuple[Edit, ...] | None = field(default=None, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.p_len < 0 or self.h_len < 0:
+            raise AlignmentError("sentence lengths must be non-negative")
+        for p, h in self.sure | self.possible:
+            if not (0 <= p < self.p_len and 0 <= h < self.h_len):
+                raise AlignmentError(
+                    f"link ({p}, {h}) outside a {self.p_len} x {self.h_len} grid"
+                )
+        if self.sure & self.possible:
+            raise AlignmentError("a link cannot be both SURE and POSSIBLE")
+
+    @property
+    def links(self) -> frozenset[Link]:
+        """SURE and POSSIBLE links together."""
+        return self.sure | self.possible
+
+    @classmethod
+    def from_edits(cls, p_len: int, h_len: int, edits: tuple[Edit, ...] | list[Edit]) -> Alignment:
+        """Build from phrase edits, checking that each token is in exactly one edit."""
+        edits = tuple(edits)
+        p_seen = [0] * p_len
+        h_seen = [0] * h_len
+        for edit in edits:
+            for span, seen, n in ((edit.p_span, p_seen, p_len), (edit.h_span, h_seen, h_len)):
+                if span is None:
+                    continue
+                if span[1] > n:
+                    raise AlignmentError(f"span {span} beyond sentence length {n}")
+                for i in range(*span):
+                    seen[i] += 1
+        if any(c != 1 for c in p_seen) or any(c != 1 for c in h_seen):
+            raise AlignmentError("every token must lie in exactly one edit")
+        sure = frozenset().union(*(e.links() for e in edits)) if edits else frozenset()
+        return cls(p_len, h_len, sure=sure, edits=edits)
+
+    @classmethod
+    def from_links(
+        cls, p_len: int, h_len: int, sure: set[Link] | frozenset[Link],
+        possible: set[Link] | frozenset[Link] = frozenset(),
+    ) -> Alignment:
+        """Build the token view; POSSIBLE links that are also SURE count as SURE."""
+        sure = frozenset(sure)
+        return cls(p_len, h_len, sure=sure, possible=frozenset(possible) - sure)
+
+    def to_phrase_edits(self, *, with_possible: bool = False) -> tuple[tuple[Edit, ...], frozenset[Link]]:
+        """Convert links to MANLI-reachable phrase edits by merging contiguous links.
+
+        Each connected component of the link graph becomes one SUB edit when its text
+        tokens and its hypothesis tokens are both contiguous and every text token is
+        linked to every hypothesis token (a full block); the kind is left as SUB since
+        lemmas are unknown here (aligners mark EQ). Links of other components cannot be
+        expressed by a one-to-one phrase alignment: those tokens become DEL/INS and the
+        links are returned as unreachable.
+
+        Returns:
+            The edits (covering every token exactly once) and the unreachable links.
+        """
+        links = self.links if with_possible else self.sure
+        p_adj: dict[int, set[int]] = {}
+        h_adj: dict[int, set[int]] = {}
+        for p, h in links:
+            p_adj.setdefault(p, set()).add(h)
+            h_adj.setdefault(h, set()).add(p)
+        edits: list[Edit] = []
+        unreachable: set[Link] = set()
+        p_done: set[int] = set()
+        for start in sorted(p_adj):
+            if start in p_done:
+                continue
+            ps, hs = {start}, set()
+            frontier = [("p", start)]
+            while frontier:
+                side, i = frontier.pop()
+                for j in (p_adj if side == "p" else h_adj).get(i, ()):
+                    target = hs if side == "p" else ps
+                    if j not in target:
+                        target.add(j)
+                        frontier.append(("h" if side == "p" else "p", j))
+            p_done |= ps
+            block = {(p, h) for p in ps for h in hs}
+            contiguous = max(ps) - min(ps) + 1 == len(ps) and max(hs) - min(hs) + 1 == len(hs)
+            component_links = {link for link in links if link[0] in ps}
+            if contiguous and component_links == block:
+                edits.append(Edit(EditKind.SUB, (min(ps), max(ps) + 1), (min(hs), max(hs) + 1)))
+            else:
+                unreachable |= component_links
+        aligned_p = {i for e in edits if e.p_span for i in range(*e.p_span)}
+        aligned_h = {i for e in edits if e.h_span for i in range(*e.h_span)}
+        edits += [Edit(EditKind.DEL, (p, p + 1), None) for p in range(self.p_len) if p not in aligned_p]
+        edits += [Edit(EditKind.INS, None, (h, h + 1)) for h in range(self.h_len) if h not in aligned_h]
+        return tuple(edits), frozenset(unreachable)
+
+    def to_sure_align(self) -> str:
+        """The ``"i-j ..."`` string of SURE links used by published aligner outputs."""
+        return " ".join(f"{p}-{h}" for p, h in sorted(self.sure))

@@ -1,0 +1,1 @@
+"""Scoring methods, one module each (see :mod:`explorer.scorers` for the registry)."""

@@ -1,0 +1,167 @@
+"""BLEU and its entailment variants.
+
+Papineni et al. (2002): clipped n-gram precisions for n = 1..N (N = 4, uniform
+weights), combined by a geometric mean and multiplied by the brevity penalty
+``e^(1 - r/c)`` when the candidate length c is shorter than the reference length r.
+In RTE the hypothesis is the candidate and the text the reference.
+
+Szymanski ("Recognizing Textual Entailment With a Modified BLEU Algorithm") argues
+that BLEU penalises the short hypotheses of RTE twice: by the brevity penalty and by a
+geometric mean that is zero as soon as one order has no match. The modified BLEU
+(``mbleu``) drops the brevity penalty and averages the precisions linearly. The
+variant ``bleu_pa``, which Szymanski attributes to Pérez & Alfonseca, averages
+linearly but keeps the brevity penalty.
+
+An order for which the hypothesis has no n-gram at all (it is shorter than n) has
+precision 0, as in the original definition. Tokens are compared lower-cased.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass
+from typing import Literal
+
+from explorer.preprocess import AnalyzedPair
+
+Variant = Literal["bleu", "mbleu", "bleu_pa"]
+VARIANTS: tuple[Variant, ...] = ("bleu", "mbleu", "bleu_pa")
+
+
+@dataclass(frozen=True)
+class OrderStats:
+    """Clipped n-gram counts of one order."""
+
+    n: int
+    matched: int
+    total: int
+
+    @property
+    def precision(self) -> float:
+        return self.matched / self.total if self.total else 0.0
+
+
+@dataclass(frozen=True)
+class NgramMatch:
+    """A hypothesis n-gram found in the text: where it starts in each."""
+
+    n: int
+    h_start: int
+    p_starts: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class BleuResult:
+    """A BLEU-family score with everything that produced it."""
+
+    variant: Variant
+    value: float
+    orders: tuple[OrderStats, ...]
+    brevity_penalty: float
+    hypothesis_length: int
+    text_length: int
+    matches: tuple[NgramMatch, ...]
+
+    @property
+    def precisions(self) -> tuple[float, ...]:
+        return tuple(o.precision for o in self.orders)
+
+
+def ngrams(tokens: tuple[str, ...], n: int) -> list[tuple[str, ...]]:
+    """All n-grams of a token sequence, in order."""
+    return [tokens[i : i + n] for i in range(len(tokens) - n + 1)]
+
+
+def modified_precision(
+    candidate: tuple[str, ...], reference: tuple[str, ...], n: int
+) -> OrderStats:
+    """Clipped n-gram matches of the candidate against one reference (Papineni §2.1)."""
+    cand = Counter(ngrams(candidate, n))
+    if not cand:
+        return OrderStats(n, 0, 0)
+    ref = Counter(ngrams(reference, n))
+    matched = sum(min(count, ref[gram]) for gram, count in cand.items() if gram in ref)
+    return OrderStats(n, matched, sum(cand.values()))
+
+
+def brevity_penalty(candidate_length: int, reference_length: int) -> float:
+    """``1`` if the candidate is longer than the reference, else ``e^(1 - r/c)``
+    (0 for an empty candidate)."""
+    if candidate_length > reference_length:
+        return 1.0
+    if candidate_length == 0:
+        return 0.0
+    return math.exp(1.0 - reference_length / candidate_length)
+
+
+def combine(orders: tuple[OrderStats, ...], bp: float, variant: Variant) -> float:
+    """The final score from per-order counts and the brevity penalty."""
+    precisions = [o.precision for o in orders]
+    if not precisions:
+        return 0.0
+    if variant == "bleu":
+        if min(precisions) == 0.0:
+            return 0.0
+        return bp * math.exp(sum(math.log(p) for p in precisions) / len(precisions))
+    mean = sum(precisions) / len(precisions)
+    return mean if variant == "mbleu" else bp * mean
+
+
+def ngram_matches(
+    candidate: tuple[str, ...], reference: tuple[str, ...], max_n: int
+) -> tuple[NgramMatch, ...]:
+    """Every candidate n-gram (n <= max_n) that occurs in the reference, with positions."""
+    found: list[NgramMatch] = []
+    for n in range(1, max_n + 1):
+        where: dict[tuple[str, ...], list[int]] = {}
+        for i, gram in enumerate(ngrams(reference, n)):
+            where.setdefault(gram, []).append(i)
+        hits = [
+            NgramMatch(n, i, tuple(where[gram]))
+            for i, gram in enumerate(ngrams(candidate, n))
+            if gram in where
+        ]
+        if not hits:
+            break  # no n-gram match means no longer match either
+        found.extend(hits)
+    return tuple(found)
+
+
+def bleu_tokens(
+    hypothesis: tuple[str, ...], text: tuple[str, ...], *, variant: Variant = "bleu",
+    max_n: int = 4, with_matches: bool = True,
+) -> BleuResult:
+    """Score hypothesis tokens against text tokens (both already normalised)."""
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown BLEU variant {variant!r}; expected one of {VARIANTS}")
+    if max_n < 1:
+        raise ValueError("max_n must be at least 1")
+    orders = tuple(modified_precision(hypothesis, text, n) for n in range(1, max_n + 1))
+    bp = brevity_penalty(len(hypothesis), len(text))
+    return BleuResult(
+        variant=variant,
+        value=combine(orders, bp, variant),
+        orders=orders,
+        brevity_penalty=bp,
+        hypothesis_length=len(hypothesis),
+        text_length=len(text),
+        matches=ngram_matches(hypothesis, text, max_n) if with_matches else (),
+    )
+
+
+@dataclass(frozen=True)
+class BleuScorer:
+    """A registry scorer for one BLEU variant."""
+
+    variant: Variant = "bleu"
+    max_n: int = 4
+
+    @property
+    def name(self) -> str:
+        return self.variant
+
+    def score(self, pair: AnalyzedPair) -> BleuResult:
+        return bleu_tokens(
+            pair.hypothesis.lower, pair.text.lower, variant=self.variant, max_n=self.max_n
+        )
