@@ -1,0 +1,58 @@
+"""The aligner registry: one plain dict read by the CLI (``align-eval``) and the UI.
+
+An aligner turns an analysed pair into a frozen result carrying an
+:class:`explorer.alignment.Alignment` (``alignment``) and its score (``score``),
+plus whatever breakdown the UI draws. Adding an aligner is one module and one line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Protocol
+
+from explorer.alignment import Alignment
+from explorer.preprocess import AnalyzedPair
+
+
+class AlignResult(Protocol):
+    @property
+    def alignment(self) -> Alignment: ...
+
+    @property
+    def score(self) -> float: ...
+
+
+class Aligner(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    def align(self, pair: AnalyzedPair) -> AlignResult: ...
+
+
+@dataclass(frozen=True)
+class AlignerInfo:
+    name: str
+    label: str
+    description: str
+    factory: Callable[[], Aligner]
+
+
+ALIGNERS: dict[str, AlignerInfo] = {}
+
+
+class UnknownAlignerError(KeyError):
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+@lru_cache(maxsize=None)
+def get_aligner(name: str) -> Aligner:
+    """The aligner registered under ``name`` (built once)."""
+    try:
+        info = ALIGNERS[name]
+    except KeyError:
+        known = ", ".join(ALIGNERS) or "(none yet)"
+        raise UnknownAlignerError(f"unknown aligner {name!r}; choose from: {known}") from None
+    return info.factory()
