@@ -1,0 +1,261 @@
+"""Evaluating scorers as entailment classifiers and as similarity measures.
+
+Decision rule: a pair is judged *entailed* when ``score > cutoff``. The cutoff is the
+one with the best accuracy on a development set (ties go to the lowest cutoff), chosen
+among the distinct scores of that set, and applied unchanged to the test data; with no
+development set it is chosen on the data itself (``cutoff_source = "self"``).
+
+Ranking measures:
+
+* Confidence-weighted score (RTE1, Dagan et al. 2005):
+  ``cws = 1/n * sum_i (#correct among ranks 1..i) / i``, pairs ranked by decreasing
+  confidence. A threshold system has no confidence of its own; we take the distance
+  ``|score - cutoff|`` as confidence (the farther from the cutoff, the surer the
+  decision). Ties keep the data's order.
+* Average precision (RTE2, Bar-Haim et al. 2006):
+  ``AP = 1/R * sum_i E(i) * (#entailing among ranks 1..i) / i``, pairs ranked by
+  decreasing score, ``E(i)`` 1 when the pair at rank i is entailing, R the number of
+  entailing pairs. Ties keep the data's order.
+
+Graded data (STS, SICK relatedness) is evaluated by Pearson and Spearman correlation.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from explorer.datasets import Dataset
+from explorer.pairs import Pair
+from explorer.preprocess import analyze_pair
+from explorer.scorers import get_scorer
+
+Progress = Callable[[int, int], None]
+
+
+class EvaluationError(ValueError):
+    """Data that cannot be evaluated the way that was asked."""
+
+
+def _arrays(scores: Sequence[float], gold: Sequence[bool]) -> tuple[np.ndarray, np.ndarray]:
+    s = np.asarray(scores, dtype=float)
+    g = np.asarray(gold, dtype=bool)
+    if s.shape != g.shape or s.ndim != 1:
+        raise EvaluationError(f"{s.size} scores for {g.size} gold labels")
+    if s.size == 0:
+        raise EvaluationError("no pairs to evaluate")
+    if not np.all(np.isfinite(s)):
+        raise EvaluationError("scores must be finite numbers")
+    return s, g
+
+
+def sweep(scores: Sequence[float], gold: Sequence[bool]) -> tuple[np.ndarray, np.ndarray]:
+    """Accuracy at every candidate cutoff (the distinct scores, ascending).
+
+    Returns:
+        ``(cutoffs, accuracies)``, two arrays of equal length.
+    """
+    s, g = _arrays(scores, gold)
+    order = np.argsort(s, kind="stable")
+    s_sorted, g_sorted = s[order], g[order]
+    cutoffs = np.unique(s_sorted)
+    # For cutoff v, positives predicted are scores > v. Count pairs with score <= v.
+    upto = np.searchsorted(s_sorted, cutoffs, side="right")
+    pos_cum = np.concatenate([[0], np.cumsum(g_sorted)])
+    neg_cum = np.concatenate([[0], np.cumsum(~g_sorted)])
+    true_neg = neg_cum[upto]
+    true_pos = pos_cum[-1] - pos_cum[upto]
+    return cutoffs, (true_pos + true_neg) / s.size
+
+
+def best_cutoff(scores: Sequence[float], gold: Sequence[bool]) -> tuple[float, float]:
+    """The cutoff with the best accuracy (lowest among ties) and that accuracy."""
+    cutoffs, accuracies = sweep(scores, gold)
+    best = int(np.argmax(accuracies))  # argmax returns the first, i.e. lowest, cutoff
+    return float(cutoffs[best]), float(accuracies[best])
+
+
+def accuracy(scores: Sequence[float], gold: Sequence[bool], cutoff: float) -> float:
+    s, g = _arrays(scores, gold)
+    return float(np.mean((s > cutoff) == g))
+
+
+def confidence_weighted_score(scores: Sequence[float], gold: Sequence[bool], cutoff: float) -> float:
+    """RTE1's CWS with confidence ``|score - cutoff|`` (see the module docstring)."""
+    s, g = _arrays(scores, gold)
+    correct = (s > cutoff) == g
+    order = np.argsort(-np.abs(s - cutoff), kind="stable")
+    ranked = correct[order]
+    return float(np.mean(np.cumsum(ranked) / np.arange(1, s.size + 1)))
+
+
+def average_precision(scores: Sequence[float], gold: Sequence[bool]) -> float:
+    """RTE2's average precision, ranking by decreasing score (0 with no positives)."""
+    s, g = _arrays(scores, gold)
+    if not g.any():
+        return 0.0
+    ranked = g[np.argsort(-s, kind="stable")]
+    precision_at = np.cumsum(ranked) / np.arange(1, s.size + 1)
+    return float(np.sum(precision_at[ranked]) / ranked.sum())
+
+
+def correlations(scores: Sequence[float], gold: Sequence[float]) -> tuple[float, float]:
+    """Pearson and Spearman correlation (NaN when either side is constant)."""
+    from scipy import stats
+
+    s = np.asarray(scores, dtype=float)
+    y = np.asarray(gold, dtype=float)
+    if s.size < 2 or np.ptp(s) == 0 or np.ptp(y) == 0:
+        return float("nan"), float("nan")
+    return float(stats.pearsonr(s, y)[0]), float(stats.spearmanr(s, y)[0])
+
+
+@dataclass(frozen=True)
+class TaskReport:
+    n: int
+    accuracy: float
+    cws: float
+    average_precision: float
+
+
+@dataclass(frozen=True)
+class ClassificationReport:
+    """How a thresholded scorer did on binary (or binarised 3-way) data."""
+
+    n: int
+    cutoff: float
+    cutoff_source: str  # "dev" or "self"
+    accuracy: float
+    cws: float
+    average_precision: float
+    by_task: dict[str, TaskReport] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class GradedReport:
+    n: int
+    pearson: float
+    spearman: float
+
+
+def classification_report(
+    scores: Sequence[float], pairs: Sequence[Pair], *, cutoff: float | None = None
+) -> ClassificationReport:
+    """Accuracy, CWS and average precision overall and per task.
+
+    ``cutoff=None`` chooses the best cutoff on these pairs (``cutoff_source="self"``).
+
+    Raises:
+        EvaluationError: when a pair has no entailment label.
+    """
+    unlabelled = [p.id for p in pairs if p.entails is None]
+    if unlabelled:
+        raise EvaluationError(
+            f"{len(unlabelled)} pairs have no entailment label (first: {unlabelled[0]}); "
+            "accuracy needs labelled data"
+        )
+    gold = [bool(p.entails) for p in pairs]
+    source = "dev"
+    if cutoff is None:
+        cutoff, _ = best_cutoff(scores, gold)
+        source = "self"
+    s = np.asarray(scores, dtype=float)
+    g = np.asarray(gold, dtype=bool)
+    by_task: dict[str, TaskReport] = {}
+    tasks = sorted({p.task for p in pairs if p.task})
+    task_of = np.array([p.task or "" for p in pairs])
+    for task in tasks:
+        mask = task_of == task
+        by_task[task] = TaskReport(
+            n=int(mask.sum()),
+            accuracy=accuracy(s[mask], g[mask], cutoff),
+            cws=confidence_weighted_score(s[mask], g[mask], cutoff),
+            average_precision=average_precision(s[mask], g[mask]),
+        )
+    return ClassificationReport(
+        n=len(pairs),
+        cutoff=float(cutoff),
+        cutoff_source=source,
+        accuracy=accuracy(s, g, cutoff),
+        cws=confidence_weighted_score(s, g, cutoff),
+        average_precision=average_precision(s, g),
+        by_task=by_task,
+    )
+
+
+def graded_report(scores: Sequence[float], pairs: Sequence[Pair]) -> GradedReport:
+    missing = [p.id for p in pairs if p.score is None]
+    if missing:
+        raise EvaluationError(f"{len(missing)} pairs have no graded score (first: {missing[0]})")
+    pearson, spearman = correlations(scores, [float(p.score) for p in pairs])  # type: ignore[arg-type]
+    return GradedReport(n=len(pairs), pearson=pearson, spearman=spearman)
+
+
+def score_pairs(
+    pairs: Sequence[Pair], scorer_name: str, *, progress: Progress | None = None
+) -> np.ndarray:
+    """Score every pair with one registered scorer."""
+    scorer = get_scorer(scorer_name)
+    out = np.empty(len(pairs))
+    for i, pair in enumerate(pairs):
+        out[i] = scorer.score(analyze_pair(pair)).value
+        if progress is not None:
+            progress(i + 1, len(pairs))
+    return out
+
+
+@dataclass(frozen=True)
+class ScorerEvaluation:
+    """One scorer's evaluation on one dataset, in the CLI's JSON shape."""
+
+    scorer: str
+    report: ClassificationReport | GradedReport
+    seconds: float
+    scores: tuple[float, ...] = field(repr=False)
+    dev_scores: tuple[float, ...] | None = field(default=None, repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        body = asdict(self.report)
+        return {"scorer": self.scorer, **body, "seconds": round(self.seconds, 4)}
+
+
+def evaluate(
+    data: Dataset, scorer_names: Sequence[str], *, dev: Dataset | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> list[ScorerEvaluation]:
+    """Score and evaluate a dataset with each scorer (cutoffs tuned on ``dev`` if given).
+
+    Graded data gets Pearson/Spearman; labelled data gets the classification report.
+    """
+    graded = data.kind == "graded"
+    if dev is not None and graded:
+        raise EvaluationError("a development set only applies to labelled (classification) data")
+    results = []
+    for name in scorer_names:
+        start = time.perf_counter()
+        report_progress = (lambda i, n, name=name: progress(name, i, n)) if progress else None
+        scores = score_pairs(data.pairs, name, progress=report_progress)
+        dev_scores = None
+        report: ClassificationReport | GradedReport
+        if graded:
+            report = graded_report(scores, data.pairs)
+        else:
+            cutoff = None
+            if dev is not None:
+                dev_scores = score_pairs(dev.pairs, name)
+                cutoff, _ = best_cutoff(dev_scores, [bool(p.entails) for p in dev.pairs])
+            report = classification_report(scores, data.pairs, cutoff=cutoff)
+        results.append(
+            ScorerEvaluation(
+                scorer=name,
+                report=report,
+                seconds=time.perf_counter() - start,
+                scores=tuple(float(x) for x in scores),
+                dev_scores=None if dev_scores is None else tuple(float(x) for x in dev_scores),
+            )
+        )
+    return results
