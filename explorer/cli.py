@@ -13,7 +13,26 @@ from collections.abc import Callable
 Configure = Callable[[argparse.ArgumentParser], None]
 Run = Callable[[argparse.Namespace], int]
 
-COMMANDS: dict[str, tuple[str, Configure, Run]] = {}
+
+
+def _lazy(module: str, configure: str, run: str) -> tuple[Configure, Run]:
+    """Import a command's module only when the command is used."""
+    import importlib
+
+    def do_configure(parser: argparse.ArgumentParser) -> None:
+        getattr(importlib.import_module(module), configure)(parser)
+
+    def do_run(args: argparse.Namespace) -> int:
+        return int(getattr(importlib.import_module(module), run)(args))
+
+    return do_configure, do_run
+
+
+COMMANDS: dict[str, tuple[str, Configure, Run]] = {
+    "evaluate": ("evaluate scorers as entailment classifiers on a dataset", *_lazy("explorer.commands", "configure_evaluate", "run_evaluate")),
+    "score": ("score one text/hypothesis pair with every scorer", *_lazy("explorer.commands", "configure_score", "run_score")),
+    "resources": ("list (and download) the NLTK resources the explorer uses", *_lazy("explorer.commands", "configure_resources", "run_resources")),
+}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -40,3 +59,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader (e.g. `head`) closed the pipe: not an error of ours.
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0

@@ -1,0 +1,153 @@
+"""The backbone's CLI commands: ``evaluate``, ``score`` and ``resources``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from typing import Any
+
+from explorer import resources
+from explorer.datasets import Dataset, DatasetError, load
+from explorer.evaluation import EvaluationError, evaluate
+from explorer.preprocess import InputError, analyze_pair, make_pair
+from explorer.scorers import SCORERS, UnknownScorerError, get_scorer, parse_scorer_names
+
+
+def _fail(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 2
+
+
+def _json_safe(value: Any) -> Any:
+    """NaN and infinities become null so the output is strict JSON."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_json_safe(v) for v in value]
+    return value
+
+
+def _warn_missing_resources() -> None:
+    for r in resources.missing():
+        print(
+            f"warning: NLTK resource {r.nltk_id!r} is missing: {r.without_it}. "
+            "Run `python -m explorer resources --download`.",
+            file=sys.stderr,
+        )
+
+
+# -- evaluate -----------------------------------------------------------------------
+
+def configure_evaluate(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("data", help="dataset file (RTE XML, MSRP/STS/SICK TSV, CSV, JSONL)")
+    parser.add_argument("--dev", help="development set on which to choose the cutoff")
+    parser.add_argument(
+        "--scorer", default="mbleu",
+        help=f"comma-separated scorer names or 'all' (known: {', '.join(SCORERS)})",
+    )
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _progress_printer(enabled: bool):  # type: ignore[no-untyped-def]
+    def report(name: str, i: int, n: int) -> None:
+        if enabled and (i == n or i % 100 == 0):
+            print(f"\r{name}: {i}/{n} pairs", end="\n" if i == n else "", file=sys.stderr, flush=True)
+
+    return report
+
+
+def run_evaluate(args: argparse.Namespace) -> int:
+    try:
+        names = parse_scorer_names(args.scorer)
+        data = load(args.data)
+        dev: Dataset | None = load(args.dev) if args.dev else None
+        _warn_missing_resources()
+        results = evaluate(data, names, dev=dev, progress=_progress_printer(sys.stderr.isatty()))
+    except (DatasetError, EvaluationError, InputError, UnknownScorerError) as err:
+        return _fail(str(err))
+    if args.json:
+        payload = {
+            "data": args.data,
+            "dev": args.dev,
+            "results": [r.to_json() for r in results],
+        }
+        print(json.dumps(_json_safe(payload), indent=2))
+        return 0
+    print(f"{data.name}: {len(data)} pairs ({data.kind})" + (f"; cutoffs chosen on {dev.name}" if dev else ""))
+    for r in results:
+        body = r.to_json()
+        if "pearson" in body:
+            print(f"  {r.scorer:<10} pearson {body['pearson']:.4f}  spearman {body['spearman']:.4f}  ({r.seconds:.2f} s)")
+            continue
+        print(
+            f"  {r.scorer:<10} accuracy {body['accuracy']:.2%}  cutoff {body['cutoff']:.4f} ({body['cutoff_source']})"
+            f"  cws {body['cws']:.4f}  ap {body['average_precision']:.4f}  ({r.seconds:.2f} s)"
+        )
+        for task, t in body["by_task"].items():
+            print(f"      {task:<6} n={t['n']:<4} accuracy {t['accuracy']:.2%}  cws {t['cws']:.4f}  ap {t['average_precision']:.4f}")
+    return 0
+
+
+# -- score --------------------------------------------------------------------------
+
+def configure_score(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--text", required=True, help="the text (premise)")
+    parser.add_argument("--hypothesis", required=True, help="the hypothesis")
+    parser.add_argument("--scorer", default="all", help="comma-separated scorer names or 'all'")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _result_to_json(result: Any) -> dict[str, Any]:
+    from dataclasses import asdict, is_dataclass
+
+    if is_dataclass(result) and not isinstance(result, type):
+        return _json_safe(asdict(result))  # type: ignore[no-any-return]
+    return {"value": float(result.value)}
+
+
+def run_score(args: argparse.Namespace) -> int:
+    try:
+        names = parse_scorer_names(args.scorer)
+        pair = analyze_pair(make_pair(args.text, args.hypothesis))
+        results = {name: get_scorer(name).score(pair) for name in names}
+    except (InputError, UnknownScorerError) as err:
+        return _fail(str(err))
+    if args.json:
+        payload = {
+            "text_tokens": list(pair.text.tokens),
+            "hypothesis_tokens": list(pair.hypothesis.tokens),
+            "scores": {name: _result_to_json(r) for name, r in results.items()},
+        }
+        print(json.dumps(payload, indent=2, ensure_ascii=False))
+        return 0
+    print("text:       " + " ".join(pair.text.tokens))
+    print("hypothesis: " + " ".join(pair.hypothesis.tokens))
+    for name, r in results.items():
+        print(f"  {name:<10} {r.value:.4f}")
+    return 0
+
+
+# -- resources ----------------------------------------------------------------------
+
+def configure_resources(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--download", action="store_true", help="download every missing resource with nltk.download")
+
+
+def run_resources(args: argparse.Namespace) -> int:
+    if args.download:
+        results = resources.download()
+        for nltk_id, ok in results.items():
+            print(f"{nltk_id}: {'downloaded' if ok else 'FAILED (check your network or NLTK_DATA)'}")
+        if not results:
+            print("every resource is already installed")
+    width = max(len(r.nltk_id) for r in resources.RESOURCES)
+    for row in resources.describe():
+        line = f"{row['resource']:<{width}}  {row['status']:<8} {row['used for']}"
+        if row["status"] == "missing":
+            line += f"\n{'':<{width}}  without it: {row['without it']}"
+        print(line)
+    return 1 if resources.missing() and args.download else 0

@@ -1,0 +1,23 @@
+"""Shared test fixtures: where the shared data lives, and a skip when it is absent."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+SHARED_NLTK = SHARED / "nltk_data"
+
+if SHARED_NLTK.is_dir() and "NLTK_DATA" not in os.environ:
+    os.environ["NLTK_DATA"] = str(SHARED_NLTK)
+
+
+def shared_file(*parts: str) -> Path:
+    """A file under ../shared, or a skip naming what is missing."""
+    path = SHARED.joinpath(*parts)
+    if not path.is_file():
+        pytest.skip(f"shared data not present: {path} (place ../shared beside the repository)")
+    return path
