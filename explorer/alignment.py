@@ -12,13 +12,13 @@ are linked iff they lie in the two phrases of one EQ or SUB edit.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 Link = tuple[int, int]
 Span = tuple[int, int]  # [start, end) token offsets
 
 
-class EditKind(str, Enum):
+class EditKind(StrEnum):
     """The four MANLI edit types."""
 
     EQ = "EQ"
@@ -155,7 +155,8 @@ class Alignment:
         for start in sorted(p_adj):
             if start in p_done:
                 continue
-            ps, hs = {start}, set()
+            ps: set[int] = {start}
+            hs: set[int] = set()
             frontier = [("p", start)]
             while frontier:
                 side, i = frontier.pop()

@@ -35,13 +35,15 @@ from explorer.preprocess import analyze_pair
 from explorer.scorers import get_scorer
 
 Progress = Callable[[int, int], None]
+Floats = Sequence[float] | np.ndarray
+Bools = Sequence[bool] | np.ndarray
 
 
 class EvaluationError(ValueError):
     """Data that cannot be evaluated the way that was asked."""
 
 
-def _arrays(scores: Sequence[float], gold: Sequence[bool]) -> tuple[np.ndarray, np.ndarray]:
+def _arrays(scores: Floats, gold: Bools) -> tuple[np.ndarray, np.ndarray]:
     s = np.asarray(scores, dtype=float)
     g = np.asarray(gold, dtype=bool)
     if s.shape != g.shape or s.ndim != 1:
@@ -53,7 +55,7 @@ def _arrays(scores: Sequence[float], gold: Sequence[bool]) -> tuple[np.ndarray, 
     return s, g
 
 
-def sweep(scores: Sequence[float], gold: Sequence[bool]) -> tuple[np.ndarray, np.ndarray]:
+def sweep(scores: Floats, gold: Bools) -> tuple[np.ndarray, np.ndarray]:
     """Accuracy at every candidate cutoff (the distinct scores, ascending).
 
     Returns:
@@ -72,19 +74,19 @@ def sweep(scores: Sequence[float], gold: Sequence[bool]) -> tuple[np.ndarray, np
     return cutoffs, (true_pos + true_neg) / s.size
 
 
-def best_cutoff(scores: Sequence[float], gold: Sequence[bool]) -> tuple[float, float]:
+def best_cutoff(scores: Floats, gold: Bools) -> tuple[float, float]:
     """The cutoff with the best accuracy (lowest among ties) and that accuracy."""
     cutoffs, accuracies = sweep(scores, gold)
     best = int(np.argmax(accuracies))  # argmax returns the first, i.e. lowest, cutoff
     return float(cutoffs[best]), float(accuracies[best])
 
 
-def accuracy(scores: Sequence[float], gold: Sequence[bool], cutoff: float) -> float:
+def accuracy(scores: Floats, gold: Bools, cutoff: float) -> float:
     s, g = _arrays(scores, gold)
     return float(np.mean((s > cutoff) == g))
 
 
-def confidence_weighted_score(scores: Sequence[float], gold: Sequence[bool], cutoff: float) -> float:
+def confidence_weighted_score(scores: Floats, gold: Bools, cutoff: float) -> float:
     """RTE1's CWS with confidence ``|score - cutoff|`` (see the module docstring)."""
     s, g = _arrays(scores, gold)
     correct = (s > cutoff) == g
@@ -93,7 +95,7 @@ def confidence_weighted_score(scores: Sequence[float], gold: Sequence[bool], cut
     return float(np.mean(np.cumsum(ranked) / np.arange(1, s.size + 1)))
 
 
-def average_precision(scores: Sequence[float], gold: Sequence[bool]) -> float:
+def average_precision(scores: Floats, gold: Bools) -> float:
     """RTE2's average precision, ranking by decreasing score (0 with no positives)."""
     s, g = _arrays(scores, gold)
     if not g.any():
@@ -103,7 +105,7 @@ def average_precision(scores: Sequence[float], gold: Sequence[bool]) -> float:
     return float(np.sum(precision_at[ranked]) / ranked.sum())
 
 
-def correlations(scores: Sequence[float], gold: Sequence[float]) -> tuple[float, float]:
+def correlations(scores: Floats, gold: Floats) -> tuple[float, float]:
     """Pearson and Spearman correlation (NaN when either side is constant)."""
     from scipy import stats
 
@@ -143,7 +145,7 @@ class GradedReport:
 
 
 def classification_report(
-    scores: Sequence[float], pairs: Sequence[Pair], *, cutoff: float | None = None
+    scores: Floats, pairs: Sequence[Pair], *, cutoff: float | None = None
 ) -> ClassificationReport:
     """Accuracy, CWS and average precision overall and per task.
 
@@ -187,7 +189,7 @@ def classification_report(
     )
 
 
-def graded_report(scores: Sequence[float], pairs: Sequence[Pair]) -> GradedReport:
+def graded_report(scores: Floats, pairs: Sequence[Pair]) -> GradedReport:
     missing = [p.id for p in pairs if p.score is None]
     if missing:
         raise EvaluationError(f"{len(missing)} pairs have no graded score (first: {missing[0]})")
@@ -201,6 +203,16 @@ def score_pairs(
     """Score every pair with one registered scorer."""
     scorer = get_scorer(scorer_name)
     out = np.empty(len(pairs))
+    score_many = getattr(scorer, "score_many", None)
+    if score_many is not None:
+        # Scorers with a batch path score in chunks so progress still moves.
+        chunk = 200
+        for start in range(0, len(pairs), chunk):
+            batch = [analyze_pair(p) for p in pairs[start : start + chunk]]
+            out[start : start + len(batch)] = score_many(batch)
+            if progress is not None:
+                progress(start + len(batch), len(pairs))
+        return out
     for i, pair in enumerate(pairs):
         out[i] = scorer.score(analyze_pair(pair)).value
         if progress is not None:

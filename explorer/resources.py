@@ -8,7 +8,7 @@ way listed in :data:`RESOURCES`, and the CLI and UI say so.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 
 
 @dataclass(frozen=True)
@@ -62,7 +62,7 @@ RESOURCES: tuple[Resource, ...] = (
 )
 
 
-@lru_cache(maxsize=None)
+@cache
 def is_available(nltk_id: str) -> bool:
     """Whether NLTK can find the resource with this download id."""
     import nltk

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from typing import Protocol
 
 from explorer.preprocess import AnalyzedPair
@@ -58,7 +58,7 @@ class UnknownScorerError(KeyError):
         return str(self.args[0])
 
 
-@lru_cache(maxsize=None)
+@cache
 def get_scorer(name: str) -> Scorer:
     """The scorer registered under ``name`` (built once).
 

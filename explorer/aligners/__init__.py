@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from typing import Protocol
 
 from explorer.alignment import Alignment
@@ -47,7 +47,7 @@ class UnknownAlignerError(KeyError):
         return str(self.args[0])
 
 
-@lru_cache(maxsize=None)
+@cache
 def get_aligner(name: str) -> Aligner:
     """The aligner registered under ``name`` (built once)."""
     try:

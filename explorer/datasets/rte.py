@@ -18,9 +18,10 @@ def parse_rte_xml(text: str, name: str) -> list[Pair]:
         DatasetError: for malformed or hostile XML, a pair without ``<t>``/``<h>``, a
             missing id or an unknown label, naming the record.
     """
+    from xml.etree.ElementTree import ParseError
+
     import defusedxml.ElementTree as DET
     from defusedxml import DefusedXmlException
-    from xml.etree.ElementTree import ParseError
 
     try:
         root = DET.fromstring(text.encode("utf-8"))

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from explorer.preprocess import AnalyzedPair
@@ -85,6 +87,35 @@ def modified_precision(
     return OrderStats(n, matched, sum(cand.values()))
 
 
+@lru_cache(maxsize=65_536)
+def order_counts(
+    candidate: tuple[str, ...], reference: tuple[str, ...], max_n: int
+) -> tuple[OrderStats, ...]:
+    """:func:`modified_precision` for every order 1..max_n at once.
+
+    Cached, so the three variants scoring the same pair count n-grams once; this is
+    the shared code path of sentence- and corpus-level use.
+    """
+    stats = []
+    matched = 1
+    for n in range(1, max_n + 1):
+        total = len(candidate) - n + 1
+        if total <= 0:
+            stats.append(OrderStats(n, 0, 0))
+            continue
+        if matched:  # no (n-1)-gram match means no n-gram match: skip the counting
+            cand: Counter[object]
+            ref: Counter[object]
+            if n == 1:
+                cand, ref = Counter(candidate), Counter(reference)
+            else:
+                cand = Counter(zip(*(candidate[i:] for i in range(n))))
+                ref = Counter(zip(*(reference[i:] for i in range(n))))
+            matched = (cand & ref).total()
+        stats.append(OrderStats(n, matched, total))
+    return tuple(stats)
+
+
 def brevity_penalty(candidate_length: int, reference_length: int) -> float:
     """``1`` if the candidate is longer than the reference, else ``e^(1 - r/c)``
     (0 for an empty candidate)."""
@@ -137,7 +168,7 @@ def bleu_tokens(
         raise ValueError(f"unknown BLEU variant {variant!r}; expected one of {VARIANTS}")
     if max_n < 1:
         raise ValueError("max_n must be at least 1")
-    orders = tuple(modified_precision(hypothesis, text, n) for n in range(1, max_n + 1))
+    orders = order_counts(tuple(hypothesis), tuple(text), max_n)
     bp = brevity_penalty(len(hypothesis), len(text))
     return BleuResult(
         variant=variant,
@@ -165,3 +196,12 @@ class BleuScorer:
         return bleu_tokens(
             pair.hypothesis.lower, pair.text.lower, variant=self.variant, max_n=self.max_n
         )
+
+    def score_many(self, pairs: Sequence[AnalyzedPair]) -> list[float]:
+        """Values only (no n-gram positions): the dataset-evaluation path."""
+        values = []
+        for pair in pairs:
+            h, p = pair.hypothesis.lower, pair.text.lower
+            orders = order_counts(h, p, self.max_n)
+            values.append(combine(orders, brevity_penalty(len(h), len(p)), self.variant))
+        return values

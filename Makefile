@@ -1,0 +1,46 @@
+# Two entry points for a newcomer: `make run` (the app on its sample data) and
+# `make test` (set up, lint, type-check, test). Both create .venv on first use.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+# Use ../shared/nltk_data when it is there (development machines and CI).
+SHARED_NLTK := $(abspath ../shared/nltk_data)
+ifneq ($(wildcard $(SHARED_NLTK)),)
+export NLTK_DATA ?= $(SHARED_NLTK)
+endif
+
+.PHONY: run test setup setup-dev lint resources bench clean
+
+$(BIN)/.installed: requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -r requirements.txt
+	touch $@
+
+$(BIN)/.installed-dev: $(BIN)/.installed requirements-dev.txt
+	$(BIN)/pip install --quiet -r requirements-dev.txt
+	touch $@
+
+setup: $(BIN)/.installed
+
+setup-dev: $(BIN)/.installed-dev
+
+resources: setup
+	$(BIN)/python -m explorer resources --download
+
+run: setup
+	@$(BIN)/python -m explorer resources >/dev/null || true
+	$(BIN)/python -m streamlit run app.py
+
+lint: setup-dev
+	$(BIN)/ruff check explorer components tests bench app.py
+	$(BIN)/mypy explorer
+
+test: lint
+	$(BIN)/python -m pytest -q
+
+bench: setup-dev
+	$(BIN)/python bench/bench_bleu.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
