@@ -1,0 +1,1 @@
+"""Streamlit UI pieces and pure Plotly figure builders (the core library is `explorer/`)."""
