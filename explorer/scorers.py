@@ -35,6 +35,9 @@ class ScorerInfo:
     label: str
     description: str
     factory: Callable[[], Scorer]
+    # False for scorers too slow to rerun on every keystroke (trained decoders, biparsers
+    # on long pairs): the Pair page runs them only when asked.
+    interactive: bool = True
 
 
 def _bleu(variant: str) -> Callable[[], Scorer]:
