@@ -64,18 +64,28 @@ ALIGNED_FEATURES: tuple[str, ...] = (
     "sub:pos_match",
     "sub:best_for_h",
     "sub:best_for_p",
+    "sub:eq_content",
+    "sub:sim_partial",
+    "sub:punct_both",
+    "sub:proper_both",
     # contextual
     "sub:distortion",
     "sub:left_match",
     "sub:right_match",
     "sub:both_match",
+    "sub:stop_distortion",
+    "sub:stop_left_match",
+    "sub:stop_right_match",
 )
 DEL_FEATURES: tuple[str, ...] = ("del:bias", "del:stop", "del:punct", "del:best_sim")
 INS_FEATURES: tuple[str, ...] = ("ins:bias", "ins:stop", "ins:punct", "ins:best_sim")
 #: Every feature's name, in weight-vector order.
 FEATURES: tuple[str, ...] = ALIGNED_FEATURES + DEL_FEATURES + INS_FEATURES
 INDEX: dict[str, int] = {name: i for i, name in enumerate(FEATURES)}
-CONTEXTUAL: tuple[str, ...] = ("sub:distortion", "sub:left_match", "sub:right_match", "sub:both_match")
+CONTEXTUAL: tuple[str, ...] = (
+    "sub:distortion", "sub:left_match", "sub:right_match", "sub:both_match",
+    "sub:stop_distortion", "sub:stop_left_match", "sub:stop_right_match",
+)
 N_FEATURES = len(FEATURES)
 _DEL0 = len(ALIGNED_FEATURES)
 _INS0 = _DEL0 + len(DEL_FEATURES)
@@ -393,15 +403,30 @@ def extract(
     f[:, col["sub:pos_match"]] = pos_match
     f[:, col["sub:best_for_h"]] = (block_max > 0) & (block_max >= h_best_cum - 1e-9)
     f[:, col["sub:best_for_p"]] = (block_max > 0) & (block_max >= p_best_cum - 1e-9)
+    stop_both = p_stop_frac * h_stop_frac
+    f[:, col["sub:eq_content"]] = eq * (1.0 - stop_both)
+    f[:, col["sub:sim_partial"]] = (block_max > 0) & (block_max < 0.999)
+    p_punct_cum = np.concatenate(([0.0], np.cumsum(p_punct)))
+    h_punct_cum = np.concatenate(([0.0], np.cumsum(h_punct)))
+    f[:, col["sub:punct_both"]] = ((p_punct_cum[p_end] - p_punct_cum[p_start]) == p_size) & (
+        (h_punct_cum[h_end] - h_punct_cum[h_start]) == h_size)
+    p_proper = np.array([t.startswith("NNP") for t in text.pos] or [False])
+    h_proper = np.array([t.startswith("NNP") for t in hyp.pos] or [False])
+    if c:
+        f[:, col["sub:proper_both"]] = p_proper[p_end - 1] & h_proper[h_end - 1]
     if config.contextual and c:
         p_mid = (p_start + p_end) / 2.0 / max(p_len, 1)
         h_mid = (h_start + h_end) / 2.0 / max(h_len, 1)
-        f[:, col["sub:distortion"]] = np.abs(p_mid - h_mid)
+        distortion = np.abs(p_mid - h_mid)
+        f[:, col["sub:distortion"]] = distortion
         left = _neighbour(sim, p_start - 1, h_start - 1, p_len, h_len)
         right = _neighbour(sim, p_end, h_end, p_len, h_len)
         f[:, col["sub:left_match"]] = left
         f[:, col["sub:right_match"]] = right
         f[:, col["sub:both_match"]] = left * right
+        f[:, col["sub:stop_distortion"]] = stop_both * distortion
+        f[:, col["sub:stop_left_match"]] = stop_both * left
+        f[:, col["sub:stop_right_match"]] = stop_both * right
 
     deleted = np.zeros((p_len, N_FEATURES), dtype=np.float32)
     deleted[:, _DEL0 + 0] = 1.0

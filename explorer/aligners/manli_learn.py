@@ -18,6 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -185,3 +186,42 @@ def fit(
             "seconds": round(time.perf_counter() - started, 1),
         },
     )
+
+
+def _flag(value: str, key: str) -> bool:
+    lowered = value.strip().lower()
+    if lowered in ("1", "true", "yes", "on"):
+        return True
+    if lowered in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"option {key}={value!r}: expected true or false")
+
+
+def train_command(pairs: Sequence[Pair], out: Path, options: dict[str, str], log: Log) -> None:
+    """The ``train manli`` command. Options: ``epochs``, ``burn_in``, ``seed``,
+    ``max_phrase``, ``contextual`` (true/false) and ``without`` (comma-separated
+    lexical components to switch off, e.g. ``without=wordnet,ppdb``)."""
+    from explorer.aligners.manli import _lexical_similarity
+    from explorer.training import TrainingOptionError
+
+    known = {"epochs", "burn_in", "seed", "max_phrase", "contextual", "without"}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise TrainingOptionError(f"unknown manli option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    try:
+        epochs = int(options.get("epochs", 50))
+        burn_in = int(options.get("burn_in", min(10, max(epochs - 1, 0))))
+        seed = int(options.get("seed", 0))
+        max_phrase = int(options.get("max_phrase", 6))
+    except ValueError as err:
+        raise TrainingOptionError(f"numeric manli option expected: {err}") from None
+    contextual = _flag(options.get("contextual", "true"), "contextual")
+    flags = {name.strip(): False for name in options.get("without", "").split(",") if name.strip()}
+    similarity = _lexical_similarity(flags)
+    model = fit(
+        pairs, similarity,
+        features=FeatureConfig(max_phrase=max_phrase, contextual=contextual),
+        config=TrainConfig(epochs=epochs, burn_in=burn_in, seed=seed),
+        lexical_flags=flags, log=log,
+    )
+    model.save(out)
