@@ -314,19 +314,10 @@ class ManliResult:
 
 
 def _lexical_similarity(flags: dict[str, bool]) -> SimilarityMatrix:
-    """The project's lexical similarity with the model's component switches, or the
-    surface fallback when :mod:`explorer.lexical` is not there."""
-    import importlib
+    """The project's lexical similarity with the model's component switches."""
+    from explorer.lexical import LexicalConfig, similarity_for
 
-    try:
-        lexical = importlib.import_module("explorer.lexical")
-    except ImportError:
-        from explorer.aligners.manli_features import SurfaceSimilarity
-
-        return SurfaceSimilarity()
-    if flags:
-        return lexical.LexicalSimilarity(lexical.LexicalConfig(**flags))  # type: ignore[no-any-return]
-    return lexical.default_similarity()  # type: ignore[no-any-return]
+    return similarity_for(LexicalConfig(**flags))
 
 
 class ManliAligner:

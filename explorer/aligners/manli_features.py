@@ -68,6 +68,15 @@ ALIGNED_FEATURES: tuple[str, ...] = (
     "sub:sim_partial",
     "sub:punct_both",
     "sub:proper_both",
+    "sub:lex_identity",
+    "sub:lex_levenshtein",
+    "sub:lex_numbers",
+    "sub:lex_names",
+    "sub:lex_ppdb",
+    "sub:lex_wordnet_synonyms",
+    "sub:lex_hypernyms",
+    "sub:lex_derivation",
+    "sub:lex_ic_measure",
     # contextual
     "sub:distortion",
     "sub:left_match",
@@ -76,6 +85,10 @@ ALIGNED_FEATURES: tuple[str, ...] = (
     "sub:stop_distortion",
     "sub:stop_left_match",
     "sub:stop_right_match",
+    "sub:anchor_left",
+    "sub:anchor_right",
+    "sub:anchor_both",
+    "sub:stop_anchor",
 )
 DEL_FEATURES: tuple[str, ...] = ("del:bias", "del:stop", "del:punct", "del:best_sim")
 INS_FEATURES: tuple[str, ...] = ("ins:bias", "ins:stop", "ins:punct", "ins:best_sim")
@@ -85,7 +98,12 @@ INDEX: dict[str, int] = {name: i for i, name in enumerate(FEATURES)}
 CONTEXTUAL: tuple[str, ...] = (
     "sub:distortion", "sub:left_match", "sub:right_match", "sub:both_match",
     "sub:stop_distortion", "sub:stop_left_match", "sub:stop_right_match",
+    "sub:anchor_left", "sub:anchor_right", "sub:anchor_both", "sub:stop_anchor",
 )
+#: Anchors: content-word pairs at least this similar. An edit with an anchor just
+#: before (after) it on both sides, at consistent offsets, sits in a matching context.
+ANCHOR_SIM = 0.9
+ANCHOR_WINDOW = 3
 N_FEATURES = len(FEATURES)
 _DEL0 = len(ALIGNED_FEATURES)
 _INS0 = _DEL0 + len(DEL_FEATURES)
@@ -97,6 +115,15 @@ NP: {<PDT|DT|PRP\$|POS>*<CD|JJ.*|VBN|VBG|NN.*|RB.*>*<NN.*|CD|PRP|EX>+}
 VG: {<MD|TO>?<RB.*>*<VB.*>+<RP>?}
 AP: {<RB.*>*<JJ.*>+}
 """
+
+
+#: Lexical components whose scores become features of their own (block maximum).
+LEXICAL_COMPONENTS: tuple[str, ...] = (
+    "identity", "levenshtein", "numbers", "names", "ppdb",
+    "wordnet_synonyms", "hypernyms", "derivation", "ic_measure",
+)
+#: A string resemblance below this is not evidence of a match (``the`` / ``he``).
+LEVENSHTEIN_FLOOR = 0.5
 
 
 class SimilarityMatrix(Protocol):
@@ -259,6 +286,48 @@ class SurfaceSimilarity:
         return out
 
 
+# -- lexical evidence --------------------------------------------------------------------
+
+_BREAKDOWNS: dict[tuple[int, str, str, str, str], tuple[float, ...]] = {}
+
+
+def lexical_matrices(similarity: SimilarityMatrix, text: Analysis, hypothesis: Analysis) -> tuple[np.ndarray, np.ndarray]:
+    """The similarity MANLI uses and each component's score, for every token pair.
+
+    With a similarity that reports its components (``breakdown``, as
+    :class:`explorer.lexical.LexicalSimilarity` does) the similarity is the max over
+    components with Levenshtein resemblance below :data:`LEVENSHTEIN_FLOOR` ignored;
+    otherwise it is ``similarity.matrix`` and only identity is known.
+
+    Returns:
+        ``(sim, components)``: ``(p_len, h_len)`` and ``(len(LEXICAL_COMPONENTS), p_len, h_len)``.
+    """
+    p_len, h_len = len(text), len(hypothesis)
+    comps = np.zeros((len(LEXICAL_COMPONENTS), p_len, h_len))
+    breakdown = getattr(similarity, "breakdown", None)
+    if breakdown is None:
+        sim = np.clip(np.asarray(similarity.matrix(text, hypothesis), dtype=np.float64).reshape(p_len, h_len), 0, 1)
+        comps[0] = np.equal.outer(np.array(text.lemmas, dtype=object), np.array(hypothesis.lemmas, dtype=object)) if p_len and h_len else 0
+        return sim, comps
+    if len(_BREAKDOWNS) > 1_000_000:
+        _BREAKDOWNS.clear()
+    owner = id(similarity)
+    for i, (a, ap) in enumerate(zip(text.lemmas, text.pos)):
+        for j, (b, bp) in enumerate(zip(hypothesis.lemmas, hypothesis.pos)):
+            key = (owner, a, ap, b, bp)
+            row = _BREAKDOWNS.get(key)
+            if row is None:
+                parts = breakdown(a, ap, b, bp)
+                row = tuple(float(parts.get(name, 0.0)) for name in LEXICAL_COMPONENTS)
+                _BREAKDOWNS[key] = row
+            comps[:, i, j] = row
+    strong = comps.copy()
+    lev = LEXICAL_COMPONENTS.index("levenshtein")
+    strong[lev] = np.where(strong[lev] >= LEVENSHTEIN_FLOOR, strong[lev], 0.0)
+    sim = np.clip(strong.max(axis=0), 0.0, 1.0) if p_len and h_len else np.zeros((p_len, h_len))
+    return sim, comps
+
+
 # -- features -----------------------------------------------------------------------------
 
 def _windows(values: np.ndarray, size: int, axis: int, op: str) -> np.ndarray:
@@ -291,22 +360,24 @@ def extract(
 
     Candidates are every text phrase x hypothesis phrase of at most
     ``config.max_phrase`` tokens each, keeping multi-word blocks only when some token
-    pair in them is similar or the block is small (at most 4 tokens in all): a large
+    pair in them is similar or the block is small (at most 3 tokens in all): a large
     block with no similar token pair never has a positive gain in practice.
 
     Args:
         pair: the analysed pair.
         similarity: token similarity (``matrix(text, hypothesis)``).
         config: phrase-size bound and feature switches.
-        antonyms: optional ``(p_len, h_len)`` 0/1 antonymy matrix.
+        antonyms: ``(p_len, h_len)`` 0/1 antonymy matrix; by default the similarity's
+            ``antonym_matrix`` when it has one.
         extra: ``(p_span, h_span)`` blocks to include even when outside the bounds
             (the learner adds the gold edits).
     """
     text, hyp = pair.text, pair.hypothesis
     p_len, h_len = len(text), len(hyp)
-    sim = np.asarray(similarity.matrix(text, hyp), dtype=np.float64).reshape(p_len, h_len)
-    sim = np.clip(sim, 0.0, 1.0)
-    ant = np.zeros((p_len, h_len)) if antonyms is None else np.asarray(antonyms, dtype=np.float64)
+    sim, comps = lexical_matrices(similarity, text, hyp)
+    if antonyms is None and hasattr(similarity, "antonym_matrix"):
+        antonyms = similarity.antonym_matrix(text, hyp)
+    ant = np.zeros((p_len, h_len)) if antonyms is None else np.asarray(antonyms, dtype=np.float64).reshape(p_len, h_len)
     p_stop = np.asarray(text.stop, dtype=np.float64)
     h_stop = np.asarray(hyp.stop, dtype=np.float64)
     p_punct = np.asarray(text.is_punct, dtype=np.float64)
@@ -323,7 +394,7 @@ def extract(
         for n in range(1, min(k, h_len) + 1):
             block_max = _windows(rows_max, n, 1, "max")
             ps, hs = np.meshgrid(np.arange(p_len - m + 1), np.arange(h_len - n + 1), indexing="ij")
-            keep = (block_max > 0) | (m + n <= 4)
+            keep = (block_max > 0) | (m + n <= 3)
             blocks.append((ps[keep], hs[keep], np.full(int(keep.sum()), m), np.full(int(keep.sum()), n)))
     for (pa, pb), (ha, hb) in extra:
         blocks.append((np.array([pa]), np.array([ha]), np.array([pb - pa]), np.array([hb - ha])))
@@ -349,6 +420,7 @@ def extract(
     cover_h = np.zeros(c)
     cover_p = np.zeros(c)
     antonym = np.zeros(c)
+    lex = np.zeros((c, len(LEXICAL_COMPONENTS)))
     for m in np.unique(p_size).tolist():
         for n in np.unique(h_size[p_size == m]).tolist():
             idx = np.flatnonzero((p_size == m) & (h_size == n))
@@ -359,6 +431,8 @@ def extract(
             cp = _windows(cols_max, m, 0, "mean")
             am = _windows(_windows(ant, m, 0, "max"), n, 1, "max")
             a, b = p_start[idx], h_start[idx]
+            for k, comp in enumerate(comps):
+                lex[idx, k] = _windows(_windows(comp, m, 0, "max"), n, 1, "max")[a, b]
             block_max[idx] = bm[a, b]
             cover_h[idx] = ch[a, b]
             cover_p[idx] = cp[a, b]
@@ -404,6 +478,8 @@ def extract(
     f[:, col["sub:best_for_h"]] = (block_max > 0) & (block_max >= h_best_cum - 1e-9)
     f[:, col["sub:best_for_p"]] = (block_max > 0) & (block_max >= p_best_cum - 1e-9)
     stop_both = p_stop_frac * h_stop_frac
+    first_lex = col["sub:lex_identity"]
+    f[:, first_lex : first_lex + len(LEXICAL_COMPONENTS)] = lex
     f[:, col["sub:eq_content"]] = eq * (1.0 - stop_both)
     f[:, col["sub:sim_partial"]] = (block_max > 0) & (block_max < 0.999)
     p_punct_cum = np.concatenate(([0.0], np.cumsum(p_punct)))
@@ -427,6 +503,14 @@ def extract(
         f[:, col["sub:stop_distortion"]] = stop_both * distortion
         f[:, col["sub:stop_left_match"]] = stop_both * left
         f[:, col["sub:stop_right_match"]] = stop_both * right
+        content = ~(np.asarray(text.stop, dtype=bool)[:, None] | np.asarray(hyp.stop, dtype=bool)[None, :])
+        anchor_p, anchor_h = np.nonzero((sim >= ANCHOR_SIM) & content)
+        left_a = _anchored(p_start - anchor_p[None, :].T, h_start - anchor_h[None, :].T)
+        right_a = _anchored(anchor_p[None, :].T - (p_end - 1), anchor_h[None, :].T - (h_end - 1))
+        f[:, col["sub:anchor_left"]] = left_a
+        f[:, col["sub:anchor_right"]] = right_a
+        f[:, col["sub:anchor_both"]] = left_a & right_a
+        f[:, col["sub:stop_anchor"]] = stop_both * (left_a | right_a)
 
     deleted = np.zeros((p_len, N_FEATURES), dtype=np.float32)
     deleted[:, _DEL0 + 0] = 1.0
@@ -439,6 +523,13 @@ def extract(
     inserted[:, _INS0 + 2] = h_punct
     inserted[:, _INS0 + 3] = h_best
     return PairFeatures(p_len, h_len, p_start, p_end, h_start, h_end, eq, f, deleted, inserted)
+
+
+def _anchored(gap_p: np.ndarray, gap_h: np.ndarray) -> np.ndarray:
+    """Per candidate (columns): some anchor (rows) lies 1..ANCHOR_WINDOW tokens away
+    on both sides, in the same direction, with offsets differing by at most one."""
+    ok = (gap_p >= 1) & (gap_h >= 1) & (gap_p <= ANCHOR_WINDOW) & (gap_h <= ANCHOR_WINDOW) & (np.abs(gap_p - gap_h) <= 1)
+    return ok.any(axis=0) if ok.size else np.zeros(gap_p.shape[1], dtype=bool)
 
 
 def _span_max(values: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
