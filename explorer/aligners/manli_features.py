@@ -330,18 +330,14 @@ def lexical_matrices(similarity: SimilarityMatrix, text: Analysis, hypothesis: A
 
 # -- features -----------------------------------------------------------------------------
 
-def _windows(values: np.ndarray, size: int, axis: int, op: str) -> np.ndarray:
-    """Max or mean over every window of ``size`` consecutive entries along ``axis``."""
-    n = values.shape[axis]
-    if op == "max":
-        out = np.take(values, range(0, n - size + 1), axis=axis)
-        for k in range(1, size):
-            out = np.maximum(out, np.take(values, range(k, n - size + 1 + k), axis=axis))
-        return out
-    cum = np.cumsum(values, axis=axis)
-    zero = np.zeros_like(np.take(cum, [0], axis=axis))
-    cum = np.concatenate((zero, cum), axis=axis)
-    return (np.take(cum, range(size, n + 1), axis=axis) - np.take(cum, range(0, n - size + 1), axis=axis)) / size
+def _wmax(values: np.ndarray, size: int, axis: int) -> np.ndarray:
+    """Max over every window of ``size`` consecutive entries along ``axis``."""
+    return np.lib.stride_tricks.sliding_window_view(values, size, axis=axis).max(axis=-1)
+
+
+def _wmean(values: np.ndarray, size: int, axis: int) -> np.ndarray:
+    """Mean over every window of ``size`` consecutive entries along ``axis``."""
+    return np.lib.stride_tricks.sliding_window_view(values, size, axis=axis).mean(axis=-1)
 
 
 def _coarse(tag: str) -> str:
@@ -387,56 +383,47 @@ def extract(
     p_best = sim.max(axis=1) if h_len else np.zeros(p_len)
     h_best = sim.max(axis=0) if p_len else np.zeros(h_len)
 
-    blocks: list[tuple[np.ndarray, ...]] = []
+    # Candidates and their block statistics, one (text size, hypothesis size) at a time.
+    # Layers: similarity, antonymy, then each lexical component.
+    layers = np.concatenate((sim[None], ant[None], comps)) if p_len and h_len else np.zeros((2 + len(comps), p_len, h_len))
+    groups: list[tuple[np.ndarray, ...]] = []
     k = config.max_phrase
-    for m in range(1, min(k, p_len) + 1):
-        rows_max = _windows(sim, m, 0, "max")  # (p_len-m+1, h_len): best text token per h
-        for n in range(1, min(k, h_len) + 1):
-            block_max = _windows(rows_max, n, 1, "max")
-            ps, hs = np.meshgrid(np.arange(p_len - m + 1), np.arange(h_len - n + 1), indexing="ij")
-            keep = (block_max > 0) | (m + n <= 3)
-            blocks.append((ps[keep], hs[keep], np.full(int(keep.sum()), m), np.full(int(keep.sum()), n)))
+    regular = {(m, n) for m in range(1, min(k, p_len) + 1) for n in range(1, min(k, h_len) + 1)}
+    forced: dict[tuple[int, int], set[tuple[int, int]]] = {}
     for (pa, pb), (ha, hb) in extra:
-        blocks.append((np.array([pa]), np.array([ha]), np.array([pb - pa]), np.array([hb - ha])))
-    if blocks:
-        p_start = np.concatenate([b[0] for b in blocks]).astype(np.int64)
-        h_start = np.concatenate([b[1] for b in blocks]).astype(np.int64)
-        p_size = np.concatenate([b[2] for b in blocks]).astype(np.int64)
-        h_size = np.concatenate([b[3] for b in blocks]).astype(np.int64)
+        forced.setdefault((pb - pa, hb - ha), set()).add((pa, ha))
+    rows_by_m: dict[int, np.ndarray] = {}
+    for m, n in sorted(regular | set(forced)):
+        if m not in rows_by_m:
+            rows_by_m[m] = _wmax(layers, m, 1)  # (layers, p_len-m+1, h_len)
+        rows = rows_by_m[m]
+        blk = _wmax(rows, n, 2)  # (layers, p_len-m+1, h_len-n+1)
+        if (m, n) in regular:
+            keep = (blk[0] > 0) | (m + n <= 3)
+        else:
+            keep = np.zeros(blk.shape[1:], dtype=bool)
+        for pa, ha in forced.get((m, n), ()):
+            keep[pa, ha] = True
+        a, b = np.nonzero(keep)
+        cover_h = _wmean(rows[0], n, 1)[a, b]
+        cover_p = _wmean(_wmax(sim, n, 1), m, 0)[a, b]
+        groups.append((a, b, np.full(a.size, m), np.full(a.size, n), blk[:, a, b], cover_h, cover_p))
+    if groups:
+        p_start = np.concatenate([g[0] for g in groups]).astype(np.int64)
+        h_start = np.concatenate([g[1] for g in groups]).astype(np.int64)
+        p_size = np.concatenate([g[2] for g in groups]).astype(np.int64)
+        h_size = np.concatenate([g[3] for g in groups]).astype(np.int64)
+        stats = np.concatenate([g[4] for g in groups], axis=1)
+        cover_h = np.concatenate([g[5] for g in groups])
+        cover_p = np.concatenate([g[6] for g in groups])
     else:
         p_start = h_start = p_size = h_size = np.zeros(0, dtype=np.int64)
-    if extra:
-        # An extra block may repeat a regular candidate: keep the first of each.
-        keys = ((p_start * 1000 + p_size) * 1000 + h_start) * 1000 + h_size
-        _, first = np.unique(keys, return_index=True)
-        first.sort()
-        p_start, h_start, p_size, h_size = p_start[first], h_start[first], p_size[first], h_size[first]
+        stats = np.zeros((layers.shape[0], 0))
+        cover_h = cover_p = np.zeros(0)
+    block_max, antonym, lex = stats[0], stats[1], stats[2:].T
     p_end = p_start + p_size
     h_end = h_start + h_size
     c = p_start.size
-
-    # Block statistics, per candidate. Loops run over the (few) distinct sizes.
-    block_max = np.zeros(c)
-    cover_h = np.zeros(c)
-    cover_p = np.zeros(c)
-    antonym = np.zeros(c)
-    lex = np.zeros((c, len(LEXICAL_COMPONENTS)))
-    for m in np.unique(p_size).tolist():
-        for n in np.unique(h_size[p_size == m]).tolist():
-            idx = np.flatnonzero((p_size == m) & (h_size == n))
-            rows_max = _windows(sim, m, 0, "max")
-            cols_max = _windows(sim, n, 1, "max")
-            bm = _windows(rows_max, n, 1, "max")
-            ch = _windows(rows_max, n, 1, "mean")
-            cp = _windows(cols_max, m, 0, "mean")
-            am = _windows(_windows(ant, m, 0, "max"), n, 1, "max")
-            a, b = p_start[idx], h_start[idx]
-            for k, comp in enumerate(comps):
-                lex[idx, k] = _windows(_windows(comp, m, 0, "max"), n, 1, "max")[a, b]
-            block_max[idx] = bm[a, b]
-            cover_h[idx] = ch[a, b]
-            cover_p[idx] = cp[a, b]
-            antonym[idx] = am[a, b]
 
     stop_cum_p = np.concatenate(([0.0], np.cumsum(p_stop)))
     stop_cum_h = np.concatenate(([0.0], np.cumsum(h_stop)))
@@ -536,7 +523,7 @@ def _span_max(values: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndar
     out = np.zeros(start.size)
     for size in np.unique(end - start).tolist():
         idx = np.flatnonzero(end - start == size)
-        out[idx] = _windows(values, size, 0, "max")[start[idx]]
+        out[idx] = _wmax(values, size, 0)[start[idx]]
     return out
 
 
