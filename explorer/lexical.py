@@ -526,7 +526,8 @@ class LexicalSimilarity:
 
     def matrix(self, text: Analysis, hypothesis: Analysis) -> np.ndarray:
         """Word similarity of every text token (rows) to every hypothesis token
-        (columns), on lemmas with their POS tags: shape ``(len(text), len(hypothesis))``."""
+        (columns), on lemmas with their POS tags, and 1 wherever the lower-cased tokens
+        are identical: shape ``(len(text), len(hypothesis))``."""
         t_keys = list(zip(text.lemmas, text.pos))
         h_keys = list(zip(hypothesis.lemmas, hypothesis.pos))
         t_unique = list(dict.fromkeys(t_keys))
@@ -538,7 +539,12 @@ class LexicalSimilarity:
         h_pos = {k: j for j, k in enumerate(h_unique)}
         rows = np.array([t_pos[k] for k in t_keys], dtype=int)
         cols = np.array([h_pos[k] for k in h_keys], dtype=int)
-        return small[np.ix_(rows, cols)]
+        full = small[np.ix_(rows, cols)]
+        # The same word tagged differently on the two sides ("sat" as VBD and as NN)
+        # gets different lemmas; its identical surface form still makes it a match.
+        same = np.equal.outer(np.array(text.lower, dtype=object), np.array(hypothesis.lower, dtype=object))
+        full[same.astype(bool)] = 1.0
+        return full
 
     def antonym_matrix(self, text: Analysis, hypothesis: Analysis) -> np.ndarray:
         """Boolean matrix: text token i and hypothesis token j are antonyms."""

@@ -287,3 +287,17 @@ def test_missing_ic_table_defaults_are_safe() -> None:
     sim = LexicalSimilarity(LexicalConfig.only("ic_measure"), ic={"n": defaultdict(float, {0: 1.0}), "v": {0: 1.0}})
     if resources.is_available("wordnet"):
         assert sim.breakdown("dog", "NN", "cat", "NN")["ic_measure"] == 0.0
+
+
+def test_matrix_matches_identical_tokens_whatever_their_tags() -> None:
+    from explorer.preprocess import Analysis
+
+    sim = LexicalSimilarity(LexicalConfig.only())
+    text = Analysis("they sat", ("they", "sat"))
+    hypothesis = Analysis("sat", ("sat",))
+    # Force a tagging disagreement: the same word with two different lemmas.
+    object.__setattr__(text, "lemmas", ("they", "sit"))
+    object.__setattr__(text, "pos", ("PRP", "VBD"))
+    object.__setattr__(hypothesis, "lemmas", ("sat",))
+    object.__setattr__(hypothesis, "pos", ("NN",))
+    assert sim.matrix(text, hypothesis).tolist() == [[0.0], [1.0]]
