@@ -121,18 +121,17 @@ def accuracy_curves(
     """
     fig = go.Figure()
     for index, (label, (xs, ys)) in enumerate(curves.items()):
+        # The cutoff goes in the legend: close cutoffs would make line labels collide.
+        name = f"{label} (cutoff {cutoffs[label]:.3f})" if label in cutoffs else label
         fig.add_trace(
             go.Scatter(
-                x=list(xs), y=[100 * y for y in ys], mode="lines", name=label,
+                x=list(xs), y=[100 * y for y in ys], mode="lines", name=name,
                 line={"color": colour(index), "shape": "hv"},
                 hovertemplate="cutoff %{x:.4f}<br>accuracy %{y:.2f}%<extra>" + label + "</extra>",
             )
         )
         if label in cutoffs:
-            fig.add_vline(
-                x=cutoffs[label], line_dash="dot", line_color=colour(index),
-                annotation_text=f"{label}: {cutoffs[label]:.3f}", annotation_position="top",
-            )
+            fig.add_vline(x=cutoffs[label], line_dash="dot", line_color=colour(index))
     fig.update_layout(
         title={"text": title},
         xaxis={"title": {"text": "cutoff (score > cutoff means entails)"}},

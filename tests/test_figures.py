@@ -57,7 +57,7 @@ def test_accuracy_curves_one_step_line_and_one_dotted_cutoff_per_scorer() -> Non
         "Modified BLEU": sweep([0.5, 0.1, 0.4, 0.2], gold),
     }
     fig = figures.accuracy_curves(curves, {"BLEU": 0.1, "Modified BLEU": 0.2})
-    assert [t.name for t in fig.data] == ["BLEU", "Modified BLEU"]
+    assert [t.name for t in fig.data] == ["BLEU (cutoff 0.100)", "Modified BLEU (cutoff 0.200)"]
     assert all(t.line.shape == "hv" for t in fig.data)
     # Accuracy is drawn in percent: the modified BLEU separates these pairs perfectly.
     assert max(fig.data[1].y) == pytest.approx(100.0)
