@@ -71,8 +71,7 @@ def selected_pair_id() -> str | None:
 def open_pair(pair_id: str) -> None:
     """Open a pair of the current dataset on the Pair page."""
     st.session_state[PAIR_ID] = pair_id
-    st.query_params["pair"] = pair_id
-    st.switch_page(PAIR_PAGE)
+    st.switch_page(PAIR_PAGE, query_params={"pair": pair_id})
 
 
 def select_pair(pair_id: str | None) -> None:

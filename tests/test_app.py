@@ -176,6 +176,7 @@ def test_dataset_page_table_filters_and_opens_a_pair() -> None:
     assert not at.exception
     assert at.title[0].value == "Pair"
     assert at.text_area(key="pair_hypothesis").value == "A comet was discovered."
+    assert at.query_params.get("pair") == "7"  # the URL names the pair, so it can be shared
 
 
 def test_dataset_page_row_selection_opens_the_pair() -> None:
@@ -231,6 +232,7 @@ def test_evaluate_page_chooses_the_cutoff_on_a_dev_set() -> None:
     summary = frame(at, "cutoff source")
     assert (summary["cutoff source"] == "pairs.csv").all()
     assert any("development set" in c.value for c in at.caption)
+    assert len(charts(at)) == 4  # the development set's own curves as well
 
 
 def test_evaluate_page_with_no_scorer_asks_for_one() -> None:
@@ -252,3 +254,30 @@ def test_rte1_dev_on_the_evaluate_page_beside_the_paper() -> None:
     assert summary.loc["Modified BLEU", "published"] == "57.80%"
     accuracy = float(summary.loc["Modified BLEU", "accuracy"].rstrip("%"))
     assert 57.0 <= accuracy <= 59.0
+
+
+STS_LINES = (
+    "4.8\tA man is playing a guitar on the stage.\tA man plays a guitar on stage.\n"
+    "0.4\tThe river froze early this winter.\tShe ordered tea with lemon.\n"
+    "2.5\tThree children ran across the park.\tTwo children walked across the park.\n"
+    "3.6\tThe shop closes at nine on weekdays.\tOn weekdays the shop closes at nine.\n"
+)
+
+
+def test_graded_data_gets_correlations_and_no_decisions() -> None:
+    from components.state import DATASET as CURRENT_DATASET
+
+    at = start()
+    at.session_state[CURRENT_DATASET] = load_uploaded(STS_LINES.encode(), "tiny_sts.tsv")
+    page(at, EVALUATE)
+    summary = frame(at, "Pearson")
+    assert {"Pearson", "Spearman"} <= set(summary.columns) and "accuracy" not in summary.columns
+    pearson = summary.set_index("scorer").loc["Modified BLEU", "Pearson"]
+    assert float(pearson) > 0.5  # overlap tracks similarity on these hand-made pairs
+    assert len(charts(at)) == 1
+    page(at, DATASET)
+    table = frame(at, "score")
+    assert len(table) == 4 and "correct" not in table.columns
+    page(at, PAIR)
+    assert not at.error
+    assert frame(at, "decision")["cutoff from"].str.startswith("default").all()

@@ -158,6 +158,17 @@ def classification_section(
         key="accuracy_curves",
     )
 
+    if dev:
+        with st.expander(f"Accuracy against cutoff on the development set, {dev.name}"):
+            dev_gold = gold(dev)
+            st.plotly_chart(
+                figures.accuracy_curves(
+                    {label[n]: sweep(dev_scores[n], dev_gold) for n in names}, cutoffs,
+                    title=f"{dev.name}: where each cutoff was chosen",
+                ),
+                key="dev_accuracy_curves",
+            )
+
     st.subheader("Scores by gold label")
     st.plotly_chart(
         figures.score_histograms({label[n]: scores[n] for n in names}, g, cutoffs=cutoffs),
