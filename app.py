@@ -40,8 +40,9 @@ def sidebar() -> None:
 def main() -> None:
     st.set_page_config(page_title=TITLE, page_icon=":material/join_inner:", layout="wide")
     page = st.navigation([st.Page(script, title=title, icon=icon) for script, title, icon in PAGES])
-    guarded(sidebar, what="the sidebar")
     guarded(page.run, what=f"the {page.title} page")
+    # After the page, so the sidebar names a dataset the page has just loaded.
+    guarded(sidebar, what="the sidebar")
 
 
 main()

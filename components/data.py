@@ -109,6 +109,11 @@ def _chunk_scores(key: str, scorer: str, start: int, _pairs: Sequence[object]) -
     return score_pairs(_pairs, scorer)  # type: ignore[arg-type]
 
 
+#: (dataset key, scorer) pairs scored in full in this process: the Pair page tunes a slow
+#: scorer's cutoff only when its dataset scores are already at hand.
+_SCORED: set[tuple[str, str]] = set()
+
+
 def dataset_scores(
     loaded: LoadedDataset, scorer: str, *, progress: Callable[[int, int], None] | None = None
 ) -> np.ndarray:
@@ -119,7 +124,13 @@ def dataset_scores(
         parts.append(_chunk_scores(loaded.key, scorer, start, pairs[start : start + CHUNK]))
         if progress is not None:
             progress(min(start + CHUNK, len(pairs)), len(pairs))
+    _SCORED.add((loaded.key, scorer))
     return np.concatenate(parts) if parts else np.empty(0)
+
+
+def is_scored(loaded: LoadedDataset, scorer: str) -> bool:
+    """Whether the whole dataset has been scored with this scorer (so it is cached)."""
+    return (loaded.key, scorer) in _SCORED
 
 
 def gold(loaded: LoadedDataset) -> np.ndarray:

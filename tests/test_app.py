@@ -5,6 +5,7 @@ on the Pair page."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -13,7 +14,8 @@ from streamlit.testing.v1 import AppTest
 from components import method_panels
 from components.data import load_uploaded
 from explorer.datasets import DatasetError
-from explorer.preprocess import MAX_CHARS
+from explorer.preprocess import MAX_CHARS, AnalyzedPair
+from explorer.scorers import SCORERS, ScorerInfo, get_scorer
 from tests.conftest import ROOT, shared_file
 
 APP = str(ROOT / "app.py")
@@ -281,3 +283,64 @@ def test_graded_data_gets_correlations_and_no_decisions() -> None:
     page(at, PAIR)
     assert not at.error
     assert frame(at, "decision")["cutoff from"].str.startswith("default").all()
+
+
+def test_dataset_page_upload_good_and_malformed_files() -> None:
+    at = page(start(), DATASET)
+    at.radio(key="dataset_source").set_value("Upload a file").run()
+    assert not at.exception
+    at.file_uploader(key="dataset_upload").set_value(
+        ("broken.xml", b"<entailment-corpus><pair id='1' value='TRUE'><t>A</t></pair>", "text/xml")
+    ).run()
+    assert not at.exception
+    assert any("broken.xml" in e.value and "unchanged" in e.value for e in at.error), [e.value for e in at.error]
+    assert len(frame(at, "correct")) == 70  # still the sample: nothing partial was loaded
+    good = b"text,hypothesis,label\nThe cat sat on the mat.,A cat sat.,entailment\nIt rained all day.,It was dry.,contradiction\n"
+    at.file_uploader(key="dataset_upload").set_value(("two.csv", good, "text/csv")).run()
+    assert not at.exception and not at.error
+    assert len(frame(at, "correct")) == 2
+    assert "two.csv" in " ".join(c.value for c in at.sidebar.caption)
+
+
+@dataclass(frozen=True)
+class LengthRatio:
+    """A stand-in slow scorer: hypothesis length over text length."""
+
+    value: float
+
+
+class SlowLengthScorer:
+    name = "slow_length"
+
+    def score(self, pair: AnalyzedPair) -> LengthRatio:
+        return LengthRatio(len(pair.hypothesis) / max(1, len(pair.text)))
+
+
+@pytest.fixture
+def slow_scorer_registered() -> Iterator[None]:
+    SCORERS["slow_length"] = ScorerInfo("slow_length", "Slow length ratio", "test stand-in", SlowLengthScorer, interactive=False)
+    try:
+        yield
+    finally:
+        del SCORERS["slow_length"]
+        get_scorer.cache_clear()
+
+
+def test_slow_methods_run_only_on_request(slow_scorer_registered: None) -> None:
+    at = start()
+    assert "slow_length" not in set(frame(at, "decision")["name"])
+    button = at.button(key="run_slow")
+    assert "Slow length ratio" in button.label
+    button.click().run()
+    assert not at.exception and not at.error
+    scores = frame(at, "decision").set_index("name")
+    assert scores.loc["slow_length", "cutoff from"].startswith("default (slow method")
+    # Once the Evaluate page has scored the dataset with it, its cutoff is tuned too.
+    page(at, EVALUATE)
+    at.multiselect(key="evaluate_scorers").set_value(["mbleu", "slow_length"]).run()
+    assert not at.exception
+    assert "Slow length ratio" in set(frame(at, "cutoff source")["scorer"])
+    page(at, PAIR)
+    at.button(key="run_slow").click().run()
+    scores = frame(at, "decision").set_index("name")
+    assert scores.loc["slow_length", "cutoff from"].startswith("best on rte_sample.xml")

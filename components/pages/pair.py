@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from components import figures
-from components.data import LoadedDataset, dataset_best_cutoff, dataset_scores
+from components.data import LoadedDataset, dataset_best_cutoff, dataset_scores, is_scored
 from components.method_panels import PANELS
 from components.state import current_dataset, select_pair, selected_pair_id
 from explorer.metrics.bleu import ngram_matches
@@ -110,11 +110,13 @@ def pair_controls(loaded: LoadedDataset) -> Pair | None:
 
 def default_cutoff(loaded: LoadedDataset, scorer: str) -> Cutoff:
     """The best cutoff on the loaded dataset when it has entailment labels."""
-    if SCORERS[scorer].interactive:
+    if not loaded.binary_labels:
+        return Cutoff(FALLBACK_CUTOFF, "default (no labelled dataset)")
+    if SCORERS[scorer].interactive or is_scored(loaded, scorer):
         best = dataset_best_cutoff(loaded, scorer)
         if best is not None:
             return Cutoff(best[0], f"best on {loaded.name} ({100 * best[1]:.1f}%)")
-    return Cutoff(FALLBACK_CUTOFF, "default (no labelled dataset)")
+    return Cutoff(FALLBACK_CUTOFF, "default (slow method: evaluate it on the Evaluate page to tune the cutoff)")
 
 
 def breakdown_row(label: str, result: Any) -> dict[str, str] | None:
@@ -193,7 +195,7 @@ def decision_section(loaded: LoadedDataset, pair: Pair, results: dict[str, Any])
     cut = default_cutoff(loaded, name)
     value = float(results[name].value)
     low, high = min(0.0, value, cut.value), max(1.0, value, cut.value)
-    if SCORERS[name].interactive and loaded.binary_labels:
+    if (SCORERS[name].interactive or is_scored(loaded, name)) and loaded.binary_labels:
         scores = dataset_scores(loaded, name)
         if scores.size:
             low, high = min(low, float(scores.min())), max(high, float(scores.max()))
