@@ -344,3 +344,24 @@ def test_slow_methods_run_only_on_request(slow_scorer_registered: None) -> None:
     at.button(key="run_slow").click().run()
     scores = frame(at, "decision").set_index("name")
     assert scores.loc["slow_length", "cutoff from"].startswith("best on rte_sample.xml")
+
+
+def test_a_pair_with_a_gold_alignment_shows_it() -> None:
+    from components.data import LoadedDataset
+    from components.state import DATASET as CURRENT_DATASET
+    from explorer.alignment import Alignment
+    from explorer.datasets import Dataset
+    from explorer.pairs import Pair
+
+    text, hypothesis = ("Ann", "saw", "a", "red", "kite", "."), ("Ann", "saw", "a", "kite", ".")
+    gold_alignment = Alignment.from_links(len(text), len(hypothesis), {(0, 0), (1, 1), (2, 2), (4, 3), (5, 4)}, {(3, 3)})
+    pair = Pair(
+        "a1", " ".join(text), " ".join(hypothesis), label="entailment", source="test",
+        text_tokens=text, hypothesis_tokens=hypothesis, gold_alignment=gold_alignment,
+    )
+    at = start()
+    at.session_state[CURRENT_DATASET] = LoadedDataset(Dataset("aligned", "test", (pair,)), "aligned-test", "test")
+    at.run()
+    assert not at.exception and not at.error
+    assert len(charts(at)) == 2  # the n-gram grid and the gold alignment
+    assert any("Gold alignment" in e.label for e in at.expander)

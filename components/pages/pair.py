@@ -225,6 +225,20 @@ def grid_section(analyzed: AnalyzedPair) -> None:
     st.plotly_chart(figures.ngram_grid(matches, p_tokens, h_tokens), key="ngram_grid")
 
 
+def gold_alignment_section(analyzed: AnalyzedPair) -> None:
+    """The dataset's gold alignment, when the pair has one (e.g. the MSR RTE2 alignments)."""
+    gold = analyzed.pair.gold_alignment
+    if gold is None:
+        return
+    from components.alignment_figures import alignment_grid
+
+    with st.expander("Gold alignment (from the dataset)"):
+        st.plotly_chart(
+            alignment_grid(gold, analyzed.text.tokens, analyzed.hypothesis.tokens, title="Gold alignment"),
+            key="gold_alignment",
+        )
+
+
 def panels_section(analyzed: AnalyzedPair) -> None:
     if not PANELS:
         return
@@ -251,6 +265,7 @@ def main() -> None:
     results = scores_section(loaded, analyzed)
     decision_section(loaded, pair, results)
     grid_section(analyzed)
+    gold_alignment_section(analyzed)
     panels_section(analyzed)
 
 
