@@ -56,7 +56,9 @@ def content_key(data: bytes) -> str:
     return hashlib.sha1(data).hexdigest()[:16]
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
+# cache_resource, not cache_data: a Dataset is frozen, so every session can share one
+# copy instead of unpickling its own on each rerun.
+@st.cache_resource(show_spinner=False, max_entries=32)
 def _parse(data: bytes, name: str) -> Dataset:
     return load_bytes(data, name)
 

@@ -365,3 +365,22 @@ def test_a_pair_with_a_gold_alignment_shows_it() -> None:
     assert not at.exception and not at.error
     assert len(charts(at)) == 2  # the n-gram grid and the gold alignment
     assert any("Gold alignment" in e.label for e in at.expander)
+
+
+def test_missing_nltk_resources_are_named_in_the_sidebar(monkeypatch: pytest.MonkeyPatch) -> None:
+    from explorer import resources
+
+    wordnet = next(r for r in resources.RESOURCES if r.nltk_id == "wordnet")
+    monkeypatch.setattr(resources, "missing", lambda: [wordnet])
+    at = start()
+    warnings = [w.value for w in at.sidebar.warning]
+    assert warnings and "wordnet" in warnings[0] and wordnet.without_it in warnings[0]
+    assert "resources --download" in warnings[0]
+
+
+def test_no_warning_when_every_resource_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    from explorer import resources
+
+    monkeypatch.setattr(resources, "missing", lambda: [])
+    at = start()
+    assert not at.sidebar.warning
