@@ -384,3 +384,34 @@ def test_no_warning_when_every_resource_is_found(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(resources, "missing", lambda: [])
     at = start()
     assert not at.sidebar.warning
+
+
+class BrokenScorer:
+    name = "broken"
+
+    def score(self, pair: AnalyzedPair) -> LengthRatio:
+        raise RuntimeError("deliberately broken scorer")
+
+
+@pytest.fixture
+def broken_scorer_registered() -> Iterator[None]:
+    SCORERS["broken"] = ScorerInfo("broken", "Broken scorer", "test stand-in", BrokenScorer)
+    try:
+        yield
+    finally:
+        del SCORERS["broken"]
+        get_scorer.cache_clear()
+
+
+def test_a_failing_scorer_is_reported_and_the_others_still_shown(broken_scorer_registered: None) -> None:
+    at = start()
+    assert any("Broken scorer failed" in e.value for e in at.error)
+    assert {"bleu", "mbleu"} <= set(frame(at, "decision")["name"])
+    page(at, EVALUATE)
+    assert any("Broken scorer failed on rte_sample.xml" in e.value for e in at.error)
+    assert "Broken scorer" not in set(frame(at, "cutoff source")["scorer"])
+    assert len(charts(at)) == 3
+    page(at, DATASET)
+    at.selectbox(key="dataset_scorer").set_value("broken").run()
+    assert not at.exception
+    assert any("Broken scorer failed on rte_sample.xml" in e.value for e in at.error)

@@ -133,8 +133,12 @@ def main() -> None:
         format_func=lambda n: SCORERS[n].label + ("" if SCORERS[n].interactive else " (slow)"),
         key="dataset_scorer",
     )
-    with st.spinner(f"Scoring {len(dataset)} pairs with {SCORERS[scorer].label}..."):
-        table, cutoff, how = build_table(loaded, scorer)
+    try:
+        with st.spinner(f"Scoring {len(dataset)} pairs with {SCORERS[scorer].label}..."):
+            table, cutoff, how = build_table(loaded, scorer)
+    except Exception as err:  # a failing method: say so, the other scorers remain choosable
+        st.error(f"{SCORERS[scorer].label} failed on {loaded.name}: {type(err).__name__}: {err}. Choose another scorer.")
+        return
     right.caption(f"Decisions: score > cutoff means entails; {how}.")
 
     f1, f2, f3 = st.columns(3)

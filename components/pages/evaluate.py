@@ -67,6 +67,7 @@ def score_all(loaded: LoadedDataset, names: Sequence[str], dev: LoadedDataset | 
     bar = st.progress(0.0, text="Scoring...")
     scores: dict[str, np.ndarray] = {}
     dev_scores: dict[str, np.ndarray] = {}
+    failed: set[str] = set()
     for index, (data, name, is_dev) in enumerate(jobs):
         if data is None:  # dev jobs exist only with a dev set
             continue
@@ -74,8 +75,17 @@ def score_all(loaded: LoadedDataset, names: Sequence[str], dev: LoadedDataset | 
         def report(i: int, n: int, index: int = index, name: str = name, data: LoadedDataset = data) -> None:
             bar.progress((index + i / max(n, 1)) / len(jobs), text=f"{SCORERS[name].label} on {data.name}: {i}/{n} pairs")
 
-        (dev_scores if is_dev else scores)[name] = dataset_scores(data, name, progress=report)
+        if name in failed:
+            continue
+        try:
+            (dev_scores if is_dev else scores)[name] = dataset_scores(data, name, progress=report)
+        except Exception as err:  # one failing method must not hide the others
+            failed.add(name)
+            st.error(f"{SCORERS[name].label} failed on {data.name}, so it is left out: {type(err).__name__}: {err}")
     bar.empty()
+    for name in failed:
+        scores.pop(name, None)
+        dev_scores.pop(name, None)
     return scores, dev_scores
 
 
@@ -211,12 +221,14 @@ def main() -> None:
         return
     if dataset.kind == "graded":
         scores, _ = score_all(loaded, names, None)
-        graded_section(loaded, names, scores)
+        if scores:
+            graded_section(loaded, [n for n in names if n in scores], scores)
         return
     with right:
         dev = dev_controls(loaded)
     scores, dev_scores = score_all(loaded, names, dev)
-    classification_section(loaded, names, scores, dev, dev_scores)
+    if scores:
+        classification_section(loaded, [n for n in names if n in scores], scores, dev, dev_scores)
 
 
 main()

@@ -163,9 +163,11 @@ def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair) -> dict[str, A
             stored.clear()
             stored[pair_key] = found
         results.update(stored.get(pair_key, {}))
+    with st.spinner(f"Choosing each scorer's cutoff on {loaded.name}..."):
+        cutoffs = {name: default_cutoff(loaded, name) for name in results}
     rows = []
     for name, result in results.items():
-        cut = default_cutoff(loaded, name)
+        cut = cutoffs[name]
         rows.append({
             "scorer": SCORERS[name].label,
             "name": name,
