@@ -323,3 +323,18 @@ def test_bit_vector_levenshtein_agrees_with_the_textbook_dp() -> None:
         assert levenshtein(a, b) == _dp_levenshtein(a, b), (a, b)
     long_a, long_b = "x" * 70 + "abc", "x" * 69 + "abd"  # longer than a machine word
     assert levenshtein(long_a, long_b) == _dp_levenshtein(long_a, long_b)
+
+
+def test_missing_resources_turn_their_components_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    from explorer import lexical
+
+    monkeypatch.setattr(resources, "is_available", lambda nltk_id: nltk_id not in ("wordnet", "mwa_ppdb"))
+    assert lexical.unavailable_components() == {
+        "wordnet_synonyms": "wordnet", "hypernyms": "wordnet", "derivation": "wordnet",
+        "ic_measure": "wordnet", "antonyms": "wordnet", "ppdb": "mwa_ppdb",
+    }
+    sim = LexicalSimilarity()
+    assert set(sim.effective.enabled) == {"levenshtein", "names", "numbers"}
+    assert sim.word("car", "NN", "automobile", "NN") < 0.5  # no synonymy without WordNet
+    assert sim.word("7", "CD", "seven", "CD") == 1.0
+    assert sim.antonym("hot", "JJ", "cold", "JJ") is False
