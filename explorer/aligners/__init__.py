@@ -39,6 +39,12 @@ class AlignerInfo:
     factory: Callable[[], Aligner]
 
 
+def _bow() -> Aligner:
+    from explorer.aligners.bow import BowAligner
+
+    return BowAligner()
+
+
 def _manli() -> Aligner:
     from explorer.aligners.manli import ManliAligner
 
@@ -46,6 +52,7 @@ def _manli() -> Aligner:
 
 
 ALIGNERS: dict[str, AlignerInfo] = {
+    "bow": AlignerInfo("bow", "Bag of words", "each hypothesis word to its most similar text word (Levenshtein on lemmas)", _bow),
     "manli": AlignerInfo("manli", "MANLI", "phrase-based NLI aligner (MacCartney et al. 2008), simulated annealing, trained weights", _manli),
 }
 
