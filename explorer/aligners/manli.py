@@ -284,9 +284,12 @@ def anneal(
     return useful[mask]
 
 
-def decode(features: PairFeatures, weights: np.ndarray, *, config: DecoderConfig = DecoderConfig()) -> tuple[np.ndarray, float]:
-    """The best alignment found for one pair: chosen candidate indices and its score."""
-    base, gain = features.gains(weights)
+def decode(
+    features: PairFeatures, weights: np.ndarray, *, config: DecoderConfig = DecoderConfig(), with_added: bool = True,
+) -> tuple[np.ndarray, float]:
+    """The best alignment found for one pair: chosen candidate indices and its score.
+    ``with_added=False`` leaves out candidates added for training (gold blocks)."""
+    base, gain = features.gains(weights, with_added=with_added)
     chosen = anneal(gain, features.p_start, features.p_end, features.h_start, features.h_end,
                     features.p_len, features.h_len, config=config)
     return chosen, base + float(gain[chosen].sum())
@@ -349,6 +352,10 @@ class ManliAligner:
         if self._similarity is None:
             self._similarity = _lexical_similarity(self.model.lexical)
         return self._similarity
+
+    def with_model(self, path: str | Path) -> ManliAligner:
+        """The same aligner with weights from another file (``align-eval --model``)."""
+        return ManliAligner(ManliModel.load(path), decoder=self.decoder)
 
     def features(self, pair: AnalyzedPair) -> PairFeatures:
         return extract(pair, self.similarity, config=self.model.features)

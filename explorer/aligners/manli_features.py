@@ -160,6 +160,8 @@ class PairFeatures:
         aligned: ``(C, N_FEATURES)`` features of the aligned candidates.
         deleted: ``(p_len, N_FEATURES)`` features of deleting each text token.
         inserted: ``(h_len, N_FEATURES)`` features of inserting each hypothesis token.
+        added: candidates present only because they were asked for (``extra``); a
+            decoder evaluated on unseen data leaves them out.
     """
 
     p_len: int
@@ -172,12 +174,14 @@ class PairFeatures:
     aligned: np.ndarray
     deleted: np.ndarray
     inserted: np.ndarray
+    added: np.ndarray
 
     def __len__(self) -> int:
         return int(self.p_start.size)
 
-    def gains(self, weights: np.ndarray) -> tuple[float, np.ndarray]:
-        """The empty alignment's score and every candidate's gain over it."""
+    def gains(self, weights: np.ndarray, *, with_added: bool = True) -> tuple[float, np.ndarray]:
+        """The empty alignment's score and every candidate's gain over it (minus
+        infinity for the ``added`` candidates unless ``with_added``)."""
         del_scores = self.deleted @ weights
         ins_scores = self.inserted @ weights
         base = float(del_scores.sum() + ins_scores.sum())
@@ -188,6 +192,8 @@ class PairFeatures:
             - (del_cum[self.p_end] - del_cum[self.p_start])
             - (ins_cum[self.h_end] - ins_cum[self.h_start])
         )
+        if not with_added:
+            gain = np.where(self.added, -np.inf, gain)
         return base, gain
 
     def vector(self, chosen: np.ndarray) -> np.ndarray:
@@ -402,12 +408,14 @@ def extract(
             keep = (blk[0] > 0) | (m + n <= 3)
         else:
             keep = np.zeros(blk.shape[1:], dtype=bool)
+        added = np.zeros_like(keep)
         for pa, ha in forced.get((m, n), ()):
-            keep[pa, ha] = True
+            added[pa, ha] = not keep[pa, ha]
+        keep |= added
         a, b = np.nonzero(keep)
         cover_h = _wmean(rows[0], n, 1)[a, b]
         cover_p = _wmean(_wmax(sim, n, 1), m, 0)[a, b]
-        groups.append((a, b, np.full(a.size, m), np.full(a.size, n), blk[:, a, b], cover_h, cover_p))
+        groups.append((a, b, np.full(a.size, m), np.full(a.size, n), blk[:, a, b], cover_h, cover_p, added[a, b]))
     if groups:
         p_start = np.concatenate([g[0] for g in groups]).astype(np.int64)
         h_start = np.concatenate([g[1] for g in groups]).astype(np.int64)
@@ -416,10 +424,12 @@ def extract(
         stats = np.concatenate([g[4] for g in groups], axis=1)
         cover_h = np.concatenate([g[5] for g in groups])
         cover_p = np.concatenate([g[6] for g in groups])
+        was_added = np.concatenate([g[7] for g in groups]).astype(bool)
     else:
         p_start = h_start = p_size = h_size = np.zeros(0, dtype=np.int64)
         stats = np.zeros((layers.shape[0], 0))
         cover_h = cover_p = np.zeros(0)
+        was_added = np.zeros(0, dtype=bool)
     block_max, antonym, lex = stats[0], stats[1], stats[2:].T
     p_end = p_start + p_size
     h_end = h_start + h_size
@@ -509,7 +519,7 @@ def extract(
     inserted[:, _INS0 + 1] = h_stop
     inserted[:, _INS0 + 2] = h_punct
     inserted[:, _INS0 + 3] = h_best
-    return PairFeatures(p_len, h_len, p_start, p_end, h_start, h_end, eq, f, deleted, inserted)
+    return PairFeatures(p_len, h_len, p_start, p_end, h_start, h_end, eq, f, deleted, inserted, was_added)
 
 
 def _anchored(gap_p: np.ndarray, gap_h: np.ndarray) -> np.ndarray:

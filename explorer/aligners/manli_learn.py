@@ -79,7 +79,7 @@ def gold_blocks(pair: Pair) -> tuple[list[tuple[tuple[int, int], tuple[int, int]
     """The gold alignment's aligned phrase blocks, its unreachable and its SURE links."""
     if pair.gold_alignment is None:
         raise TrainingError(f"pair {pair.id} has no gold alignment")
-    edits, unreachable = pair.gold_alignment.to_phrase_edits()
+    edits, unreachable = pair.gold_alignment.to_phrase_edits(partial=True)
     blocks = [(e.p_span, e.h_span) for e in edits if e.p_span is not None and e.h_span is not None]
     return blocks, len(unreachable), len(pair.gold_alignment.sure)  # type: ignore[return-value]
 
