@@ -33,4 +33,5 @@ class Panel:
 
 PANELS: dict[str, Panel] = {
     "bow": Panel("bow", "Bag of words", "components.bow_panel", "render_bow_panel"),
+    "manli": Panel("manli", "MANLI", "components.manli_panel", "render_manli_panel"),
 }

@@ -66,7 +66,7 @@ SCORERS: dict[str, ScorerInfo] = {
     "mbleu": ScorerInfo("mbleu", "Modified BLEU", "Szymanski: linear mean, no brevity penalty", _bleu("mbleu")),
     "bleu_pa": ScorerInfo("bleu_pa", "BLEU (Pérez & Alfonseca)", "linear mean with brevity penalty", _bleu("bleu_pa")),
     "bow": ScorerInfo("bow", "Bag-of-words alignment", "idf-weighted log similarity of each hypothesis word's best text match, per hypothesis word", _bow),
-    "manli": ScorerInfo("manli", "MANLI alignment score", "MANLI alignment score / number of tokens (MacCartney et al. 2008)", _manli),
+    "manli": ScorerInfo("manli", "MANLI alignment score", "MANLI alignment score / number of tokens (MacCartney et al. 2008)", _manli, interactive=False),
 }
 
 
