@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -273,17 +271,18 @@ def tiny_gold(tmp_path):  # type: ignore[no-untyped-def]
     return gold
 
 
-def _train(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "explorer", "train", *args], capture_output=True, text=True, cwd=ROOT, timeout=180,
-    )
+def _train(capsys, *args: str) -> tuple[int, str]:  # type: ignore[no-untyped-def]
+    from explorer.cli import main
+
+    code = main(["train", *args])
+    return code, capsys.readouterr().err
 
 
-def test_train_command_writes_a_model(tiny_gold, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_train_command_writes_a_model(tiny_gold, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
     out = tmp_path / "model.json"
-    proc = _train("manli", str(tiny_gold), "--out", str(out), "--option", "epochs=3", "--option", "without=wordnet,ppdb")
-    assert proc.returncode == 0, proc.stderr
-    assert "epoch 3/3" in proc.stderr
+    code, err = _train(capsys, "manli", str(tiny_gold), "--out", str(out), "--option", "epochs=3", "--option", "without=wordnet,ppdb")
+    assert code == 0, err
+    assert "epoch 3/3" in err
     model = ManliModel.load(out)
     assert model.info["trained_on"] == 2 and model.lexical["ppdb"] is False and model.lexical["hypernyms"] is False
 
@@ -298,11 +297,11 @@ def test_train_command_writes_a_model(tiny_gold, tmp_path) -> None:  # type: ign
     ],
     ids=["unknown-option", "malformed-option", "unknown-component", "unknown-trainer"],
 )
-def test_train_command_rejects_bad_requests(tiny_gold, tmp_path, args, message) -> None:  # type: ignore[no-untyped-def]
+def test_train_command_rejects_bad_requests(tiny_gold, tmp_path, capsys, args, message) -> None:  # type: ignore[no-untyped-def]
     name, *rest = args
-    proc = _train(name, str(tiny_gold), "--out", str(tmp_path / "x.json"), *rest)
-    assert proc.returncode == 2 and message in proc.stderr
-    assert "Traceback" not in proc.stderr
+    code, err = _train(capsys, name, str(tiny_gold), "--out", str(tmp_path / "x.json"), *rest)
+    assert code == 2 and message in err
+    assert not (tmp_path / "x.json").exists()
 
 
 def test_all_candidates_of_every_size_are_enumerated() -> None:
