@@ -395,6 +395,7 @@ class LexicalSimilarity:
         self._ic = ic
         self._effective: LexicalConfig | None = None
         self._word_cache: dict[tuple[str, str | None, str, str | None], float] = {}
+        self._phrase_cache: dict[tuple[tuple[str, ...], ...], float] = {}
         self._profiles: dict[tuple[str, str | None], _Profile] = {}
         self._ppdb: dict[str, frozenset[str]] | None = None
         self._lin_cache: dict[tuple[Any, Any], float] = {}
@@ -492,12 +493,26 @@ class LexicalSimilarity:
         lemmas (``United States``), name variants, equal numbers and dates, and a
         compositional score (the mean, over the content tokens of both sides, of each
         token's best match on the other side)."""
-        from explorer.preprocess import lemma, pos_tag
+        from explorer.preprocess import pos_tag
 
         if not a_tokens or not b_tokens:
             return 0.0
         a_tags = tuple(a_pos) if a_pos is not None else pos_tag(tuple(a_tokens))
         b_tags = tuple(b_pos) if b_pos is not None else pos_tag(tuple(b_tokens))
+        key = (tuple(a_tokens), a_tags, tuple(b_tokens), b_tags)
+        cached = self._phrase_cache.get(key)
+        if cached is None:
+            cached = self._phrase(tuple(a_tokens), a_tags, tuple(b_tokens), b_tags)
+            if len(self._phrase_cache) > 500_000:
+                self._phrase_cache.clear()
+            self._phrase_cache[key] = cached
+        return cached
+
+    def _phrase(
+        self, a_tokens: tuple[str, ...], a_tags: tuple[str, ...], b_tokens: tuple[str, ...], b_tags: tuple[str, ...]
+    ) -> float:
+        from explorer.preprocess import lemma
+
         a_lem = [lemma(t.lower(), g) for t, g in zip(a_tokens, a_tags)]
         b_lem = [lemma(t.lower(), g) for t, g in zip(b_tokens, b_tags)]
         if len(a_lem) == 1 and len(b_lem) == 1:
