@@ -22,7 +22,9 @@ similarity that is a max over several resources. This module builds that max fro
 ``antonyms`` is a separate boolean feature (WordNet antonymy), never part of the
 similarity: antonyms are distributionally similar but contradict.
 
-Identical lemmas always score 1, whatever is switched off. Every component can be
+Identical lemmas always score 1, whatever is switched off. Stopwords and light verbs
+(be, have, do, 's) get only identity, Levenshtein and number evidence: their WordNet
+senses and PPDB paraphrases match almost anything. Every component can be
 turned off (:meth:`LexicalConfig.without`), so an ablation is one flag. Components
 whose NLTK resource is missing are off, and :func:`unavailable_components` says why.
 The constructor does no IO: resources are read on first use and kept.
@@ -356,6 +358,16 @@ def _is_subsequence(short: Sequence[str], long: Sequence[str]) -> bool:
 
 # -- WordNet ---------------------------------------------------------------------------
 
+_LIGHT_EXTRA = frozenset("'s 're 'm 've 'd 'll n't be have do".split())
+
+
+@lru_cache(maxsize=1)
+def _light_words() -> frozenset[str]:
+    """Stopwords (NLTK's list, or the built-in fallback) and light-verb lemmas."""
+    from explorer.preprocess import stopwords
+
+    return stopwords() | _LIGHT_EXTRA
+
 _CONTENT_POS = {"N": "n", "V": "v", "J": "a", "R": "r"}
 
 
@@ -442,6 +454,11 @@ class LexicalSimilarity:
             out["numbers"] = self._number_score(a, b)
         if config.names:
             out["names"] = 1.0 if ("." in a or "." in b) and a.replace(".", "") == b.replace(".", "") and len(a.replace(".", "")) > 1 else 0.0
+        if a in _light_words() or b in _light_words():
+            # Function words and light verbs (be, have, do, 's) have WordNet senses and
+            # PPDB paraphrases that match almost anything ("be" ~ "cost", "'s" ~ "of");
+            # only identity and spelling count for them.
+            return out
         if config.ppdb:
             out["ppdb"] = PPDB if b in self._ppdb_table().get(a, ()) else 0.0
         a_class, b_class = wordnet_class(a_pos), wordnet_class(b_pos)

@@ -338,3 +338,11 @@ def test_missing_resources_turn_their_components_off(monkeypatch: pytest.MonkeyP
     assert sim.word("car", "NN", "automobile", "NN") < 0.5  # no synonymy without WordNet
     assert sim.word("7", "CD", "seven", "CD") == 1.0
     assert sim.antonym("hot", "JJ", "cold", "JJ") is False
+
+
+@needs_wordnet
+@pytest.mark.parametrize(("a", "a_pos", "b", "b_pos"), [("be", "VBZ", "cost", "VB"), ("have", "VBP", "own", "VB"), ("'s", "POS", "of", "IN")])
+def test_light_words_get_no_semantic_matches(no_ic: LexicalSimilarity, a: str, a_pos: str, b: str, b_pos: str) -> None:
+    breakdown = no_ic.breakdown(a, a_pos, b, b_pos)
+    assert not any(breakdown.get(c, 0.0) for c in ("wordnet_synonyms", "hypernyms", "ppdb", "derivation"))
+    assert no_ic.word(a, a_pos, b, b_pos) < 0.5
