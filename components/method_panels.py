@@ -31,4 +31,6 @@ class Panel:
         draw(pair)
 
 
-PANELS: dict[str, Panel] = {}
+PANELS: dict[str, Panel] = {
+    "mtmetrics": Panel("mtmetrics", "MT metrics", "components.mtmetrics_panel", "render_mtmetrics_panel"),
+}

@@ -23,6 +23,7 @@ import math
 import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -251,3 +252,42 @@ def corpus_statistics(pairs: Sequence[Pair]) -> list[CorpusStatistics]:
     for task in sorted({p.task for p in pairs if p.task}):
         rows.append(row(task, [p for p in pairs if p.task == task]))
     return rows
+
+
+# -- feature distributions shipped for the Pair page -------------------------------------
+
+#: Quantiles of the scalar MT-metric features on the MSRP training split, per class,
+#: written by ``python -m explorer classify ... --save-profile``.
+PROFILE_PATH = Path(__file__).resolve().parent / "models" / "mtmetrics_profile_msrp_train.json"
+QUANTILES = (5, 25, 50, 75, 95)
+
+
+def feature_profile(names: Sequence[str], matrix: np.ndarray, gold: np.ndarray, *, source: str) -> dict[str, Any]:
+    """Per feature and class (positive / negative): quantiles and mean.
+
+    Only scalar features (not the per-tag POS components) are summarised.
+    """
+    features: dict[str, Any] = {}
+    for column, name in enumerate(names):
+        if ":" in name:
+            continue
+        features[name] = {}
+        for cls, mask in (("positive", gold), ("negative", ~gold)):
+            values = matrix[mask, column]
+            if values.size == 0:
+                continue
+            quantiles = np.percentile(values, QUANTILES)
+            features[name][cls] = {f"q{q:02d}": round(float(v), 6) for q, v in zip(QUANTILES, quantiles)}
+            features[name][cls]["mean"] = round(float(values.mean()), 6)
+            features[name][cls]["n"] = int(values.size)
+    return {"source": source, "features": features}
+
+
+def load_profile(path: Path = PROFILE_PATH) -> dict[str, Any] | None:
+    """The shipped feature profile, or None when it is missing or unreadable."""
+    import json
+
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+    except (OSError, ValueError):
+        return None

@@ -17,6 +17,8 @@ from explorer.mtclassify import (
     Report,
     corpus_statistics,
     cross_validate,
+    feature_profile,
+    labelled,
     train_test,
 )
 from explorer.pairs import Pair
@@ -37,6 +39,8 @@ def configure_classify(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ldr-split", action="store_true",
                         help="also report the low- and high-LDR halves (split at the median LDR)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the fold split")
+    parser.add_argument("--save-profile", metavar="PATH",
+                        help="write per-class quantiles of TRAIN's scalar features (the Pair page's reference)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
@@ -55,6 +59,18 @@ def _cached_features(pairs: Sequence[Pair], groups: Sequence[str]) -> Callable[[
         return compute
 
     return for_groups
+
+
+def _save_profile(path: str, name: str, pairs: list[Pair], features: Features) -> None:
+    kept, gold = labelled(pairs, name)
+    names, matrix = features(kept)
+    profile = feature_profile(names, matrix, gold, source=f"{name} ({len(kept)} pairs)")
+    try:
+        with open(path, "w", encoding="utf-8") as out:
+            json.dump(profile, out, indent=1)
+            out.write("\n")
+    except OSError as err:
+        raise ClassifyError(f"cannot write {path}: {err.strerror}") from None
 
 
 def _print_report(name: str, report: Report) -> None:
@@ -84,6 +100,8 @@ def run_classify(args: argparse.Namespace) -> int:
         _warn_missing_resources()
         pairs = list(train.pairs) + (list(test.pairs) if test else [])
         every = _cached_features(pairs, groups)
+        if args.save_profile:
+            _save_profile(args.save_profile, train.name, list(train.pairs), every(groups))
         experiments: list[tuple[str, tuple[str, ...]]] = [(g, (g,)) for g in groups] if args.each and len(groups) > 1 else []
         experiments.append(("+".join(groups) if len(groups) < 4 else "all" if args.features == "all" else "selected", groups))
         reports = []

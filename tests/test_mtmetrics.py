@@ -393,3 +393,71 @@ def test_cli_classify_and_stats(tmp_path, capsys):
     assert "--folds" in capsys.readouterr().err
     assert main(["corpus-stats", str(data)]) == 0
     assert "LDR" in capsys.readouterr().out
+
+
+# -- figures (no Streamlit) ------------------------------------------------------------------
+
+def test_figures_build_without_streamlit():
+    from components.mtmetrics_figures import bag_matching, edit_sequence, metric_profile, pos_bars
+
+    p = analysed("dogs bark loudly", "NNS VBP RB", "dog bark loudly")
+    h = analysed("the dog barked", "DT NN VBD", "the dog bark")
+    wer = wer_tokens(p.lower, h.lower)
+    figure = edit_sequence(wer, p.tokens, h.tokens)
+    assert [trace.name for trace in figure.data] == ["SUB"]  # dogs/the, bark/dog, loudly/barked
+    assert sum(len(t.x) for t in figure.data) == 2 * len(wer.alignment.edits)
+    assert f"distance {wer.distance}" in figure.layout.title.text
+
+    pos = pos_per(fixed_pair(p, h))
+    bars = pos_bars(pos)
+    matched, unmatched = bars.data
+    assert list(matched.x) == ["DT", "NN", "NNS", "RB", "VBD", "VBP"]  # tags present, PENN_TAGS order
+    assert sum(matched.y) == pytest.approx(pos.value)
+    assert sum(unmatched.y) == pytest.approx(-sum(pos.unmatched))
+
+    words_figure = bag_matching(pos, p.tokens, h.tokens)
+    assert list(words_figure.data[0].textfont.color) == ["#2e7d32", "#2e7d32", "#c62828"]
+
+    profile = metric_profile({"wer": 0.4, "bleu1": 0.6}, {
+        "wer": {"positive": {"q05": 0.1, "q25": 0.2, "q50": 0.3, "q75": 0.4, "q95": 0.6},
+                "negative": [0.5, 0.6, 0.7]},
+    })
+    boxes = [t for t in profile.data if t.type == "box"]
+    markers = [t for t in profile.data if t.type == "scatter"]
+    assert len(boxes) == 2 and len(markers) == 2
+    assert [m.y[0] for m in markers] == [0.4, 0.6]
+    with pytest.raises(ValueError):
+        metric_profile({})
+    with pytest.raises(ValueError, match="lengths"):
+        edit_sequence(wer, p.tokens[:1], h.tokens)
+
+
+def test_figures_module_does_not_import_streamlit():
+    import ast
+    from pathlib import Path
+
+    source = Path(__file__).resolve().parents[1] / "components" / "mtmetrics_figures.py"
+    imported = {alias.name.split(".")[0] for node in ast.walk(ast.parse(source.read_text()))
+                if isinstance(node, ast.Import | ast.ImportFrom)
+                for alias in (node.names if isinstance(node, ast.Import) else [ast.alias(node.module or "")])}
+    assert "streamlit" not in imported
+
+
+def test_panel_registered_and_renders(uniform_nist):
+    from streamlit.testing.v1 import AppTest
+
+    from components.method_panels import PANELS
+
+    assert PANELS["mtmetrics"].module == "components.mtmetrics_panel"
+
+    def page() -> None:
+        from components.mtmetrics_panel import render_mtmetrics_panel
+        from explorer.preprocess import analyze_pair, make_pair
+
+        render_mtmetrics_panel(analyze_pair(make_pair("Ships left the harbour at dawn.", "At dawn the ships sailed.")))
+
+    app = AppTest.from_function(page, default_timeout=60).run()
+    assert not app.exception
+    assert len(app.dataframe) == 1
+    table = app.dataframe[0].value
+    assert list(table["metric"])[:3] == ["WER", "PER", "BLEU1"]
