@@ -38,6 +38,8 @@ def configure_classify(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--gamma", default="scale", help="RBF gamma: a number or 'scale' (default)")
     parser.add_argument("--ldr-split", action="store_true",
                         help="also report the low- and high-LDR halves (split at the median LDR)")
+    parser.add_argument("--per-task", action="store_true",
+                        help="with --folds: also train and cross-validate one classifier per task")
     parser.add_argument("--seed", type=int, default=0, help="seed of the fold split")
     parser.add_argument("--save-profile", metavar="PATH",
                         help="write per-class quantiles of TRAIN's scalar features (the Pair page's reference)")
@@ -113,6 +115,12 @@ def run_classify(args: argparse.Namespace) -> int:
                 report = train_test(train.pairs, test.pairs if test else (), wanted, c=args.c, gamma=gamma,
                                     ldr_split=args.ldr_split, features=every(wanted))
             reports.append((name, report))
+            if args.per_task and args.folds:
+                for task in sorted({p.task for p in pairs if p.task}):
+                    subset = [p for p in pairs if p.task == task]
+                    report = cross_validate(subset, wanted, folds=args.folds, c=args.c, gamma=gamma,
+                                            seed=args.seed, features=every(wanted))
+                    reports.append((f"{name} [{task} only]", report))
     except ValueError as err:
         if isinstance(err, DatasetError | ClassifyError | FeatureError | InputError):
             return _fail(str(err))

@@ -461,3 +461,13 @@ def test_panel_registered_and_renders(uniform_nist):
     assert len(app.dataframe) == 1
     table = app.dataframe[0].value
     assert list(table["metric"])[:3] == ["WER", "PER", "BLEU1"]
+
+
+def test_registered_scorers_join_as_features(uniform_nist):
+    assert parse_groups("per,scorer:mbleu") == ("per", "scorer:mbleu")
+    with pytest.raises(FeatureError, match="unknown scorer"):
+        parse_groups("scorer:nope")
+    pair = analyze_pair(make_pair("The council approved the plan.", "The plan was approved."))
+    vector = pair_features(pair, ("scorer:mbleu", "per"))
+    assert vector.names == ("per", "scorer:mbleu")
+    assert vector.as_dict()["scorer:mbleu"] == pytest.approx(get_scorer("mbleu").score(pair).value)

@@ -15,6 +15,10 @@ pos       ``pos+:TAG`` / ``pos-:TAG``: matched / unmatched words per Penn tag, n
 pos_syn   the same with WordNet Jiang-Conrath synonym matching (``syn+:TAG`` ...)
 ========  ===========================================================================
 
+Any registered scorer joins as ``scorer:NAME`` (one feature, its ``value``), so the
+alignment scores of other methods (MANLI, ITG, edit distance...) become features as
+soon as they are in :data:`explorer.scorers.SCORERS`.
+
 ``all`` is every group except ``pos_syn`` (which needs WordNet information content and
 is much slower). WER and PER enter as error rates, as in the paper, not as the
 scorers' ``1 - rate``. Every metric is computed once per pair: n-gram counts are shared
@@ -38,6 +42,7 @@ BLEU_GROUPS = tuple(f"bleu{n}" for n in range(1, 5))
 NIST_GROUPS = tuple(f"nist{n}" for n in range(1, 6))
 GROUPS: tuple[str, ...] = ("wer", "per", *BLEU_GROUPS, *NIST_GROUPS, "pos", "pos_syn")
 ALL_GROUPS: tuple[str, ...] = tuple(g for g in GROUPS if g != "pos_syn")
+SCORER_PREFIX = "scorer:"
 
 
 class FeatureError(ValueError):
@@ -50,15 +55,22 @@ def parse_groups(spec: str) -> tuple[str, ...]:
     Raises:
         FeatureError: naming the unknown group and the known ones.
     """
-    names = {s.strip() for s in spec.split(",") if s.strip()}
-    if not names:
-        raise FeatureError(f"no feature group named; choose from: all, {', '.join(GROUPS)}")
+    from explorer.scorers import SCORERS
+
+    given = [s.strip() for s in spec.split(",") if s.strip()]
+    if not given:
+        raise FeatureError(f"no feature group named; choose from: all, {', '.join(GROUPS)}, scorer:NAME")
+    names = set(given)
     if "all" in names:
         names = (names - {"all"}) | set(ALL_GROUPS)
-    unknown = sorted(names - set(GROUPS))
+    scorers = [g for g in dict.fromkeys(given) if g.startswith(SCORER_PREFIX)]
+    for group in scorers:
+        if group[len(SCORER_PREFIX):] not in SCORERS:
+            raise FeatureError(f"unknown scorer in {group!r}; registered scorers: {', '.join(SCORERS)}")
+    unknown = sorted(names - set(GROUPS) - set(scorers))
     if unknown:
-        raise FeatureError(f"unknown feature group {unknown[0]!r}; choose from: all, {', '.join(GROUPS)}")
-    return tuple(g for g in GROUPS if g in names)
+        raise FeatureError(f"unknown feature group {unknown[0]!r}; choose from: all, {', '.join(GROUPS)}, scorer:NAME")
+    return tuple(g for g in GROUPS if g in names) + tuple(scorers)
 
 
 def group_feature_names(group: str) -> tuple[str, ...]:
@@ -67,9 +79,15 @@ def group_feature_names(group: str) -> tuple[str, ...]:
         return tuple(f"pos+:{t}" for t in PENN_TAGS) + tuple(f"pos-:{t}" for t in PENN_TAGS)
     if group == "pos_syn":
         return tuple(f"syn+:{t}" for t in PENN_TAGS) + tuple(f"syn-:{t}" for t in PENN_TAGS)
-    if group not in GROUPS:
+    if group not in GROUPS and not group.startswith(SCORER_PREFIX):
         raise FeatureError(f"unknown feature group {group!r}")
     return (group,)
+
+
+def _ordered(groups: Sequence[str]) -> list[str]:
+    """Built-in groups in :data:`GROUPS` order, then scorer groups as given."""
+    wanted = set(groups)
+    return [g for g in GROUPS if g in wanted] + [g for g in dict.fromkeys(groups) if g.startswith(SCORER_PREFIX)]
 
 
 def feature_names(groups: Sequence[str]) -> tuple[str, ...]:
@@ -117,7 +135,12 @@ def pair_features(
 
         result = pos_per(pair, stem=True, synonym=jcn_synonym)
         values.update({k.replace("pos", "syn", 1): v for k, v in result.features().items()})
-    names = feature_names([g for g in GROUPS if g in wanted])
+    for group in groups:
+        if group.startswith(SCORER_PREFIX):
+            from explorer.scorers import get_scorer
+
+            values[group] = float(get_scorer(group[len(SCORER_PREFIX):]).score(pair).value)
+    names = feature_names(_ordered(groups))
     return FeatureVector(names, tuple(values[n] for n in names))
 
 
@@ -127,7 +150,7 @@ def feature_matrix(
     progress: Callable[[int, int], None] | None = None,
 ) -> tuple[tuple[str, ...], np.ndarray]:
     """``(names, X)`` with one row per pair."""
-    names = feature_names([g for g in GROUPS if g in set(groups)])
+    names = feature_names(_ordered(groups))
     rows = np.zeros((len(pairs), len(names)))
     for i, pair in enumerate(pairs):
         rows[i] = pair_features(pair, groups, weights=weights).values
