@@ -471,3 +471,13 @@ def test_registered_scorers_join_as_features(uniform_nist):
     vector = pair_features(pair, ("scorer:mbleu", "per"))
     assert vector.names == ("per", "scorer:mbleu")
     assert vector.as_dict()["scorer:mbleu"] == pytest.approx(get_scorer("mbleu").score(pair).value)
+
+
+def test_feature_bleu_matches_bleu_both_ways(uniform_nist):
+    pair = analyze_pair(make_pair("A storm closed the coastal road for two days.",
+                                  "The coastal road was closed for two days by a storm."))
+    values = pair_features(pair, ("bleu1", "bleu2", "bleu3", "bleu4")).as_dict()
+    for n in range(1, 5):
+        expected = bleu_both_ways(pair.text.lower, pair.hypothesis.lower, n).value
+        assert values[f"bleu{n}"] == pytest.approx(expected)
+    assert values["bleu3"] > 0

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from explorer.metrics import nist as nist_module
-from explorer.metrics.bleu import bleu_both_ways
+from explorer.metrics.bleu import combine, order_counts
 from explorer.metrics.per import PENN_TAGS, per_tokens, pos_per
 from explorer.metrics.wer import error_rate, levenshtein
 from explorer.preprocess import AnalyzedPair
@@ -118,9 +118,13 @@ def pair_features(
         values["wer"] = (error_rate(distance, len(h), len(p)) + error_rate(distance, len(p), len(h))) / 2
     if "per" in wanted:
         values["per"] = per_tokens(p, h).rate
-    for n in range(1, 5):
-        if f"bleu{n}" in wanted:
-            values[f"bleu{n}"] = bleu_both_ways(p, h, n, with_matches=False).value
+    bleu_wanted = [n for n in range(1, 5) if f"bleu{n}" in wanted]
+    if bleu_wanted:
+        # one count of orders 1..4 per direction serves every BLEU-n (same as bleu_both_ways)
+        top = max(bleu_wanted)
+        h_orders, p_orders = order_counts(h, p, top), order_counts(p, h, top)
+        for n in bleu_wanted:
+            values[f"bleu{n}"] = (combine(h_orders[:n], 1.0, "bleu") + combine(p_orders[:n], 1.0, "bleu")) / 2
     nist_wanted = [n for n in range(1, 6) if f"nist{n}" in wanted]
     if nist_wanted:
         table = weights if weights is not None else nist_module.default_weights()
