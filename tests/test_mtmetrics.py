@@ -481,3 +481,16 @@ def test_feature_bleu_matches_bleu_both_ways(uniform_nist):
         expected = bleu_both_ways(pair.text.lower, pair.hypothesis.lower, n).value
         assert values[f"bleu{n}"] == pytest.approx(expected)
     assert values["bleu3"] > 0
+
+
+def test_bit_parallel_levenshtein_matches_the_table():
+    import random
+
+    rng = random.Random(7)
+    for _ in range(500):
+        a = [rng.choice("abcd") for _ in range(rng.randint(0, 15))]
+        b = [rng.choice("abcd") for _ in range(rng.randint(0, 15))]
+        table = sum(e.kind is not EditKind.EQ for e in edit_script(a, b))
+        assert levenshtein(a, b) == table == levenshtein(b, a)
+    long_a, long_b = [str(i % 7) for i in range(90)], [str(i % 5) for i in range(70)]
+    assert levenshtein(long_a, long_b) == sum(e.kind is not EditKind.EQ for e in edit_script(long_a, long_b))

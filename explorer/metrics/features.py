@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from explorer.metrics import nist as nist_module
-from explorer.metrics.bleu import combine, order_counts
+from explorer.metrics.bleu import OrderStats, combine, order_counts
 from explorer.metrics.per import PENN_TAGS, per_tokens, pos_per
 from explorer.metrics.wer import error_rate, levenshtein
 from explorer.preprocess import AnalyzedPair
@@ -122,7 +122,10 @@ def pair_features(
     if bleu_wanted:
         # one count of orders 1..4 per direction serves every BLEU-n (same as bleu_both_ways)
         top = max(bleu_wanted)
-        h_orders, p_orders = order_counts(h, p, top), order_counts(p, h, top)
+        h_orders = order_counts(h, p, top)
+        # clipped matches, sum of min(count in h, count in p), are the same both ways:
+        # only the number of candidate n-grams changes with the direction
+        p_orders = tuple(OrderStats(o.n, o.matched, max(len(p) - o.n + 1, 0)) for o in h_orders)
         for n in bleu_wanted:
             values[f"bleu{n}"] = (combine(h_orders[:n], 1.0, "bleu") + combine(p_orders[:n], 1.0, "bleu")) / 2
     nist_wanted = [n for n in range(1, 6) if f"nist{n}" in wanted]
