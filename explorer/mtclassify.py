@@ -291,3 +291,36 @@ def load_profile(path: Path = PROFILE_PATH) -> dict[str, Any] | None:
         return json.loads(path.read_text(encoding="utf-8"))  # type: ignore[no-any-return]
     except (OSError, ValueError):
         return None
+
+
+# -- the paper's figures, for the side-by-side table ---------------------------------------
+
+#: Finch, Hwang & Sumita (2005): accuracy (%) on the MSRP test set (1,725 pairs) with an
+#: RBF SVM trained on the MSRP training set (4,076 pairs), per feature set.
+PAPER_MSRP_ACCURACY: dict[str, float] = {"per": 71.9, "bleu1": 73.2, "pos": 74.2, "all": 74.96}
+#: Their 10-fold jackknifing over all 5,801 MSRP pairs with every feature: mean, +/-.
+PAPER_MSRP_JACKKNIFE: tuple[float, float] = (75.35, 1.13)
+
+
+def comparison_rows(reports: Sequence[tuple[str, Report]]) -> list[dict[str, Any]]:
+    """One row per experiment: our figures beside the paper's MSRP accuracy, where the
+    paper printed one for that feature set."""
+    rows = []
+    for name, report in reports:
+        o = report.overall
+        paper: float | None = PAPER_MSRP_ACCURACY.get(name)
+        if report.protocol == "k-fold" and name == "all":
+            paper = PAPER_MSRP_JACKKNIFE[0]
+        rows.append({
+            "features": name,
+            "protocol": report.protocol,
+            "n": o.n,
+            "accuracy %": round(100 * o.accuracy, 2),
+            "95% interval": (f"{100 * report.interval[0]:.2f}-{100 * report.interval[1]:.2f}"
+                             if report.interval else ""),
+            "precision": round(o.precision, 3),
+            "recall": round(o.recall, 3),
+            "F1": round(o.f1, 3),
+            "paper accuracy % (MSRP)": paper,
+        })
+    return rows

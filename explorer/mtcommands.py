@@ -32,6 +32,8 @@ def configure_classify(parser: argparse.ArgumentParser) -> None:
                         help="comma-separated feature groups or 'all': wer, per, bleu1-4, nist1-5, pos, pos_syn")
     parser.add_argument("--each", action="store_true",
                         help="also run every named group on its own (features are computed once)")
+    parser.add_argument("--ablate", action="store_true",
+                        help="also run the named groups with each one left out in turn")
     parser.add_argument("--folds", type=int, default=0,
                         help="k-fold cross-validation over TRAIN (and TEST, if given) instead of train/test")
     parser.add_argument("--c", type=float, default=1.0, help="SVM regularisation C (default 1)")
@@ -105,6 +107,8 @@ def run_classify(args: argparse.Namespace) -> int:
         if args.save_profile:
             _save_profile(args.save_profile, train.name, list(train.pairs), every(groups))
         experiments: list[tuple[str, tuple[str, ...]]] = [(g, (g,)) for g in groups] if args.each and len(groups) > 1 else []
+        if args.ablate and len(groups) > 1:
+            experiments += [(f"without {g}", tuple(x for x in groups if x != g)) for g in groups]
         experiments.append(("+".join(groups) if len(groups) < 4 else "all" if args.features == "all" else "selected", groups))
         reports = []
         for name, wanted in experiments:

@@ -494,3 +494,50 @@ def test_bit_parallel_levenshtein_matches_the_table():
         assert levenshtein(a, b) == table == levenshtein(b, a)
     long_a, long_b = [str(i % 7) for i in range(90)], [str(i % 5) for i in range(70)]
     assert levenshtein(long_a, long_b) == sum(e.kind is not EditKind.EQ for e in edit_script(long_a, long_b))
+
+
+def test_comparison_rows_put_the_paper_beside_ours():
+    from explorer.mtclassify import PAPER_MSRP_ACCURACY, comparison_rows
+
+    pairs = fixture_pairs()
+    k_fold = cross_validate(pairs, ("per",), folds=5)
+    split = train_test(pairs[:25], pairs[25:], ("bleu1",))
+    rows = comparison_rows([("per", k_fold), ("bleu1", split), ("wer", split)])
+    assert [r["paper accuracy % (MSRP)"] for r in rows] == [PAPER_MSRP_ACCURACY["per"], PAPER_MSRP_ACCURACY["bleu1"], None]
+    assert rows[0]["accuracy %"] == pytest.approx(100 * k_fold.overall.accuracy, abs=0.01)
+    assert rows[0]["95% interval"] and not rows[1]["95% interval"]
+
+
+def test_cli_ablation_and_per_task(tmp_path, capsys):
+    from explorer.cli import main
+
+    data = tmp_path / "pairs.jsonl"
+    data.write_text("\n".join(json.dumps({"id": p.id, "text": p.text, "hypothesis": p.hypothesis,
+                                          "label": p.label, "task": p.task}) for p in fixture_pairs()))
+    assert main(["classify", str(data), "--features", "wer,per", "--ablate", "--per-task", "--folds", "5", "--json"]) == 0
+    results = json.loads(capsys.readouterr().out)["results"]
+    assert set(results) == {"without wer", "without per", "wer+per", "without wer [A only]", "without wer [B only]",
+                            "without per [A only]", "without per [B only]", "wer+per [A only]", "wer+per [B only]"}
+    assert results["without wer"]["n_features"] == 1
+    assert results["wer+per [A only]"]["overall"]["n"] == 25
+
+
+def test_comparison_component_runs_the_experiment():
+    from streamlit.testing.v1 import AppTest
+
+    def page() -> None:
+        from components.mtmetrics_comparison import render_mtmetrics_comparison
+        from explorer.datasets import Dataset
+        from tests.test_mtmetrics import fixture_pairs
+
+        render_mtmetrics_comparison(Dataset("fixture", "jsonl", tuple(fixture_pairs())))
+
+    app = AppTest.from_function(page, default_timeout=60).run()
+    assert not app.exception
+    app.multiselect(key="mtmetrics_sets").set_value(["per", "bleu1"]).run()
+    app.number_input(key="mtmetrics_folds").set_value(5).run()
+    app.button(key="mtmetrics_run").click().run()
+    assert not app.exception and not app.error
+    table = app.dataframe[0].value
+    assert list(table["features"]) == ["per", "bleu1"]
+    assert list(table["paper accuracy % (MSRP)"]) == [71.9, 73.2]
