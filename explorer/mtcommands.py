@@ -85,7 +85,7 @@ def _print_report(name: str, report: Report) -> None:
         mean = float(np.mean(report.fold_accuracies))
         line += f"  folds {mean:.2%} [{report.interval[0]:.2%}, {report.interval[1]:.2%}]"
     print(line)
-    for task, s in report.by_task.items():
+    for task, s in report.by_task.items() if len(report.by_task) > 1 else ():
         print(f"      {task:<6} n={s.n:<4} acc {s.accuracy:6.2%}  F1 {s.f1:.3f}")
     for half, s in report.by_ldr.items():
         print(f"      LDR {half:<4} n={s.n:<4} acc {s.accuracy:6.2%}  F1 {s.f1:.3f}  (cutoff {report.ldr_cutoff:.3f})")
