@@ -541,3 +541,15 @@ def test_comparison_component_runs_the_experiment():
     table = app.dataframe[0].value
     assert list(table["features"]) == ["per", "bleu1"]
     assert list(table["paper accuracy % (MSRP)"]) == [71.9, 73.2]
+
+
+def test_score_json_carries_the_breakdowns(capsys, uniform_nist):
+    from explorer.cli import main
+
+    assert main(["score", "--text", "Ships left at dawn.", "--hypothesis", "At dawn ships left.",
+                 "--scorer", "wer,per,pos_per,bleu2,nist3", "--json"]) == 0
+    scores = json.loads(capsys.readouterr().out)["scores"]
+    # four SUBs and the full stop (ties prefer SUB over DEL + INS): links on the diagonal
+    assert scores["wer"]["distance"] == 4 and scores["wer"]["alignment"]["sure"] == [[i, i] for i in range(5)]
+    assert scores["nist3"]["max_n"] == 3 and len(scores["nist3"]["orders"]) == 3
+    assert scores["pos_per"]["synonym_links"] == []

@@ -127,6 +127,16 @@ class NistOrder:
     text_total: int
     hypothesis_total: int
 
+    @property
+    def total(self) -> int:
+        """Candidate n-grams with the hypothesis as candidate (BLEU's direction)."""
+        return self.hypothesis_total
+
+    @property
+    def precision(self) -> float:
+        """Clipped matches over the hypothesis' n-grams, unweighted (as BLEU's)."""
+        return self.matched / self.hypothesis_total if self.hypothesis_total else 0.0
+
 
 @dataclass(frozen=True)
 class NistResult:
