@@ -41,4 +41,28 @@ def render_mtmetrics_comparison(train: Dataset, test: Dataset | None = None) -> 
         except (ClassifyError, ValueError) as err:
             st.error(str(err))
             return
-    st.dataframe(comparison_rows(reports), hide_index=True, use_container_width=True)
+    st.dataframe(comparison_rows(reports), hide_index=True, width="stretch")
+
+
+def render_corpus_statistics(dataset: Dataset) -> None:
+    """Finch et al.'s Table 1 for a dataset: mean lengths, LDR, edit distance, per task."""
+    from explorer.mtclassify import ClassifyError, corpus_statistics
+
+    try:
+        rows = corpus_statistics(dataset.pairs)
+    except ClassifyError as err:
+        st.info(str(err))
+        return
+    st.dataframe(
+        [{"group": r.group, "pairs": r.n, "positive": r.positive_share, "text tokens": r.mean_text_length,
+          "hypothesis tokens": r.mean_hypothesis_length, "LDR": r.mean_ldr, "word edit distance": r.mean_edit_distance}
+         for r in rows],
+        hide_index=True, width="stretch",
+        column_config={"positive": st.column_config.NumberColumn(format="%.3f"),
+                       "text tokens": st.column_config.NumberColumn(format="%.2f"),
+                       "hypothesis tokens": st.column_config.NumberColumn(format="%.2f"),
+                       "LDR": st.column_config.NumberColumn(format="%.3f"),
+                       "word edit distance": st.column_config.NumberColumn(format="%.2f")},
+    )
+    st.caption("Means over pairs, in tokens. LDR = |len(text) - len(hypothesis)| / max of the two; "
+               "Finch et al. found that pairs of similar length (low LDR) suit the MT metrics better.")

@@ -72,7 +72,7 @@ def render_mtmetrics_panel(pair: AnalyzedPair) -> None:
         "with either sentence as the candidate and averaged. WER and PER are error rates (lower = more "
         "similar); BLEU has no brevity penalty; NIST weighs n-grams by their information in the Brown corpus."
     )
-    st.dataframe(rows, hide_index=True, use_container_width=True,
+    st.dataframe(rows, hide_index=True, width="stretch",
                  column_config={"value": st.column_config.NumberColumn(format="%.4f"),
                                 "hypothesis as candidate": st.column_config.NumberColumn(format="%.4f"),
                                 "text as candidate": st.column_config.NumberColumn(format="%.4f")})
@@ -80,10 +80,10 @@ def render_mtmetrics_panel(pair: AnalyzedPair) -> None:
     distributions = profile["features"] if profile else None
     st.plotly_chart(metric_profile(values, distributions,
                                    title="This pair against " + (profile["source"] if profile else "no reference data")),
-                    use_container_width=True)
-    st.plotly_chart(edit_sequence(wer, pair.text.tokens, pair.hypothesis.tokens), use_container_width=True)
+                    width="stretch")
+    st.plotly_chart(edit_sequence(wer, pair.text.tokens, pair.hypothesis.tokens), width="stretch")
     with st.expander("WER edit script as an alignment grid"):
         st.plotly_chart(alignment_grid(wer.alignment, pair.text.tokens, pair.hypothesis.tokens,
-                                       title="WER edit script"), use_container_width=True)
-    st.plotly_chart(bag_matching(pos, pair.text.tokens, pair.hypothesis.tokens), use_container_width=True)
-    st.plotly_chart(pos_bars(pos), use_container_width=True)
+                                       title="WER edit script"), width="stretch")
+    st.plotly_chart(bag_matching(pos, pair.text.tokens, pair.hypothesis.tokens), width="stretch")
+    st.plotly_chart(pos_bars(pos), width="stretch")

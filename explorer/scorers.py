@@ -66,7 +66,7 @@ SCORERS: dict[str, ScorerInfo] = {
     "bleu_pa": ScorerInfo("bleu_pa", "BLEU (Pérez & Alfonseca)", "linear mean with brevity penalty", _bleu("bleu_pa")),
     "wer": ScorerInfo("wer", "1 - WER", "Finch et al.: 1 - word error rate, both directions averaged", _mt("explorer.metrics.wer", "WerScorer")),
     "per": ScorerInfo("per", "1 - PER", "Finch et al.: 1 - position-independent error rate, both directions", _mt("explorer.metrics.per", "PerScorer")),
-    "pos_per": ScorerInfo("pos_per", "POS-decomposed PER", "Finch et al.: share of matched words, split by POS tag", _mt("explorer.metrics.per", "PosPerScorer")),
+    "pos_per": ScorerInfo("pos_per", "POS-decomposed PER", "Finch et al.: share of matched words, split by POS tag", _mt("explorer.metrics.per", "PosPerScorer"), interactive=False),
     **{f"bleu{n}": ScorerInfo(f"bleu{n}", f"BLEU-{n} (no BP)", f"Finch et al.: geometric mean of orders 1-{n}, no brevity penalty, both directions", _mt("explorer.metrics.bleu", "BleuNScorer", n=n)) for n in range(1, 5)},
     **{f"nist{n}": ScorerInfo(f"nist{n}", f"NIST-{n}", f"Finch et al.: NIST up to order {n}, Brown information weights, both directions", _mt("explorer.metrics.nist", "NistScorer", max_n=n)) for n in range(1, 6)},
 }

@@ -553,3 +553,23 @@ def test_score_json_carries_the_breakdowns(capsys, uniform_nist):
     assert scores["wer"]["distance"] == 4 and scores["wer"]["alignment"]["sure"] == [[i, i] for i in range(5)]
     assert scores["nist3"]["max_n"] == 3 and len(scores["nist3"]["orders"]) == 3
     assert scores["pos_per"]["synonym_links"] == []
+
+
+def test_mt_metrics_page_shows_table_1_and_runs_the_experiment():
+    from pathlib import Path
+
+    from streamlit.testing.v1 import AppTest
+
+    root = Path(__file__).resolve().parents[1]
+    at = AppTest.from_file(str(root / "app.py"), default_timeout=120).run()
+    at.switch_page("components/pages/mtmetrics.py").run()
+    assert not at.exception and not at.error
+    assert at.title[0].value == "MT metrics"
+    stats = at.dataframe[0].value
+    assert stats["group"].iloc[0] == "all" and stats["pairs"].iloc[0] == 70  # the built-in sample
+    at.multiselect(key="mtmetrics_sets").set_value(["per"]).run()
+    at.number_input(key="mtmetrics_folds").set_value(3).run()
+    at.button(key="mtmetrics_run").click().run()
+    assert not at.exception and not at.error
+    results = [df.value for df in at.dataframe if "features" in df.value.columns]
+    assert len(results) == 1 and list(results[0]["features"]) == ["per"]
