@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from explorer.commands import _fail, _json_safe, _warn_missing_resources
+from explorer.commands import _fail, _json_safe, _progress_printer, _warn_missing_resources
 from explorer.datasets import DatasetError, load
 from explorer.metrics.features import FeatureError, feature_matrix, feature_names, parse_groups
 from explorer.mtclassify import (
@@ -50,7 +51,9 @@ def configure_classify(parser: argparse.ArgumentParser) -> None:
 
 def _cached_features(pairs: Sequence[Pair], groups: Sequence[str]) -> Callable[[Sequence[str]], Features]:
     """Compute the union of ``groups`` once; each experiment slices its columns."""
-    names, matrix = feature_matrix([analyze_pair(p) for p in pairs], groups)
+    report = _progress_printer(sys.stderr.isatty())
+    names, matrix = feature_matrix([analyze_pair(p) for p in pairs], groups,
+                                   progress=lambda i, n: report("features", i, n))
     rows = {id(p): i for i, p in enumerate(pairs)}
 
     def for_groups(wanted: Sequence[str]) -> Features:
