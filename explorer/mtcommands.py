@@ -11,7 +11,7 @@ import numpy as np
 
 from explorer.commands import _fail, _json_safe, _progress_printer, _warn_missing_resources
 from explorer.datasets import DatasetError, load
-from explorer.metrics.features import FeatureError, feature_matrix, feature_names, parse_groups
+from explorer.metrics.features import ALL_GROUPS, FeatureError, feature_matrix, feature_names, parse_groups
 from explorer.mtclassify import (
     ClassifyError,
     Features,
@@ -112,7 +112,8 @@ def run_classify(args: argparse.Namespace) -> int:
         experiments: list[tuple[str, tuple[str, ...]]] = [(g, (g,)) for g in groups] if args.each and len(groups) > 1 else []
         if args.ablate and len(groups) > 1:
             experiments += [(f"without {g}", tuple(x for x in groups if x != g)) for g in groups]
-        experiments.append(("+".join(groups) if len(groups) < 4 else "all" if args.features == "all" else "selected", groups))
+        name = "all" if set(groups) == set(ALL_GROUPS) else "+".join(groups) if len(groups) < 4 else "selected"
+        experiments.append((name, groups))
         reports = []
         for name, wanted in experiments:
             if args.folds:
