@@ -32,5 +32,6 @@ class Panel:
 
 
 PANELS: dict[str, Panel] = {
+    "mtmetrics": Panel("mtmetrics", "MT metrics", "components.mtmetrics_panel", "render_mtmetrics_panel"),
     "bow": Panel("bow", "Bag of words", "components.bow_panel", "render_bow_panel"),
 }

@@ -261,7 +261,7 @@ def test_matrix_of_empty_sides() -> None:
 # -- the on-disk cache -----------------------------------------------------------------------
 
 def test_cache_round_trip_outside_the_repository(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("ENTAILMENT_EXPLORER_CACHE", str(tmp_path / "c"))
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "c"))
     calls: list[int] = []
 
     def compute() -> dict[str, list[int]]:
@@ -277,7 +277,7 @@ def test_cache_round_trip_outside_the_repository(tmp_path, monkeypatch) -> None:
 
 
 def test_default_cache_dir_is_the_user_cache(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.delenv("ENTAILMENT_EXPLORER_CACHE", raising=False)
+    monkeypatch.delenv("EXPLORER_CACHE_DIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", "/tmp/xdg-test")
     assert str(cache.cache_dir()) == "/tmp/xdg-test/entailment-explorer"
 
