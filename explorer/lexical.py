@@ -81,6 +81,8 @@ NAME_PARTIAL = 0.8  # a first name alone, or a name inside a longer one
 NUMBER = 1.0
 DATE_PARTIAL = 0.8  # dates that agree on every field both give
 MAX_HYPERNYM_DISTANCE = 4
+HYPERNYM_ONE_STEP = 0.85  # a direct hypernym; each further step costs HYPERNYM_PER_STEP
+HYPERNYM_PER_STEP = 0.15
 IC_SCALE = 0.8  # Lin similarity is scaled so it never outranks a synonym
 IC_FLOOR = 0.25  # below this Lin similarity mostly reflects very general subsumers
 IC_SENSES = 3  # most frequent senses per lemma compared by Lin
@@ -477,12 +479,30 @@ class LexicalSimilarity:
                 + [pb.ancestors[s] for s in pa.synsets if s in pb.ancestors],
                 default=0,
             )
-            out["hypernyms"] = 0.85 - 0.15 * (steps - 1) if steps else 0.0
+            out["hypernyms"] = HYPERNYM_ONE_STEP - HYPERNYM_PER_STEP * (steps - 1) if steps else 0.0
         if config.derivation:
             out["derivation"] = DERIVATION if b in pa.related or a in pb.related else 0.0
         if config.ic_measure:
             out["ic_measure"] = self._lin(pa, pb)
         return out
+
+    def hypernym_steps(self, a_lemma: str, a_pos: str | None, b_lemma: str, b_pos: str | None) -> int:
+        """Directed WordNet hypernymy, for entailment features: ``+k`` when ``b`` is a
+        hypernym of ``a`` ``k`` steps up (a more specific: dog -> animal), ``-k`` when
+        ``a`` is a hypernym of ``b``, 0 when neither (within
+        :data:`MAX_HYPERNYM_DISTANCE`, or when ``hypernyms`` is off)."""
+        if not self.effective.hypernyms:
+            return 0
+        a_class, b_class = wordnet_class(a_pos), wordnet_class(b_pos)
+        a, b = a_lemma.lower(), b_lemma.lower()
+        if a == b or a_class == "" or b_class == "" or a in _light_words() or b in _light_words():
+            return 0
+        pa, pb = self._profile(a, a_class), self._profile(b, b_class)
+        up = min((pa.ancestors[s] for s in pb.synsets if s in pa.ancestors), default=0)
+        down = min((pb.ancestors[s] for s in pa.synsets if s in pb.ancestors), default=0)
+        if up and (not down or up <= down):
+            return up
+        return -down if down else 0
 
     def antonym(self, a_lemma: str, a_pos: str | None, b_lemma: str, b_pos: str | None) -> bool:
         """Whether WordNet lists the two lemmas as antonyms (also through an adjective

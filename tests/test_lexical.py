@@ -346,3 +346,13 @@ def test_light_words_get_no_semantic_matches(no_ic: LexicalSimilarity, a: str, a
     breakdown = no_ic.breakdown(a, a_pos, b, b_pos)
     assert not any(breakdown.get(c, 0.0) for c in ("wordnet_synonyms", "hypernyms", "ppdb", "derivation"))
     assert no_ic.word(a, a_pos, b, b_pos) < 0.5
+
+
+@needs_wordnet
+@pytest.mark.parametrize(
+    ("a", "b", "steps"),
+    [("dog", "canine", 1), ("canine", "dog", -1), ("dog", "carnivore", 2), ("dog", "democracy", 0), ("dog", "dog", 0)],
+    ids=["up-1", "down-1", "up-2", "unrelated", "same"],
+)
+def test_hypernym_steps_are_directed(no_ic: LexicalSimilarity, a: str, b: str, steps: int) -> None:
+    assert no_ic.hypernym_steps(a, "NN", b, "NN") == steps
