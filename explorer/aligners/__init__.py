@@ -39,7 +39,18 @@ class AlignerInfo:
     factory: Callable[[], Aligner]
 
 
-ALIGNERS: dict[str, AlignerInfo] = {}
+def _itg(variant: str) -> Callable[[], Aligner]:
+    def build() -> Aligner:
+        from explorer.aligners.itg import ItgAligner
+
+        return ItgAligner(variant)
+
+    return build
+
+
+ALIGNERS: dict[str, AlignerInfo] = {
+    "itg": AlignerInfo("itg", "Bracketing ITG", "links of the best Bracketing ITG biparse (exact matches)", _itg("itg")),
+}
 
 
 class UnknownAlignerError(KeyError):
