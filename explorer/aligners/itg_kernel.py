@@ -29,21 +29,26 @@ from numba import njit
 
 
 @njit(cache=True, fastmath=True, nogil=True)
-def fill_chart(gain: np.ndarray, allowed: np.ndarray, inversion_cost: np.float32) -> np.ndarray:
+def fill_chart(gain: np.ndarray, allowed: np.ndarray, inversion_cost: np.floating) -> np.ndarray:
     """Fill the Viterbi chart of a Bracketing ITG biparse.
 
     Args:
-        gain: ``(T, H)`` float32, the gain of linking text word i to hypothesis word u.
+        gain: ``(T, H)``, the gain of linking text word i to hypothesis word u; float32
+            in the parser (the chart takes the same precision).
         allowed: ``(T, H)`` bool, whether that link is a lexical rule at all.
-        inversion_cost: subtracted once per inverted node.
+        inversion_cost: subtracted once per inverted node (same precision as ``gain``).
 
     Returns:
-        ``(T + 1, T + 1, H + 1, H + 1)`` float32 chart indexed ``[i, j, u, v]``;
+        ``(T + 1, T + 1, H + 1, H + 1)`` chart indexed ``[i, j, u, v]``;
         ``chart[0, T, 0, H]`` is the best gain of the whole pair.
     """
     n_p, n_h = gain.shape
-    chart = np.zeros((n_p + 1, n_p + 1, n_h + 1, n_h + 1), dtype=np.float32)
-    chart_t = np.zeros((n_p + 1, n_p + 1, n_h + 1, n_h + 1), dtype=np.float32)
+    chart = np.zeros((n_p + 1, n_p + 1, n_h + 1, n_h + 1), dtype=gain.dtype)
+    chart_t = np.zeros((n_p + 1, n_p + 1, n_h + 1, n_h + 1), dtype=gain.dtype)
+    # -1e30 in the chart's own precision, so the split loop never mixes float widths.
+    floor_box = np.empty_like(gain[0, :1]) if n_p else np.empty(1, dtype=gain.dtype)
+    floor_box[0] = -1e30
+    floor = floor_box[0]
     # Candidate counts for each text word over hypothesis prefixes, and vice versa.
     p_count = np.zeros((n_p, n_h + 1), dtype=np.int32)
     h_count = np.zeros((n_h, n_p + 1), dtype=np.int32)
@@ -84,8 +89,8 @@ def fill_chart(gain: np.ndarray, allowed: np.ndarray, inversion_cost: np.float32
                         and h_count[u, j] > h_count[u, i]
                         and h_count[v - 1, j] > h_count[v - 1, i]
                     ):
-                        straight = np.float32(-1e30)
-                        inverted = np.float32(-1e30)
+                        straight = floor
+                        inverted = floor
                         for s in range(i + 1, j):
                             for w in range(u + 1, v):
                                 a = chart[i, s, u, w] + chart_t[s, j, v, w]
