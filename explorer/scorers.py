@@ -65,6 +65,7 @@ SCORERS: dict[str, ScorerInfo] = {
     "itg": ScorerInfo("itg", "Bracketing ITG", "Wu 2005: best biparse, unit costs, exact matches", _itg("itg"), interactive=False),
     "itg_stop": ScorerInfo("itg_stop", "Bracketing ITG (stoplist)", "ITG with stopwords and punctuation left out of the lexical rules", _itg("itg_stop"), interactive=False),
     "itg_entail": ScorerInfo("itg_entail", "Bracketing ITG (cheap text nulls)", "ITG where unaligned text words cost 0.1", _itg("itg_entail"), interactive=False),
+    "itg_lex": ScorerInfo("itg_lex", "Bracketing ITG (lexical similarity)", "ITG whose links use the shared WordNet/PPDB similarity", _itg("itg_lex"), interactive=False),
 }
 
 

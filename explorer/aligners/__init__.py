@@ -50,6 +50,7 @@ def _itg(variant: str) -> Callable[[], Aligner]:
 
 ALIGNERS: dict[str, AlignerInfo] = {
     "itg": AlignerInfo("itg", "Bracketing ITG", "links of the best Bracketing ITG biparse (exact matches)", _itg("itg")),
+    "itg_lex": AlignerInfo("itg_lex", "Bracketing ITG (lexical similarity)", "ITG links using the shared WordNet/PPDB similarity", _itg("itg_lex")),
 }
 
 

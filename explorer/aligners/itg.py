@@ -154,6 +154,23 @@ class ExactSimilarity:
         return sim.reshape(len(p), len(h))
 
 
+class FunctionWordsExact:
+    """Wraps a similarity so that stopwords and punctuation link only to the identical
+    word: a thesaurus relates "a" to "an" or "in" to "at", and such links cost more
+    alignment precision than they bring recall (RESULTS.md, Bracketing ITG)."""
+
+    def __init__(self, base: Similarity) -> None:
+        self.base = base
+
+    def matrix(self, text: Analysis, hypothesis: Analysis) -> np.ndarray:
+        sim = np.asarray(self.base.matrix(text, hypothesis), dtype=float)
+        if sim.size == 0:
+            return sim
+        stop = np.array(text.stop, dtype=bool)[:, None] | np.array(hypothesis.stop, dtype=bool)[None, :]
+        same = np.array(text.lower, dtype=object)[:, None] == np.array(hypothesis.lower, dtype=object)[None, :]
+        return np.where(stop & ~same, 0.0, sim)
+
+
 @dataclass(frozen=True)
 class ItgConfig:
     """Costs of the Bracketing ITG (see the module docstring for their meaning)."""
@@ -451,7 +468,8 @@ def _best_candidate_only(allowed: np.ndarray, sim: np.ndarray) -> np.ndarray:
 
 #: The registered configurations: name -> (label, description, config, similarity).
 #: ``similarity`` is "exact" (identical lower-case words, as in the paper) or "lexical"
-#: (the shared WordNet/PPDB similarity of :mod:`explorer.lexical`).
+#: (the shared WordNet/PPDB similarity of :mod:`explorer.lexical`, with function words
+#: linking only to themselves, see :class:`FunctionWordsExact`).
 VARIANTS: dict[str, tuple[str, str, ItgConfig, str]] = {
     "itg": (
         "Bracketing ITG",
@@ -468,6 +486,11 @@ VARIANTS: dict[str, tuple[str, str, ItgConfig, str]] = {
         "as itg, unaligned text words cost 0.1: only part of the text should align",
         ItgConfig(text_null=0.1), "exact",
     ),
+    "itg_lex": (
+        "Bracketing ITG (lexical similarity)",
+        "as itg, links between words of WordNet/PPDB similarity >= 0.8 (function words: identity)",
+        ItgConfig(min_similarity=0.8), "lexical",
+    ),
 }
 
 
@@ -475,9 +498,9 @@ def _similarity(kind: str) -> Similarity:
     if kind == "exact":
         return ExactSimilarity()
     if kind == "lexical":
-        from explorer import lexical  # type: ignore[attr-defined]
+        from explorer import lexical
 
-        return lexical.default_similarity()  # type: ignore[no-any-return]
+        return FunctionWordsExact(lexical.default_similarity())
     raise ItgError(f"unknown similarity {kind!r}; use 'exact' or 'lexical'")
 
 
