@@ -31,4 +31,6 @@ class Panel:
         draw(pair)
 
 
-PANELS: dict[str, Panel] = {}
+PANELS: dict[str, Panel] = {
+    "itg": Panel("itg", "ITG parse", "components.itg_panel", "render_itg_panel"),
+}

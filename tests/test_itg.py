@@ -304,3 +304,71 @@ def test_registered_scorers_and_aligner() -> None:
     result = get_aligner("itg").align(pair)
     assert result.alignment.sure == {(0, 2), (1, 1), (2, 0)}
     assert result.score == get_scorer("itg").score(pair).value
+
+
+# -- figures and panel ----------------------------------------------------------------
+
+SWAP_TEXT = "Lena packed warm socks and thick gloves for the trip"
+SWAP_HYPOTHESIS = "Lena packed thick gloves and warm socks for the trip"
+
+
+def test_tree_figure_tells_straight_from_inverted_nodes() -> None:
+    from components.itg_figures import NODE_STYLE, internal_nodes, tree_figure
+
+    result, text, hyp = parse(SWAP_TEXT, SWAP_HYPOTHESIS)
+    assert result.tree is not None
+    inverted = inverted_nodes(result.tree)[0]
+    figure = tree_figure(result.tree, text.tokens, hyp.tokens, highlight=inverted)
+    by_name = {trace.name: trace for trace in figure.data if trace.name}
+    straight_name = NODE_STYLE[NodeKind.STRAIGHT][2]
+    inverted_name = NODE_STYLE[NodeKind.INVERTED][2]
+    assert by_name[inverted_name].marker.symbol != by_name[straight_name].marker.symbol
+    assert len(by_name[inverted_name].x) == len(inverted_nodes(result.tree))
+    assert len(by_name[straight_name].x) == len(internal_nodes(result.tree)) - len(inverted_nodes(result.tree))
+    assert len(by_name[NODE_STYLE[NodeKind.LINK][2]].x) == 10
+    dashed = [t for t in figure.data if t.mode == "lines" and t.line.dash == "dash"]
+    assert dashed and len([x for x in dashed[0].x if x is None]) == 2 * len(inverted_nodes(result.tree))
+    assert "selected node" in by_name
+    with pytest.raises(ValueError, match="spans"):
+        tree_figure(result.tree, text.tokens[:-1], hyp.tokens)
+
+
+def test_alignment_figure_outlines_the_chosen_nodes_block() -> None:
+    from components.itg_figures import alignment_figure
+
+    result, text, hyp = parse(SWAP_TEXT, SWAP_HYPOTHESIS)
+    node = inverted_nodes(result.tree)[0]
+    plain = alignment_figure(result, text.tokens, hyp.tokens)
+    outlined = alignment_figure(result, text.tokens, hyp.tokens, node=node)
+    assert len(outlined.layout.shapes) == len(plain.layout.shapes) + 1
+    box = outlined.layout.shapes[-1]
+    assert (box.x0, box.x1) == (node.p_span[0] - 0.5, node.p_span[1] - 0.5)
+    assert (box.y0, box.y1) == (node.h_span[0] - 0.5, node.h_span[1] - 0.5)
+
+
+def _panel_script() -> None:
+    from components.itg_panel import render_itg_panel
+    from explorer.preprocess import analyze_pair, make_pair
+
+    render_itg_panel(analyze_pair(make_pair(
+        "Lena packed warm socks and thick gloves for the trip",
+        "Lena packed thick gloves and warm socks for the trip",
+    )))
+
+
+def test_panel_runs_and_lets_the_user_pick_a_node() -> None:
+    from streamlit.testing.v1 import AppTest
+
+    from components.method_panels import PANELS
+
+    assert PANELS["itg"].module == "components.itg_panel"
+    app = AppTest.from_function(_panel_script, default_timeout=60)
+    app.run()
+    assert not app.exception
+    node_box = app.selectbox(key="itg_node_itg")
+    assert node_box.value is not None
+    assert {m.label for m in app.metric} >= {"ITG score", "inversions"}
+    node_box.set_value(0).run()
+    assert not app.exception
+    app.selectbox(key="itg_variant").set_value("itg_stop").run()
+    assert not app.exception

@@ -1,0 +1,94 @@
+"""The Pair page's "ITG parse" tab: the Bracketing ITG tree linked to the alignment grid."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from components.itg_figures import alignment_figure, internal_nodes, node_label, tree_figure
+from explorer.aligners.itg import MAX_CHART_CELLS, VARIANTS, ItgParse, ItgScorer, NodeKind
+from explorer.preprocess import AnalyzedPair, analyze
+
+#: Trees with more leaves than this are summarised instead of drawn (unreadable).
+MAX_DRAWN_LEAVES = 160
+
+
+@st.cache_resource(show_spinner=False)
+def _scorer(variant: str) -> ItgScorer:
+    return ItgScorer(variant)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _parse(variant: str, text: str, text_tokens: tuple[str, ...], hypothesis: str,
+           hypothesis_tokens: tuple[str, ...]) -> ItgParse:
+    return _scorer(variant).parser.parse_analyses(
+        analyze(text, text_tokens), analyze(hypothesis, hypothesis_tokens)
+    )
+
+
+def itg_controls() -> str:
+    """The user's choice of ITG configuration."""
+    return str(st.selectbox(
+        "ITG configuration", list(VARIANTS), key="itg_variant",
+        format_func=lambda name: f"{VARIANTS[name][0]} — {VARIANTS[name][1]}",
+    ))
+
+
+def render_itg_panel(pair: AnalyzedPair) -> None:
+    """Draw the best biparse of ``pair``: score, tree, and the chosen node's block."""
+    variant = itg_controls()
+    text, hyp = pair.text, pair.hypothesis
+    with st.spinner("Biparsing (the lexical similarity loads WordNet and PPDB on first use)…"):
+        parse = _parse(variant, text.text, text.tokens, hyp.text, hyp.tokens)
+    if parse.tree is None:
+        st.info("Both sides are empty: there is nothing to parse.")
+        return
+    links = len(parse.alignment.sure)
+    columns = st.columns(4)
+    columns[0].metric("ITG score", f"{parse.value:.3f}", help="1 - cost / cost of leaving every word unaligned")
+    columns[1].metric("cost", f"{parse.cost:.2f}", help=f"of {parse.null_cost:.2f} with no links at all")
+    columns[2].metric("links", links)
+    columns[3].metric("inversions", parse.inversions)
+    if parse.approximation:
+        st.warning(
+            f"This pair is too large for the exact parse (more than {MAX_CHART_CELLS:,} chart "
+            f"cells after removing words that cannot link), so the parser approximated: "
+            f"{parse.approximation}."
+        )
+    else:
+        st.caption(
+            f"Exact Viterbi parse over {parse.parsed_size[0]} text and {parse.parsed_size[1]} "
+            "hypothesis words that have a link candidate; the others are attached as "
+            "unaligned words. Blue squares are straight nodes [ ] (same order on both sides), "
+            "orange diamonds with dashed edges are inverted nodes < > (the hypothesis "
+            "reverses the order)."
+        )
+
+    nodes = internal_nodes(parse.tree)
+    selected = None
+    if nodes:
+        default = next((k for k, n in enumerate(nodes) if n.kind is NodeKind.INVERTED), 0)
+        index = st.selectbox(
+            "Node to outline in the alignment grid", range(len(nodes)), index=default,
+            key=f"itg_node_{variant}",
+            format_func=lambda k: node_label(nodes[k], text.tokens, hyp.tokens),
+        )
+        selected = nodes[int(index)]
+
+    n_leaves = len(parse.tree.leaves())
+    if n_leaves <= MAX_DRAWN_LEAVES:
+        st.plotly_chart(
+            tree_figure(parse.tree, text.tokens, hyp.tokens, highlight=selected),
+            key="itg_tree",
+        )
+    else:
+        st.info(f"The tree has {n_leaves} leaves, too many to draw legibly; in bracket notation:")
+        st.code(parse.tree.bracketed(text.tokens, hyp.tokens), language=None)
+
+    gold = pair.pair.gold_alignment
+    if gold is not None and (gold.p_len, gold.h_len) != (len(text), len(hyp)):
+        gold = None
+    st.plotly_chart(
+        alignment_figure(parse, text.tokens, hyp.tokens, node=selected, gold=gold,
+                         title="ITG alignment" + (" against the gold alignment" if gold else "")),
+        key="itg_alignment",
+    )
