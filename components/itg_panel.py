@@ -17,7 +17,9 @@ def _scorer(variant: str) -> ItgScorer:
     return ItgScorer(variant)
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+# cache_resource, not cache_data: the result is immutable, and pickling a deep tree
+# (long null chains) would hit the recursion limit.
+@st.cache_resource(show_spinner=False, max_entries=64)
 def _parse(variant: str, text: str, text_tokens: tuple[str, ...], hypothesis: str,
            hypothesis_tokens: tuple[str, ...]) -> ItgParse:
     return _scorer(variant).parser.parse_analyses(

@@ -372,3 +372,16 @@ def test_panel_runs_and_lets_the_user_pick_a_node() -> None:
     assert not app.exception
     app.selectbox(key="itg_variant").set_value("itg_stop").run()
     assert not app.exception
+
+
+def test_long_null_chains_do_not_recurse_too_deep() -> None:
+    # 1,500 unmatched text words around two matches make chains far deeper than
+    # Python's recursion limit if anything walked them recursively.
+    text = " ".join(["ferry"] + [f"w{k}" for k in range(1500)] + ["harbour"])
+    result, t, h = parse(text, "ferry harbour")
+    assert result.alignment.sure == {(0, 0), (1501, 1)}
+    assert result.tree is not None
+    assert result.tree.bracketed(t.tokens, h.tokens).startswith("[")
+    seen = [n for n in result.tree.walk() if n.is_leaf]
+    assert len(seen) == len(t) + len(h) - 2
+    repr(result)

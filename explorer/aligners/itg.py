@@ -77,7 +77,7 @@ class NodeKind(StrEnum):
     HYP_NULL = "hyp_null"  # ε/y
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class ItgNode:
     """One node of a biparse tree.
 
@@ -92,7 +92,8 @@ class ItgNode:
     kind: NodeKind
     p_span: Span
     h_span: Span
-    children: tuple[ItgNode, ...] = ()
+    # Identity equality and no recursive repr: trees with long null chains are deep.
+    children: tuple[ItgNode, ...] = field(default=(), repr=False)
     similarity: float = 0.0
 
     @property
@@ -115,17 +116,27 @@ class ItgNode:
     def bracketed(self, text_tokens: Sequence[str], hypothesis_tokens: Sequence[str]) -> str:
         """The tree in ITG bracket notation: ``[..]`` straight, ``<..>`` inverted."""
 
-        def show(node: ItgNode) -> str:
+        def leaf(node: ItgNode) -> str:
             if node.kind is NodeKind.LINK:
                 return f"{text_tokens[node.p_span[0]]}/{hypothesis_tokens[node.h_span[0]]}"
             if node.kind is NodeKind.TEXT_NULL:
                 return f"{text_tokens[node.p_span[0]]}/ε"
-            if node.kind is NodeKind.HYP_NULL:
-                return f"ε/{hypothesis_tokens[node.h_span[0]]}"
-            inner = " ".join(show(c) for c in node.children)
-            return f"[{inner}]" if node.kind is NodeKind.STRAIGHT else f"<{inner}>"
+            return f"ε/{hypothesis_tokens[node.h_span[0]]}"
 
-        return show(self)
+        # Iterative: null chains make trees deep.
+        parts: list[str] = []
+        stack: list[ItgNode | str] = [self]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, str):
+                parts.append(item)
+            elif item.is_leaf:
+                parts.append(leaf(item))
+            else:
+                open_, close = ("[", "]") if item.kind is NodeKind.STRAIGHT else ("<", ">")
+                left, right = item.children
+                stack += [close, right, " ", left, open_]
+        return "".join(parts)
 
 
 class Similarity(Protocol):
@@ -273,25 +284,48 @@ class _Reader:
         self.inversion = inversion
 
     def read(self, i: int, j: int, u: int, v: int) -> ItgNode | None:
+        """The best tree of ``text[i:j]`` x ``hypothesis[u:v]``.
+
+        Null boundary words are peeled off in a loop (their chains can be hundreds of
+        words long); only splits recurse, and each split shortens both sides.
+        """
         c = self.chart
-        if i == j or u == v:
-            return _null_chain((i, j), (u, v))
-        g = c[i, j, u, v] - _TIE
-        if c[i + 1, j, u, v] >= g:
-            rest = self.read(i + 1, j, u, v)
-            return _leaf_text(i, u) if rest is None else _join(_leaf_text(i, u), rest)
-        if c[i, j - 1, u, v] >= g:
-            rest = self.read(i, j - 1, u, v)
-            return _leaf_text(j - 1, v) if rest is None else _join(rest, _leaf_text(j - 1, v))
-        if c[i, j, u + 1, v] >= g:
-            rest = self.read(i, j, u + 1, v)
-            return _leaf_hyp(u, i) if rest is None else _join(_leaf_hyp(u, i), rest)
-        if c[i, j, u, v - 1] >= g:
-            rest = self.read(i, j, u, v - 1)
-            return _leaf_hyp(v - 1, j) if rest is None else _join(rest, _leaf_hyp(v - 1, j))
-        if j - i == 1 and v - u == 1:
-            return ItgNode(NodeKind.LINK, (i, j), (u, v))
-        # Both children non-empty on both sides (see itg_kernel's normal form).
+        before: list[ItgNode] = []  # peeled off the front, outermost first
+        after: list[ItgNode] = []  # peeled off the back, outermost first
+        core: ItgNode | None
+        while True:
+            if i == j or u == v:
+                core = _null_chain((i, j), (u, v))
+                break
+            g = c[i, j, u, v] - _TIE
+            if c[i + 1, j, u, v] >= g:
+                before.append(_leaf_text(i, u))
+                i += 1
+            elif c[i, j - 1, u, v] >= g:
+                after.append(_leaf_text(j - 1, v))
+                j -= 1
+            elif c[i, j, u + 1, v] >= g:
+                before.append(_leaf_hyp(u, i))
+                u += 1
+            elif c[i, j, u, v - 1] >= g:
+                after.append(_leaf_hyp(v - 1, j))
+                v -= 1
+            elif j - i == 1 and v - u == 1:
+                core = ItgNode(NodeKind.LINK, (i, j), (u, v))
+                break
+            else:
+                core = self._split(i, j, u, v)
+                break
+        node = core
+        for leaf in reversed(after):
+            node = leaf if node is None else _join(node, leaf)
+        for leaf in reversed(before):
+            node = leaf if node is None else _join(leaf, node)
+        return node
+
+    def _split(self, i: int, j: int, u: int, v: int) -> ItgNode:
+        """Both children non-empty on both sides (see itg_kernel's normal form)."""
+        c = self.chart
         straight = c[i, i + 1:j, u, u + 1:v] + c[i + 1:j, j, u + 1:v, v]
         inverted = c[i, i + 1:j, u + 1:v, v] + c[i + 1:j, j, u, u + 1:v] - np.float32(self.inversion)
         s_best = np.unravel_index(int(np.argmax(straight)), straight.shape)
@@ -302,7 +336,8 @@ class _Reader:
         else:
             s, w = i + 1 + int(i_best[0]), u + 1 + int(i_best[1])
             kind, left, right = NodeKind.INVERTED, self.read(i, s, w, v), self.read(s, j, u, w)
-        assert left is not None and right is not None  # both children are non-empty
+        if left is None or right is None:
+            raise ItgError(f"chart read-back found an empty child at {(i, j, u, v)}")
         return ItgNode(kind, (i, j), (u, v), (left, right))
 
 
@@ -321,24 +356,33 @@ def _expand(node: ItgNode, p_keep: Sequence[int], h_keep: Sequence[int],
     def bh(k: int) -> int:
         return 0 if k == 0 else h_len if k == len(h_keep) else h_keep[k]
 
-    def go(n: ItgNode) -> ItgNode:
+    def leaf(n: ItgNode) -> ItgNode:
         p_span = (bp(n.p_span[0]), bp(n.p_span[1]))
         h_span = (bh(n.h_span[0]), bh(n.h_span[1]))
-        if n.children:
-            left, right = (go(c) for c in n.children)
-            return ItgNode(n.kind, p_span, h_span, (left, right))
         if n.kind is NodeKind.LINK:
             p, h = p_keep[n.p_span[0]], h_keep[n.h_span[0]]
             core = ItgNode(NodeKind.LINK, (p, p + 1), (h, h + 1), similarity=float(sim[p, h]))
         elif n.kind is NodeKind.TEXT_NULL:
-            p = p_keep[n.p_span[0]]
-            core = _leaf_text(p, h_span[0])
+            core = _leaf_text(p_keep[n.p_span[0]], h_span[0])
         else:
-            h = h_keep[n.h_span[0]]
-            core = _leaf_hyp(h, p_span[0])
+            core = _leaf_hyp(h_keep[n.h_span[0]], p_span[0])
         return _wrap(core, p_span, h_span)
 
-    return go(node)
+    # Iterative post-order: trees with long null chains are deep.
+    done: dict[int, ItgNode] = {}
+    stack: list[tuple[ItgNode, bool]] = [(node, False)]
+    while stack:
+        n, children_done = stack.pop()
+        if n.is_leaf:
+            done[id(n)] = leaf(n)
+        elif not children_done:
+            stack.append((n, True))
+            stack.extend((child, False) for child in n.children)
+        else:
+            left, right = (done.pop(id(child)) for child in n.children)
+            done[id(n)] = ItgNode(n.kind, (bp(n.p_span[0]), bp(n.p_span[1])),
+                                  (bh(n.h_span[0]), bh(n.h_span[1])), (left, right))
+    return done[id(node)]
 
 
 class BracketingItg:
