@@ -76,6 +76,16 @@ def layout(tree: ItgNode) -> dict[int, tuple[float, float]]:
     return position
 
 
+def node_at(tree: ItgNode, x: float, y: float) -> ItgNode | None:
+    """The node drawn at ``(x, y)`` by :func:`tree_figure` (for click selection)."""
+    position = layout(tree)
+    for node in tree.walk():
+        px, py = position[id(node)]
+        if abs(px - x) < 1e-6 and abs(py - y) < 1e-6:
+            return node
+    return None
+
+
 def tree_figure(
     tree: ItgNode,
     text_tokens: Sequence[str],

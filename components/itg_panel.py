@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 import streamlit as st
 
-from components.itg_figures import alignment_figure, internal_nodes, node_label, tree_figure
-from explorer.aligners.itg import MAX_CHART_CELLS, VARIANTS, ItgParse, ItgScorer, NodeKind
+from components.itg_figures import alignment_figure, internal_nodes, node_at, node_label, tree_figure
+from explorer.aligners.itg import MAX_CHART_CELLS, VARIANTS, ItgNode, ItgParse, ItgScorer, NodeKind
 from explorer.preprocess import AnalyzedPair, analyze
 
 #: Trees with more leaves than this are summarised instead of drawn (unreadable).
@@ -33,6 +35,22 @@ def itg_controls() -> str:
         "ITG configuration", list(VARIANTS), key="itg_variant",
         format_func=lambda name: f"{VARIANTS[name][0]} — {VARIANTS[name][1]}",
     ))
+
+
+def _select_clicked_node(tree: ItgNode, nodes: Sequence[ItgNode], node_key: str) -> Callable[[], None]:
+    """A callback for clicks on the tree: make the clicked node the selectbox's choice
+    (callbacks run before the rerun, so the selectbox may still be changed)."""
+
+    def callback() -> None:
+        event = st.session_state.get("itg_tree")
+        points = (event or {}).get("selection", {}).get("points", []) if event else []
+        for point in points:
+            node = node_at(tree, float(point.get("x", -1)), float(point.get("y", -1)))
+            if node is not None and not node.is_leaf:
+                st.session_state[node_key] = next(k for k, n in enumerate(nodes) if n is node)
+                return
+
+    return callback
 
 
 def render_itg_panel(pair: AnalyzedPair) -> None:
@@ -67,11 +85,14 @@ def render_itg_panel(pair: AnalyzedPair) -> None:
 
     nodes = internal_nodes(parse.tree)
     selected = None
+    node_key = f"itg_node_{variant}"
     if nodes:
+        if st.session_state.get(node_key, 0) >= len(nodes):  # a different pair was loaded
+            del st.session_state[node_key]
         default = next((k for k, n in enumerate(nodes) if n.kind is NodeKind.INVERTED), 0)
         index = st.selectbox(
-            "Node to outline in the alignment grid", range(len(nodes)), index=default,
-            key=f"itg_node_{variant}",
+            "Node to outline in the alignment grid (or click a node in the tree)",
+            range(len(nodes)), index=default, key=node_key,
             format_func=lambda k: node_label(nodes[k], text.tokens, hyp.tokens),
         )
         selected = nodes[int(index)]
@@ -80,7 +101,8 @@ def render_itg_panel(pair: AnalyzedPair) -> None:
     if n_leaves <= MAX_DRAWN_LEAVES:
         st.plotly_chart(
             tree_figure(parse.tree, text.tokens, hyp.tokens, highlight=selected),
-            key="itg_tree",
+            key="itg_tree", on_select=_select_clicked_node(parse.tree, nodes, node_key),
+            selection_mode="points",
         )
     else:
         st.info(f"The tree has {n_leaves} leaves, too many to draw legibly; in bracket notation:")

@@ -385,3 +385,14 @@ def test_long_null_chains_do_not_recurse_too_deep() -> None:
     seen = [n for n in result.tree.walk() if n.is_leaf]
     assert len(seen) == len(t) + len(h) - 2
     repr(result)
+
+
+def test_clicked_position_maps_back_to_its_node() -> None:
+    from components.itg_figures import layout, node_at
+
+    result, _, _ = parse(SWAP_TEXT, SWAP_HYPOTHESIS)
+    assert result.tree is not None
+    position = layout(result.tree)
+    for node in inverted_nodes(result.tree) + [result.tree]:
+        assert node_at(result.tree, *position[id(node)]) is node
+    assert node_at(result.tree, -5.0, -5.0) is None
