@@ -3,7 +3,7 @@
 :func:`tree_figure` draws a biparse tree: leaves (``x/y`` links, ``x/ε`` and ``ε/y``
 null words) along the bottom in text order, each internal node above its children.
 Straight nodes ``[ ]`` are blue squares joined to their children by solid lines;
-inverted nodes ``< >`` are orange diamonds joined by dashed lines, so the places where
+inverted nodes ``⟨ ⟩`` are orange diamonds joined by dashed lines, so the places where
 the hypothesis reverses the text's order stand out. Hovering a node names its rule and
 the words it covers on both sides. :func:`alignment_figure` draws the shared alignment
 grid with one node's block of cells outlined, which is how the Pair page links the two.
@@ -11,6 +11,7 @@ grid with one node's block of cells outlined, which is how the Pair page links t
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 
 import plotly.graph_objects as go
@@ -22,7 +23,8 @@ from explorer.alignment import Alignment
 #: Marker symbol, colour and legend name per node kind.
 NODE_STYLE: dict[NodeKind, tuple[str, str, str]] = {
     NodeKind.STRAIGHT: ("square", "#1565c0", "straight [A A]"),
-    NodeKind.INVERTED: ("diamond", "#ef6c00", "inverted <A A>"),
+    # Plotly reads "<...>" in names as markup, hence the mathematical angle brackets.
+    NodeKind.INVERTED: ("diamond", "#ef6c00", "inverted ⟨A A⟩"),
     NodeKind.LINK: ("circle", "#2e7d32", "link x/y"),
     NodeKind.TEXT_NULL: ("circle-open", "#757575", "unaligned text word x/ε"),
     NodeKind.HYP_NULL: ("circle-open", "#ad1457", "unaligned hypothesis word ε/y"),
@@ -129,10 +131,11 @@ def tree_figure(
             continue
         hover = []
         for n in members:
+            p_words = html.escape(" ".join(text_tokens[n.p_span[0]:n.p_span[1]])) or "ε"
+            h_words = html.escape(" ".join(hypothesis_tokens[n.h_span[0]:n.h_span[1]])) or "ε"
             lines = [f"<b>{name}</b>",
-                     f"text [{n.p_span[0]}, {n.p_span[1]}): {' '.join(text_tokens[n.p_span[0]:n.p_span[1]]) or 'ε'}",
-                     f"hypothesis [{n.h_span[0]}, {n.h_span[1]}): "
-                     f"{' '.join(hypothesis_tokens[n.h_span[0]:n.h_span[1]]) or 'ε'}"]
+                     f"text [{n.p_span[0]}, {n.p_span[1]}): {p_words}",
+                     f"hypothesis [{n.h_span[0]}, {n.h_span[1]}): {h_words}"]
             if kind is NodeKind.LINK:
                 lines.append(f"similarity {n.similarity:.2f}")
             hover.append("<br>".join(lines))
@@ -141,7 +144,8 @@ def tree_figure(
             x=[position[id(n)][0] for n in members],
             y=[position[id(n)][1] for n in members],
             mode="markers+text" if leaf else "markers",
-            text=[node_label(n, text_tokens, hypothesis_tokens, width=14) for n in members] if leaf else None,
+            text=[html.escape(node_label(n, text_tokens, hypothesis_tokens, width=14)) for n in members]
+            if leaf else None,
             textposition="bottom center",
             textfont={"size": 11},
             marker={"symbol": symbol, "color": colour, "size": 11 if leaf else 14,

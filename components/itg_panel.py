@@ -79,7 +79,7 @@ def render_itg_panel(pair: AnalyzedPair) -> None:
             f"Exact Viterbi parse over {parse.parsed_size[0]} text and {parse.parsed_size[1]} "
             "hypothesis words that have a link candidate; the others are attached as "
             "unaligned words. Blue squares are straight nodes [ ] (same order on both sides), "
-            "orange diamonds with dashed edges are inverted nodes < > (the hypothesis "
+            "orange diamonds with dashed edges are inverted nodes ⟨ ⟩ (the hypothesis "
             "reverses the order)."
         )
 
@@ -111,8 +111,9 @@ def render_itg_panel(pair: AnalyzedPair) -> None:
     gold = pair.pair.gold_alignment
     if gold is not None and (gold.p_len, gold.h_len) != (len(text), len(hyp)):
         gold = None
+    st.markdown("**ITG alignment**" + (" against the gold alignment" if gold else "")
+                + " — the selected node's block is outlined")
     st.plotly_chart(
-        alignment_figure(parse, text.tokens, hyp.tokens, node=selected, gold=gold,
-                         title="ITG alignment" + (" against the gold alignment" if gold else "")),
+        alignment_figure(parse, text.tokens, hyp.tokens, node=selected, gold=gold),
         key="itg_alignment",
     )
