@@ -396,3 +396,19 @@ def test_clicked_position_maps_back_to_its_node() -> None:
     for node in inverted_nodes(result.tree) + [result.tree]:
         assert node_at(result.tree, *position[id(node)]) is node
     assert node_at(result.tree, -5.0, -5.0) is None
+
+
+def test_score_command_prints_itg_json(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from explorer.cli import main
+
+    code = main(["score", "--text", "Mary met John in Oslo", "--hypothesis", "John met Mary",
+                 "--scorer", "itg", "--json"])
+    assert code == 0
+    body = json.loads(capsys.readouterr().out)["scores"]["itg"]
+    assert body["links"] == [[0, 2], [1, 1], [2, 0]]
+    assert body["inversions"] >= 1
+    tree = body["tree"]
+    assert tree[0]["p_span"] == [0, 5] and tree[0]["h_span"] == [0, 3]
+    assert sum(1 for n in tree if n["kind"] == "link") == 3

@@ -45,7 +45,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -230,6 +230,26 @@ class ItgParse:
     @property
     def score(self) -> float:
         return self.value
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready summary; the tree as a flat node list (parents first, children
+        by index), since trees with long null chains are too deep to nest."""
+        nodes = self.tree.walk() if self.tree is not None else []
+        index = {id(n): k for k, n in enumerate(nodes)}
+        return {
+            "value": self.value,
+            "cost": self.cost,
+            "null_cost": self.null_cost,
+            "inversions": self.inversions,
+            "parsed_size": list(self.parsed_size),
+            "approximation": self.approximation,
+            "links": [list(link) for link in sorted(self.alignment.sure)],
+            "tree": [
+                {"kind": n.kind.value, "p_span": list(n.p_span), "h_span": list(n.h_span),
+                 "children": [index[id(c)] for c in n.children]}
+                for n in nodes
+            ],
+        }
 
 
 # -- tree construction helpers -------------------------------------------------------
