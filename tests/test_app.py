@@ -38,7 +38,10 @@ def page(at: AppTest, path: str) -> AppTest:
 
 
 def charts(at: AppTest) -> list[object]:
-    return list(at.get("plotly_chart"))
+    """Plotly charts outside the method-panel tabs (each registered method adds its own)."""
+    panel_labels = {panel.label for panel in method_panels.PANELS.values()}
+    in_panels = {id(c) for tab in at.tabs if tab.label in panel_labels for c in tab.get("plotly_chart")}
+    return [c for c in at.get("plotly_chart") if id(c) not in in_panels]
 
 
 def frame(at: AppTest, column: str):  # type: ignore[no-untyped-def]
