@@ -147,18 +147,34 @@ def unavailable_components() -> dict[str, str]:
 
 @lru_cache(maxsize=500_000)
 def levenshtein(a: str, b: str) -> int:
-    """Edit distance (insert, delete, substitute, each cost 1)."""
+    """Edit distance (insert, delete, substitute, each cost 1), by Myers' (1999)
+    bit-vector algorithm in Hyyrö's (2001) formulation: one pass over ``b`` with the
+    DP column of ``a`` packed into Python ints, ~3x faster than the plain DP."""
     if a == b:
         return 0
-    if len(a) < len(b):
-        a, b = b, a
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, start=1):
-        current = [i]
-        for j, cb in enumerate(b, start=1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
-        previous = current
-    return previous[-1]
+    if not a or not b:
+        return len(a) + len(b)
+    peq: dict[str, int] = {}
+    for i, char in enumerate(a):
+        peq[char] = peq.get(char, 0) | (1 << i)
+    full = (1 << len(a)) - 1
+    high = 1 << (len(a) - 1)
+    pv, mv, score = full, 0, len(a)
+    for char in b:
+        eq = peq.get(char, 0)
+        xv = eq | mv
+        xh = (((eq & pv) + pv) ^ pv) | eq
+        ph = mv | (~(xh | pv) & full)
+        mh = pv & xh
+        if ph & high:
+            score += 1
+        elif mh & high:
+            score -= 1
+        ph = ((ph << 1) | 1) & full
+        mh = (mh << 1) & full
+        pv = mh | (~(xv | ph) & full)
+        mv = ph & xv
+    return score
 
 
 def levenshtein_similarity(a: str, b: str) -> float:
@@ -526,7 +542,8 @@ class LexicalSimilarity:
 
     def matrix(self, text: Analysis, hypothesis: Analysis) -> np.ndarray:
         """Word similarity of every text token (rows) to every hypothesis token
-        (columns), on lemmas with their POS tags: shape ``(len(text), len(hypothesis))``."""
+        (columns), on lemmas with their POS tags, and 1 wherever the lower-cased tokens
+        are identical: shape ``(len(text), len(hypothesis))``."""
         t_keys = list(zip(text.lemmas, text.pos))
         h_keys = list(zip(hypothesis.lemmas, hypothesis.pos))
         t_unique = list(dict.fromkeys(t_keys))
@@ -538,7 +555,12 @@ class LexicalSimilarity:
         h_pos = {k: j for j, k in enumerate(h_unique)}
         rows = np.array([t_pos[k] for k in t_keys], dtype=int)
         cols = np.array([h_pos[k] for k in h_keys], dtype=int)
-        return small[np.ix_(rows, cols)]
+        full = small[np.ix_(rows, cols)]
+        # The same word tagged differently on the two sides ("sat" as VBD and as NN)
+        # gets different lemmas; its identical surface form still makes it a match.
+        same = np.equal.outer(np.array(text.lower, dtype=object), np.array(hypothesis.lower, dtype=object))
+        full[same.astype(bool)] = 1.0
+        return full
 
     def antonym_matrix(self, text: Analysis, hypothesis: Analysis) -> np.ndarray:
         """Boolean matrix: text token i and hypothesis token j are antonyms."""

@@ -49,6 +49,12 @@ def _bleu(variant: str) -> Callable[[], Scorer]:
     return build
 
 
+def _bow() -> Scorer:
+    from explorer.aligners.bow import BowScorer
+
+    return BowScorer()
+
+
 def _itg(variant: str) -> Callable[[], Scorer]:
     def build() -> Scorer:
         from explorer.aligners.itg import ItgScorer
@@ -62,6 +68,7 @@ SCORERS: dict[str, ScorerInfo] = {
     "bleu": ScorerInfo("bleu", "BLEU", "Papineni BLEU-4: geometric mean, brevity penalty", _bleu("bleu")),
     "mbleu": ScorerInfo("mbleu", "Modified BLEU", "Szymanski: linear mean, no brevity penalty", _bleu("mbleu")),
     "bleu_pa": ScorerInfo("bleu_pa", "BLEU (Pérez & Alfonseca)", "linear mean with brevity penalty", _bleu("bleu_pa")),
+    "bow": ScorerInfo("bow", "Bag-of-words alignment", "idf-weighted log similarity of each hypothesis word's best text match, per hypothesis word", _bow),
     "itg": ScorerInfo("itg", "Bracketing ITG", "Wu 2005: best biparse, unit costs, exact matches", _itg("itg"), interactive=False),
     "itg_stop": ScorerInfo("itg_stop", "Bracketing ITG (stoplist)", "ITG with stopwords and punctuation left out of the lexical rules", _itg("itg_stop"), interactive=False),
     "itg_entail": ScorerInfo("itg_entail", "Bracketing ITG (cheap text nulls)", "ITG where unaligned text words cost 0.1", _itg("itg_entail"), interactive=False),

@@ -287,3 +287,39 @@ def test_missing_ic_table_defaults_are_safe() -> None:
     sim = LexicalSimilarity(LexicalConfig.only("ic_measure"), ic={"n": defaultdict(float, {0: 1.0}), "v": {0: 1.0}})
     if resources.is_available("wordnet"):
         assert sim.breakdown("dog", "NN", "cat", "NN")["ic_measure"] == 0.0
+
+
+def test_matrix_matches_identical_tokens_whatever_their_tags() -> None:
+    from explorer.preprocess import Analysis
+
+    sim = LexicalSimilarity(LexicalConfig.only())
+    text = Analysis("they sat", ("they", "sat"))
+    hypothesis = Analysis("sat", ("sat",))
+    # Force a tagging disagreement: the same word with two different lemmas.
+    object.__setattr__(text, "lemmas", ("they", "sit"))
+    object.__setattr__(text, "pos", ("PRP", "VBD"))
+    object.__setattr__(hypothesis, "lemmas", ("sat",))
+    object.__setattr__(hypothesis, "pos", ("NN",))
+    assert sim.matrix(text, hypothesis).tolist() == [[0.0], [1.0]]
+
+
+def _dp_levenshtein(a: str, b: str) -> int:
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, start=1):
+        current = [i]
+        for j, cb in enumerate(b, start=1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
+
+
+def test_bit_vector_levenshtein_agrees_with_the_textbook_dp() -> None:
+    import random
+
+    rng = random.Random(7)
+    for _ in range(3000):
+        a = "".join(rng.choice("abc") for _ in range(rng.randrange(0, 9)))
+        b = "".join(rng.choice("abc") for _ in range(rng.randrange(0, 9)))
+        assert levenshtein(a, b) == _dp_levenshtein(a, b), (a, b)
+    long_a, long_b = "x" * 70 + "abc", "x" * 69 + "abd"  # longer than a machine word
+    assert levenshtein(long_a, long_b) == _dp_levenshtein(long_a, long_b)

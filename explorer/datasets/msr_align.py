@@ -45,7 +45,7 @@ from explorer.datasets import Dataset, DatasetError
 from explorer.pairs import Pair
 
 _HEADER = re.compile(r"^#\s*sentence pair\s+(\d+)\s*$")
-_TOKEN = re.compile(r"(\S+) \(\{([^{}]*)\}(\)|$)")
+_TOKEN = re.compile(r"(\S+)\s+\(\{([^{}]*)\}(\)|$)")
 _LINK = re.compile(r"^(p?)(\d+)$")
 
 
