@@ -8,7 +8,9 @@ Prints medians over several runs of
 (d) a 60 x 30-token pair written for this benchmark (many repeated words);
 (e) the adversarial case: a 60 x 30 pair where *every* word pair is a link candidate, so
     no word is removed and every chart cell runs the full split loop;
-(f) (e) in float64, the same loop, to justify the float32 chart.
+(f) (e) in float64, the same loop, to justify the float32 chart;
+(g) ``itg_lex`` per pair on RTE2 dev (one run; the lexical similarity matrices, computed
+    by :mod:`explorer.lexical`, dominate), after its resources are loaded.
 
 Usage: NLTK_DATA=../shared/nltk_data taskset -c 0 python bench/bench_itg.py [--runs 5]
 """
@@ -26,7 +28,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from explorer.aligners.itg import BracketingItg, ItgConfig  # noqa: E402
+from explorer.aligners.itg import BracketingItg, ItgConfig, ItgScorer  # noqa: E402
 from explorer.aligners.itg_kernel import fill_chart  # noqa: E402
 from explorer.datasets import load  # noqa: E402
 from explorer.evaluation import evaluate  # noqa: E402
@@ -109,6 +111,10 @@ def main() -> None:
     fill_chart(gain[:2, :2].copy(), allowed[:2, :2].copy(), np.float64(0.1))  # compile float64
     chart64 = timed(lambda: fill_chart(gain, allowed, np.float64(0.1)), args.runs)
 
+    lex = ItgScorer("itg_lex").parser
+    lex.parse(rte2_pairs[0])  # loads WordNet, PPDB and the information content
+    med_lex, worst_lex = per_pair(lex, rte2_pairs, 1)
+
     print(f"runs: {args.runs}")
     print(f"(a) RTE1 dev, {len(rte1_pairs)} pairs: median {med1 * 1000:.2f} ms/pair, slowest {worst1 * 1000:.1f} ms")
     print(f"(b) RTE2 dev, {len(rte2_pairs)} pairs (mean {statistics.mean(s[0] for s in sizes):.1f} x "
@@ -122,6 +128,7 @@ def main() -> None:
           f"(chart alone {chart32 * 1000:.0f} ms; approximation: {dense_result.approximation})")
     print(f"(f) dense 60 x 30 chart in float64: median {chart64 * 1000:.0f} ms; "
           f"float32 / float64 = {chart32 / chart64:.2f}")
+    print(f"(g) itg_lex on RTE2 dev: median {med_lex * 1000:.1f} ms/pair, slowest {worst_lex * 1000:.0f} ms")
 
 
 if __name__ == "__main__":
