@@ -6,7 +6,7 @@ nonterminal ``A``, the straight rule ``A -> [A A]`` (the two halves in the same 
 both sentences), the inverted rule ``A -> <A A>`` (reversed order in the hypothesis) and
 the lexical rules ``A -> x/y`` (a link), ``A -> x/ε`` (an unaligned text word) and
 ``A -> ε/y`` (an unaligned hypothesis word). This module finds the best biparse by
-dynamic programming over span pairs (Wu 1997, §6; the chart is filled by
+dynamic programming over span pairs (Wu 1997's biparsing algorithm; the chart is filled by
 :func:`explorer.aligners.itg_kernel.fill_chart`), reads the tree back, and reads the
 token alignment off its lexical leaves.
 
@@ -28,7 +28,9 @@ structure.
 
 Entailment adaptation: in RTE the text is usually much longer than the hypothesis and
 only part of it should align, so the ``itg_entail`` configuration makes unaligned text
-words cheap (``text_null = 0.1``).
+words cheap (``text_null = 0.1``). ``itg_lex`` links words by the shared lexical
+similarity (>= 0.8), with stopwords and punctuation linking only to the identical word
+(:class:`FunctionWordsExact`); it is the "thesaurus" the paper expected to help.
 
 Exactness and the length guard: words without any link candidate are removed before
 parsing (they are null in every biparse, and an ITG can attach a null word anywhere
@@ -36,8 +38,8 @@ without extra inversions) and put back into the tree as straight attachments, so
 parse is exact. If the remaining problem still has more than :data:`MAX_CHART_CELLS`
 chart cells, two documented approximations apply in turn, each recorded in
 :attr:`ItgParse.approximation`: (1) keep for each hypothesis word only its best text
-candidate (ties: the nearest to the diagonal), (2) parse only the first words of each
-side that fit, leaving the rest unaligned.
+candidate (ties: the nearest to the diagonal), (2) parse only the first words with link
+candidates on each side that fit, leaving the rest unaligned.
 """
 
 from __future__ import annotations
