@@ -12,6 +12,9 @@ from explorer.preprocess import AnalyzedPair, analyze
 
 #: Trees with more leaves than this are summarised instead of drawn (unreadable).
 MAX_DRAWN_LEAVES = 160
+#: Alignment grids with more cells than this (e.g. 200 x 100 tokens) are not drawn: the
+#: figure would take seconds to build and could not be read.
+MAX_GRID_CELLS = 20_000
 
 
 @st.cache_resource(show_spinner=False)
@@ -108,6 +111,13 @@ def render_itg_panel(pair: AnalyzedPair) -> None:
         st.info(f"The tree has {n_leaves} leaves, too many to draw legibly; in bracket notation:")
         st.code(parse.tree.bracketed(text.tokens, hyp.tokens), language=None)
 
+    if len(text) * len(hyp) > MAX_GRID_CELLS:
+        st.info(
+            f"The alignment grid would have {len(text) * len(hyp):,} cells (more than "
+            f"{MAX_GRID_CELLS:,}), so it is not drawn; the ITG links are: "
+            + (parse.alignment.to_sure_align() or "none")
+        )
+        return
     gold = pair.pair.gold_alignment
     if gold is not None and (gold.p_len, gold.h_len) != (len(text), len(hyp)):
         gold = None

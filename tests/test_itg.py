@@ -412,3 +412,24 @@ def test_score_command_prints_itg_json(capsys: pytest.CaptureFixture[str]) -> No
     tree = body["tree"]
     assert tree[0]["p_span"] == [0, 5] and tree[0]["h_span"] == [0, 3]
     assert sum(1 for n in tree if n["kind"] == "link") == 3
+
+
+def _long_panel_script() -> None:
+    from components.itg_panel import render_itg_panel
+    from explorer.preprocess import analyze_pair, make_pair
+
+    words = "the ferry left the harbour at dawn and reached the island by noon".split()
+    text = " ".join(words[k % len(words)] + ("" if k % 7 else " again") for k in range(900))
+    render_itg_panel(analyze_pair(make_pair(text, " ".join(words * 12))))
+
+
+def test_panel_on_a_pasted_document_approximates_and_skips_unreadable_figures() -> None:
+    from streamlit.testing.v1 import AppTest
+
+    app = AppTest.from_function(_long_panel_script, default_timeout=60)
+    app.run()
+    assert not app.exception
+    assert any("approximated" in w.value for w in app.warning)
+    notes = " ".join(i.value for i in app.info)
+    assert "too many to draw" in notes and "not drawn" in notes
+    assert not app.get("plotly_chart")
