@@ -28,8 +28,12 @@ def _json_safe(value: Any) -> Any:
         return {k: _json_safe(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_json_safe(v) for v in value]
-    if isinstance(value, set | frozenset):  # e.g. an Alignment's token links
-        return [_json_safe(v) for v in sorted(value)]
+    if isinstance(value, set | frozenset):  # e.g. an Alignment's links: sorted for stable output
+        try:
+            items = sorted(value)
+        except TypeError:
+            items = list(value)
+        return [_json_safe(v) for v in items]
     return value
 
 
