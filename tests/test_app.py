@@ -38,10 +38,7 @@ def page(at: AppTest, path: str) -> AppTest:
 
 
 def charts(at: AppTest) -> list[object]:
-    """Plotly charts outside the method-panel tabs (each registered method adds its own)."""
-    panel_labels = {panel.label for panel in method_panels.PANELS.values()}
-    in_panels = {id(c) for tab in at.tabs if tab.label in panel_labels for c in tab.get("plotly_chart")}
-    return [c for c in at.get("plotly_chart") if id(c) not in in_panels]
+    return list(at.get("plotly_chart"))
 
 
 def page_charts(at: AppTest) -> int:
