@@ -110,6 +110,10 @@ def configure_score(parser: argparse.ArgumentParser) -> None:
 def _result_to_json(result: Any) -> dict[str, Any]:
     from dataclasses import asdict, is_dataclass
 
+    # Results that know their own JSON shape (e.g. deep trees, link sets) give it.
+    to_json = getattr(result, "to_json", None)
+    if callable(to_json):
+        return _json_safe(to_json())  # type: ignore[no-any-return]
     if is_dataclass(result) and not isinstance(result, type):
         return _json_safe(asdict(result))  # type: ignore[no-any-return]
     return {"value": float(result.value)}

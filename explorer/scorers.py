@@ -49,6 +49,21 @@ def _bleu(variant: str) -> Callable[[], Scorer]:
     return build
 
 
+def _bow() -> Scorer:
+    from explorer.aligners.bow import BowScorer
+
+    return BowScorer()
+
+
+def _itg(variant: str) -> Callable[[], Scorer]:
+    def build() -> Scorer:
+        from explorer.aligners.itg import ItgScorer
+
+        return ItgScorer(variant)
+
+    return build
+
+
 def _mt(module: str, cls: str, **options: object) -> Callable[[], Scorer]:
     """Finch et al. (2005) MT-metric scorers, imported on first use."""
 
@@ -58,12 +73,6 @@ def _mt(module: str, cls: str, **options: object) -> Callable[[], Scorer]:
         return getattr(importlib.import_module(module), cls)(**options)  # type: ignore[no-any-return]
 
     return build
-
-
-def _bow() -> Scorer:
-    from explorer.aligners.bow import BowScorer
-
-    return BowScorer()
 
 
 SCORERS: dict[str, ScorerInfo] = {
@@ -76,6 +85,10 @@ SCORERS: dict[str, ScorerInfo] = {
     **{f"bleu{n}": ScorerInfo(f"bleu{n}", f"BLEU-{n} (no BP)", f"Finch et al.: geometric mean of orders 1-{n}, no brevity penalty, both directions", _mt("explorer.metrics.bleu", "BleuNScorer", n=n)) for n in range(1, 5)},
     **{f"nist{n}": ScorerInfo(f"nist{n}", f"NIST-{n}", f"Finch et al.: NIST up to order {n}, Brown information weights, both directions", _mt("explorer.metrics.nist", "NistScorer", max_n=n)) for n in range(1, 6)},
     "bow": ScorerInfo("bow", "Bag-of-words alignment", "idf-weighted log similarity of each hypothesis word's best text match, per hypothesis word", _bow),
+    "itg": ScorerInfo("itg", "Bracketing ITG", "Wu 2005: best biparse, unit costs, exact matches", _itg("itg"), interactive=False),
+    "itg_stop": ScorerInfo("itg_stop", "Bracketing ITG (stoplist)", "ITG with stopwords and punctuation left out of the lexical rules", _itg("itg_stop"), interactive=False),
+    "itg_entail": ScorerInfo("itg_entail", "Bracketing ITG (cheap text nulls)", "ITG where unaligned text words cost 0.1", _itg("itg_entail"), interactive=False),
+    "itg_lex": ScorerInfo("itg_lex", "Bracketing ITG (lexical similarity)", "ITG whose links use the shared WordNet/PPDB similarity", _itg("itg_lex"), interactive=False),
 }
 
 
