@@ -22,46 +22,17 @@ from dataclasses import dataclass
 
 from explorer.alignment import Alignment, Edit, EditKind
 from explorer.preprocess import AnalyzedPair
+from explorer.sequences import edit_distance
 
 # Back-pointers of the edit-distance table.
 _EQ, _SUB, _DEL, _INS = 0, 1, 2, 3
 
 
 def levenshtein(p: Sequence[str], h: Sequence[str]) -> int:
-    """Word-level edit distance between two token sequences (unit costs).
-
-    Bit-parallel (Myers 1999, in Hyyrö's 2001 formulation for edit distance): one
-    column of the dynamic-programming table is kept as bit vectors of vertical +1/-1
-    differences, so each word of the longer sequence costs a handful of integer
-    operations whatever the length of the shorter one. :func:`edit_script` computes
-    the same distance with the full table when the edits themselves are wanted.
-    """
-    if len(p) < len(h):
-        p, h = h, p
-    m = len(h)
-    if m == 0:
-        return len(p)
-    match: dict[str, int] = {}
-    for i, word in enumerate(h):
-        match[word] = match.get(word, 0) | (1 << i)
-    full = (1 << m) - 1
-    top = 1 << (m - 1)
-    plus, minus, score = full, 0, m
-    for word in p:
-        eq = match.get(word, 0)
-        xv = eq | minus
-        xh = (((eq & plus) + plus) ^ plus) | eq
-        h_plus = (minus | ~(xh | plus)) & full
-        h_minus = plus & xh
-        if h_plus & top:
-            score += 1
-        elif h_minus & top:
-            score -= 1
-        h_plus = ((h_plus << 1) | 1) & full
-        h_minus = (h_minus << 1) & full
-        plus = (h_minus | ~(xv | h_plus)) & full
-        minus = h_plus & xv
-    return score
+    """Word-level edit distance between two token sequences (unit costs); see
+    :func:`explorer.sequences.edit_distance`. :func:`edit_script` computes the same
+    distance with the full table when the edits themselves are wanted."""
+    return edit_distance(p, h)
 
 
 def edit_script(p: Sequence[str], h: Sequence[str]) -> tuple[Edit, ...]:
