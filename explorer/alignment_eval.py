@@ -270,7 +270,7 @@ def run(args: argparse.Namespace) -> int:
             aligner = _build_aligner(args.aligner, args.model)
         except (UnknownAlignerError, ValueError, OSError) as err:
             return _fail(str(err))
-        alignments, seconds = run_aligner(aligner, pairs, progress=not args.json or sys.stderr.isatty())
+        alignments, seconds = run_aligner(aligner, pairs, progress=True)
         try:
             scores = [score_pair(p.id, a, p.gold_alignment) for p, a in zip(pairs, alignments) if p.gold_alignment]
         except ValueError as err:

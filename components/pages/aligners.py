@@ -108,7 +108,8 @@ def body() -> None:
         return
     n_gold = sum(p.gold_alignment is not None for p in loaded.dataset.pairs)
     left, right = st.columns(2)
-    chosen = left.multiselect("Aligners", list(ALIGNERS), default=list(ALIGNERS), key="aligners_names",
+    default = [n for n in ("bow", "manli") if n in ALIGNERS] or list(ALIGNERS)[:1]
+    chosen = left.multiselect("Aligners", list(ALIGNERS), default=default, key="aligners_names",
                               format_func=lambda n: ALIGNERS[n].label)
     limit = int(right.number_input(
         "Problems (first N)", min_value=1, max_value=min(n_gold, MAX_PROBLEMS), value=min(n_gold, 100), step=50,
