@@ -127,6 +127,8 @@ def test_version_1_store_is_migrated_and_keeps_its_data(tmp_path: Path) -> None:
     indexes = {r[0] for r in store.execute_read("SELECT name FROM sqlite_master WHERE type = 'index'")}
     assert {"pair_tags_by_tag", "pairs_by_class", "notes_by_pair"} <= indexes
     assert store.pair_tags(1, "p1") == ["legacy"]
+    # Migration 3 folded the existing tag into the pair's mask: the cross-tab sees it.
+    assert [(r.tag, r.count) for r in crosstab(store, 1).rows] == [("legacy", 1)]
 
 
 def test_store_from_a_newer_program_is_refused(tmp_path: Path) -> None:
@@ -406,6 +408,20 @@ def test_crosstab_general_path_matches_the_bit_mask_path(filled: tuple[Store, in
     assert [r for r in general.rows if r.tag != "filler-69"] == list(fast.rows)
     assert general.totals == fast.totals
     assert [r for r in general.rows if r.tag == "filler-69"][0].outcome == "correct"
+
+
+def test_tag_masks_follow_every_kind_of_tag_change(filled: tuple[Store, int, int]) -> None:
+    store, dataset_id, run_id = filled
+    store.set_pair_tags(dataset_id, "2", ["syntax"], author="ann")
+    store.untag_pairs(dataset_id, ["3"], ["negation"])
+    store.delete_tag("numbers", force=True)  # cascades to pair_tags: triggers fire
+    store.add_tag("fresh")
+    store.tag_pairs(dataset_id, ["1", "4"], ["fresh"], author="ann")
+    masks = {r[0]: r[1] for r in store.execute_read(
+        "SELECT pair_id, tag_mask FROM pairs WHERE dataset_id = ?", (dataset_id,))}
+    ids = {r[0]: r[1] for r in store.execute_read("SELECT name, id FROM tags")}
+    expected = {pid: sum(1 << ids[t] for t in tags) for pid, tags in store.tags_by_pair(dataset_id).items()}
+    assert {pid: m for pid, m in masks.items() if m} == expected
 
 
 def test_crosstab_refuses_a_run_of_another_dataset(filled: tuple[Store, int, int]) -> None:
