@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from components.annotation_panel import render_bulk_tagging
 from components.data import (
     SAMPLES,
     LoadedDataset,
@@ -170,6 +171,7 @@ def main() -> None:
     rows = event.selection.rows if event is not None else []
     if rows:
         open_pair(str(shown.iloc[rows[0]]["id"]))
+    render_bulk_tagging(loaded, list(shown["id"]))
     left, right = st.columns([3, 1])
     pick = left.selectbox("Or pick a pair", list(shown["id"]), key="dataset_pick")
     if right.button("Open on the Pair page", key="dataset_open") and pick is not None:
