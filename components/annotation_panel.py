@@ -21,6 +21,7 @@ from explorer.preprocess import InputError, analyze_pair, make_pair
 from explorer.store import StoreError
 
 SEEN_TAGS = "explorer_seen_tags"
+SAVES = "explorer_annotation_saves"
 TAG_WIDGET = "annotation_tags_{key}"
 NOTE_WIDGET = "annotation_note_{key}"
 
@@ -55,6 +56,9 @@ def _annotation_form(loaded: LoadedDataset, pair: Pair) -> None:
     taxonomy = [t.name for t in store.tags()]
     descriptions = {t.name: t.description for t in store.tags()}
     key = f"{loaded.key}_{pair.id}"
+    # A fresh note box after each save (a form keeps a widget's typed value otherwise).
+    saves: dict[str, int] = st.session_state.setdefault(SAVES, {})
+    note_key = NOTE_WIDGET.format(key=f"{key}_{saves.get(key, 0)}")
     current = store.pair_tags(dataset_id, pair.id)
     seen: dict[str, list[str]] = st.session_state.setdefault(SEEN_TAGS, {})
     tag_key = TAG_WIDGET.format(key=key)
@@ -68,7 +72,7 @@ def _annotation_form(loaded: LoadedDataset, pair: Pair) -> None:
             + "; ".join(f"{n}: {d}" for n, d in descriptions.items() if d),
         )
         who = author_input(right)
-        note = st.text_input("Add a note", key=NOTE_WIDGET.format(key=key),
+        note = st.text_input("Add a note", key=note_key,
                              placeholder="What decides this pair?")
         saved = st.form_submit_button("Save annotation", type="primary")
     if saved:
@@ -76,7 +80,7 @@ def _annotation_form(loaded: LoadedDataset, pair: Pair) -> None:
         if note.strip():
             store.add_note(dataset_id, pair.id, note, author=who)
         seen.pop(key, None)  # re-read what is stored now, other sessions' changes included
-        st.session_state.pop(NOTE_WIDGET.format(key=key), None)
+        saves[key] = saves.get(key, 0) + 1
         st.session_state.pop(tag_key, None)
         st.toast(f"Saved the annotation of pair {pair.id}.")
         st.rerun()

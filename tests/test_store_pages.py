@@ -58,6 +58,7 @@ def test_tags_and_note_saved_on_the_pair_page_are_in_the_store(store_path: Path)
     next(t for t in at.text_input if t.label == "Add a note").input("the number decides it")
     button(at, "Save annotation").click().run()
     assert not at.exception, at.exception
+    assert next(t for t in at.text_input if t.label == "Add a note").value == ""  # ready for the next
 
     store = Store(store_path)
     (dataset,) = store.datasets()
