@@ -31,4 +31,6 @@ class Panel:
         draw(pair)
 
 
-PANELS: dict[str, Panel] = {}
+PANELS: dict[str, Panel] = {
+    "bow": Panel("bow", "Bag of words", "components.bow_panel", "render_bow_panel"),
+}

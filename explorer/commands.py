@@ -28,6 +28,8 @@ def _json_safe(value: Any) -> Any:
         return {k: _json_safe(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_json_safe(v) for v in value]
+    if isinstance(value, set | frozenset):  # e.g. an Alignment's token links
+        return [_json_safe(v) for v in sorted(value)]
     return value
 
 

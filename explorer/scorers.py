@@ -49,10 +49,17 @@ def _bleu(variant: str) -> Callable[[], Scorer]:
     return build
 
 
+def _bow() -> Scorer:
+    from explorer.aligners.bow import BowScorer
+
+    return BowScorer()
+
+
 SCORERS: dict[str, ScorerInfo] = {
     "bleu": ScorerInfo("bleu", "BLEU", "Papineni BLEU-4: geometric mean, brevity penalty", _bleu("bleu")),
     "mbleu": ScorerInfo("mbleu", "Modified BLEU", "Szymanski: linear mean, no brevity penalty", _bleu("mbleu")),
     "bleu_pa": ScorerInfo("bleu_pa", "BLEU (Pérez & Alfonseca)", "linear mean with brevity penalty", _bleu("bleu_pa")),
+    "bow": ScorerInfo("bow", "Bag-of-words alignment", "idf-weighted log similarity of each hypothesis word's best text match, per hypothesis word", _bow),
 }
 
 

@@ -37,6 +37,13 @@ def page(at: AppTest, path: str) -> AppTest:
     return at
 
 
+@pytest.fixture(autouse=True)
+def without_method_panels(monkeypatch: pytest.MonkeyPatch) -> None:
+    """These tests count the Pair page's own charts; each method's panel (its own tab,
+    its own charts) is tested in that method's test module."""
+    monkeypatch.setattr(method_panels, "PANELS", {})
+
+
 def charts(at: AppTest) -> list[object]:
     return list(at.get("plotly_chart"))
 

@@ -39,7 +39,15 @@ class AlignerInfo:
     factory: Callable[[], Aligner]
 
 
-ALIGNERS: dict[str, AlignerInfo] = {}
+def _bow() -> Aligner:
+    from explorer.aligners.bow import BowAligner
+
+    return BowAligner()
+
+
+ALIGNERS: dict[str, AlignerInfo] = {
+    "bow": AlignerInfo("bow", "Bag of words", "each hypothesis word to its most similar text word (Levenshtein on lemmas)", _bow),
+}
 
 
 class UnknownAlignerError(KeyError):
