@@ -33,6 +33,7 @@ COMMANDS: dict[str, tuple[str, Configure, Run]] = {
     "score": ("score one text/hypothesis pair with every scorer", *_lazy("explorer.commands", "configure_score", "run_score")),
     "resources": ("list (and download) the NLTK resources the explorer uses", *_lazy("explorer.commands", "configure_resources", "run_resources")),
     "align-eval": ("evaluate an aligner against gold alignments (P/R/F1, exact match)", *_lazy("explorer.alignment_eval", "configure", "run")),
+    "train": ("train a method's model on gold data (e.g. MANLI weights on gold alignments)", *_lazy("explorer.training", "configure_train", "run_train")),
 }
 
 

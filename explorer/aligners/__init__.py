@@ -45,8 +45,15 @@ def _bow() -> Aligner:
     return BowAligner()
 
 
+def _manli() -> Aligner:
+    from explorer.aligners.manli import ManliAligner
+
+    return ManliAligner()
+
+
 ALIGNERS: dict[str, AlignerInfo] = {
     "bow": AlignerInfo("bow", "Bag of words", "each hypothesis word to its most similar text word (Levenshtein on lemmas)", _bow),
+    "manli": AlignerInfo("manli", "MANLI", "phrase-based NLI aligner (MacCartney et al. 2008), simulated annealing, trained weights", _manli),
 }
 
 
