@@ -496,3 +496,13 @@ def test_stored_gold_alignments_use_saved_tokens_or_retokenise(store: Store) -> 
     store.add_gold_alignment(dataset_id, "2", Alignment.from_links(1, 1, {(0, 0)}), author="ann")
     with pytest.raises(StoreError, match="save the alignment with its tokens"):
         stored_gold_alignments(store, dataset_id, tokenizer=str.split)
+
+
+def test_msr_export_reads_back_with_the_msr_loader() -> None:
+    from explorer.datasets.msr_align import parse_msr_align
+
+    alignment = Alignment.from_links(5, 3, {(0, 0), (1, 0), (4, 2)}, possible={(2, 1), (3, 1)})
+    item = AlignedPair("3", ("Ann", "Lee", "won", "it", "."), ("Lee", "won", "."), alignment)
+    (pair,) = parse_msr_align(to_msr([item]), "export.align.txt")
+    assert pair.text_tokens == item.text_tokens and pair.hypothesis_tokens == item.hypothesis_tokens
+    assert pair.gold_alignment == alignment
