@@ -35,7 +35,7 @@ def render_annotation_section(loaded: LoadedDataset, pair: Pair) -> None:
     """Tags, notes and the counterfactual editor for the pair shown on the Pair page."""
     original = next((p for p in loaded.dataset.pairs if p.id == pair.id), None) \
         if _in_dataset(loaded, pair) else None
-    tab_annotate, tab_counterfactual = st.tabs(["Tags and notes", "Counterfactual"])
+    tab_annotate, tab_align, tab_counterfactual = st.tabs(["Tags and notes", "Alignment", "Counterfactual"])
     with tab_annotate:
         if original is None:
             st.caption("Tags and notes belong to dataset pairs; pick a pair above "
@@ -45,6 +45,16 @@ def render_annotation_section(loaded: LoadedDataset, pair: Pair) -> None:
                 _annotation_form(loaded, original)
             except StoreError as error:
                 st.warning(f"Annotations are unavailable: {error}")
+    with tab_align:
+        if original is None:
+            st.caption("Corrected alignments belong to dataset pairs; pick a pair above.")
+        else:
+            from components.alignment_editor import render_alignment_editor
+
+            try:
+                render_alignment_editor(loaded, original)
+            except StoreError as error:
+                st.warning(f"Alignment editing is unavailable: {error}")
     with tab_counterfactual:
         # An edited pair is compared with the dataset pair it was edited from.
         render_counterfactual(original or find_pair(loaded, selected_pair_id()) or pair)

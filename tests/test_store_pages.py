@@ -208,3 +208,49 @@ def test_counterfactual_score_changes_and_alignment_diff() -> None:
     assert {describe_link(link) for link in links} == {"a #2 ↔ a"}
     with pytest.raises(ValueError, match="tokens for a"):
         word_links(before, ["x"], ["y"])
+
+
+def test_alignment_editor_toggles_links_scores_and_saves(store_path: Path) -> None:
+    from components.alignment_editor import GOLD
+    from components.data import LoadedDataset
+    from components.state import DATASET as CURRENT_DATASET
+    from explorer.datasets import Dataset
+    from explorer.pairs import Pair
+
+    text, hypothesis = ("Ann", "saw", "a", "red", "kite", "."), ("Ann", "saw", "a", "kite", ".")
+    gold = Alignment.from_links(6, 5, {(0, 0), (1, 1), (2, 2), (4, 3), (5, 4)})
+    pair = Pair("a1", " ".join(text), " ".join(hypothesis), label="entailment", source="test",
+                text_tokens=text, hypothesis_tokens=hypothesis, gold_alignment=gold)
+    at = start()
+    at.session_state[CURRENT_DATASET] = LoadedDataset(Dataset("aligned", "test", (pair,)), "aligned-test", "test")
+    at.run()
+    next(t for t in at.toggle if t.label == "Edit this pair's alignment").set_value(True).run()
+    assert not at.exception, at.exception
+    assert next(s for s in at.selectbox if s.label == "Start from").value == GOLD
+    f1 = next(m for m in at.metric if m.label == "F1 against gold")
+    assert f1.value == "1.000"
+    # Remove the kite link: recall drops to 4/5.
+    next(s for s in at.selectbox if s.label == "Text token").set_value(4)
+    next(s for s in at.selectbox if s.label == "Hypothesis token").set_value(3)
+    button(at, "Add / remove link").click().run()
+    assert next(m for m in at.metric if m.label == "Precision / recall").value == "1.00 / 0.80"
+    assert next(m for m in at.metric if m.label == "F1 against gold").value == "0.889"
+    button(at, "Save as corrected alignment").click().run()
+    assert not at.exception, at.exception
+    store = Store(store_path)
+    (dataset,) = [d for d in store.datasets() if d.name == "aligned"]
+    record = store.gold_alignment(dataset.id, "a1")
+    assert record is not None and record.alignment.sure == gold.sure - {(4, 3)}
+    assert record.text_tokens == text
+
+
+def test_clicked_cells_toggle_links() -> None:
+    from components.alignment_editor import clickable_grid, clicked_links, toggle
+
+    points = [{"x": 1, "y": 0, "curve_number": 1}, {"x": 1.0, "y": 0.0, "curve_number": 0},
+              {"x": 9, "y": 0}, {"z": 3}]
+    assert clicked_links(points, 3, 2) == {(1, 0)}
+    assert toggle(frozenset({(0, 0), (1, 0)}), {(1, 0), (2, 1)}) == frozenset({(0, 0), (2, 1)})
+    figure = clickable_grid(Alignment.from_links(3, 2, {(0, 0)}), ["a", "b", "c"], ["x", "y"], gold=None)
+    cells = figure.data[-1]
+    assert len(cells.x) == 6 and set(zip(cells.x, cells.y, strict=True)) == {(p, h) for p in range(3) for h in range(2)}
