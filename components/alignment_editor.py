@@ -42,13 +42,19 @@ def clickable_grid(alignment: Alignment, text_tokens: Sequence[str], hypothesis_
     """The shared grid plus one near-transparent marker per cell, so a click on any cell
     (linked or not) is reported as a selected point at ``(text index, hypothesis index)``."""
     figure = alignment_grid(alignment, text_tokens, hypothesis_tokens, gold=gold)
+    heatmap = figure.data[0]
     xs = [p for _ in range(alignment.h_len) for p in range(alignment.p_len)]
     ys = [h for h in range(alignment.h_len) for _ in range(alignment.p_len)]
+    # Heatmaps cannot be selected: the markers take the clicks, and the hover text with
+    # them (the heatmap would otherwise win the hover and swallow the click).
+    hover = [heatmap.customdata[h][p] for h, p in zip(ys, xs, strict=True)] if heatmap.customdata is not None else None
+    heatmap.update(hoverinfo="skip", hovertemplate=None)
     figure.add_trace(go.Scatter(
-        x=xs, y=ys, mode="markers", showlegend=False, hoverinfo="skip", name="cells",
+        x=xs, y=ys, mode="markers", showlegend=False, name="cells", customdata=hover,
+        hovertemplate="%{customdata}<extra></extra>",
         marker={"symbol": "square", "size": 22, "color": "rgba(0,0,0,0.01)"},
     ))
-    figure.update_layout(clickmode="event+select", dragmode=False)
+    figure.update_layout(clickmode="event+select", dragmode=False, hovermode="closest")
     return figure
 
 

@@ -1,7 +1,8 @@
 """End-to-end annotation test in a real browser: Playwright drives Debian's headless
 Chromium against ``streamlit run app.py`` on a free localhost port, with the store in a
 temporary folder. It loads a dataset (an upload), opens a pair, tags it and writes a
-note, reloads the page and loads the same file again to find both persisted, then
+note, reloads the page and loads the same file again to find both persisted, edits an alignment link by clicking the
+grid and saves it, finds that persisted too, then
 downloads the Errors page's annotations CSV and checks its contents.
 
 With ``E2E_SCREENSHOTS=DIR`` it also saves the screenshots the README shows.
@@ -93,6 +94,14 @@ def _settle(page) -> None:  # type: ignore[no-untyped-def]
         page.wait_for_function(_IDLE, timeout=STEP)
 
 
+def _first_pair_token_counts() -> tuple[int, int]:
+    from explorer.preprocess import tokenize
+
+    with DATA.open(newline="") as handle:
+        first = next(csv.DictReader(handle))
+    return len(tokenize(first["text"])), len(tokenize(first["hypothesis"]))
+
+
 def _load_dataset_and_open_first_pair(page) -> None:  # type: ignore[no-untyped-def]
     page.get_by_role("link", name="Dataset").click()
     page.wait_for_selector("h1:has-text('Dataset')", timeout=STEP)
@@ -141,6 +150,26 @@ def test_tag_persist_and_export_in_chromium(served: tuple[str, Path]) -> None:
                 page.get_by_text("Stored tags").scroll_into_view_if_needed()
                 page.screenshot(path=str(Path(shots) / "pair-annotation.png"))
 
+            # Edit the alignment: click the grid's top-left cell (first text token, first
+            # hypothesis token) to add that link, then save it.
+            page.get_by_role("tab", name="Alignment").click()
+            page.get_by_text("Edit this pair's alignment").click()
+            _settle(page)
+            # The editor's chart (its key names it); the method panels' grids come later.
+            plot = page.locator("[class*='st-key-align_edit_'] .js-plotly-plot .nsewdrag").first
+            plot.wait_for(timeout=STEP)
+            box = plot.bounding_box()
+            assert box is not None
+            p_len, h_len = _first_pair_token_counts()
+            page.mouse.click(box["x"] + box["width"] / (2 * p_len), box["y"] + box["height"] / (2 * h_len))
+            page.get_by_test_id("stMetricValue").filter(has_text=f"1 / {h_len}").wait_for(timeout=STEP)
+            _settle(page)
+            page.get_by_role("button", name="Save as corrected alignment").click()
+            page.get_by_text("Saved correction: 1 links").wait_for(timeout=STEP)
+            if shots:
+                page.get_by_text("Saved correction").scroll_into_view_if_needed()
+                page.screenshot(path=str(Path(shots) / "alignment-editor.png"))
+
             # Reload: a new session. Loading the same file again brings the annotation back.
             page.reload(wait_until="domcontentloaded")
             page.wait_for_selector("h1:has-text('Pair')", timeout=STEP)
@@ -148,6 +177,9 @@ def test_tag_persist_and_export_in_chromium(served: tuple[str, Path]) -> None:
             _load_dataset_and_open_first_pair(page)
             page.get_by_text("Stored tags: world-knowledge").wait_for(timeout=STEP)
             page.get_by_text(NOTE).wait_for(timeout=STEP)
+            page.get_by_role("tab", name="Alignment").click()
+            page.get_by_text("Edit this pair's alignment").click()
+            page.get_by_text("Saved correction: 1 links").wait_for(timeout=STEP)
 
             # The Errors page: the cross-tab counts it, the CSV export carries it.
             page.get_by_role("link", name="Errors").click()
@@ -163,6 +195,7 @@ def test_tag_persist_and_export_in_chromium(served: tuple[str, Path]) -> None:
             assert rows[0]["tags"] == "world-knowledge"
             assert rows[0]["notes"] == f"e2e: {NOTE}"
             assert rows[0]["label"] == "entailment" and rows[0]["outcome"] in ("correct", "incorrect")
+            assert rows[0]["has_corrected_alignment"] == "True"
             assert page.locator("[data-testid='stException']").count() == 0
             assert not errors, errors
         finally:
