@@ -298,8 +298,19 @@ WRITERS = 8
 def _writer(path: str, dataset_id: int, worker: int, seconds: float, out: str) -> None:
     """One app session: notes, tags and tag removals as fast as it can for ``seconds``.
 
-    Records every write the store acknowledged, so the parent can check each is there.
+    Records every write the store acknowledged, so the parent can check each is there;
+    a failure is written there too, so the parent can show its traceback.
     """
+    try:
+        _write_for(path, dataset_id, worker, seconds, out)
+    except BaseException:
+        import traceback
+
+        Path(out).write_text(json.dumps({"error": traceback.format_exc()}))
+        raise
+
+
+def _write_for(path: str, dataset_id: int, worker: int, seconds: float, out: str) -> None:
     store = Store(path)
     tag = f"worker-{worker}"
     pair_ids = [p.id for p in FIXTURE.pairs]
@@ -341,9 +352,10 @@ def test_concurrent_writer_processes_lose_no_write(tmp_path: Path) -> None:
         time.sleep(0.05)
     for process in processes:
         process.join(timeout=STRESS_SECONDS + 60)
-        assert process.exitcode == 0, "a writer failed (see its traceback above)"
-
-    results = [json.loads(out.read_text()) for out in outs]
+    results = [json.loads(out.read_text()) if out.exists() else {"error": "no output"} for out in outs]
+    failures = [r["error"] for r in results if "error" in r]
+    assert not failures, failures[0]
+    assert [p.exitcode for p in processes] == [0] * WRITERS
     acknowledged = {note_id for r in results for note_id in r["notes"]}
     stored = {n.id: n for n in store.notes(dataset_id)}
     assert len(acknowledged) == sum(len(r["notes"]) for r in results)

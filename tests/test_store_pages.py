@@ -254,3 +254,77 @@ def test_clicked_cells_toggle_links() -> None:
     figure = clickable_grid(Alignment.from_links(3, 2, {(0, 0)}), ["a", "b", "c"], ["x", "y"], gold=None)
     cells = figure.data[-1]
     assert len(cells.x) == 6 and set(zip(cells.x, cells.y, strict=True)) == {(p, h) for p in range(3) for h in range(2)}
+
+
+def test_f1_differences_and_annotator_agreement() -> None:
+    from explorer.error_analysis import agreement, f1_differences
+
+    gold = {"1": Alignment.from_links(2, 2, {(0, 0), (1, 1)}), "2": Alignment.from_links(1, 1, {(0, 0)})}
+    first = {"1": Alignment.from_links(2, 2, {(0, 0)}), "2": Alignment.from_links(1, 1, {(0, 0)})}
+    second = {"1": Alignment.from_links(2, 2, {(0, 0), (1, 1)}), "2": Alignment(1, 1),
+              "3": Alignment(1, 1)}
+    rows = f1_differences(first, second, gold)
+    assert [r["pair_id"] for r in rows] == ["2", "1"]  # |-1| before |+1/3|
+    assert rows[0]["difference"] == pytest.approx(-1.0)
+    assert rows[1]["f1_first"] == pytest.approx(2 / 3) and rows[1]["f1_second"] == pytest.approx(1.0)
+
+    a = {"1": Alignment.from_links(2, 2, {(0, 0), (1, 1)}), "2": Alignment.from_links(1, 1, {(0, 0)})}
+    b = {"1": Alignment.from_links(2, 2, {(0, 0)}), "2": Alignment.from_links(1, 1, {(0, 0)})}
+    c = {"1": Alignment.from_links(3, 2, {(2, 1)})}  # other tokens: not comparable
+    (ab, ac, bc) = agreement({"A": a, "B": b, "C": c})
+    assert (ab.first, ab.second, ab.problems) == ("A", "B", 2)
+    assert ab.dice == pytest.approx(2 * 2 / (3 + 2)) and ab.exact == pytest.approx(0.5)
+    assert ac.problems == 0 and bc.problems == 0
+
+
+@pytest.fixture
+def two_fake_aligners(monkeypatch: pytest.MonkeyPatch) -> None:
+    from explorer import aligners
+
+    class Result:
+        def __init__(self, alignment: Alignment) -> None:
+            self.alignment, self.score = alignment, 0.0
+
+    class Diagonal:
+        name = "diagonal"
+
+        def align(self, pair):  # type: ignore[no-untyped-def]
+            n, m = len(pair.text.tokens), len(pair.hypothesis.tokens)
+            return Result(Alignment.from_links(n, m, {(i, i) for i in range(min(n, m))}))
+
+    class Nothing:
+        name = "nothing"
+
+        def align(self, pair):  # type: ignore[no-untyped-def]
+            return Result(Alignment(len(pair.text.tokens), len(pair.hypothesis.tokens)))
+
+    fake = {
+        "diagonal": aligners.AlignerInfo("diagonal", "Diagonal", "token i to token i", Diagonal),
+        "nothing": aligners.AlignerInfo("nothing", "Nothing", "no links", Nothing),
+    }
+    monkeypatch.setattr(aligners, "ALIGNERS", fake)
+
+
+def test_compare_page_aligners_per_problem_f1(store_path: Path, two_fake_aligners: None) -> None:
+    from components.data import LoadedDataset
+    from components.state import DATASET as CURRENT_DATASET
+    from explorer.datasets import Dataset
+    from explorer.pairs import Pair
+
+    pairs = tuple(
+        Pair(str(i), " ".join(words[0]), " ".join(words[1]), label="entailment",
+             text_tokens=words[0], hypothesis_tokens=words[1],
+             gold_alignment=Alignment.from_links(len(words[0]), len(words[1]), gold))
+        for i, (words, gold) in enumerate([
+            ((("Ann", "ran", "."), ("Ann", "ran", ".")), {(0, 0), (1, 1), (2, 2)}),
+            ((("Bo", "sat", "down"), ("Bo", "sat")), {(0, 0), (1, 1)}),
+        ], start=1)
+    )
+    at = start(COMPARE)
+    at.session_state[CURRENT_DATASET] = LoadedDataset(Dataset("gold", "test", pairs), "gold-test", "test")
+    at.run()
+    button(at, "Align the 2 pairs with both").click().run()
+    assert not at.exception, at.exception
+    table = next(d.value for d in at.dataframe if "second - first" in d.value.columns)
+    assert list(table["second - first"]) == [-1.0, -1.0]
+    assert list(table["F1 Diagonal"]) == [1.0, 1.0]
