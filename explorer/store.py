@@ -406,6 +406,11 @@ class Store:
                     raise StoreError(f"store {self.path}: {error}") from None
                 time.sleep(delay * (0.5 + random.random()))
                 delay = min(delay * 2, 0.5)
+            except sqlite3.IntegrityError as error:
+                raise StoreError(f"store {self.path}: {error}") from None
+            except sqlite3.DatabaseError as error:  # e.g. not a database, malformed
+                raise StoreError(f"store {self.path} cannot be used: {error}; "
+                                 f"move it aside or point {ENV_VAR} at another file") from None
         raise AssertionError("unreachable")  # pragma: no cover
 
     def _write(self, fn: Callable[[sqlite3.Connection], T]) -> T:

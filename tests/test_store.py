@@ -6,9 +6,10 @@ from __future__ import annotations
 import csv
 import io
 import json
-import multiprocessing
 import os
 import sqlite3
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -337,25 +338,28 @@ def test_concurrent_writer_processes_lose_no_write(tmp_path: Path) -> None:
     dataset_id = store.add_dataset(FIXTURE)
     for worker in range(WRITERS):
         store.add_tag(f"worker-{worker}")
-    ctx = multiprocessing.get_context("spawn")
     outs = [tmp_path / f"worker-{w}.json" for w in range(WRITERS)]
+    # Plain interpreter processes, not multiprocessing: a spawned child re-runs the
+    # parent's __main__, which is app.py once an AppTest has run in this process.
     processes = [
-        ctx.Process(target=_writer, args=(str(path), dataset_id, w, STRESS_SECONDS, str(outs[w])))
+        subprocess.Popen([sys.executable, "-c",
+                          "import sys; from tests.test_store import _writer; "
+                          "_writer(sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), float(sys.argv[4]), sys.argv[5])",
+                          str(path), str(dataset_id), str(w), str(STRESS_SECONDS), str(outs[w])],
+                         cwd=ROOT)
         for w in range(WRITERS)
     ]
-    for process in processes:
-        process.start()
     reads = 0
-    while any(p.is_alive() for p in processes):
+    while any(p.poll() is None for p in processes):
         crosstab(store, dataset_id)  # readers keep working while writers hammer the store
         reads += 1
         time.sleep(0.05)
     for process in processes:
-        process.join(timeout=STRESS_SECONDS + 60)
+        process.wait(timeout=STRESS_SECONDS + 60)
     results = [json.loads(out.read_text()) if out.exists() else {"error": "no output"} for out in outs]
     failures = [r["error"] for r in results if "error" in r]
     assert not failures, failures[0]
-    assert [p.exitcode for p in processes] == [0] * WRITERS
+    assert [p.returncode for p in processes] == [0] * WRITERS
     acknowledged = {note_id for r in results for note_id in r["notes"]}
     stored = {n.id: n for n in store.notes(dataset_id)}
     assert len(acknowledged) == sum(len(r["notes"]) for r in results)
@@ -518,3 +522,10 @@ def test_msr_export_reads_back_with_the_msr_loader() -> None:
     (pair,) = parse_msr_align(to_msr([item]), "export.align.txt")
     assert pair.text_tokens == item.text_tokens and pair.hypothesis_tokens == item.hypothesis_tokens
     assert pair.gold_alignment == alignment
+
+
+def test_a_file_that_is_not_a_database_is_a_clear_error(tmp_path: Path) -> None:
+    path = tmp_path / "store.sqlite3"
+    path.write_bytes(b"this is not sqlite, just some text long enough to be a header" * 20)
+    with pytest.raises(StoreError, match="cannot be used"):
+        Store(path)
