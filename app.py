@@ -21,6 +21,7 @@ PAGES: list[tuple[str, str, str]] = [
     ("components/pages/evaluate.py", "Evaluate", ":material/monitoring:"),
     ("components/pages/errors.py", "Errors", ":material/label:"),
     ("components/pages/compare.py", "Compare", ":material/scatter_plot:"),
+    ("components/pages/mtmetrics.py", "MT metrics", ":material/translate:"),
 ]
 
 

@@ -22,7 +22,9 @@ similarity that is a max over several resources. This module builds that max fro
 ``antonyms`` is a separate boolean feature (WordNet antonymy), never part of the
 similarity: antonyms are distributionally similar but contradict.
 
-Identical lemmas always score 1, whatever is switched off. Every component can be
+Identical lemmas always score 1, whatever is switched off. Stopwords and light verbs
+(be, have, do, 's) get only identity, Levenshtein and number evidence: their WordNet
+senses and PPDB paraphrases match almost anything. Every component can be
 turned off (:meth:`LexicalConfig.without`), so an ablation is one flag. Components
 whose NLTK resource is missing are off, and :func:`unavailable_components` says why.
 The constructor does no IO: resources are read on first use and kept.
@@ -41,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from explorer import resources
+from explorer.sequences import edit_distance
 
 if TYPE_CHECKING:
     from explorer.preprocess import Analysis
@@ -79,6 +82,8 @@ NAME_PARTIAL = 0.8  # a first name alone, or a name inside a longer one
 NUMBER = 1.0
 DATE_PARTIAL = 0.8  # dates that agree on every field both give
 MAX_HYPERNYM_DISTANCE = 4
+HYPERNYM_ONE_STEP = 0.85  # a direct hypernym; each further step costs HYPERNYM_PER_STEP
+HYPERNYM_PER_STEP = 0.15
 IC_SCALE = 0.8  # Lin similarity is scaled so it never outranks a synonym
 IC_FLOOR = 0.25  # below this Lin similarity mostly reflects very general subsumers
 IC_SENSES = 3  # most frequent senses per lemma compared by Lin
@@ -147,34 +152,9 @@ def unavailable_components() -> dict[str, str]:
 
 @lru_cache(maxsize=500_000)
 def levenshtein(a: str, b: str) -> int:
-    """Edit distance (insert, delete, substitute, each cost 1), by Myers' (1999)
-    bit-vector algorithm in Hyyrö's (2001) formulation: one pass over ``b`` with the
-    DP column of ``a`` packed into Python ints, ~3x faster than the plain DP."""
-    if a == b:
-        return 0
-    if not a or not b:
-        return len(a) + len(b)
-    peq: dict[str, int] = {}
-    for i, char in enumerate(a):
-        peq[char] = peq.get(char, 0) | (1 << i)
-    full = (1 << len(a)) - 1
-    high = 1 << (len(a) - 1)
-    pv, mv, score = full, 0, len(a)
-    for char in b:
-        eq = peq.get(char, 0)
-        xv = eq | mv
-        xh = (((eq & pv) + pv) ^ pv) | eq
-        ph = mv | (~(xh | pv) & full)
-        mh = pv & xh
-        if ph & high:
-            score += 1
-        elif mh & high:
-            score -= 1
-        ph = ((ph << 1) | 1) & full
-        mh = (mh << 1) & full
-        pv = mh | (~(xv | ph) & full)
-        mv = ph & xv
-    return score
+    """Character edit distance (unit costs), memoised: MANLI asks for the same lemma
+    pairs many times per decode."""
+    return edit_distance(a, b)
 
 
 def levenshtein_similarity(a: str, b: str) -> float:
@@ -356,6 +336,16 @@ def _is_subsequence(short: Sequence[str], long: Sequence[str]) -> bool:
 
 # -- WordNet ---------------------------------------------------------------------------
 
+_LIGHT_EXTRA = frozenset("'s 're 'm 've 'd 'll n't be have do".split())
+
+
+@lru_cache(maxsize=1)
+def _light_words() -> frozenset[str]:
+    """Stopwords (NLTK's list, or the built-in fallback) and light-verb lemmas."""
+    from explorer.preprocess import stopwords
+
+    return stopwords() | _LIGHT_EXTRA
+
 _CONTENT_POS = {"N": "n", "V": "v", "J": "a", "R": "r"}
 
 
@@ -442,6 +432,11 @@ class LexicalSimilarity:
             out["numbers"] = self._number_score(a, b)
         if config.names:
             out["names"] = 1.0 if ("." in a or "." in b) and a.replace(".", "") == b.replace(".", "") and len(a.replace(".", "")) > 1 else 0.0
+        if a in _light_words() or b in _light_words():
+            # Function words and light verbs (be, have, do, 's) have WordNet senses and
+            # PPDB paraphrases that match almost anything ("be" ~ "cost", "'s" ~ "of");
+            # only identity and spelling count for them.
+            return out
         if config.ppdb:
             out["ppdb"] = PPDB if b in self._ppdb_table().get(a, ()) else 0.0
         a_class, b_class = wordnet_class(a_pos), wordnet_class(b_pos)
@@ -460,12 +455,30 @@ class LexicalSimilarity:
                 + [pb.ancestors[s] for s in pa.synsets if s in pb.ancestors],
                 default=0,
             )
-            out["hypernyms"] = 0.85 - 0.15 * (steps - 1) if steps else 0.0
+            out["hypernyms"] = HYPERNYM_ONE_STEP - HYPERNYM_PER_STEP * (steps - 1) if steps else 0.0
         if config.derivation:
             out["derivation"] = DERIVATION if b in pa.related or a in pb.related else 0.0
         if config.ic_measure:
             out["ic_measure"] = self._lin(pa, pb)
         return out
+
+    def hypernym_steps(self, a_lemma: str, a_pos: str | None, b_lemma: str, b_pos: str | None) -> int:
+        """Directed WordNet hypernymy, for entailment features: ``+k`` when ``b`` is a
+        hypernym of ``a`` ``k`` steps up (a more specific: dog -> animal), ``-k`` when
+        ``a`` is a hypernym of ``b``, 0 when neither (within
+        :data:`MAX_HYPERNYM_DISTANCE`, or when ``hypernyms`` is off)."""
+        if not self.effective.hypernyms:
+            return 0
+        a_class, b_class = wordnet_class(a_pos), wordnet_class(b_pos)
+        a, b = a_lemma.lower(), b_lemma.lower()
+        if a == b or a_class == "" or b_class == "" or a in _light_words() or b in _light_words():
+            return 0
+        pa, pb = self._profile(a, a_class), self._profile(b, b_class)
+        up = min((pa.ancestors[s] for s in pb.synsets if s in pa.ancestors), default=0)
+        down = min((pb.ancestors[s] for s in pa.synsets if s in pb.ancestors), default=0)
+        if up and (not down or up <= down):
+            return up
+        return -down if down else 0
 
     def antonym(self, a_lemma: str, a_pos: str | None, b_lemma: str, b_pos: str | None) -> bool:
         """Whether WordNet lists the two lemmas as antonyms (also through an adjective

@@ -37,15 +37,14 @@ def page(at: AppTest, path: str) -> AppTest:
     return at
 
 
-@pytest.fixture(autouse=True)
-def without_method_panels(monkeypatch: pytest.MonkeyPatch) -> None:
-    """These tests count the Pair page's own charts; each method's panel (its own tab,
-    its own charts) is tested in that method's test module."""
-    monkeypatch.setattr(method_panels, "PANELS", {})
-
-
 def charts(at: AppTest) -> list[object]:
     return list(at.get("plotly_chart"))
+
+
+def page_charts(at: AppTest) -> int:
+    """Charts the Pair page draws itself: all charts minus those in method-panel tabs
+    (the only tabs on that page), so registering a panel does not change the count."""
+    return len(charts(at)) - sum(len(list(tab.get("plotly_chart"))) for tab in at.tabs)
 
 
 def frame(at: AppTest, column: str):  # type: ignore[no-untyped-def]
@@ -68,7 +67,7 @@ def test_app_opens_on_the_pair_page_with_the_sample() -> None:
     breakdown = frame(at, "brevity penalty")
     assert "1-grams" in breakdown.columns and "4-grams" in breakdown.columns
     assert at.slider, "the cutoff slider is missing"
-    assert len(charts(at)) == 1  # the n-gram grid
+    assert page_charts(at) == 1  # the n-gram grid
     assert "rte_sample.xml" in " ".join(c.value for c in at.sidebar.caption)
 
 
@@ -146,7 +145,7 @@ def test_a_failing_method_panel_is_reported_in_its_tab(broken_panel_registered: 
     at = start()
     assert [t.label for t in at.tabs][-1] == "Broken method"
     assert any("deliberately broken" in e.value for e in at.error)
-    assert len(charts(at)) == 1  # the rest of the page is still drawn
+    assert page_charts(at) == 1  # the rest of the page is still drawn
 
 
 def test_guard_turns_an_error_into_a_message() -> None:
@@ -370,7 +369,7 @@ def test_a_pair_with_a_gold_alignment_shows_it() -> None:
     at.session_state[CURRENT_DATASET] = LoadedDataset(Dataset("aligned", "test", (pair,)), "aligned-test", "test")
     at.run()
     assert not at.exception and not at.error
-    assert len(charts(at)) == 2  # the n-gram grid and the gold alignment
+    assert page_charts(at) == 2  # the n-gram grid and the gold alignment
     assert any("Gold alignment" in e.label for e in at.expander)
 
 

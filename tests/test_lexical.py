@@ -261,7 +261,7 @@ def test_matrix_of_empty_sides() -> None:
 # -- the on-disk cache -----------------------------------------------------------------------
 
 def test_cache_round_trip_outside_the_repository(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("ENTAILMENT_EXPLORER_CACHE", str(tmp_path / "c"))
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "c"))
     calls: list[int] = []
 
     def compute() -> dict[str, list[int]]:
@@ -277,7 +277,7 @@ def test_cache_round_trip_outside_the_repository(tmp_path, monkeypatch) -> None:
 
 
 def test_default_cache_dir_is_the_user_cache(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.delenv("ENTAILMENT_EXPLORER_CACHE", raising=False)
+    monkeypatch.delenv("EXPLORER_CACHE_DIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", "/tmp/xdg-test")
     assert str(cache.cache_dir()) == "/tmp/xdg-test/entailment-explorer"
 
@@ -338,3 +338,21 @@ def test_missing_resources_turn_their_components_off(monkeypatch: pytest.MonkeyP
     assert sim.word("car", "NN", "automobile", "NN") < 0.5  # no synonymy without WordNet
     assert sim.word("7", "CD", "seven", "CD") == 1.0
     assert sim.antonym("hot", "JJ", "cold", "JJ") is False
+
+
+@needs_wordnet
+@pytest.mark.parametrize(("a", "a_pos", "b", "b_pos"), [("be", "VBZ", "cost", "VB"), ("have", "VBP", "own", "VB"), ("'s", "POS", "of", "IN")])
+def test_light_words_get_no_semantic_matches(no_ic: LexicalSimilarity, a: str, a_pos: str, b: str, b_pos: str) -> None:
+    breakdown = no_ic.breakdown(a, a_pos, b, b_pos)
+    assert not any(breakdown.get(c, 0.0) for c in ("wordnet_synonyms", "hypernyms", "ppdb", "derivation"))
+    assert no_ic.word(a, a_pos, b, b_pos) < 0.5
+
+
+@needs_wordnet
+@pytest.mark.parametrize(
+    ("a", "b", "steps"),
+    [("dog", "canine", 1), ("canine", "dog", -1), ("dog", "carnivore", 2), ("dog", "democracy", 0), ("dog", "dog", 0)],
+    ids=["up-1", "down-1", "up-2", "unrelated", "same"],
+)
+def test_hypernym_steps_are_directed(no_ic: LexicalSimilarity, a: str, b: str, steps: int) -> None:
+    assert no_ic.hypernym_steps(a, "NN", b, "NN") == steps

@@ -51,9 +51,20 @@ def _manli() -> Aligner:
     return ManliAligner()
 
 
+def _itg(variant: str) -> Callable[[], Aligner]:
+    def build() -> Aligner:
+        from explorer.aligners.itg import ItgAligner
+
+        return ItgAligner(variant)
+
+    return build
+
+
 ALIGNERS: dict[str, AlignerInfo] = {
     "bow": AlignerInfo("bow", "Bag of words", "each hypothesis word to its most similar text word (Levenshtein on lemmas)", _bow),
     "manli": AlignerInfo("manli", "MANLI", "phrase-based NLI aligner (MacCartney et al. 2008), simulated annealing, trained weights", _manli),
+    "itg": AlignerInfo("itg", "Bracketing ITG", "links of the best Bracketing ITG biparse (exact matches)", _itg("itg")),
+    "itg_lex": AlignerInfo("itg_lex", "Bracketing ITG (lexical similarity)", "ITG links using the shared WordNet/PPDB similarity", _itg("itg_lex")),
 }
 
 
