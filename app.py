@@ -22,6 +22,7 @@ PAGES: list[tuple[str, str, str]] = [
     ("components/pages/errors.py", "Errors", ":material/label:"),
     ("components/pages/compare.py", "Compare", ":material/scatter_plot:"),
     ("components/pages/mtmetrics.py", "MT metrics", ":material/translate:"),
+    ("components/pages/aligners.py", "Aligners", ":material/join_inner:"),
 ]
 
 

@@ -244,12 +244,18 @@ def _anneal_py(p_start, p_end, h_start, h_end, gain, p_len, h_len, iterations, t
     return best
 
 
+#: Candidates (highest gains) considered by the final climb.
+CLIMB_CANDIDATES = 256
+
+
 def _climb_py(p_start, p_end, h_start, h_end, gain, p_len, h_len, chosen):  # type: ignore[no-untyped-def]
     """Local search from ``chosen`` with compound moves: add one candidate, drop the
     edits it conflicts with, then refill the freed tokens greedily (highest gain
-    first); take the best improving move until none is left."""
+    first); take the best improving move until none is left. Only the
+    :data:`CLIMB_CANDIDATES` highest-gain candidates take part, which bounds the cost
+    when early perceptron weights make thousands of edits look good."""
     k = gain.size
-    order = np.argsort(-gain)
+    order = np.argsort(-gain)[:CLIMB_CANDIDATES]
     chosen = chosen.copy()
     occ_p = np.full(p_len, -1, dtype=np.int64)
     occ_h = np.full(h_len, -1, dtype=np.int64)
@@ -264,7 +270,7 @@ def _climb_py(p_start, p_end, h_start, h_end, gain, p_len, h_len, chosen):  # ty
                 occ_h[h_start[c] : h_end[c]] = c
         best_delta = 1e-12
         best_c = -1
-        for c in range(k):
+        for c in order:
             if chosen[c]:
                 continue
             delta = _compound(c, p_start, p_end, h_start, h_end, gain, order, chosen, occ_p, occ_h, tmp_p, tmp_h, False)
