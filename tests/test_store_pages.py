@@ -328,3 +328,15 @@ def test_compare_page_aligners_per_problem_f1(store_path: Path, two_fake_aligner
     table = next(d.value for d in at.dataframe if "second - first" in d.value.columns)
     assert list(table["second - first"]) == [-1.0, -1.0]
     assert list(table["F1 Diagonal"]) == [1.0, 1.0]
+
+
+def test_errors_page_without_a_scorer_counts_tags_only(store_path: Path) -> None:
+    at = start(ERRORS)
+    store = Store(store_path)
+    (dataset,) = store.datasets()
+    store.tag_pairs(dataset.id, ["1", "2"], ["syntax"], author="test")
+    at.selectbox(key="errors_scorer").set_value("(no scorer: count tags only)").run()
+    assert not at.exception, at.exception
+    pivot = next(d.value for d in at.dataframe if "tag" in d.value.columns and "total" in d.value.columns)
+    assert list(pivot.columns) == ["tag", "no decision", "total"]
+    assert pivot[pivot["tag"] == "syntax"].iloc[0]["total"] == 2
