@@ -104,8 +104,13 @@ def render_alignment_editor(loaded: LoadedDataset, pair: Pair) -> None:
         elif start == GOLD and gold is not None:
             begin = gold
         elif start in ALIGNERS:
-            with st.spinner(f"Aligning with {ALIGNERS[start].label}..."):
-                begin = get_aligner(start).align(analyze_pair(pair)).alignment
+            try:
+                with st.spinner(f"Aligning with {ALIGNERS[start].label}..."):
+                    begin = get_aligner(start).align(analyze_pair(pair)).alignment
+            except Exception as error:  # a failing aligner: say so, edit from an empty grid
+                st.warning(f"{ALIGNERS[start].label} failed on this pair ({type(error).__name__}: {error}); "
+                           "starting from an empty grid.")
+                begin = Alignment(len(p_tokens), len(h_tokens))
             if (begin.p_len, begin.h_len) != (len(p_tokens), len(h_tokens)):
                 st.warning("This aligner tokenises differently from the dataset; starting from an empty grid.")
                 begin = Alignment(len(p_tokens), len(h_tokens))

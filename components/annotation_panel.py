@@ -169,7 +169,12 @@ def render_counterfactual(pair: Pair) -> None:
     st.dataframe(table, hide_index=True, width="stretch",
                  column_config={c: st.column_config.NumberColumn(format="%+.4f" if c == "change" else "%.4f")
                                 for c in ("original", "edited", "change")})
-    for name, info in ALIGNERS.items():
+    # Aligners can be slow (decoders, biparsers): only the ones asked for run.
+    chosen = st.multiselect("Also compare the alignments of", list(ALIGNERS), key=f"{key}_aligners",
+                            default=[n for n in ("bow",) if n in ALIGNERS],
+                            format_func=lambda n: ALIGNERS[n].label)
+    for name in chosen:
+        info = ALIGNERS[name]
         try:
             aligner = get_aligner(name)
             before = aligner.align(original).alignment

@@ -340,3 +340,22 @@ def test_errors_page_without_a_scorer_counts_tags_only(store_path: Path) -> None
     pivot = next(d.value for d in at.dataframe if "tag" in d.value.columns and "total" in d.value.columns)
     assert list(pivot.columns) == ["tag", "no decision", "total"]
     assert pivot[pivot["tag"] == "syntax"].iloc[0]["total"] == 2
+
+
+def test_a_failing_aligner_start_is_a_warning(store_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from explorer import aligners
+
+    class Broken:
+        name = "broken"
+
+        def align(self, pair):  # type: ignore[no-untyped-def]
+            raise RuntimeError("deliberately broken")
+
+    monkeypatch.setattr(aligners, "ALIGNERS",
+                        {"broken": aligners.AlignerInfo("broken", "Broken", "fails", Broken)})
+    at = start()
+    next(t for t in at.toggle if t.label == "Edit this pair's alignment").set_value(True).run()
+    next(s for s in at.selectbox if s.label == "Start from").set_value("broken").run()
+    assert not at.exception, at.exception
+    assert any("deliberately broken" in w.value for w in at.warning)
+    assert next(m for m in at.metric if m.label == "Links").value == "0"
