@@ -101,6 +101,16 @@ def _annotation_form(loaded: LoadedDataset, pair: Pair) -> None:
         st.markdown(f"- **{n.author}** ({n.created_at[:16].replace('T', ' ')}): {n.body}")
 
 
+def with_tags(loaded: LoadedDataset, table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` (one row per pair, an ``id`` column) with a ``tags`` column from the store
+    (unchanged when the store cannot be opened)."""
+    try:
+        tags = get_store().tags_by_pair(store_dataset_id(loaded))
+    except StoreError:
+        return table
+    return table.assign(tags=[", ".join(tags.get(pair_id, ())) for pair_id in table["id"]])
+
+
 def render_bulk_tagging(loaded: LoadedDataset, pair_ids: Sequence[str]) -> None:
     """Tag (or untag) every pair in ``pair_ids`` at once: the Dataset table's filtered rows."""
     if not pair_ids:

@@ -90,7 +90,7 @@ def _settle(page) -> None:  # type: ignore[no-untyped-def]
     """Wait until the script run an action started has finished and no stale element (a
     leftover of the previous run) remains, so locators match exactly one element."""
     for _ in range(2):
-        page.wait_for_timeout(400)
+        page.wait_for_timeout(250)
         page.wait_for_function(_IDLE, timeout=STEP)
 
 

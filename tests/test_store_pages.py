@@ -84,6 +84,9 @@ def test_bulk_tagging_from_the_dataset_table(store_path: Path) -> None:
     (dataset,) = store.datasets()
     assert sorted(store.tags_by_pair(dataset.id)) == sorted(shown["id"])
     assert at.success and "Added" in at.success[0].value
+    at.run()  # the table now shows the tags
+    shown = next(d.value for d in at.dataframe if "hypothesis" in d.value.columns)
+    assert set(shown["tags"]) == {"world-knowledge"}
 
 
 def test_errors_page_cross_tab_and_exports(store_path: Path) -> None:

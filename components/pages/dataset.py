@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from components.annotation_panel import render_bulk_tagging
+from components.annotation_panel import render_bulk_tagging, with_tags
 from components.data import (
     SAMPLES,
     LoadedDataset,
@@ -141,6 +141,7 @@ def main() -> None:
         st.error(f"{SCORERS[scorer].label} failed on {loaded.name}: {type(err).__name__}: {err}. Choose another scorer.")
         return
     right.caption(f"Decisions: score > cutoff means entails; {how}.")
+    table = with_tags(loaded, table)
 
     f1, f2, f3 = st.columns(3)
     labels = f1.multiselect("Gold label", sorted(set(table["gold"]) - {""}), key="filter_gold")
