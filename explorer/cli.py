@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, Configure, Run]] = {
     "evaluate": ("evaluate scorers as entailment classifiers on a dataset", *_lazy("explorer.commands", "configure_evaluate", "run_evaluate")),
     "score": ("score one text/hypothesis pair with every scorer", *_lazy("explorer.commands", "configure_score", "run_score")),
     "resources": ("list (and download) the NLTK resources the explorer uses", *_lazy("explorer.commands", "configure_resources", "run_resources")),
+    "train": ("train a method's model on gold data (e.g. MANLI weights on gold alignments)", *_lazy("explorer.training", "configure_train", "run_train")),
 }
 
 

@@ -45,7 +45,7 @@ RESOURCES: tuple[Resource, ...] = (
         "brown",
         ("corpora/brown", "corpora/brown.zip"),
         "word information content and idf (NIST, Jiang-Conrath, bag-of-words aligner)",
-        "information weights fall back to uniform values",
+        "information weights fall back to uniform values; the Lin (IC) lexical similarity is off",
     ),
     Resource(
         "rte",

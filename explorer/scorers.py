@@ -49,10 +49,17 @@ def _bleu(variant: str) -> Callable[[], Scorer]:
     return build
 
 
+def _manli() -> Scorer:
+    from explorer.aligners.manli import ManliScorer
+
+    return ManliScorer()
+
+
 SCORERS: dict[str, ScorerInfo] = {
     "bleu": ScorerInfo("bleu", "BLEU", "Papineni BLEU-4: geometric mean, brevity penalty", _bleu("bleu")),
     "mbleu": ScorerInfo("mbleu", "Modified BLEU", "Szymanski: linear mean, no brevity penalty", _bleu("mbleu")),
     "bleu_pa": ScorerInfo("bleu_pa", "BLEU (Pérez & Alfonseca)", "linear mean with brevity penalty", _bleu("bleu_pa")),
+    "manli": ScorerInfo("manli", "MANLI alignment score", "MANLI alignment score / number of tokens (MacCartney et al. 2008)", _manli),
 }
 
 

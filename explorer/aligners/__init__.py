@@ -39,7 +39,15 @@ class AlignerInfo:
     factory: Callable[[], Aligner]
 
 
-ALIGNERS: dict[str, AlignerInfo] = {}
+def _manli() -> Aligner:
+    from explorer.aligners.manli import ManliAligner
+
+    return ManliAligner()
+
+
+ALIGNERS: dict[str, AlignerInfo] = {
+    "manli": AlignerInfo("manli", "MANLI", "phrase-based NLI aligner (MacCartney et al. 2008), simulated annealing, trained weights", _manli),
+}
 
 
 class UnknownAlignerError(KeyError):

@@ -1,0 +1,406 @@
+"""MANLI: the phrase-based alignment model for NLI and its simulated-annealing decoder.
+
+MacCartney, Galley & Manning (2008), "A phrase-based alignment model for natural
+language inference", §4 (MANLI-ALIGN). The decoder starts from the empty alignment
+(every token deleted or inserted) and, for N rounds, scores every successor -- the
+alignment reached by adding one candidate edit and dropping the edits it conflicts
+with, or by dropping one edit -- samples one with probability proportional to
+``exp(score / T)`` and lowers the temperature ``T = r * T``. The best alignment seen is
+returned, after a final greedy climb (the zero-temperature limit of the same walk).
+
+Because an edit's score does not depend on the rest of the alignment, a successor's
+score is the current score plus the new edit's gain minus the gains of the edits it
+replaces; only candidates with a positive gain can improve an alignment, so the others
+are dropped before the walk. The walk itself is compiled with numba.
+
+An alignment's entailment score (scorer ``manli``) is its total score divided by the
+number of tokens of the pair.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from explorer.aligners.manli_features import (
+    FEATURES,
+    N_FEATURES,
+    FeatureConfig,
+    PairFeatures,
+    SimilarityMatrix,
+    extract,
+)
+from explorer.alignment import Alignment, Edit
+
+if TYPE_CHECKING:
+    from explorer.preprocess import AnalyzedPair
+
+DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "models" / "manli_rte2dev.json"
+
+
+class ManliModelError(ValueError):
+    """A weights file that cannot be used."""
+
+
+@dataclass(frozen=True)
+class DecoderConfig:
+    """MANLI-ALIGN's schedule: N rounds, initial temperature T0, cooling rate r."""
+
+    iterations: int = 100
+    t0: float = 40.0
+    rate: float = 0.9
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.iterations < 0:
+            raise ValueError("iterations must be >= 0")
+        if not self.t0 > 0 or not 0 < self.rate <= 1:
+            raise ValueError("t0 must be > 0 and rate in (0, 1]")
+
+
+@dataclass(frozen=True)
+class ManliModel:
+    """Weights (one per name in :data:`FEATURES`) and the feature options they were
+    trained with."""
+
+    weights: np.ndarray
+    features: FeatureConfig = FeatureConfig()
+    lexical: dict[str, bool] = field(default_factory=dict)
+    info: dict[str, object] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "model": "manli",
+            "features": {"max_phrase": self.features.max_phrase, "contextual": self.features.contextual},
+            "lexical": dict(self.lexical),
+            "weights": {name: round(float(w), 6) for name, w in zip(FEATURES, self.weights)},
+            "info": dict(self.info),
+        }
+
+    def save(self, path: str | Path) -> None:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")
+
+    @classmethod
+    def from_json(cls, payload: dict[str, object], *, source: str = "model") -> ManliModel:
+        if not isinstance(payload, dict) or payload.get("model") != "manli":
+            raise ManliModelError(f"{source}: not a MANLI weights file (expected \"model\": \"manli\")")
+        raw = payload.get("weights")
+        if not isinstance(raw, dict):
+            raise ManliModelError(f"{source}: \"weights\" must map feature names to numbers")
+        unknown = sorted(set(raw) - set(FEATURES))
+        if unknown:
+            raise ManliModelError(f"{source}: unknown features {', '.join(unknown)}")
+        weights = np.array([float(raw.get(name, 0.0)) for name in FEATURES])
+        feats = payload.get("features") or {}
+        lexical = payload.get("lexical") or {}
+        info = payload.get("info") or {}
+        if not isinstance(feats, dict) or not isinstance(lexical, dict) or not isinstance(info, dict):
+            raise ManliModelError(f"{source}: \"features\", \"lexical\" and \"info\" must be objects")
+        config = FeatureConfig(
+            max_phrase=int(feats.get("max_phrase", 6)), contextual=bool(feats.get("contextual", True))
+        )
+        return cls(weights, config, {str(k): bool(v) for k, v in lexical.items()}, dict(info))
+
+    @classmethod
+    def load(cls, path: str | Path) -> ManliModel:
+        path = Path(path)
+        try:
+            payload = json.loads(path.read_text(encoding="utf-8"))
+        except OSError as err:
+            raise ManliModelError(f"{path}: cannot read ({err.strerror})") from None
+        except json.JSONDecodeError as err:
+            raise ManliModelError(f"{path}: not JSON ({err})") from None
+        return cls.from_json(payload, source=str(path))
+
+
+@lru_cache(maxsize=1)
+def default_model() -> ManliModel:
+    """The shipped weights, trained on the 800 MSR RTE2 dev problems."""
+    return ManliModel.load(DEFAULT_MODEL)
+
+
+# -- the annealing walk -----------------------------------------------------------------
+
+def _anneal_py(p_start, p_end, h_start, h_end, gain, p_len, h_len, iterations, t0, rate, seed):  # type: ignore[no-untyped-def]
+    """The walk over candidates ``0..K-1`` (all with positive gain); returns the chosen
+    mask of the best alignment seen. Plain Python, compiled by numba."""
+    np.random.seed(seed)
+    k = gain.size
+    chosen = np.zeros(k, dtype=np.bool_)
+    owner_p = np.full(p_len, -1, dtype=np.int64)
+    owner_h = np.full(h_len, -1, dtype=np.int64)
+    best = chosen.copy()
+    best_score = 0.0
+    current = 0.0
+    succ = np.empty(2 * k, dtype=np.float64)
+    temperature = t0
+    for rnd in range(iterations + 2 * k + 2):
+        greedy = rnd >= iterations
+        if rnd == iterations:
+            # The final climb starts from the best alignment seen.
+            chosen[:] = best
+            current = best_score
+            owner_p[:] = -1
+            owner_h[:] = -1
+            for c in range(k):
+                if chosen[c]:
+                    for i in range(p_start[c], p_end[c]):
+                        owner_p[i] = c
+                    for j in range(h_start[c], h_end[c]):
+                        owner_h[j] = c
+        # Successor scores: add candidate c (dropping conflicts) or drop chosen edit c.
+        top = -1e300
+        top_i = -1
+        for c in range(k):
+            lost = 0.0
+            last = -1
+            for i in range(p_start[c], p_end[c]):
+                o = owner_p[i]
+                if o >= 0 and o != last:
+                    lost += gain[o]
+                    last = o
+            for j in range(h_start[c], h_end[c]):
+                o = owner_h[j]
+                if o >= 0 and o != last:
+                    # Counted already when it also overlaps c's text span.
+                    if not (p_start[o] < p_end[c] and p_start[c] < p_end[o]):
+                        lost += gain[o]
+                    last = o
+            s = current + gain[c] - lost
+            succ[c] = s
+            if s > top:
+                top = s
+                top_i = c
+            if chosen[c]:
+                succ[k + c] = current - gain[c]
+            else:
+                succ[k + c] = -1e300
+        if greedy:
+            if top <= current + 1e-12:
+                break
+            pick = top_i
+        else:
+            # exp((s - top) / T), sampled by inverse CDF
+            total = 0.0
+            for c in range(2 * k):
+                if succ[c] > -1e299:
+                    succ[c] = np.exp((succ[c] - top) / temperature)
+                    total += succ[c]
+                else:
+                    succ[c] = 0.0
+            u = np.random.random() * total
+            acc = 0.0
+            pick = 2 * k - 1
+            for c in range(2 * k):
+                acc += succ[c]
+                if acc >= u and succ[c] > 0.0:
+                    pick = c
+                    break
+            temperature *= rate
+        # Apply the move.
+        if pick >= k:
+            c = pick - k
+            chosen[c] = False
+            current -= gain[c]
+            for i in range(p_start[c], p_end[c]):
+                owner_p[i] = -1
+            for j in range(h_start[c], h_end[c]):
+                owner_h[j] = -1
+        else:
+            c = pick
+            for i in range(p_start[c], p_end[c]):
+                o = owner_p[i]
+                if o >= 0 and chosen[o]:
+                    chosen[o] = False
+                    current -= gain[o]
+                    for x in range(p_start[o], p_end[o]):
+                        owner_p[x] = -1
+                    for x in range(h_start[o], h_end[o]):
+                        owner_h[x] = -1
+            for j in range(h_start[c], h_end[c]):
+                o = owner_h[j]
+                if o >= 0 and chosen[o]:
+                    chosen[o] = False
+                    current -= gain[o]
+                    for x in range(p_start[o], p_end[o]):
+                        owner_p[x] = -1
+                    for x in range(h_start[o], h_end[o]):
+                        owner_h[x] = -1
+            chosen[c] = True
+            current += gain[c]
+            for i in range(p_start[c], p_end[c]):
+                owner_p[i] = c
+            for j in range(h_start[c], h_end[c]):
+                owner_h[j] = c
+        if current > best_score + 1e-12:
+            best_score = current
+            best[:] = chosen
+    return best
+
+
+@lru_cache(maxsize=1)
+def _compiled():  # type: ignore[no-untyped-def]
+    try:
+        import numba
+    except ImportError:  # pragma: no cover - numba is a requirement; keep working without it
+        return _anneal_py
+    return numba.njit(cache=True, nogil=True)(_anneal_py)
+
+
+def anneal(
+    gain: np.ndarray,
+    p_start: np.ndarray,
+    p_end: np.ndarray,
+    h_start: np.ndarray,
+    h_end: np.ndarray,
+    p_len: int,
+    h_len: int,
+    *,
+    config: DecoderConfig = DecoderConfig(),
+) -> np.ndarray:
+    """MANLI-ALIGN over candidates with the given gains.
+
+    Returns:
+        The indices (into the given arrays) of the aligned edits of the best alignment
+        found; tokens outside them are DEL / INS.
+    """
+    useful = np.flatnonzero(gain > 1e-12)
+    if useful.size == 0:
+        return useful
+    mask = _compiled()(
+        np.ascontiguousarray(p_start[useful], dtype=np.int64),
+        np.ascontiguousarray(p_end[useful], dtype=np.int64),
+        np.ascontiguousarray(h_start[useful], dtype=np.int64),
+        np.ascontiguousarray(h_end[useful], dtype=np.int64),
+        np.ascontiguousarray(gain[useful], dtype=np.float64),
+        int(p_len), int(h_len), int(config.iterations), float(config.t0), float(config.rate), int(config.seed),
+    )
+    return useful[mask]
+
+
+def decode(features: PairFeatures, weights: np.ndarray, *, config: DecoderConfig = DecoderConfig()) -> tuple[np.ndarray, float]:
+    """The best alignment found for one pair: chosen candidate indices and its score."""
+    base, gain = features.gains(weights)
+    chosen = anneal(gain, features.p_start, features.p_end, features.h_start, features.h_end,
+                    features.p_len, features.h_len, config=config)
+    return chosen, base + float(gain[chosen].sum())
+
+
+# -- the aligner and the scorer -------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ManliResult:
+    """A MANLI alignment: the edits carry their scores and features.
+
+    ``score`` is the alignment's total (the sum of every edit's score, DEL and INS
+    included); ``normalized`` divides it by the pair's number of tokens.
+    """
+
+    alignment: Alignment
+    score: float
+    normalized: float
+    n_candidates: int
+    weights: tuple[tuple[str, float], ...] = field(compare=False, default=())
+
+    @property
+    def edits(self) -> tuple[Edit, ...]:
+        return self.alignment.edits or ()
+
+
+def _lexical_similarity(flags: dict[str, bool]) -> SimilarityMatrix:
+    """The project's lexical similarity with the model's component switches, or the
+    surface fallback when :mod:`explorer.lexical` is not there."""
+    import importlib
+
+    try:
+        lexical = importlib.import_module("explorer.lexical")
+    except ImportError:
+        from explorer.aligners.manli_features import SurfaceSimilarity
+
+        return SurfaceSimilarity()
+    if flags:
+        return lexical.LexicalSimilarity(lexical.LexicalConfig(**flags))  # type: ignore[no-any-return]
+    return lexical.default_similarity()  # type: ignore[no-any-return]
+
+
+class ManliAligner:
+    """MANLI with trained weights.
+
+    Args:
+        model: weights and feature options; the shipped model when None.
+        similarity: the lexical similarity to use; the model's when None.
+        decoder: the annealing schedule.
+    """
+
+    name = "manli"
+
+    def __init__(
+        self,
+        model: ManliModel | None = None,
+        *,
+        similarity: SimilarityMatrix | None = None,
+        decoder: DecoderConfig = DecoderConfig(),
+    ) -> None:
+        self.model = model if model is not None else default_model()
+        if self.model.weights.shape != (N_FEATURES,):
+            raise ManliModelError(f"expected {N_FEATURES} weights, got {self.model.weights.shape}")
+        self._similarity = similarity
+        self.decoder = decoder
+
+    @property
+    def similarity(self) -> SimilarityMatrix:
+        if self._similarity is None:
+            self._similarity = _lexical_similarity(self.model.lexical)
+        return self._similarity
+
+    def features(self, pair: AnalyzedPair) -> PairFeatures:
+        return extract(pair, self.similarity, config=self.model.features)
+
+    def align(self, pair: AnalyzedPair) -> ManliResult:
+        feats = self.features(pair)
+        chosen, total = decode(feats, self.model.weights, config=self.decoder)
+        edits = feats.edits(chosen, self.model.weights)
+        alignment = Alignment.from_edits(feats.p_len, feats.h_len, edits)
+        n_tokens = max(feats.p_len + feats.h_len, 1)
+        return ManliResult(
+            alignment, total, total / n_tokens, len(feats),
+            tuple((name, float(w)) for name, w in zip(FEATURES, self.model.weights)),
+        )
+
+
+@dataclass(frozen=True)
+class ManliScore:
+    """The ``manli`` scorer's result: the normalised alignment score and its parts."""
+
+    value: float
+    alignment_score: float
+    n_tokens: int
+    aligned_links: str
+
+
+class ManliScorer:
+    """Entailment score from the MANLI alignment: total score / number of tokens."""
+
+    name = "manli"
+
+    def __init__(self, aligner: ManliAligner | None = None) -> None:
+        self._aligner = aligner
+
+    @property
+    def aligner(self) -> ManliAligner:
+        if self._aligner is None:
+            self._aligner = ManliAligner()
+        return self._aligner
+
+    def score(self, pair: AnalyzedPair) -> ManliScore:
+        result = self.aligner.align(pair)
+        return ManliScore(
+            result.normalized, result.score,
+            len(pair.text) + len(pair.hypothesis), result.alignment.to_sure_align(),
+        )

@@ -1,0 +1,227 @@
+"""MANLI-LEARN: the averaged perceptron that trains MANLI's feature weights.
+
+MacCartney, Galley & Manning (2008), §5 (MANLI-LEARN). For each of N epochs the
+training problems are shuffled; each problem is decoded with the current weights and
+the weights move by ``alpha_i * (phi(gold) - phi(decoded))``; at the end of the epoch
+the weights are L2-normalised and stored. The learning rate falls as
+``alpha_i = alpha_0 * decay**i``. The returned weights are the average of the stored
+weights after a burn-in of B epochs (defaults as in the paper: N = 50, B = 10,
+alpha_0 = 1, decay 0.8).
+
+Gold token alignments (SURE links only) become phrase edits with
+:meth:`explorer.alignment.Alignment.to_phrase_edits`; the links it cannot express are
+left out of training and counted (:attr:`Problem.unreachable`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from explorer.aligners.manli import DecoderConfig, ManliModel, decode
+from explorer.aligners.manli_features import N_FEATURES, FeatureConfig, PairFeatures, SimilarityMatrix, extract
+from explorer.pairs import Pair
+from explorer.preprocess import analyze_pair
+
+Log = Callable[[str], None]
+
+
+class TrainingError(ValueError):
+    """Training data that cannot be used."""
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """MANLI-LEARN's options (the paper's defaults)."""
+
+    epochs: int = 50
+    burn_in: int = 10
+    rate: float = 1.0
+    decay: float = 0.8
+    seed: int = 0
+    decoder: DecoderConfig = DecoderConfig()
+
+    def __post_init__(self) -> None:
+        if self.epochs < 1 or not 0 <= self.burn_in < self.epochs:
+            raise ValueError("need epochs >= 1 and 0 <= burn_in < epochs")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One training problem: its candidates' features and the gold candidates.
+
+    Attributes:
+        pair_id: the pair's id.
+        features: every candidate edit (the gold blocks included).
+        gold: indices of the gold aligned edits among the candidates.
+        unreachable: gold SURE links no phrase alignment can express.
+        n_sure: gold SURE links in all.
+    """
+
+    pair_id: str
+    features: PairFeatures
+    gold: np.ndarray
+    unreachable: int
+    n_sure: int
+    gold_vector: np.ndarray = field(repr=False, default_factory=lambda: np.zeros(0))
+
+
+_FEATURES = FeatureConfig()
+_DECODER = DecoderConfig()
+_TRAIN = TrainConfig()
+
+
+def gold_blocks(pair: Pair) -> tuple[list[tuple[tuple[int, int], tuple[int, int]]], int, int]:
+    """The gold alignment's aligned phrase blocks, its unreachable and its SURE links."""
+    if pair.gold_alignment is None:
+        raise TrainingError(f"pair {pair.id} has no gold alignment")
+    edits, unreachable = pair.gold_alignment.to_phrase_edits()
+    blocks = [(e.p_span, e.h_span) for e in edits if e.p_span is not None and e.h_span is not None]
+    return blocks, len(unreachable), len(pair.gold_alignment.sure)  # type: ignore[return-value]
+
+
+def prepare(
+    pairs: Sequence[Pair], similarity: SimilarityMatrix, *, config: FeatureConfig = _FEATURES,
+    log: Log | None = None,
+) -> list[Problem]:
+    """Features of every pair with a gold alignment, gold edits among the candidates."""
+    problems: list[Problem] = []
+    for n, pair in enumerate(pairs, 1):
+        if pair.gold_alignment is None:
+            continue
+        blocks, unreachable, n_sure = gold_blocks(pair)
+        analysed = analyze_pair(pair)
+        if (len(analysed.text), len(analysed.hypothesis)) != (pair.gold_alignment.p_len, pair.gold_alignment.h_len):
+            raise TrainingError(
+                f"pair {pair.id}: gold alignment is {pair.gold_alignment.p_len} x {pair.gold_alignment.h_len} "
+                f"tokens but the pair has {len(analysed.text)} x {len(analysed.hypothesis)}"
+            )
+        feats = extract(analysed, similarity, config=config, extra=tuple(blocks))
+        gold = np.array([feats.find(p, h) for p, h in blocks], dtype=np.int64)
+        problems.append(Problem(pair.id, feats, gold, unreachable, n_sure, feats.vector(gold)))
+        if log and n % 100 == 0:
+            log(f"features: {n}/{len(pairs)} pairs")
+    if not problems:
+        raise TrainingError("no pair with a gold alignment to train on")
+    return problems
+
+
+def train(
+    problems: Sequence[Problem], *, config: TrainConfig = _TRAIN, log: Log | None = None,
+) -> np.ndarray:
+    """Averaged-perceptron weights (unit L2 norm) for the problems."""
+    rng = np.random.default_rng(config.seed)
+    weights = np.zeros(N_FEATURES)
+    kept: list[np.ndarray] = []
+    order = np.arange(len(problems))
+    alpha = config.rate
+    for epoch in range(config.epochs):
+        started = time.perf_counter()
+        rng.shuffle(order)
+        mistakes = 0
+        for i in order.tolist():
+            problem = problems[i]
+            chosen, _ = decode(problem.features, weights, config=config.decoder)
+            if set(chosen.tolist()) != set(problem.gold.tolist()):
+                mistakes += 1
+                weights = weights + alpha * (problem.gold_vector - problem.features.vector(chosen))
+        norm = float(np.linalg.norm(weights))
+        if norm > 0:
+            weights = weights / norm
+        if epoch >= config.burn_in:
+            kept.append(weights.copy())
+        if log:
+            log(f"epoch {epoch + 1}/{config.epochs}: {mistakes}/{len(problems)} wrong, "
+                f"rate {alpha:.4g}, {time.perf_counter() - started:.1f} s")
+        alpha *= config.decay
+    average = np.mean(kept, axis=0)
+    norm = float(np.linalg.norm(average))
+    return average / norm if norm > 0 else average
+
+
+def score_vs_gold(problems: Sequence[Problem], weights: np.ndarray, *, decoder: DecoderConfig = _DECODER) -> dict[str, float]:
+    """How often the decoded alignment scores at least as high as the gold one, over all
+    problems and over those whose gold is fully reachable."""
+    at_least = reachable = reachable_at_least = 0
+    for problem in problems:
+        _, score = decode(problem.features, weights, config=decoder)
+        gold_score = float(problem.gold_vector @ weights)
+        ok = score >= gold_score - 1e-9
+        at_least += ok
+        if problem.unreachable == 0:
+            reachable += 1
+            reachable_at_least += ok
+    return {
+        "problems": len(problems),
+        "decoded_ge_gold": at_least / len(problems),
+        "reachable_problems": reachable,
+        "decoded_ge_gold_reachable": reachable_at_least / reachable if reachable else float("nan"),
+    }
+
+
+def fit(
+    pairs: Sequence[Pair], similarity: SimilarityMatrix, *, features: FeatureConfig = _FEATURES,
+    config: TrainConfig = _TRAIN, lexical_flags: dict[str, bool] | None = None, log: Log | None = None,
+) -> ManliModel:
+    """Features, then perceptron: a model ready to save."""
+    started = time.perf_counter()
+    problems = prepare(pairs, similarity, config=features, log=log)
+    unreachable = sum(p.unreachable for p in problems)
+    sure = sum(p.n_sure for p in problems)
+    if log:
+        log(f"{len(problems)} problems; {unreachable}/{sure} gold SURE links unreachable by phrase edits")
+    weights = train(problems, config=config, log=log)
+    return ManliModel(
+        weights, features, dict(lexical_flags or {}),
+        {
+            "trained_on": len(problems),
+            "epochs": config.epochs,
+            "burn_in": config.burn_in,
+            "unreachable_links": unreachable,
+            "sure_links": sure,
+            "seconds": round(time.perf_counter() - started, 1),
+        },
+    )
+
+
+def _flag(value: str, key: str) -> bool:
+    lowered = value.strip().lower()
+    if lowered in ("1", "true", "yes", "on"):
+        return True
+    if lowered in ("0", "false", "no", "off"):
+        return False
+    raise ValueError(f"option {key}={value!r}: expected true or false")
+
+
+def train_command(pairs: Sequence[Pair], out: Path, options: dict[str, str], log: Log) -> None:
+    """The ``train manli`` command. Options: ``epochs``, ``burn_in``, ``seed``,
+    ``max_phrase``, ``contextual`` (true/false) and ``without`` (comma-separated
+    lexical components to switch off, e.g. ``without=wordnet,ppdb``)."""
+    from explorer.aligners.manli import _lexical_similarity
+    from explorer.training import TrainingOptionError
+
+    known = {"epochs", "burn_in", "seed", "max_phrase", "contextual", "without"}
+    unknown = sorted(set(options) - known)
+    if unknown:
+        raise TrainingOptionError(f"unknown manli option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+    try:
+        epochs = int(options.get("epochs", 50))
+        burn_in = int(options.get("burn_in", min(10, max(epochs - 1, 0))))
+        seed = int(options.get("seed", 0))
+        max_phrase = int(options.get("max_phrase", 6))
+    except ValueError as err:
+        raise TrainingOptionError(f"numeric manli option expected: {err}") from None
+    contextual = _flag(options.get("contextual", "true"), "contextual")
+    flags = {name.strip(): False for name in options.get("without", "").split(",") if name.strip()}
+    similarity = _lexical_similarity(flags)
+    model = fit(
+        pairs, similarity,
+        features=FeatureConfig(max_phrase=max_phrase, contextual=contextual),
+        config=TrainConfig(epochs=epochs, burn_in=burn_in, seed=seed),
+        lexical_flags=flags, log=log,
+    )
+    model.save(out)

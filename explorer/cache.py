@@ -1,0 +1,65 @@
+"""An explicit on-disk cache for slow, deterministic derived data (WordNet information
+content from Brown, idf tables) in the user's cache directory, never inside the repository.
+
+The directory is ``$ENTAILMENT_EXPLORER_CACHE`` when set, else
+``$XDG_CACHE_HOME/entailment-explorer``, else ``~/.cache/entailment-explorer``. Files are
+JSON, written atomically (a temporary file renamed into place), so two processes
+computing the same entry at once cannot leave a half-written file behind. A corrupt or
+unreadable entry is treated as missing and recomputed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+APP_DIR = "entailment-explorer"
+
+
+def cache_dir() -> Path:
+    """The cache directory (not created here)."""
+    explicit = os.environ.get("ENTAILMENT_EXPLORER_CACHE")
+    if explicit:
+        return Path(explicit).expanduser()
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
+    return base / APP_DIR
+
+
+def load_json(name: str) -> Any | None:
+    """The cached JSON value called ``name``, or None when absent or unreadable."""
+    path = cache_dir() / name
+    try:
+        with path.open(encoding="utf-8") as handle:
+            return json.load(handle)
+    except (OSError, ValueError):
+        return None
+
+
+def save_json(name: str, value: Any) -> Path | None:
+    """Store ``value`` as JSON under ``name``; returns the path, or None when the cache
+    directory is not writable (the caller keeps its in-memory value either way)."""
+    directory = cache_dir()
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{name}.", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(value, handle, separators=(",", ":"))
+        target = directory / name
+        os.replace(tmp, target)
+        return target
+    except OSError:
+        return None
+
+
+def cached_json(name: str, compute: Callable[[], Any]) -> Any:
+    """Load ``name`` from the cache, or compute, store and return it."""
+    value = load_json(name)
+    if value is None:
+        value = compute()
+        save_json(name, value)
+    return value
