@@ -55,11 +55,22 @@ def _manli() -> Scorer:
     return ManliScorer()
 
 
+def _edit_distance(kind: str) -> Callable[[], Scorer]:
+    def build() -> Scorer:
+        from explorer.edit_distance.scoring import EditDistanceScorer
+
+        return EditDistanceScorer(kind)
+
+    return build
+
+
 SCORERS: dict[str, ScorerInfo] = {
     "bleu": ScorerInfo("bleu", "BLEU", "Papineni BLEU-4: geometric mean, brevity penalty", _bleu("bleu")),
     "mbleu": ScorerInfo("mbleu", "Modified BLEU", "Szymanski: linear mean, no brevity penalty", _bleu("mbleu")),
     "bleu_pa": ScorerInfo("bleu_pa", "BLEU (Pérez & Alfonseca)", "linear mean with brevity penalty", _bleu("bleu_pa")),
     "manli": ScorerInfo("manli", "MANLI alignment score", "MANLI alignment score / number of tokens (MacCartney et al. 2008)", _manli),
+    "pfsm": ScorerInfo("pfsm", "Probabilistic edit distance (pFSM)", "Wang & Cer 2012: log-sum over edit sequences, regressed on STS 2012 scores", _edit_distance("pfsm"), interactive=False),
+    "ppda": ScorerInfo("ppda", "Probabilistic edit distance with jumps (pPDA)", "Wang & Cer 2012: pFSM plus forward/backward jumps of up to 5 tokens, regressed on STS 2012", _edit_distance("ppda"), interactive=False),
 }
 
 

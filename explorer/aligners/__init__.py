@@ -45,8 +45,19 @@ def _manli() -> Aligner:
     return ManliAligner()
 
 
+def _edit_distance(kind: str) -> Callable[[], Aligner]:
+    def build() -> Aligner:
+        from explorer.edit_distance.scoring import EditDistanceScorer
+
+        return EditDistanceScorer(kind)
+
+    return build
+
+
 ALIGNERS: dict[str, AlignerInfo] = {
     "manli": AlignerInfo("manli", "MANLI", "phrase-based NLI aligner (MacCartney et al. 2008), simulated annealing, trained weights", _manli),
+    "pfsm": AlignerInfo("pfsm", "pFSM edit sequence", "Viterbi edit sequence of the probabilistic edit-distance FSM (Wang & Cer 2012)", _edit_distance("pfsm")),
+    "ppda": AlignerInfo("ppda", "pPDA edit sequence", "Viterbi edit sequence of the pPDA, with jumps (Wang & Cer 2012)", _edit_distance("ppda")),
 }
 
 

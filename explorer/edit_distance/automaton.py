@@ -137,7 +137,7 @@ def build_automaton(name: str, max_jump: int) -> Automaton:
     index: dict[tuple[int, ...], int] = {start_state: 0}
     states: list[tuple[int, ...]] = [start_state]
     edges: dict[tuple[int, int, int], tuple[tuple[int, ...], int]] = {}
-    frontier = [start_state]
+    frontier: list[tuple[int, ...]] = [start_state]
 
     def text_ops() -> list[int]:
         return [DEL, SUB, B12, B21, B22]

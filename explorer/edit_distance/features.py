@@ -20,13 +20,12 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 from scipy import sparse
 
-from explorer import resources
 from explorer.edit_distance.automaton import C_LEMMA, C_OTHER, C_PARA, C_PUNC, C_SYN, C_WORD, CLASSES
+from explorer.lexical import load_ppdb
 from explorer.preprocess import Analysis, AnalyzedPair
 
 TABLES = ("sub", "b12", "b21", "b22", "ins", "del")
@@ -59,36 +58,11 @@ class PairFeatures:
     rows: dict[str, tuple[Row, ...]]
 
 
-@lru_cache(maxsize=1)
-def paraphrases() -> frozenset[tuple[str, str]]:
-    """Lower-cased PPDB lexical paraphrase pairs, both directions (empty when missing)."""
-    if not resources.is_available("mwa_ppdb"):
-        return frozenset()
-    from pathlib import Path
-
-    import nltk
-
-    pairs: set[tuple[str, str]] = set()
-    for path in sorted(Path(nltk.data.find("misc/mwa_ppdb")).iterdir()):
-        if not path.is_file():
-            continue
-        with path.open(encoding="utf-8", errors="replace") as handle:
-            for line in handle:
-                parts = line.rstrip("\n").split("\t")
-                if len(parts) == 2 and parts[0] != parts[1]:
-                    a, b = parts[0].lower(), parts[1].lower()
-                    pairs.add((a, b))
-                    pairs.add((b, a))
-    return frozenset(pairs)
-
-
 def similarity_matrix(pair: AnalyzedPair) -> np.ndarray | None:
-    """Lexical similarity of every text/hypothesis token pair, from
-    :mod:`explorer.lexical` when it is available (None otherwise)."""
-    try:
-        from explorer.lexical import default_similarity  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:
-        return None
+    """Lexical similarity of every text/hypothesis token pair (:mod:`explorer.lexical`,
+    all components: WordNet, PPDB, names, numbers, string resemblance)."""
+    from explorer.lexical import default_similarity
+
     matrix = default_similarity().matrix(pair.text, pair.hypothesis)
     return np.asarray(matrix, dtype=float)
 
@@ -116,7 +90,7 @@ def _joined(words: Iterable[str]) -> str:
 
 def substitution_class(
     t: Analysis, h: Analysis, i: int, j: int, *, similarity: float | None,
-    ppdb: frozenset[tuple[str, str]],
+    ppdb: dict[str, frozenset[str]],
 ) -> int:
     """The paper's substitution state for text token ``i`` and hypothesis token ``j``."""
     tw, hw = t.lower[i], h.lower[j]
@@ -126,7 +100,7 @@ def substitution_class(
         return C_LEMMA
     if t.is_punct[i] and h.is_punct[j]:
         return C_PUNC
-    if (tw, hw) in ppdb:
+    if hw in ppdb.get(tw, ()):
         return C_PARA
     if similarity is not None and similarity >= SYNONYM_THRESHOLD:
         return C_SYN
@@ -177,7 +151,7 @@ def pair_features(pair: AnalyzedPair, *, similarity: np.ndarray | None = None) -
     Args:
         pair: the analysed pair (text = the sentence edited, hypothesis = the target).
         similarity: an ``n x m`` lexical similarity matrix; by default
-            :func:`similarity_matrix` (None when :mod:`explorer.lexical` is missing).
+            :func:`similarity_matrix`.
     """
     t, h = pair.text, pair.hypothesis
     n, m = len(t), len(h)
@@ -185,7 +159,7 @@ def pair_features(pair: AnalyzedPair, *, similarity: np.ndarray | None = None) -
         similarity = similarity_matrix(pair)
     if similarity is not None and similarity.shape != (n, m):
         raise ValueError(f"similarity matrix of shape {similarity.shape} for a {n} x {m} pair")
-    ppdb = paraphrases()
+    ppdb = load_ppdb()
     sub_class = np.empty(n * m, dtype=np.int64)
     sub_rows: list[Row] = []
     for i in range(n):
