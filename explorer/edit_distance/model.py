@@ -52,8 +52,8 @@ def automaton_for(kind: str, max_jump: int) -> Automaton:
     if kind == "pfsm":
         return build_automaton("pfsm", 0)
     if kind == "ppda":
-        if max_jump < 1:
-            raise ModelError("the pPDA needs a maximum jump distance of at least 1")
+        if max_jump < 2:
+            raise ModelError("the pPDA needs a maximum jump distance of at least 2 (a swap of two words)")
         return build_automaton("ppda", max_jump)
     raise ModelError(f"unknown edit machine {kind!r}; choose pfsm or ppda")
 
@@ -166,6 +166,9 @@ class EditDistanceModel:
                 per_token = np.where(batch.allowed[table], per_token, -np.inf)
             if len(per_token):
                 np.maximum.at(shift, batch.owner[table], per_token)
+        # Every token-consuming edge also carries one transition weight: fold its
+        # largest value into the shift so those edges stay at most 1.
+        shift += max(0.0, float(self.trans.max()))
         weights = {}
         for table in TABLES:
             w = np.exp(scores[table] - _TABLE_TOKENS[table] * shift[batch.owner[table]])
@@ -367,8 +370,13 @@ def fit(model: EditDistanceModel, batch: Batch, gold: Sequence[float] | np.ndarr
     calls = [0]
 
     def fun(theta: np.ndarray) -> tuple[float, np.ndarray]:
-        loss, grad, pred = objective(model, batch, gold, theta, lam=lam)
         calls[0] += 1
+        try:
+            loss, grad, pred = objective(model, batch, gold, theta, lam=lam)
+        except ModelError:
+            # A line-search probe with weights so large the lattice overflows: report a
+            # huge loss so the search steps back.
+            return 1e30, np.zeros_like(theta)
         if progress is not None:
             r = float(np.corrcoef(pred, gold)[0, 1]) if np.std(pred) > 0 else 0.0
             progress(f"{model.kind}: evaluation {calls[0]}: loss {loss:.3f}  pearson {r:.4f}  "

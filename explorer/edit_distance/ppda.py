@@ -12,7 +12,8 @@ Readings we had to choose (the paper's description is short):
 
 * the stack holds one excursion at a time (no nested jumps);
 * the backward jump obeys the same distance limit: the whole excursion (skipped tokens
-  plus tokens consumed after landing) spans at most ``max_jump`` text tokens;
+  plus tokens consumed after landing) spans at most ``max_jump`` text tokens, so the
+  smallest useful limit is 2 (two adjacent words swapped);
 * the return to the remembered end is automatic and has no weight of its own;
 * jumps move in the text only; the hypothesis is read left to right;
 * inside an excursion the previous-operation memory is the single class JUMP, which
@@ -31,8 +32,8 @@ DEFAULT_MAX_JUMP = 5
 
 def automaton(max_jump: int = DEFAULT_MAX_JUMP) -> Automaton:
     """The pPDA's control states for jumps of up to ``max_jump`` text tokens."""
-    if max_jump < 1:
-        raise ValueError("the pPDA needs a maximum jump distance of at least 1")
+    if max_jump < 2:
+        raise ValueError("the pPDA needs a maximum jump distance of at least 2 (a swap of two words)")
     return build_automaton("ppda", max_jump)
 
 
