@@ -31,4 +31,6 @@ class Panel:
         draw(pair)
 
 
-PANELS: dict[str, Panel] = {}
+PANELS: dict[str, Panel] = {
+    "editdist": Panel("editdist", "Edit distance (pFSM / pPDA)", "components.edit_distance_panel", "render_edit_distance_panel"),
+}

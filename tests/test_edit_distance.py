@@ -331,3 +331,35 @@ def test_viterbi_sequence_is_a_valid_alignment(toy: tuple[list, np.ndarray]) -> 
     eq_links = {link for e in alignment.edits or () if e.kind.value == "EQ" for link in e.links()}
     assert eq_links <= alignment.sure
     assert scorer.name == "ppda"
+
+
+# -- the figure ----------------------------------------------------------------------------
+
+def test_edit_sequence_figure_without_streamlit(toy: tuple[list, np.ndarray]) -> None:
+    import sys
+
+    from components.edit_sequence_figures import edit_sequence_figure, step_label
+
+    encoded, gold = toy
+    index = FeatureIndex.fit(encoded, min_count=1)
+    model = fit(EditDistanceModel.zero("ppda", index, max_jump=3), Batch.build(encoded, index), gold,
+                lam=0.5, max_iter=5, progress=None)
+    pair = analyze_pair(Pair(id="x", text=TOY[0][0], hypothesis=TOY[0][1], score=4.6))
+    result = EditDistanceScorer("ppda", model=model).score(pair)
+    assert len(result.probabilities) == len(result.steps)
+    assert all(0.0 <= p <= 1.0 + 1e-9 for p, s in zip(result.probabilities, result.steps) if not s.op.startswith("JUMP"))
+    figure = edit_sequence_figure(result.steps, result.probabilities, pair.text.tokens, pair.hypothesis.tokens)
+    shown = [y for trace in figure.data for y in trace.y]
+    assert len(shown) == len(result.steps)
+    assert any("man" in y for y in shown)
+    assert "streamlit" not in sys.modules or "components.edit_distance_panel" not in sys.modules
+    with pytest.raises(ValueError, match="probabilities"):
+        edit_sequence_figure(result.steps, result.probabilities[:-1], pair.text.tokens, pair.hypothesis.tokens)
+    first = result.steps[0]
+    assert step_label(first, pair.text.tokens, pair.hypothesis.tokens)
+
+
+def test_method_panel_registered() -> None:
+    from components.method_panels import PANELS
+
+    assert PANELS["editdist"].module == "components.edit_distance_panel"

@@ -19,9 +19,9 @@ from pathlib import Path
 import numpy as np
 
 from explorer.alignment import Alignment, Edit, EditKind
-from explorer.edit_distance.automaton import CLASSES, MATCH_CLASSES
+from explorer.edit_distance.automaton import C_JUMP_B, CLASSES, MATCH_CLASSES
 from explorer.edit_distance.features import pair_features
-from explorer.edit_distance.model import Batch, EditDistanceModel, EditStep
+from explorer.edit_distance.model import Batch, Counts, EditDistanceModel, EditStep
 from explorer.preprocess import AnalyzedPair
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
@@ -43,6 +43,9 @@ class EditDistanceResult:
         log_z: the log-sum over every edit sequence.
         best_log_score: the log score of the Viterbi sequence.
         steps: the Viterbi sequence, one :class:`EditStep` per operation.
+        probabilities: per step, the posterior probability (over all edit sequences)
+            that this operation is applied at this position; for jumps, the expected
+            number of forward jumps of that distance.
         alignment: the token alignment the Viterbi sequence creates.
         kind: ``pfsm`` or ``ppda``.
     """
@@ -51,6 +54,7 @@ class EditDistanceResult:
     log_z: float
     best_log_score: float
     steps: tuple[EditStep, ...]
+    probabilities: tuple[float, ...]
     alignment: Alignment
     kind: str
 
@@ -72,8 +76,23 @@ def steps_to_alignment(steps: Sequence[EditStep], p_len: int, h_len: int) -> Ali
             edits.append(Edit(EditKind.DEL, step.text_span, None, step.log_weight))
         else:
             kind = EditKind.EQ if CLASSES.index(step.cls) in MATCH_CLASSES else EditKind.SUB
-            edits.append(Edit(kind, step.text_span, step.hyp_span, step.log_weight, (("class", float(CLASSES.index(step.cls))),)))
+            edits.append(Edit(kind, step.text_span, step.hyp_span, step.log_weight, ((step.cls, step.log_weight),)))
     return Alignment.from_edits(p_len, h_len, edits)
+
+
+_TABLE_OF_OP = {"SUB": "sub", "B12": "b12", "B21": "b21", "B22": "b22"}
+
+
+def _step_probability(step: EditStep, counts: Counts, m: int) -> float:
+    if step.op == "INS":
+        return float(counts.tables["ins"][step.hyp_position])
+    if step.op == "DEL":
+        return float(counts.tables["del"][step.text_position])
+    if step.op in _TABLE_OF_OP:
+        return float(counts.tables[_TABLE_OF_OP[step.op]][step.text_position * m + step.hyp_position])
+    if step.op == "JUMP_F":
+        return float(counts.jump[0, step.jump - 1])
+    return float(counts.trans[0, :, C_JUMP_B].sum())  # expected number of backward jumps
 
 
 class EditDistanceScorer:
@@ -94,11 +113,13 @@ class EditDistanceScorer:
         model = self.model
         feats = pair_features(pair)
         batch = Batch.build([feats], model.index)
-        log_z, _ = model.log_z(batch)
+        log_z, counts = model.log_z(batch, counts=True)
+        assert counts is not None  # counts=True always returns them
         value = float(log_z[0] / (feats.n + feats.m) + model.alpha)
         steps, best = model.best_sequence(pair, features=feats)
         alignment = steps_to_alignment(steps, feats.n, feats.m)
-        return EditDistanceResult(value, float(log_z[0]), best, tuple(steps), alignment, self.kind)
+        probabilities = tuple(_step_probability(step, counts, feats.m) for step in steps)
+        return EditDistanceResult(value, float(log_z[0]), best, tuple(steps), probabilities, alignment, self.kind)
 
     def score_many(self, pairs: Sequence[AnalyzedPair]) -> np.ndarray:
         """Values only (no Viterbi decoding), in one batch."""
