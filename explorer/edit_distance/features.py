@@ -33,6 +33,11 @@ TABLES = ("sub", "b12", "b21", "b22", "ins", "del")
 #: Word pairs whose lexical similarity reaches this are the S_SYN class.
 SYNONYM_THRESHOLD = 0.5
 
+#: Lexical components left out: string resemblance has its own prefix feature here,
+#: and Lin's information content is slow (it dominated scoring time) and counts loosely
+#: related words as synonyms.
+LEXICAL_OFF = ("levenshtein", "ic_measure", "antonyms")
+
 _NUMBER = re.compile(r"^[+-]?\d[\d,.]*%?$")
 _JOIN_STRIP = re.compile(r"[-'`’_/]")
 
@@ -59,11 +64,11 @@ class PairFeatures:
 
 
 def similarity_matrix(pair: AnalyzedPair) -> np.ndarray | None:
-    """Lexical similarity of every text/hypothesis token pair (:mod:`explorer.lexical`,
-    all components: WordNet, PPDB, names, numbers, string resemblance)."""
-    from explorer.lexical import default_similarity
+    """Lexical similarity of every text/hypothesis token pair (:mod:`explorer.lexical`:
+    WordNet synonyms, hypernyms and derivations, PPDB, names, numbers)."""
+    from explorer.lexical import LexicalConfig, similarity_for
 
-    matrix = default_similarity().matrix(pair.text, pair.hypothesis)
+    matrix = similarity_for(LexicalConfig.without(*LEXICAL_OFF)).matrix(pair.text, pair.hypothesis)
     return np.asarray(matrix, dtype=float)
 
 
@@ -117,29 +122,45 @@ def _token_row(op: str, a: Analysis, i: int) -> Row:
     return tuple(feats)
 
 
-def _sub_row(cls: int, t: Analysis, h: Analysis, i: int, j: int, similarity: float | None) -> Row:
+@dataclass(frozen=True)
+class _Tokens:
+    """Per-token properties computed once per sentence."""
+
+    lower: tuple[str, ...]
+    stop: tuple[bool, ...]
+    number: tuple[bool, ...]
+    capital: tuple[bool, ...]
+    pos: tuple[str, ...]
+
+    @classmethod
+    def of(cls, a: Analysis) -> _Tokens:
+        return cls(a.lower, a.stop, tuple(bool(_NUMBER.match(w)) for w in a.lower),
+                   tuple(w[:1].isupper() for w in a.tokens), tuple(coarse_pos(tag) for tag in a.pos))
+
+
+def _sub_row(cls: int, t: _Tokens, h: _Tokens, i: int, j: int, similarity: float | None) -> Row:
     name = CLASSES[cls]
     feats: list[tuple[str, float]] = [(f"sub:{name}", 1.0)]
     t_stop, h_stop = t.stop[i], h.stop[j]
     if cls == C_WORD:
         if t_stop:
             feats.append(("sub:S_WORD:stop", 1.0))
-        elif _NUMBER.match(t.lower[i]):
+        elif t.number[i]:
             feats.append(("sub:S_WORD:number", 1.0))
-        elif t.tokens[i][:1].isupper() and h.tokens[j][:1].isupper():
+        elif t.capital[i] and h.capital[j]:
             feats.append(("sub:S_WORD:capitalised", 1.0))
     elif cls == C_OTHER:
         if t_stop and h_stop:
             feats.append(("sub:S_OTHER:both_stop", 1.0))
         elif t_stop or h_stop:
             feats.append(("sub:S_OTHER:one_stop", 1.0))
-        if _NUMBER.match(t.lower[i]) and _NUMBER.match(h.lower[j]):
+        if t.number[i] and h.number[j]:
             feats.append(("sub:S_OTHER:numbers", 1.0))
         tw, hw = t.lower[i], h.lower[j]
-        if min(len(tw), len(hw)) >= 4 and tw[:4] == hw[:4]:
+        if len(tw) >= 4 and len(hw) >= 4 and tw[:4] == hw[:4]:
             feats.append(("sub:S_OTHER:prefix", 1.0))
-        if coarse_pos(t.pos[i]) == coarse_pos(h.pos[j]):
-            feats.append((f"sub:S_OTHER:pos={coarse_pos(t.pos[i])}", 1.0))
+        if t.pos[i] == h.pos[j]:
+            feats.append((f"sub:S_OTHER:pos={t.pos[i]}", 1.0))
     if similarity is not None and cls in (C_SYN, C_OTHER, C_PARA):
         feats.append((f"sub:{name}:similarity", float(similarity)))
     return tuple(feats)
@@ -160,6 +181,7 @@ def pair_features(pair: AnalyzedPair, *, similarity: np.ndarray | None = None) -
     if similarity is not None and similarity.shape != (n, m):
         raise ValueError(f"similarity matrix of shape {similarity.shape} for a {n} x {m} pair")
     ppdb = load_ppdb()
+    t_props, h_props = _Tokens.of(t), _Tokens.of(h)
     sub_class = np.empty(n * m, dtype=np.int64)
     sub_rows: list[Row] = []
     for i in range(n):
@@ -167,7 +189,7 @@ def pair_features(pair: AnalyzedPair, *, similarity: np.ndarray | None = None) -
             sim = None if similarity is None else float(similarity[i, j])
             cls = substitution_class(t, h, i, j, similarity=sim, ppdb=ppdb)
             sub_class[i * m + j] = cls
-            sub_rows.append(_sub_row(cls, t, h, i, j, sim))
+            sub_rows.append(_sub_row(cls, t_props, h_props, i, j, sim))
     blocks: dict[str, list[Row]] = {name: [()] * (n * m) for name in ("b12", "b21", "b22")}
     for i in range(n):
         for j in range(m):
