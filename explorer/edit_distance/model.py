@@ -71,6 +71,8 @@ class Batch:
     matrices: dict[str, sparse.csr_matrix]
     allowed: dict[str, np.ndarray]
     sub_class: np.ndarray
+    text_index: np.ndarray
+    hyp_index: np.ndarray
 
     def __len__(self) -> int:
         return len(self.n)
@@ -89,7 +91,11 @@ class Batch:
         for table in TABLES:
             matrices[table], allowed[table] = index.matrix(encoded, table)
         sub_class = np.concatenate([f.sub_class for f in encoded]).astype(np.int64)
-        return cls(n, m, offsets, owner, matrices, allowed, sub_class)
+        # For every cell row: the global index of its text token and hypothesis token.
+        text_index = np.concatenate([offsets["del"][p] + np.repeat(np.arange(f.n), f.m) for p, f in enumerate(encoded)])
+        hyp_index = np.concatenate([offsets["ins"][p] + np.tile(np.arange(f.m), f.n) for p, f in enumerate(encoded)])
+        return cls(n, m, offsets, owner, matrices, allowed, sub_class,
+                   text_index.astype(np.int64), hyp_index.astype(np.int64))
 
 
 @dataclass
@@ -157,18 +163,33 @@ class EditDistanceModel:
     # -- scoring --
 
     def edge_weights(self, batch: Batch) -> tuple[dict[str, np.ndarray], np.ndarray]:
-        """Linear (shifted) weights of every table row, and the per-pair shift."""
+        """Linear (shifted) weights of every table row, and the per-pair shift.
+
+        The shift estimates the best sequence's score per token: each text token and
+        each hypothesis token contributes its best per-token option (its deletion or
+        insertion, or half of its best substitution, a third or a quarter of a block),
+        plus the largest transition weight. Every sequence consumes every token once,
+        so the best sequence's shifted weight stays near 1 whatever the weights'
+        magnitude, and the sums neither overflow nor underflow.
+        """
         scores = {t: batch.matrices[t] @ self.weights for t in TABLES}
-        shift = np.full(len(batch), -np.inf)
-        for table in TABLES:
+        best_text = scores["del"].copy()
+        best_hyp = scores["ins"].copy()
+        text_index = batch.text_index
+        hyp_index = batch.hyp_index
+        for table in ("sub", *_BLOCKS):
             per_token = scores[table] / _TABLE_TOKENS[table]
             if table in _BLOCKS:
-                per_token = np.where(batch.allowed[table], per_token, -np.inf)
-            if len(per_token):
-                np.maximum.at(shift, batch.owner[table], per_token)
-        # Every token-consuming edge also carries one transition weight: fold its
-        # largest value into the shift so those edges stay at most 1.
-        shift += max(0.0, float(self.trans.max()))
+                keep = batch.allowed[table]
+                if not keep.any():
+                    continue
+                np.maximum.at(best_text, text_index[keep], per_token[keep])
+                np.maximum.at(best_hyp, hyp_index[keep], per_token[keep])
+                continue
+            np.maximum.at(best_text, text_index, per_token)
+            np.maximum.at(best_hyp, hyp_index, per_token)
+        total = np.add.reduceat(best_text, batch.offsets["del"][:-1]) + np.add.reduceat(best_hyp, batch.offsets["ins"][:-1])
+        shift = total / (batch.n + batch.m) + max(0.0, float(self.trans.max()))
         weights = {}
         for table in TABLES:
             w = np.exp(scores[table] - _TABLE_TOKENS[table] * shift[batch.owner[table]])
@@ -385,6 +406,6 @@ def fit(model: EditDistanceModel, batch: Batch, gold: Sequence[float] | np.ndarr
 
     result = minimize(fun, theta0, jac=True, method="L-BFGS-B", options={"maxiter": max_iter})
     return model.with_theta(
-        result.x, loss=float(result.fun), iterations=int(result.nit), evaluations=calls[0],
+        result.x, loss=float(result.fun), iterations=int(result.nit), evaluations=calls[0], stop=str(result.message),
         seconds=round(time.perf_counter() - start, 1), lam=lam, pairs=len(batch),
     )
