@@ -248,6 +248,16 @@ TOY = [
 ]
 
 
+@pytest.fixture(scope="module", autouse=True)
+def _without_ppdb():  # type: ignore[no-untyped-def]
+    """The toy pairs need no paraphrase table; loading PPDB would take seconds."""
+    from explorer.edit_distance import features
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(features, "load_ppdb", dict)
+        yield
+
+
 @pytest.fixture(scope="module")
 def toy() -> tuple[list, np.ndarray]:
     pairs = [analyze_pair(Pair(id=str(k), text=t, hypothesis=h, score=s)) for k, (t, h, s) in enumerate(TOY)]
@@ -363,3 +373,20 @@ def test_method_panel_registered() -> None:
     from components.method_panels import PANELS
 
     assert PANELS["editdist"].module == "components.edit_distance_panel"
+
+
+# -- the train command ----------------------------------------------------------------------
+
+def test_train_command_writes_a_loadable_model(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from explorer.cli import main
+
+    data = tmp_path / "toy.tsv"
+    data.write_text("".join(f"{s:.1f}\t{t}\t{h}\n" for t, h, s in TOY), encoding="utf-8")
+    out = tmp_path / "pfsm.json"
+    code = main(["train", "pfsm", str(data), "--out", str(out), "--option", "max_iter=5",
+                 "--option", "min_count=1", "--option", "cv=2"])
+    assert code == 0
+    model = EditDistanceModel.load(out)
+    assert model.kind == "pfsm" and model.info["pairs"] == len(TOY)
+    assert main(["train", "ppda", str(data), "--out", str(out), "--option", "cv=1"]) == 2
+    assert main(["train", "ppda", str(data), "--out", str(out), "--option", "speed=fast"]) == 2
