@@ -11,6 +11,8 @@ Options (``--option KEY=VALUE``):
   written is then the one of the last file).
 * ``test`` (none): a dataset file scored with the final model (Pearson / Spearman).
 * ``seed`` (0): fold assignment.
+* ``warm_start`` (0): pPDA only; 1 first fits a pFSM on the same training pairs and
+  starts the pPDA from its weights (jump weights at zero) instead of from zero.
 
 The final model is fitted on all pairs given and written as JSON.
 """
@@ -31,7 +33,7 @@ from explorer.preprocess import analyze_pair
 Log = Callable[[str], None]
 
 _DEFAULTS = {"lam": "5", "min_count": "5", "max_iter": "100", "max_jump": "5", "cv": "0",
-             "scheme": "all", "test": "", "seed": "0"}
+             "scheme": "all", "test": "", "seed": "0", "warm_start": "0"}
 
 
 class _Options:
@@ -49,6 +51,7 @@ class _Options:
             self.max_jump = int(merged["max_jump"])
             self.cv = int(merged["cv"])
             self.seed = int(merged["seed"])
+            self.warm_start = bool(int(merged["warm_start"]))
         except ValueError as err:
             raise TrainingOptionError(f"bad option value: {err}") from None
         self.scheme = merged["scheme"]
@@ -81,6 +84,14 @@ def train_model(kind: str, encoded: Sequence[PairFeatures], gold: np.ndarray, op
     index = FeatureIndex.fit(encoded, min_count=opts.min_count)
     model = EditDistanceModel.zero(kind, index, max_jump=opts.max_jump)
     batch = Batch.build(encoded, index)
+    if kind == "ppda" and opts.warm_start:
+        fsm = fit(EditDistanceModel.zero("pfsm", index), batch, gold, lam=opts.lam,
+                  max_iter=opts.max_iter, progress=log)
+        theta = model.theta()
+        f = len(index.names)
+        theta[:f] = fsm.weights
+        theta[f : f + fsm.trans.size] = fsm.trans.ravel()
+        model = model.with_theta(theta, warm_start="pfsm")
     return fit(model, batch, gold, lam=opts.lam, max_iter=opts.max_iter, progress=log)
 
 
