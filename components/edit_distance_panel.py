@@ -46,9 +46,9 @@ def render_edit_distance_panel(pair: AnalyzedPair) -> None:
             st.markdown(_summary(result))
             st.plotly_chart(
                 edit_sequence_figure(result.steps, result.probabilities, text, hyp, title="best edit sequence"),
-                use_container_width=True,
+                width="stretch",
             )
             st.plotly_chart(
                 alignment_grid(result.alignment, text, hyp, title="links of the best sequence"),
-                use_container_width=True,
+                width="stretch",
             )
