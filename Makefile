@@ -35,12 +35,14 @@ run: setup
 lint: setup-dev
 	$(BIN)/ruff check explorer components tests bench app.py
 	$(BIN)/mypy explorer
+	$(BIN)/mypy components app.py
 
 test: lint
 	$(BIN)/python -m pytest -q
 
 bench: setup-dev
 	$(BIN)/python bench/bench_bleu.py
+	$(BIN)/python bench/bench_pages.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

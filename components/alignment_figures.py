@@ -159,12 +159,18 @@ def alignment_grid(
             marker={"symbol": "square", "size": 12, "color": colour},
         ))
     cell_px = 26
+    # The text tokens are written at the top, slanted: leave them room above the grid, put
+    # the title above them and the legend under the grid so nothing overlaps.
+    longest = max((len(t) for t in text_tokens), default=1)
+    labels_px = 20 + 6 * min(longest, 24)
+    title_px = 36 if title else 0
     figure.update_layout(
-        title=title or None,
-        height=max(220, 120 + cell_px * alignment.h_len),
-        margin={"l": 10, "r": 10, "t": 40 if title else 10, "b": 10},
+        title={"text": title, "x": 0, "xref": "paper", "y": 1, "yref": "container",
+               "yanchor": "top", "pad": {"t": 8}} if title else None,
+        height=max(220, 90 + labels_px + title_px + cell_px * alignment.h_len),
+        margin={"l": 10, "r": 10, "t": labels_px + title_px, "b": 50},
         plot_bgcolor="#eeeeee",
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0},
+        legend={"orientation": "h", "yanchor": "top", "y": -0.02, "x": 0},
     )
     figure.update_xaxes(
         tickmode="array", tickvals=list(range(alignment.p_len)), ticktext=list(text_tokens),

@@ -32,5 +32,9 @@ class Panel:
 
 
 PANELS: dict[str, Panel] = {
+    "mtmetrics": Panel("mtmetrics", "MT metrics", "components.mtmetrics_panel", "render_mtmetrics_panel"),
+    "bow": Panel("bow", "Bag of words", "components.bow_panel", "render_bow_panel"),
+    "itg": Panel("itg", "ITG parse", "components.itg_panel", "render_itg_panel"),
+    "manli": Panel("manli", "MANLI", "components.manli_panel", "render_manli_panel"),
     "editdist": Panel("editdist", "Edit distance (pFSM / pPDA)", "components.edit_distance_panel", "render_edit_distance_panel"),
 }

@@ -130,7 +130,9 @@ class Alignment:
         sure = frozenset(sure)
         return cls(p_len, h_len, sure=sure, possible=frozenset(possible) - sure)
 
-    def to_phrase_edits(self, *, with_possible: bool = False) -> tuple[tuple[Edit, ...], frozenset[Link]]:
+    def to_phrase_edits(
+        self, *, with_possible: bool = False, partial: bool = False
+    ) -> tuple[tuple[Edit, ...], frozenset[Link]]:
         """Convert links to MANLI-reachable phrase edits by merging contiguous links.
 
         Each connected component of the link graph becomes one SUB edit when its text
@@ -139,6 +141,11 @@ class Alignment:
         lemmas are unknown here (aligners mark EQ). Links of other components cannot be
         expressed by a one-to-one phrase alignment: those tokens become DEL/INS and the
         links are returned as unreachable.
+
+        With ``partial=True`` such a component is not dropped whole: it keeps the
+        largest set of its links that disjoint full blocks can express (see
+        :func:`best_blocks`), and only the rest are unreachable. This is the closest
+        reachable alignment, the one to train a phrase aligner towards.
 
         Returns:
             The edits (covering every token exactly once) and the unreachable links.
@@ -171,6 +178,11 @@ class Alignment:
             component_links = {link for link in links if link[0] in ps}
             if contiguous and component_links == block:
                 edits.append(Edit(EditKind.SUB, (min(ps), max(ps) + 1), (min(hs), max(hs) + 1)))
+            elif partial:
+                kept = best_blocks(component_links)
+                edits += [Edit(EditKind.SUB, p_span, h_span) for p_span, h_span in kept]
+                covered = {(p, h) for p_span, h_span in kept for p in range(*p_span) for h in range(*h_span)}
+                unreachable |= component_links - covered
             else:
                 unreachable |= component_links
         aligned_p = {i for e in edits if e.p_span for i in range(*e.p_span)}
@@ -182,3 +194,66 @@ class Alignment:
     def to_sure_align(self) -> str:
         """The ``"i-j ..."`` string of SURE links used by published aligner outputs."""
         return " ".join(f"{p}-{h}" for p, h in sorted(self.sure))
+
+
+def _full_blocks(links: set[Link] | frozenset[Link]) -> list[tuple[Span, Span]]:
+    """Every block ``[p0, p1) x [h0, h1)`` all of whose token pairs are links."""
+    ps = sorted({p for p, _ in links})
+    hs = sorted({h for _, h in links})
+    blocks: list[tuple[Span, Span]] = []
+    for i, p0 in enumerate(ps):
+        for p1 in ps[i:]:
+            if p1 - p0 + 1 > len(ps) or any(p not in ps for p in range(p0, p1 + 1)):
+                break
+            for j, h0 in enumerate(hs):
+                for h1 in hs[j:]:
+                    if all((p, h) in links for p in range(p0, p1 + 1) for h in range(h0, h1 + 1)):
+                        blocks.append(((p0, p1 + 1), (h0, h1 + 1)))
+                    else:
+                        break
+    return blocks
+
+
+def best_blocks(links: set[Link] | frozenset[Link], *, exact_limit: int = 24) -> list[tuple[Span, Span]]:
+    """Disjoint full blocks (no two share a text or hypothesis token) covering as many
+    of ``links`` as possible: exact branch-and-bound search over the candidate blocks
+    when there are at most ``exact_limit`` of them, largest-first greedy otherwise.
+    Ties prefer fewer, larger blocks (the search sees larger blocks first)."""
+    blocks = sorted(
+        _full_blocks(links),
+        key=lambda b: (-(b[0][1] - b[0][0]) * (b[1][1] - b[1][0]), b[0][0], b[1][0]),
+    )
+    sizes = [(b[0][1] - b[0][0]) * (b[1][1] - b[1][0]) for b in blocks]
+
+    def fits(block: tuple[Span, Span], used_p: set[int], used_h: set[int]) -> bool:
+        return not any(p in used_p for p in range(*block[0])) and not any(h in used_h for h in range(*block[1]))
+
+    if len(blocks) > exact_limit:
+        chosen: list[tuple[Span, Span]] = []
+        used_p: set[int] = set()
+        used_h: set[int] = set()
+        for block in blocks:
+            if fits(block, used_p, used_h):
+                chosen.append(block)
+                used_p.update(range(*block[0]))
+                used_h.update(range(*block[1]))
+        return chosen
+
+    best: list[list[tuple[Span, Span]]] = [[]]
+    best_size = [0]
+    suffix = [sum(sizes[i:]) for i in range(len(sizes) + 1)]
+
+    def search(i: int, chosen: list[tuple[Span, Span]], size: int, used_p: set[int], used_h: set[int]) -> None:
+        if size > best_size[0]:
+            best_size[0], best[0] = size, list(chosen)
+        if i == len(blocks) or size + suffix[i] <= best_size[0]:
+            return
+        block = blocks[i]
+        if fits(block, used_p, used_h):
+            chosen.append(block)
+            search(i + 1, chosen, size + sizes[i], used_p | set(range(*block[0])), used_h | set(range(*block[1])))
+            chosen.pop()
+        search(i + 1, chosen, size, used_p, used_h)
+
+    search(0, [], 0, set(), set())
+    return best[0]

@@ -1,7 +1,7 @@
 """An explicit on-disk cache for slow, deterministic derived data (WordNet information
 content from Brown, idf tables) in the user's cache directory, never inside the repository.
 
-The directory is ``$ENTAILMENT_EXPLORER_CACHE`` when set, else
+The directory is ``$EXPLORER_CACHE_DIR`` when set, else
 ``$XDG_CACHE_HOME/entailment-explorer``, else ``~/.cache/entailment-explorer``. Files are
 JSON, written atomically (a temporary file renamed into place), so two processes
 computing the same entry at once cannot leave a half-written file behind. A corrupt or
@@ -22,7 +22,7 @@ APP_DIR = "entailment-explorer"
 
 def cache_dir() -> Path:
     """The cache directory (not created here)."""
-    explicit = os.environ.get("ENTAILMENT_EXPLORER_CACHE")
+    explicit = os.environ.get("EXPLORER_CACHE_DIR")
     if explicit:
         return Path(explicit).expanduser()
     xdg = os.environ.get("XDG_CACHE_HOME")

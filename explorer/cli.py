@@ -32,6 +32,9 @@ COMMANDS: dict[str, tuple[str, Configure, Run]] = {
     "evaluate": ("evaluate scorers as entailment classifiers on a dataset", *_lazy("explorer.commands", "configure_evaluate", "run_evaluate")),
     "score": ("score one text/hypothesis pair with every scorer", *_lazy("explorer.commands", "configure_score", "run_score")),
     "resources": ("list (and download) the NLTK resources the explorer uses", *_lazy("explorer.commands", "configure_resources", "run_resources")),
+    "classify": ("train an SVM on MT-metric features (Finch et al. 2005) and report accuracy", *_lazy("explorer.mtcommands", "configure_classify", "run_classify")),
+    "corpus-stats": ("lengths, length difference ratio and edit distance per task (Finch et al. Table 1)", *_lazy("explorer.mtcommands", "configure_corpus_stats", "run_corpus_stats")),
+    "align-eval": ("evaluate an aligner against gold alignments (P/R/F1, exact match)", *_lazy("explorer.alignment_eval", "configure", "run")),
     "train": ("train a method's model on gold data (e.g. MANLI weights on gold alignments)", *_lazy("explorer.training", "configure_train", "run_train")),
 }
 

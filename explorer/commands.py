@@ -28,6 +28,12 @@ def _json_safe(value: Any) -> Any:
         return {k: _json_safe(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return [_json_safe(v) for v in value]
+    if isinstance(value, set | frozenset):  # e.g. an Alignment's links: sorted for stable output
+        try:
+            items = sorted(value)
+        except TypeError:
+            items = list(value)
+        return [_json_safe(v) for v in items]
     return value
 
 
@@ -104,6 +110,10 @@ def configure_score(parser: argparse.ArgumentParser) -> None:
 def _result_to_json(result: Any) -> dict[str, Any]:
     from dataclasses import asdict, is_dataclass
 
+    # Results that know their own JSON shape (e.g. deep trees, link sets) give it.
+    to_json = getattr(result, "to_json", None)
+    if callable(to_json):
+        return _json_safe(to_json())  # type: ignore[no-any-return]
     if is_dataclass(result) and not isinstance(result, type):
         return _json_safe(asdict(result))  # type: ignore[no-any-return]
     return {"value": float(result.value)}

@@ -22,7 +22,9 @@ similarity that is a max over several resources. This module builds that max fro
 ``antonyms`` is a separate boolean feature (WordNet antonymy), never part of the
 similarity: antonyms are distributionally similar but contradict.
 
-Identical lemmas always score 1, whatever is switched off. Every component can be
+Identical lemmas always score 1, whatever is switched off. Stopwords and light verbs
+(be, have, do, 's) get only identity, Levenshtein and number evidence: their WordNet
+senses and PPDB paraphrases match almost anything. Every component can be
 turned off (:meth:`LexicalConfig.without`), so an ablation is one flag. Components
 whose NLTK resource is missing are off, and :func:`unavailable_components` says why.
 The constructor does no IO: resources are read on first use and kept.
@@ -41,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from explorer import resources
+from explorer.sequences import edit_distance
 
 if TYPE_CHECKING:
     from explorer.preprocess import Analysis
@@ -79,6 +82,8 @@ NAME_PARTIAL = 0.8  # a first name alone, or a name inside a longer one
 NUMBER = 1.0
 DATE_PARTIAL = 0.8  # dates that agree on every field both give
 MAX_HYPERNYM_DISTANCE = 4
+HYPERNYM_ONE_STEP = 0.85  # a direct hypernym; each further step costs HYPERNYM_PER_STEP
+HYPERNYM_PER_STEP = 0.15
 IC_SCALE = 0.8  # Lin similarity is scaled so it never outranks a synonym
 IC_FLOOR = 0.25  # below this Lin similarity mostly reflects very general subsumers
 IC_SENSES = 3  # most frequent senses per lemma compared by Lin
@@ -147,18 +152,9 @@ def unavailable_components() -> dict[str, str]:
 
 @lru_cache(maxsize=500_000)
 def levenshtein(a: str, b: str) -> int:
-    """Edit distance (insert, delete, substitute, each cost 1)."""
-    if a == b:
-        return 0
-    if len(a) < len(b):
-        a, b = b, a
-    previous = list(range(len(b) + 1))
-    for i, ca in enumerate(a, start=1):
-        current = [i]
-        for j, cb in enumerate(b, start=1):
-            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
-        previous = current
-    return previous[-1]
+    """Character edit distance (unit costs), memoised: MANLI asks for the same lemma
+    pairs many times per decode."""
+    return edit_distance(a, b)
 
 
 def levenshtein_similarity(a: str, b: str) -> float:
@@ -340,6 +336,16 @@ def _is_subsequence(short: Sequence[str], long: Sequence[str]) -> bool:
 
 # -- WordNet ---------------------------------------------------------------------------
 
+_LIGHT_EXTRA = frozenset("'s 're 'm 've 'd 'll n't be have do".split())
+
+
+@lru_cache(maxsize=1)
+def _light_words() -> frozenset[str]:
+    """Stopwords (NLTK's list, or the built-in fallback) and light-verb lemmas."""
+    from explorer.preprocess import stopwords
+
+    return stopwords() | _LIGHT_EXTRA
+
 _CONTENT_POS = {"N": "n", "V": "v", "J": "a", "R": "r"}
 
 
@@ -379,6 +385,7 @@ class LexicalSimilarity:
         self._ic = ic
         self._effective: LexicalConfig | None = None
         self._word_cache: dict[tuple[str, str | None, str, str | None], float] = {}
+        self._phrase_cache: dict[tuple[tuple[str, ...], ...], float] = {}
         self._profiles: dict[tuple[str, str | None], _Profile] = {}
         self._ppdb: dict[str, frozenset[str]] | None = None
         self._lin_cache: dict[tuple[Any, Any], float] = {}
@@ -425,6 +432,11 @@ class LexicalSimilarity:
             out["numbers"] = self._number_score(a, b)
         if config.names:
             out["names"] = 1.0 if ("." in a or "." in b) and a.replace(".", "") == b.replace(".", "") and len(a.replace(".", "")) > 1 else 0.0
+        if a in _light_words() or b in _light_words():
+            # Function words and light verbs (be, have, do, 's) have WordNet senses and
+            # PPDB paraphrases that match almost anything ("be" ~ "cost", "'s" ~ "of");
+            # only identity and spelling count for them.
+            return out
         if config.ppdb:
             out["ppdb"] = PPDB if b in self._ppdb_table().get(a, ()) else 0.0
         a_class, b_class = wordnet_class(a_pos), wordnet_class(b_pos)
@@ -443,12 +455,30 @@ class LexicalSimilarity:
                 + [pb.ancestors[s] for s in pa.synsets if s in pb.ancestors],
                 default=0,
             )
-            out["hypernyms"] = 0.85 - 0.15 * (steps - 1) if steps else 0.0
+            out["hypernyms"] = HYPERNYM_ONE_STEP - HYPERNYM_PER_STEP * (steps - 1) if steps else 0.0
         if config.derivation:
             out["derivation"] = DERIVATION if b in pa.related or a in pb.related else 0.0
         if config.ic_measure:
             out["ic_measure"] = self._lin(pa, pb)
         return out
+
+    def hypernym_steps(self, a_lemma: str, a_pos: str | None, b_lemma: str, b_pos: str | None) -> int:
+        """Directed WordNet hypernymy, for entailment features: ``+k`` when ``b`` is a
+        hypernym of ``a`` ``k`` steps up (a more specific: dog -> animal), ``-k`` when
+        ``a`` is a hypernym of ``b``, 0 when neither (within
+        :data:`MAX_HYPERNYM_DISTANCE`, or when ``hypernyms`` is off)."""
+        if not self.effective.hypernyms:
+            return 0
+        a_class, b_class = wordnet_class(a_pos), wordnet_class(b_pos)
+        a, b = a_lemma.lower(), b_lemma.lower()
+        if a == b or a_class == "" or b_class == "" or a in _light_words() or b in _light_words():
+            return 0
+        pa, pb = self._profile(a, a_class), self._profile(b, b_class)
+        up = min((pa.ancestors[s] for s in pb.synsets if s in pa.ancestors), default=0)
+        down = min((pb.ancestors[s] for s in pa.synsets if s in pb.ancestors), default=0)
+        if up and (not down or up <= down):
+            return up
+        return -down if down else 0
 
     def antonym(self, a_lemma: str, a_pos: str | None, b_lemma: str, b_pos: str | None) -> bool:
         """Whether WordNet lists the two lemmas as antonyms (also through an adjective
@@ -476,12 +506,26 @@ class LexicalSimilarity:
         lemmas (``United States``), name variants, equal numbers and dates, and a
         compositional score (the mean, over the content tokens of both sides, of each
         token's best match on the other side)."""
-        from explorer.preprocess import lemma, pos_tag
+        from explorer.preprocess import pos_tag
 
         if not a_tokens or not b_tokens:
             return 0.0
         a_tags = tuple(a_pos) if a_pos is not None else pos_tag(tuple(a_tokens))
         b_tags = tuple(b_pos) if b_pos is not None else pos_tag(tuple(b_tokens))
+        key = (tuple(a_tokens), a_tags, tuple(b_tokens), b_tags)
+        cached = self._phrase_cache.get(key)
+        if cached is None:
+            cached = self._phrase(tuple(a_tokens), a_tags, tuple(b_tokens), b_tags)
+            if len(self._phrase_cache) > 500_000:
+                self._phrase_cache.clear()
+            self._phrase_cache[key] = cached
+        return cached
+
+    def _phrase(
+        self, a_tokens: tuple[str, ...], a_tags: tuple[str, ...], b_tokens: tuple[str, ...], b_tags: tuple[str, ...]
+    ) -> float:
+        from explorer.preprocess import lemma
+
         a_lem = [lemma(t.lower(), g) for t, g in zip(a_tokens, a_tags)]
         b_lem = [lemma(t.lower(), g) for t, g in zip(b_tokens, b_tags)]
         if len(a_lem) == 1 and len(b_lem) == 1:
@@ -526,7 +570,8 @@ class LexicalSimilarity:
 
     def matrix(self, text: Analysis, hypothesis: Analysis) -> np.ndarray:
         """Word similarity of every text token (rows) to every hypothesis token
-        (columns), on lemmas with their POS tags: shape ``(len(text), len(hypothesis))``."""
+        (columns), on lemmas with their POS tags, and 1 wherever the lower-cased tokens
+        are identical: shape ``(len(text), len(hypothesis))``."""
         t_keys = list(zip(text.lemmas, text.pos))
         h_keys = list(zip(hypothesis.lemmas, hypothesis.pos))
         t_unique = list(dict.fromkeys(t_keys))
@@ -538,7 +583,12 @@ class LexicalSimilarity:
         h_pos = {k: j for j, k in enumerate(h_unique)}
         rows = np.array([t_pos[k] for k in t_keys], dtype=int)
         cols = np.array([h_pos[k] for k in h_keys], dtype=int)
-        return small[np.ix_(rows, cols)]
+        full = small[np.ix_(rows, cols)]
+        # The same word tagged differently on the two sides ("sat" as VBD and as NN)
+        # gets different lemmas; its identical surface form still makes it a match.
+        same = np.equal.outer(np.array(text.lower, dtype=object), np.array(hypothesis.lower, dtype=object))
+        full[same.astype(bool)] = 1.0
+        return full
 
     def antonym_matrix(self, text: Analysis, hypothesis: Analysis) -> np.ndarray:
         """Boolean matrix: text token i and hypothesis token j are antonyms."""

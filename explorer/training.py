@@ -63,7 +63,7 @@ def parse_options(items: Sequence[str]) -> dict[str, str]:
 
 def configure_train(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("trainer", help=f"what to train (known: {', '.join(TRAINERS)})")
-    parser.add_argument("gold", nargs="+", help="gold data files (any format the loaders read)")
+    parser.add_argument("gold", nargs="+", help="gold data files (any format the loaders read; several MSR annotator files are merged by majority)")
     parser.add_argument("--out", required=True, help="where to write the model (JSON)")
     parser.add_argument(
         "--option", action="append", default=[], metavar="KEY=VALUE",
@@ -75,8 +75,38 @@ def _log(message: str) -> None:
     print(message, file=sys.stderr, flush=True)
 
 
+def load_training_pairs(paths: Sequence[str]) -> list[Pair]:
+    """Every pair of the files; several MSR annotator files (A, B, C) are merged by
+    majority into one gold set instead of being concatenated."""
+    from explorer.datasets import detect_format, load
+
+    if len(paths) > 1:
+        heads = []
+        for path in paths:
+            try:
+                heads.append(Path(path).read_bytes()[:4096].decode("utf-8-sig", errors="replace"))
+            except OSError:
+                heads.append("")
+        try:
+            formats = {detect_format(head, str(path)) for head, path in zip(heads, paths)}
+        except ValueError:
+            formats = set()
+        if formats == {"msr_align"}:
+            from explorer.datasets.msr_align import load_annotators
+
+            merged = load_annotators(paths)
+            _log(f"{merged.name}: {len(merged)} pairs, {len(paths)} annotators merged by majority")
+            return list(merged.pairs)
+    pairs: list[Pair] = []
+    for path in paths:
+        dataset = load(path)
+        pairs.extend(dataset.pairs)
+        _log(f"{dataset.name}: {len(dataset)} pairs ({dataset.format})")
+    return pairs
+
+
 def run_train(args: argparse.Namespace) -> int:
-    from explorer.datasets import DatasetError, load
+    from explorer.datasets import DatasetError
     from explorer.preprocess import InputError
 
     info = TRAINERS.get(args.trainer)
@@ -86,11 +116,7 @@ def run_train(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     try:
         options = parse_options(args.option)
-        pairs: list[Pair] = []
-        for path in args.gold:
-            dataset = load(path)
-            pairs.extend(dataset.pairs)
-            _log(f"{dataset.name}: {len(dataset)} pairs ({dataset.format})")
+        pairs = load_training_pairs(args.gold)
         info.run(pairs, Path(args.out), options, _log)
     except (DatasetError, InputError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)

@@ -261,7 +261,7 @@ def test_matrix_of_empty_sides() -> None:
 # -- the on-disk cache -----------------------------------------------------------------------
 
 def test_cache_round_trip_outside_the_repository(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("ENTAILMENT_EXPLORER_CACHE", str(tmp_path / "c"))
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path / "c"))
     calls: list[int] = []
 
     def compute() -> dict[str, list[int]]:
@@ -277,7 +277,7 @@ def test_cache_round_trip_outside_the_repository(tmp_path, monkeypatch) -> None:
 
 
 def test_default_cache_dir_is_the_user_cache(monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.delenv("ENTAILMENT_EXPLORER_CACHE", raising=False)
+    monkeypatch.delenv("EXPLORER_CACHE_DIR", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", "/tmp/xdg-test")
     assert str(cache.cache_dir()) == "/tmp/xdg-test/entailment-explorer"
 
@@ -287,3 +287,72 @@ def test_missing_ic_table_defaults_are_safe() -> None:
     sim = LexicalSimilarity(LexicalConfig.only("ic_measure"), ic={"n": defaultdict(float, {0: 1.0}), "v": {0: 1.0}})
     if resources.is_available("wordnet"):
         assert sim.breakdown("dog", "NN", "cat", "NN")["ic_measure"] == 0.0
+
+
+def test_matrix_matches_identical_tokens_whatever_their_tags() -> None:
+    from explorer.preprocess import Analysis
+
+    sim = LexicalSimilarity(LexicalConfig.only())
+    text = Analysis("they sat", ("they", "sat"))
+    hypothesis = Analysis("sat", ("sat",))
+    # Force a tagging disagreement: the same word with two different lemmas.
+    object.__setattr__(text, "lemmas", ("they", "sit"))
+    object.__setattr__(text, "pos", ("PRP", "VBD"))
+    object.__setattr__(hypothesis, "lemmas", ("sat",))
+    object.__setattr__(hypothesis, "pos", ("NN",))
+    assert sim.matrix(text, hypothesis).tolist() == [[0.0], [1.0]]
+
+
+def _dp_levenshtein(a: str, b: str) -> int:
+    previous = list(range(len(b) + 1))
+    for i, ca in enumerate(a, start=1):
+        current = [i]
+        for j, cb in enumerate(b, start=1):
+            current.append(min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (ca != cb)))
+        previous = current
+    return previous[-1]
+
+
+def test_bit_vector_levenshtein_agrees_with_the_textbook_dp() -> None:
+    import random
+
+    rng = random.Random(7)
+    for _ in range(3000):
+        a = "".join(rng.choice("abc") for _ in range(rng.randrange(0, 9)))
+        b = "".join(rng.choice("abc") for _ in range(rng.randrange(0, 9)))
+        assert levenshtein(a, b) == _dp_levenshtein(a, b), (a, b)
+    long_a, long_b = "x" * 70 + "abc", "x" * 69 + "abd"  # longer than a machine word
+    assert levenshtein(long_a, long_b) == _dp_levenshtein(long_a, long_b)
+
+
+def test_missing_resources_turn_their_components_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    from explorer import lexical
+
+    monkeypatch.setattr(resources, "is_available", lambda nltk_id: nltk_id not in ("wordnet", "mwa_ppdb"))
+    assert lexical.unavailable_components() == {
+        "wordnet_synonyms": "wordnet", "hypernyms": "wordnet", "derivation": "wordnet",
+        "ic_measure": "wordnet", "antonyms": "wordnet", "ppdb": "mwa_ppdb",
+    }
+    sim = LexicalSimilarity()
+    assert set(sim.effective.enabled) == {"levenshtein", "names", "numbers"}
+    assert sim.word("car", "NN", "automobile", "NN") < 0.5  # no synonymy without WordNet
+    assert sim.word("7", "CD", "seven", "CD") == 1.0
+    assert sim.antonym("hot", "JJ", "cold", "JJ") is False
+
+
+@needs_wordnet
+@pytest.mark.parametrize(("a", "a_pos", "b", "b_pos"), [("be", "VBZ", "cost", "VB"), ("have", "VBP", "own", "VB"), ("'s", "POS", "of", "IN")])
+def test_light_words_get_no_semantic_matches(no_ic: LexicalSimilarity, a: str, a_pos: str, b: str, b_pos: str) -> None:
+    breakdown = no_ic.breakdown(a, a_pos, b, b_pos)
+    assert not any(breakdown.get(c, 0.0) for c in ("wordnet_synonyms", "hypernyms", "ppdb", "derivation"))
+    assert no_ic.word(a, a_pos, b, b_pos) < 0.5
+
+
+@needs_wordnet
+@pytest.mark.parametrize(
+    ("a", "b", "steps"),
+    [("dog", "canine", 1), ("canine", "dog", -1), ("dog", "carnivore", 2), ("dog", "democracy", 0), ("dog", "dog", 0)],
+    ids=["up-1", "down-1", "up-2", "unrelated", "same"],
+)
+def test_hypernym_steps_are_directed(no_ic: LexicalSimilarity, a: str, b: str, steps: int) -> None:
+    assert no_ic.hypernym_steps(a, "NN", b, "NN") == steps

@@ -244,13 +244,100 @@ def _anneal_py(p_start, p_end, h_start, h_end, gain, p_len, h_len, iterations, t
     return best
 
 
+#: Candidates (highest gains) considered by the final climb.
+CLIMB_CANDIDATES = 256
+
+
+def _climb_py(p_start, p_end, h_start, h_end, gain, p_len, h_len, chosen):  # type: ignore[no-untyped-def]
+    """Local search from ``chosen`` with compound moves: add one candidate, drop the
+    edits it conflicts with, then refill the freed tokens greedily (highest gain
+    first); take the best improving move until none is left. Only the
+    :data:`CLIMB_CANDIDATES` highest-gain candidates take part, which bounds the cost
+    when early perceptron weights make thousands of edits look good."""
+    k = gain.size
+    order = np.argsort(-gain)[:CLIMB_CANDIDATES]
+    chosen = chosen.copy()
+    occ_p = np.full(p_len, -1, dtype=np.int64)
+    occ_h = np.full(h_len, -1, dtype=np.int64)
+    tmp_p = occ_p.copy()
+    tmp_h = occ_h.copy()
+    for _ in range(4 * k + 4):
+        occ_p[:] = -1
+        occ_h[:] = -1
+        for c in range(k):
+            if chosen[c]:
+                occ_p[p_start[c] : p_end[c]] = c
+                occ_h[h_start[c] : h_end[c]] = c
+        best_delta = 1e-12
+        best_c = -1
+        for c in order:
+            if chosen[c]:
+                continue
+            delta = _compound(c, p_start, p_end, h_start, h_end, gain, order, chosen, occ_p, occ_h, tmp_p, tmp_h, False)
+            if delta > best_delta:
+                best_delta = delta
+                best_c = c
+        if best_c < 0:
+            break
+        _compound(best_c, p_start, p_end, h_start, h_end, gain, order, chosen, occ_p, occ_h, tmp_p, tmp_h, True)
+    return chosen
+
+
+def _compound(c, p_start, p_end, h_start, h_end, gain, order, chosen, occ_p, occ_h, tmp_p, tmp_h, apply):  # type: ignore[no-untyped-def]
+    """Score gain of the compound move for ``c`` (and make it when ``apply``)."""
+    tmp_p[:] = occ_p
+    tmp_h[:] = occ_h
+    delta = gain[c]
+    # Drop the conflicting edits.
+    for side in range(2):
+        lo = p_start[c] if side == 0 else h_start[c]
+        hi = p_end[c] if side == 0 else h_end[c]
+        for i in range(lo, hi):
+            o = tmp_p[i] if side == 0 else tmp_h[i]
+            if o >= 0:
+                delta -= gain[o]
+                tmp_p[p_start[o] : p_end[o]] = -1
+                tmp_h[h_start[o] : h_end[o]] = -1
+                if apply:
+                    chosen[o] = False
+    tmp_p[p_start[c] : p_end[c]] = c
+    tmp_h[h_start[c] : h_end[c]] = c
+    if apply:
+        chosen[c] = True
+    # Refill freed tokens.
+    for d in order:
+        if chosen[d] or d == c:
+            continue
+        free = True
+        for i in range(p_start[d], p_end[d]):
+            if tmp_p[i] >= 0:
+                free = False
+                break
+        if free:
+            for j in range(h_start[d], h_end[d]):
+                if tmp_h[j] >= 0:
+                    free = False
+                    break
+        if free:
+            delta += gain[d]
+            tmp_p[p_start[d] : p_end[d]] = d
+            tmp_h[h_start[d] : h_end[d]] = d
+            if apply:
+                chosen[d] = True
+    return delta
+
+
 @lru_cache(maxsize=1)
 def _compiled():  # type: ignore[no-untyped-def]
+    """The walk and the final climb, compiled with numba when it is installed."""
     try:
         import numba
     except ImportError:  # pragma: no cover - numba is a requirement; keep working without it
-        return _anneal_py
-    return numba.njit(cache=True, nogil=True)(_anneal_py)
+        return _anneal_py, _climb_py
+    jit = numba.njit(cache=True, nogil=True)
+    global _compound
+    _compound = jit(_compound)
+    return jit(_anneal_py), jit(_climb_py)
 
 
 def anneal(
@@ -273,20 +360,25 @@ def anneal(
     useful = np.flatnonzero(gain > 1e-12)
     if useful.size == 0:
         return useful
-    mask = _compiled()(
+    walk, climb = _compiled()
+    arrays = (
         np.ascontiguousarray(p_start[useful], dtype=np.int64),
         np.ascontiguousarray(p_end[useful], dtype=np.int64),
         np.ascontiguousarray(h_start[useful], dtype=np.int64),
         np.ascontiguousarray(h_end[useful], dtype=np.int64),
         np.ascontiguousarray(gain[useful], dtype=np.float64),
-        int(p_len), int(h_len), int(config.iterations), float(config.t0), float(config.rate), int(config.seed),
     )
+    mask = walk(*arrays, int(p_len), int(h_len), int(config.iterations), float(config.t0), float(config.rate), int(config.seed))
+    mask = climb(*arrays, int(p_len), int(h_len), mask)
     return useful[mask]
 
 
-def decode(features: PairFeatures, weights: np.ndarray, *, config: DecoderConfig = DecoderConfig()) -> tuple[np.ndarray, float]:
-    """The best alignment found for one pair: chosen candidate indices and its score."""
-    base, gain = features.gains(weights)
+def decode(
+    features: PairFeatures, weights: np.ndarray, *, config: DecoderConfig = DecoderConfig(), with_added: bool = True,
+) -> tuple[np.ndarray, float]:
+    """The best alignment found for one pair: chosen candidate indices and its score.
+    ``with_added=False`` leaves out candidates added for training (gold blocks)."""
+    base, gain = features.gains(weights, with_added=with_added)
     chosen = anneal(gain, features.p_start, features.p_end, features.h_start, features.h_end,
                     features.p_len, features.h_len, config=config)
     return chosen, base + float(gain[chosen].sum())
@@ -314,19 +406,10 @@ class ManliResult:
 
 
 def _lexical_similarity(flags: dict[str, bool]) -> SimilarityMatrix:
-    """The project's lexical similarity with the model's component switches, or the
-    surface fallback when :mod:`explorer.lexical` is not there."""
-    import importlib
+    """The project's lexical similarity with the model's component switches."""
+    from explorer.lexical import LexicalConfig, similarity_for
 
-    try:
-        lexical = importlib.import_module("explorer.lexical")
-    except ImportError:
-        from explorer.aligners.manli_features import SurfaceSimilarity
-
-        return SurfaceSimilarity()
-    if flags:
-        return lexical.LexicalSimilarity(lexical.LexicalConfig(**flags))  # type: ignore[no-any-return]
-    return lexical.default_similarity()  # type: ignore[no-any-return]
+    return similarity_for(LexicalConfig(**flags))
 
 
 class ManliAligner:
@@ -358,6 +441,10 @@ class ManliAligner:
         if self._similarity is None:
             self._similarity = _lexical_similarity(self.model.lexical)
         return self._similarity
+
+    def with_model(self, path: str | Path) -> ManliAligner:
+        """The same aligner with weights from another file (``align-eval --model``)."""
+        return ManliAligner(ManliModel.load(path), decoder=self.decoder)
 
     def features(self, pair: AnalyzedPair) -> PairFeatures:
         return extract(pair, self.similarity, config=self.model.features)

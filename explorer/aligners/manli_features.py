@@ -68,6 +68,15 @@ ALIGNED_FEATURES: tuple[str, ...] = (
     "sub:sim_partial",
     "sub:punct_both",
     "sub:proper_both",
+    "sub:lex_identity",
+    "sub:lex_levenshtein",
+    "sub:lex_numbers",
+    "sub:lex_names",
+    "sub:lex_ppdb",
+    "sub:lex_wordnet_synonyms",
+    "sub:lex_hypernyms",
+    "sub:lex_derivation",
+    "sub:lex_ic_measure",
     # contextual
     "sub:distortion",
     "sub:left_match",
@@ -76,6 +85,10 @@ ALIGNED_FEATURES: tuple[str, ...] = (
     "sub:stop_distortion",
     "sub:stop_left_match",
     "sub:stop_right_match",
+    "sub:anchor_left",
+    "sub:anchor_right",
+    "sub:anchor_both",
+    "sub:stop_anchor",
 )
 DEL_FEATURES: tuple[str, ...] = ("del:bias", "del:stop", "del:punct", "del:best_sim")
 INS_FEATURES: tuple[str, ...] = ("ins:bias", "ins:stop", "ins:punct", "ins:best_sim")
@@ -85,7 +98,12 @@ INDEX: dict[str, int] = {name: i for i, name in enumerate(FEATURES)}
 CONTEXTUAL: tuple[str, ...] = (
     "sub:distortion", "sub:left_match", "sub:right_match", "sub:both_match",
     "sub:stop_distortion", "sub:stop_left_match", "sub:stop_right_match",
+    "sub:anchor_left", "sub:anchor_right", "sub:anchor_both", "sub:stop_anchor",
 )
+#: Anchors: content-word pairs at least this similar. An edit with an anchor just
+#: before (after) it on both sides, at consistent offsets, sits in a matching context.
+ANCHOR_SIM = 0.9
+ANCHOR_WINDOW = 3
 N_FEATURES = len(FEATURES)
 _DEL0 = len(ALIGNED_FEATURES)
 _INS0 = _DEL0 + len(DEL_FEATURES)
@@ -97,6 +115,15 @@ NP: {<PDT|DT|PRP\$|POS>*<CD|JJ.*|VBN|VBG|NN.*|RB.*>*<NN.*|CD|PRP|EX>+}
 VG: {<MD|TO>?<RB.*>*<VB.*>+<RP>?}
 AP: {<RB.*>*<JJ.*>+}
 """
+
+
+#: Lexical components whose scores become features of their own (block maximum).
+LEXICAL_COMPONENTS: tuple[str, ...] = (
+    "identity", "levenshtein", "numbers", "names", "ppdb",
+    "wordnet_synonyms", "hypernyms", "derivation", "ic_measure",
+)
+#: A string resemblance below this is not evidence of a match (``the`` / ``he``).
+LEVENSHTEIN_FLOOR = 0.5
 
 
 class SimilarityMatrix(Protocol):
@@ -133,6 +160,8 @@ class PairFeatures:
         aligned: ``(C, N_FEATURES)`` features of the aligned candidates.
         deleted: ``(p_len, N_FEATURES)`` features of deleting each text token.
         inserted: ``(h_len, N_FEATURES)`` features of inserting each hypothesis token.
+        added: candidates present only because they were asked for (``extra``); a
+            decoder evaluated on unseen data leaves them out.
     """
 
     p_len: int
@@ -145,12 +174,14 @@ class PairFeatures:
     aligned: np.ndarray
     deleted: np.ndarray
     inserted: np.ndarray
+    added: np.ndarray
 
     def __len__(self) -> int:
         return int(self.p_start.size)
 
-    def gains(self, weights: np.ndarray) -> tuple[float, np.ndarray]:
-        """The empty alignment's score and every candidate's gain over it."""
+    def gains(self, weights: np.ndarray, *, with_added: bool = True) -> tuple[float, np.ndarray]:
+        """The empty alignment's score and every candidate's gain over it (minus
+        infinity for the ``added`` candidates unless ``with_added``)."""
         del_scores = self.deleted @ weights
         ins_scores = self.inserted @ weights
         base = float(del_scores.sum() + ins_scores.sum())
@@ -161,6 +192,8 @@ class PairFeatures:
             - (del_cum[self.p_end] - del_cum[self.p_start])
             - (ins_cum[self.h_end] - ins_cum[self.h_start])
         )
+        if not with_added:
+            gain = np.where(self.added, -np.inf, gain)
         return base, gain
 
     def vector(self, chosen: np.ndarray) -> np.ndarray:
@@ -259,20 +292,58 @@ class SurfaceSimilarity:
         return out
 
 
+# -- lexical evidence --------------------------------------------------------------------
+
+_BREAKDOWNS: dict[tuple[int, str, str, str, str], tuple[float, ...]] = {}
+
+
+def lexical_matrices(similarity: SimilarityMatrix, text: Analysis, hypothesis: Analysis) -> tuple[np.ndarray, np.ndarray]:
+    """The similarity MANLI uses and each component's score, for every token pair.
+
+    With a similarity that reports its components (``breakdown``, as
+    :class:`explorer.lexical.LexicalSimilarity` does) the similarity is the max over
+    components with Levenshtein resemblance below :data:`LEVENSHTEIN_FLOOR` ignored;
+    otherwise it is ``similarity.matrix`` and only identity is known.
+
+    Returns:
+        ``(sim, components)``: ``(p_len, h_len)`` and ``(len(LEXICAL_COMPONENTS), p_len, h_len)``.
+    """
+    p_len, h_len = len(text), len(hypothesis)
+    comps = np.zeros((len(LEXICAL_COMPONENTS), p_len, h_len))
+    breakdown = getattr(similarity, "breakdown", None)
+    if breakdown is None:
+        sim = np.clip(np.asarray(similarity.matrix(text, hypothesis), dtype=np.float64).reshape(p_len, h_len), 0, 1)
+        comps[0] = np.equal.outer(np.array(text.lemmas, dtype=object), np.array(hypothesis.lemmas, dtype=object)) if p_len and h_len else 0
+        return sim, comps
+    if len(_BREAKDOWNS) > 1_000_000:
+        _BREAKDOWNS.clear()
+    owner = id(similarity)
+    for i, (a, ap) in enumerate(zip(text.lemmas, text.pos)):
+        for j, (b, bp) in enumerate(zip(hypothesis.lemmas, hypothesis.pos)):
+            key = (owner, a, ap, b, bp)
+            row = _BREAKDOWNS.get(key)
+            if row is None:
+                parts = breakdown(a, ap, b, bp)
+                row = tuple(float(parts.get(name, 0.0)) for name in LEXICAL_COMPONENTS)
+                _BREAKDOWNS[key] = row
+            comps[:, i, j] = row
+    strong = comps.copy()
+    lev = LEXICAL_COMPONENTS.index("levenshtein")
+    strong[lev] = np.where(strong[lev] >= LEVENSHTEIN_FLOOR, strong[lev], 0.0)
+    sim = np.clip(strong.max(axis=0), 0.0, 1.0) if p_len and h_len else np.zeros((p_len, h_len))
+    return sim, comps
+
+
 # -- features -----------------------------------------------------------------------------
 
-def _windows(values: np.ndarray, size: int, axis: int, op: str) -> np.ndarray:
-    """Max or mean over every window of ``size`` consecutive entries along ``axis``."""
-    n = values.shape[axis]
-    if op == "max":
-        out = np.take(values, range(0, n - size + 1), axis=axis)
-        for k in range(1, size):
-            out = np.maximum(out, np.take(values, range(k, n - size + 1 + k), axis=axis))
-        return out
-    cum = np.cumsum(values, axis=axis)
-    zero = np.zeros_like(np.take(cum, [0], axis=axis))
-    cum = np.concatenate((zero, cum), axis=axis)
-    return (np.take(cum, range(size, n + 1), axis=axis) - np.take(cum, range(0, n - size + 1), axis=axis)) / size
+def _wmax(values: np.ndarray, size: int, axis: int) -> np.ndarray:
+    """Max over every window of ``size`` consecutive entries along ``axis``."""
+    return np.lib.stride_tricks.sliding_window_view(values, size, axis=axis).max(axis=-1)
+
+
+def _wmean(values: np.ndarray, size: int, axis: int) -> np.ndarray:
+    """Mean over every window of ``size`` consecutive entries along ``axis``."""
+    return np.lib.stride_tricks.sliding_window_view(values, size, axis=axis).mean(axis=-1)
 
 
 def _coarse(tag: str) -> str:
@@ -291,22 +362,24 @@ def extract(
 
     Candidates are every text phrase x hypothesis phrase of at most
     ``config.max_phrase`` tokens each, keeping multi-word blocks only when some token
-    pair in them is similar or the block is small (at most 4 tokens in all): a large
+    pair in them is similar or the block is small (at most 3 tokens in all): a large
     block with no similar token pair never has a positive gain in practice.
 
     Args:
         pair: the analysed pair.
         similarity: token similarity (``matrix(text, hypothesis)``).
         config: phrase-size bound and feature switches.
-        antonyms: optional ``(p_len, h_len)`` 0/1 antonymy matrix.
+        antonyms: ``(p_len, h_len)`` 0/1 antonymy matrix; by default the similarity's
+            ``antonym_matrix`` when it has one.
         extra: ``(p_span, h_span)`` blocks to include even when outside the bounds
             (the learner adds the gold edits).
     """
     text, hyp = pair.text, pair.hypothesis
     p_len, h_len = len(text), len(hyp)
-    sim = np.asarray(similarity.matrix(text, hyp), dtype=np.float64).reshape(p_len, h_len)
-    sim = np.clip(sim, 0.0, 1.0)
-    ant = np.zeros((p_len, h_len)) if antonyms is None else np.asarray(antonyms, dtype=np.float64)
+    sim, comps = lexical_matrices(similarity, text, hyp)
+    if antonyms is None and hasattr(similarity, "antonym_matrix"):
+        antonyms = similarity.antonym_matrix(text, hyp)
+    ant = np.zeros((p_len, h_len)) if antonyms is None else np.asarray(antonyms, dtype=np.float64).reshape(p_len, h_len)
     p_stop = np.asarray(text.stop, dtype=np.float64)
     h_stop = np.asarray(hyp.stop, dtype=np.float64)
     p_punct = np.asarray(text.is_punct, dtype=np.float64)
@@ -316,53 +389,51 @@ def extract(
     p_best = sim.max(axis=1) if h_len else np.zeros(p_len)
     h_best = sim.max(axis=0) if p_len else np.zeros(h_len)
 
-    blocks: list[tuple[np.ndarray, ...]] = []
+    # Candidates and their block statistics, one (text size, hypothesis size) at a time.
+    # Layers: similarity, antonymy, then each lexical component.
+    layers = np.concatenate((sim[None], ant[None], comps)) if p_len and h_len else np.zeros((2 + len(comps), p_len, h_len))
+    groups: list[tuple[np.ndarray, ...]] = []
     k = config.max_phrase
-    for m in range(1, min(k, p_len) + 1):
-        rows_max = _windows(sim, m, 0, "max")  # (p_len-m+1, h_len): best text token per h
-        for n in range(1, min(k, h_len) + 1):
-            block_max = _windows(rows_max, n, 1, "max")
-            ps, hs = np.meshgrid(np.arange(p_len - m + 1), np.arange(h_len - n + 1), indexing="ij")
-            keep = (block_max > 0) | (m + n <= 4)
-            blocks.append((ps[keep], hs[keep], np.full(int(keep.sum()), m), np.full(int(keep.sum()), n)))
+    regular = {(m, n) for m in range(1, min(k, p_len) + 1) for n in range(1, min(k, h_len) + 1)}
+    forced: dict[tuple[int, int], set[tuple[int, int]]] = {}
     for (pa, pb), (ha, hb) in extra:
-        blocks.append((np.array([pa]), np.array([ha]), np.array([pb - pa]), np.array([hb - ha])))
-    if blocks:
-        p_start = np.concatenate([b[0] for b in blocks]).astype(np.int64)
-        h_start = np.concatenate([b[1] for b in blocks]).astype(np.int64)
-        p_size = np.concatenate([b[2] for b in blocks]).astype(np.int64)
-        h_size = np.concatenate([b[3] for b in blocks]).astype(np.int64)
+        forced.setdefault((pb - pa, hb - ha), set()).add((pa, ha))
+    rows_by_m: dict[int, np.ndarray] = {}
+    for m, n in sorted(regular | set(forced)):
+        if m not in rows_by_m:
+            rows_by_m[m] = _wmax(layers, m, 1)  # (layers, p_len-m+1, h_len)
+        rows = rows_by_m[m]
+        blk = _wmax(rows, n, 2)  # (layers, p_len-m+1, h_len-n+1)
+        if (m, n) in regular:
+            keep = (blk[0] > 0) | (m + n <= 3)
+        else:
+            keep = np.zeros(blk.shape[1:], dtype=bool)
+        added = np.zeros_like(keep)
+        for pa, ha in forced.get((m, n), ()):
+            added[pa, ha] = not keep[pa, ha]
+        keep |= added
+        a, b = np.nonzero(keep)
+        cover_h = _wmean(rows[0], n, 1)[a, b]
+        cover_p = _wmean(_wmax(sim, n, 1), m, 0)[a, b]
+        groups.append((a, b, np.full(a.size, m), np.full(a.size, n), blk[:, a, b], cover_h, cover_p, added[a, b]))
+    if groups:
+        p_start = np.concatenate([g[0] for g in groups]).astype(np.int64)
+        h_start = np.concatenate([g[1] for g in groups]).astype(np.int64)
+        p_size = np.concatenate([g[2] for g in groups]).astype(np.int64)
+        h_size = np.concatenate([g[3] for g in groups]).astype(np.int64)
+        stats = np.concatenate([g[4] for g in groups], axis=1)
+        cover_h = np.concatenate([g[5] for g in groups])
+        cover_p = np.concatenate([g[6] for g in groups])
+        was_added = np.concatenate([g[7] for g in groups]).astype(bool)
     else:
         p_start = h_start = p_size = h_size = np.zeros(0, dtype=np.int64)
-    if extra:
-        # An extra block may repeat a regular candidate: keep the first of each.
-        keys = ((p_start * 1000 + p_size) * 1000 + h_start) * 1000 + h_size
-        _, first = np.unique(keys, return_index=True)
-        first.sort()
-        p_start, h_start, p_size, h_size = p_start[first], h_start[first], p_size[first], h_size[first]
+        stats = np.zeros((layers.shape[0], 0))
+        cover_h = cover_p = np.zeros(0)
+        was_added = np.zeros(0, dtype=bool)
+    block_max, antonym, lex = stats[0], stats[1], stats[2:].T
     p_end = p_start + p_size
     h_end = h_start + h_size
     c = p_start.size
-
-    # Block statistics, per candidate. Loops run over the (few) distinct sizes.
-    block_max = np.zeros(c)
-    cover_h = np.zeros(c)
-    cover_p = np.zeros(c)
-    antonym = np.zeros(c)
-    for m in np.unique(p_size).tolist():
-        for n in np.unique(h_size[p_size == m]).tolist():
-            idx = np.flatnonzero((p_size == m) & (h_size == n))
-            rows_max = _windows(sim, m, 0, "max")
-            cols_max = _windows(sim, n, 1, "max")
-            bm = _windows(rows_max, n, 1, "max")
-            ch = _windows(rows_max, n, 1, "mean")
-            cp = _windows(cols_max, m, 0, "mean")
-            am = _windows(_windows(ant, m, 0, "max"), n, 1, "max")
-            a, b = p_start[idx], h_start[idx]
-            block_max[idx] = bm[a, b]
-            cover_h[idx] = ch[a, b]
-            cover_p[idx] = cp[a, b]
-            antonym[idx] = am[a, b]
 
     stop_cum_p = np.concatenate(([0.0], np.cumsum(p_stop)))
     stop_cum_h = np.concatenate(([0.0], np.cumsum(h_stop)))
@@ -404,6 +475,8 @@ def extract(
     f[:, col["sub:best_for_h"]] = (block_max > 0) & (block_max >= h_best_cum - 1e-9)
     f[:, col["sub:best_for_p"]] = (block_max > 0) & (block_max >= p_best_cum - 1e-9)
     stop_both = p_stop_frac * h_stop_frac
+    first_lex = col["sub:lex_identity"]
+    f[:, first_lex : first_lex + len(LEXICAL_COMPONENTS)] = lex
     f[:, col["sub:eq_content"]] = eq * (1.0 - stop_both)
     f[:, col["sub:sim_partial"]] = (block_max > 0) & (block_max < 0.999)
     p_punct_cum = np.concatenate(([0.0], np.cumsum(p_punct)))
@@ -427,6 +500,14 @@ def extract(
         f[:, col["sub:stop_distortion"]] = stop_both * distortion
         f[:, col["sub:stop_left_match"]] = stop_both * left
         f[:, col["sub:stop_right_match"]] = stop_both * right
+        content = ~(np.asarray(text.stop, dtype=bool)[:, None] | np.asarray(hyp.stop, dtype=bool)[None, :])
+        anchor_p, anchor_h = np.nonzero((sim >= ANCHOR_SIM) & content)
+        left_a = _anchored(p_start - anchor_p[None, :].T, h_start - anchor_h[None, :].T)
+        right_a = _anchored(anchor_p[None, :].T - (p_end - 1), anchor_h[None, :].T - (h_end - 1))
+        f[:, col["sub:anchor_left"]] = left_a
+        f[:, col["sub:anchor_right"]] = right_a
+        f[:, col["sub:anchor_both"]] = left_a & right_a
+        f[:, col["sub:stop_anchor"]] = stop_both * (left_a | right_a)
 
     deleted = np.zeros((p_len, N_FEATURES), dtype=np.float32)
     deleted[:, _DEL0 + 0] = 1.0
@@ -438,14 +519,21 @@ def extract(
     inserted[:, _INS0 + 1] = h_stop
     inserted[:, _INS0 + 2] = h_punct
     inserted[:, _INS0 + 3] = h_best
-    return PairFeatures(p_len, h_len, p_start, p_end, h_start, h_end, eq, f, deleted, inserted)
+    return PairFeatures(p_len, h_len, p_start, p_end, h_start, h_end, eq, f, deleted, inserted, was_added)
+
+
+def _anchored(gap_p: np.ndarray, gap_h: np.ndarray) -> np.ndarray:
+    """Per candidate (columns): some anchor (rows) lies 1..ANCHOR_WINDOW tokens away
+    on both sides, in the same direction, with offsets differing by at most one."""
+    ok = (gap_p >= 1) & (gap_h >= 1) & (gap_p <= ANCHOR_WINDOW) & (gap_h <= ANCHOR_WINDOW) & (np.abs(gap_p - gap_h) <= 1)
+    return ok.any(axis=0) if ok.size else np.zeros(gap_p.shape[1], dtype=bool)
 
 
 def _span_max(values: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
     out = np.zeros(start.size)
     for size in np.unique(end - start).tolist():
         idx = np.flatnonzero(end - start == size)
-        out[idx] = _windows(values, size, 0, "max")[start[idx]]
+        out[idx] = _wmax(values, size, 0)[start[idx]]
     return out
 
 

@@ -79,7 +79,7 @@ def gold_blocks(pair: Pair) -> tuple[list[tuple[tuple[int, int], tuple[int, int]
     """The gold alignment's aligned phrase blocks, its unreachable and its SURE links."""
     if pair.gold_alignment is None:
         raise TrainingError(f"pair {pair.id} has no gold alignment")
-    edits, unreachable = pair.gold_alignment.to_phrase_edits()
+    edits, unreachable = pair.gold_alignment.to_phrase_edits(partial=True)
     blocks = [(e.p_span, e.h_span) for e in edits if e.p_span is not None and e.h_span is not None]
     return blocks, len(unreachable), len(pair.gold_alignment.sure)  # type: ignore[return-value]
 
@@ -197,10 +197,40 @@ def _flag(value: str, key: str) -> bool:
     raise ValueError(f"option {key}={value!r}: expected true or false")
 
 
+#: Shorthands for groups of lexical components (ablations).
+LEXICAL_GROUPS: dict[str, tuple[str, ...]] = {
+    "wordnet": ("wordnet_synonyms", "hypernyms", "derivation", "ic_measure", "antonyms"),
+}
+
+
+def lexical_flags_without(names: Sequence[str]) -> dict[str, bool]:
+    """``LexicalConfig`` keyword flags with ``names`` (or their groups) switched off.
+
+    Raises:
+        ValueError: for a name that is neither a component nor a group.
+    """
+    from explorer.lexical import COMPONENTS
+
+    flags: dict[str, bool] = {}
+    for raw in names:
+        name = raw.strip()
+        if not name:
+            continue
+        parts = LEXICAL_GROUPS.get(name, (name,))
+        for part in parts:
+            if part not in COMPONENTS:
+                raise ValueError(
+                    f"unknown lexical component {name!r}; choose from: {', '.join((*LEXICAL_GROUPS, *COMPONENTS))}"
+                )
+            flags[part] = False
+    return flags
+
+
 def train_command(pairs: Sequence[Pair], out: Path, options: dict[str, str], log: Log) -> None:
     """The ``train manli`` command. Options: ``epochs``, ``burn_in``, ``seed``,
     ``max_phrase``, ``contextual`` (true/false) and ``without`` (comma-separated
-    lexical components to switch off, e.g. ``without=wordnet,ppdb``)."""
+    lexical components to switch off, e.g. ``without=wordnet,ppdb``; ``wordnet`` stands
+    for every WordNet component)."""
     from explorer.aligners.manli import _lexical_similarity
     from explorer.training import TrainingOptionError
 
@@ -216,7 +246,7 @@ def train_command(pairs: Sequence[Pair], out: Path, options: dict[str, str], log
     except ValueError as err:
         raise TrainingOptionError(f"numeric manli option expected: {err}") from None
     contextual = _flag(options.get("contextual", "true"), "contextual")
-    flags = {name.strip(): False for name in options.get("without", "").split(",") if name.strip()}
+    flags = lexical_flags_without(options.get("without", "").split(","))
     similarity = _lexical_similarity(flags)
     model = fit(
         pairs, similarity,

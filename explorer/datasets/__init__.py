@@ -103,7 +103,20 @@ def _sniff_sts(head: str) -> bool:
 
 
 def _sniff_jsonl(head: str) -> bool:
-    return head.lstrip("\ufeff \n\r\t")[:1] in ("{", "[")
+    # Edinburgh++ alignment files are JSON lists too; their own loader reads them.
+    return head.lstrip("\ufeff \n\r\t")[:1] in ("{", "[") and '"sureAlign"' not in head
+
+
+def _sniff_msr_align(head: str) -> bool:
+    from explorer.datasets.msr_align import sniff
+
+    return sniff(head)
+
+
+def _sniff_edinburgh(head: str) -> bool:
+    from explorer.datasets.edinburgh import sniff
+
+    return sniff(head)
 
 
 def _sniff_csv(head: str) -> bool:
@@ -118,6 +131,8 @@ LOADERS: dict[str, LoaderInfo] = {
     "sts": LoaderInfo("sts", "STS TSV: score, sentence 1, sentence 2", (".tsv", ".txt"), _sniff_sts, _lazy("explorer.datasets.tabular", "parse_sts")),
     "jsonl": LoaderInfo("jsonl", "JSON lines or a JSON list of {text, hypothesis, label, task, id}", (".jsonl", ".json"), _sniff_jsonl, _lazy("explorer.datasets.tabular", "parse_jsonl")),
     "csv": LoaderInfo("csv", "CSV with header text (or premise), hypothesis, label, task, id", (".csv",), _sniff_csv, _lazy("explorer.datasets.tabular", "parse_csv")),
+    "msr_align": LoaderInfo("msr_align", "MSR RTE2 gold alignments (GIZA-style .align.txt)", (".txt",), _sniff_msr_align, _lazy("explorer.datasets.msr_align", "parse_msr_align_labelled")),
+    "edinburgh": LoaderInfo("edinburgh", "Edinburgh++ paraphrase alignments (JSON with sureAlign)", (".json",), _sniff_edinburgh, _lazy("explorer.datasets.edinburgh", "parse_edinburgh")),
 }
 
 

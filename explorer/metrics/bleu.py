@@ -12,6 +12,11 @@ geometric mean that is zero as soon as one order has no match. The modified BLEU
 variant ``bleu_pa``, which Szymanski attributes to Pérez & Alfonseca, averages
 linearly but keeps the brevity penalty.
 
+Finch, Hwang & Sumita (2005, §2.1) use BLEU1..BLEU4 as paraphrase features: the
+geometric mean of the precisions of orders 1..n *without* the brevity penalty, computed
+with each sentence as the candidate in turn and averaged (:func:`bleu_both_ways`,
+:class:`BleuNScorer`).
+
 An order for which the hypothesis has no n-gram at all (it is shorter than n) has
 precision 0, as in the original definition. Tokens are compared lower-cased.
 """
@@ -161,15 +166,18 @@ def ngram_matches(
 
 def bleu_tokens(
     hypothesis: tuple[str, ...], text: tuple[str, ...], *, variant: Variant = "bleu",
-    max_n: int = 4, with_matches: bool = True,
+    max_n: int = 4, with_matches: bool = True, brevity: bool = True,
 ) -> BleuResult:
-    """Score hypothesis tokens against text tokens (both already normalised)."""
+    """Score hypothesis tokens against text tokens (both already normalised).
+
+    ``brevity=False`` leaves the brevity penalty out (reported as 1.0).
+    """
     if variant not in VARIANTS:
         raise ValueError(f"unknown BLEU variant {variant!r}; expected one of {VARIANTS}")
     if max_n < 1:
         raise ValueError("max_n must be at least 1")
     orders = order_counts(tuple(hypothesis), tuple(text), max_n)
-    bp = brevity_penalty(len(hypothesis), len(text))
+    bp = brevity_penalty(len(hypothesis), len(text)) if brevity else 1.0
     return BleuResult(
         variant=variant,
         value=combine(orders, bp, variant),
@@ -205,3 +213,46 @@ class BleuScorer:
             orders = order_counts(h, p, self.max_n)
             values.append(combine(orders, brevity_penalty(len(h), len(p)), self.variant))
         return values
+
+
+@dataclass(frozen=True)
+class SymmetricBleuResult:
+    """Finch et al.'s BLEU-n: no brevity penalty, both directions averaged.
+
+    Attributes:
+        n: the highest order.
+        value: mean of the two directions' scores.
+        hypothesis_candidate: BLEU with the hypothesis as candidate, text as reference.
+        text_candidate: the other direction.
+    """
+
+    n: int
+    value: float
+    hypothesis_candidate: BleuResult
+    text_candidate: BleuResult
+
+
+def bleu_both_ways(
+    text: tuple[str, ...], hypothesis: tuple[str, ...], n: int, *, with_matches: bool = True
+) -> SymmetricBleuResult:
+    """Geometric-mean BLEU of orders 1..n without brevity penalty, in both directions."""
+    forward = bleu_tokens(hypothesis, text, max_n=n, brevity=False, with_matches=with_matches)
+    backward = bleu_tokens(text, hypothesis, max_n=n, brevity=False, with_matches=with_matches)
+    return SymmetricBleuResult(n, (forward.value + backward.value) / 2, forward, backward)
+
+
+@dataclass(frozen=True)
+class BleuNScorer:
+    """A registry scorer for Finch et al.'s BLEU-n (``bleu1`` .. ``bleu4``)."""
+
+    n: int = 4
+
+    @property
+    def name(self) -> str:
+        return f"bleu{self.n}"
+
+    def score(self, pair: AnalyzedPair) -> SymmetricBleuResult:
+        return bleu_both_ways(pair.text.lower, pair.hypothesis.lower, self.n)
+
+    def score_many(self, pairs: Sequence[AnalyzedPair]) -> list[float]:
+        return [bleu_both_ways(a.text.lower, a.hypothesis.lower, self.n, with_matches=False).value for a in pairs]

@@ -1,0 +1,50 @@
+"""Entailment Alignment Explorer: the Streamlit entry point.
+
+Run with ``make run`` (or ``streamlit run app.py``). The app opens on the built-in sample
+(``sample_data/rte_sample.xml``); the Dataset page loads others. To add a page, add one
+row to :data:`PAGES`: a script under ``components/pages/``, its title and an icon.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from components.state import current_dataset, guarded
+from explorer import resources
+
+TITLE = "Entailment Alignment Explorer"
+
+#: (script, title, icon). The first page is the one the app opens on.
+PAGES: list[tuple[str, str, str]] = [
+    ("components/pages/pair.py", "Pair", ":material/compare_arrows:"),
+    ("components/pages/dataset.py", "Dataset", ":material/table_view:"),
+    ("components/pages/evaluate.py", "Evaluate", ":material/monitoring:"),
+    ("components/pages/mtmetrics.py", "MT metrics", ":material/translate:"),
+    ("components/pages/aligners.py", "Aligners", ":material/join_inner:"),
+]
+
+
+def sidebar() -> None:
+    """The current dataset and the NLTK resources that are missing, with what degrades."""
+    loaded = current_dataset()
+    st.sidebar.caption(f"Dataset: **{loaded.name}** ({len(loaded.dataset)} pairs, {loaded.origin})")
+    missing = resources.missing()
+    if missing:
+        lines = "\n".join(f"- `{r.nltk_id}`: {r.without_it}" for r in missing)
+        st.sidebar.warning(
+            f"{len(missing)} NLTK resource(s) missing; everything runs, but:\n\n{lines}\n\n"
+            "Fetch them with `python -m explorer resources --download`."
+        )
+    with st.sidebar.expander("NLTK resources"):
+        st.dataframe(resources.describe(), hide_index=True)
+
+
+def main() -> None:
+    st.set_page_config(page_title=TITLE, page_icon=":material/join_inner:", layout="wide")
+    page = st.navigation([st.Page(script, title=title, icon=icon) for script, title, icon in PAGES])
+    guarded(page.run, what=f"the {page.title} page")
+    # After the page, so the sidebar names a dataset the page has just loaded.
+    guarded(sidebar, what="the sidebar")
+
+
+main()

@@ -1,0 +1,88 @@
+"""Benchmark: the lexical similarity matrix and the bag-of-words aligner.
+
+Prints (a) one-off resource load times (PPDB table; Brown information content and
+idf from the on-disk cache), (b) the all-components lexical matrix per pair: a cold
+pass (every word pair new to the process) and warm passes (memoised), (c) the
+bag-of-words aligner per pair, cold and warm. Tagging and lemmatisation happen before
+any clock starts. Figures are medians over pairs (and over runs for warm passes).
+
+Usage: NLTK_DATA=../shared/nltk_data python bench/bench_lexical.py [DATA] [--runs 5]
+(DATA defaults to NLTK's RTE2 dev, 400 pairs.)
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from explorer.aligners.bow import BowAligner, brown_idf  # noqa: E402
+from explorer.datasets import load  # noqa: E402
+from explorer.lexical import (  # noqa: E402
+    LexicalConfig,
+    LexicalSimilarity,
+    brown_information_content,
+    levenshtein,
+    load_ppdb,
+)
+from explorer.preprocess import analyze_pair  # noqa: E402
+
+
+def timed(fn):  # type: ignore[no-untyped-def]
+    start = time.perf_counter()
+    fn()
+    return time.perf_counter() - start
+
+
+def per_pair(fn, items) -> list[float]:  # type: ignore[no-untyped-def]
+    out = []
+    for item in items:
+        start = time.perf_counter()
+        fn(item)
+        out.append(time.perf_counter() - start)
+    return out
+
+
+def ms(seconds: float) -> str:
+    return f"{1000 * seconds:.3f} ms"
+
+
+def main() -> None:
+    default = ROOT.parent / "shared" / "nltk_data" / "corpora" / "rte" / "rte2_dev.xml"
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("data", nargs="?", default=str(default))
+    parser.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+
+    pairs = [analyze_pair(p) for p in load(args.data).pairs]
+    for pair in pairs:
+        for side in (pair.text, pair.hypothesis):
+            side.lemmas, side.stop  # noqa: B018 -- tag and lemmatise before timing
+    cells = statistics.median(len(p.text) * len(p.hypothesis) for p in pairs)
+    print(f"data: {args.data} ({len(pairs)} pairs, median {cells:.0f} token pairs per problem)")
+
+    print(f"load PPDB table:                  {timed(load_ppdb):.2f} s")
+    print(f"load Brown IC (disk cache):       {timed(brown_information_content):.2f} s")
+    print(f"load Brown idf (disk cache):      {timed(brown_idf):.2f} s")
+
+    lexical = LexicalSimilarity(LexicalConfig())
+    cold = per_pair(lambda p: lexical.matrix(p.text, p.hypothesis), pairs)
+    warm = [t for _ in range(args.runs) for t in per_pair(lambda p: lexical.matrix(p.text, p.hypothesis), pairs)]
+    print(f"lexical matrix, all components, cold: median {ms(statistics.median(cold))}, total {sum(cold):.2f} s")
+    print(f"lexical matrix, all components, warm: median {ms(statistics.median(warm))}, p90 {ms(sorted(warm)[int(0.9 * len(warm))])}")
+
+    levenshtein.cache_clear()
+    bow = BowAligner()
+    cold = per_pair(bow.align, pairs)
+    warm = [t for _ in range(args.runs) for t in per_pair(bow.align, pairs)]
+    print(f"bow aligner, cold: median {ms(statistics.median(cold))}")
+    print(f"bow aligner, warm: median {ms(statistics.median(warm))}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,144 @@
+"""Aligners page: run the registered aligners over gold alignments, compare precision,
+recall, F1 and exact match with MacCartney, Galley & Manning (2008, Table 1), and list
+the problems worst first, each opening on the Pair page."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from components.data import SAMPLE_DIR, LoadedDataset, load_file
+from components.state import current_dataset, guarded, open_pair, set_dataset
+from explorer.aligners import ALIGNERS
+
+SAMPLE_GOLD = SAMPLE_DIR / "sample_align.txt"
+MSR_DIR = SAMPLE_DIR.parents[1] / "shared" / "data" / "msr_align"
+MSR_FILES = tuple(MSR_DIR / f"RTE2_dev_{x}.align.txt" for x in "ABC")
+MAX_PROBLEMS = 800
+
+#: MacCartney, Galley & Manning (2008), Table 1, RTE2 *test* (the dev rows are not
+#: reproduced here): P / R / F1 / exact match in %, None where we do not cite a figure.
+PAPER_TABLE1: tuple[tuple[str, float | None, float | None, float | None, float | None], ...] = (
+    ("Bag-of-words", None, None, 70.9, None),
+    ("GIZA++", None, None, 74.8, None),
+    ("Stanford RTE aligner", None, None, 79.1, None),
+    ("MANLI", 85.4, 85.3, 85.3, 21.3),
+)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _evaluate(key: str, aligner: str, limit: int, _pairs: tuple[object, ...]) -> pd.DataFrame:
+    """Per-problem figures of one aligner on the first ``limit`` gold problems."""
+    from explorer.aligners import get_aligner
+    from explorer.alignment_eval import run_aligner, score_pair
+
+    pairs = [p for p in _pairs if p.gold_alignment is not None][:limit]  # type: ignore[attr-defined]
+    alignments, seconds = run_aligner(get_aligner(aligner), pairs)
+    rows = []
+    for pair, alignment, secs in zip(pairs, alignments, seconds):
+        s = score_pair(pair.id, alignment, pair.gold_alignment)
+        rows.append({
+            "id": pair.id, "F1": 100 * s.f1, "precision": 100 * s.precision, "recall": 100 * s.recall,
+            "exact": s.exact, "predicted": s.predicted, "gold": s.gold, "ms": 1000 * secs,
+            "hypothesis": pair.hypothesis,
+        })
+    return pd.DataFrame(rows)
+
+
+def summary_row(name: str, frame: pd.DataFrame) -> dict[str, object]:
+    """Macro P and R, F1 as their harmonic mean, exact match (the align-eval definitions)."""
+    p, r = frame["precision"].mean(), frame["recall"].mean()
+    return {
+        "aligner": name, "problems": len(frame), "P": round(p, 1), "R": round(r, 1),
+        "F1": round(2 * p * r / (p + r), 1) if p + r else 0.0,
+        "exact %": round(100 * frame["exact"].mean(), 1), "median ms": round(frame["ms"].median(), 1),
+    }
+
+
+def paper_table() -> pd.DataFrame:
+    return pd.DataFrame(
+        [{"aligner": n, "P": p, "R": r, "F1": f, "exact %": e} for n, p, r, f, e in PAPER_TABLE1]
+    )
+
+
+def gold_source() -> LoadedDataset | None:
+    """The current dataset when it has gold alignments; otherwise offer gold files."""
+    loaded = current_dataset()
+    if loaded.dataset.has_gold_alignments:
+        return loaded
+    st.info(
+        f"The current dataset ({loaded.name}) has no gold alignments. Load an MSR "
+        "`.align.txt` or Edinburgh++ JSON file on the Dataset page, or pick one here."
+    )
+    options = {"Hand-written sample (sample_data/sample_align.txt)": "sample"}
+    if all(path.is_file() for path in MSR_FILES):
+        options["MSR RTE2 dev, annotators A/B/C merged (800 problems)"] = "msr"
+    choice = st.selectbox("Gold alignments", list(options), key="aligners_gold")
+    if st.button("Use these gold alignments", key="aligners_load"):
+        if options[choice] == "sample":
+            set_dataset(load_file(SAMPLE_GOLD, origin="built-in sample"))
+        else:
+            set_dataset(_load_msr())
+        st.rerun()
+    return None
+
+
+@st.cache_resource(show_spinner="Merging the three annotators...")
+def _load_msr_dataset():  # type: ignore[no-untyped-def]
+    from explorer.datasets.msr_align import load_annotators
+
+    return load_annotators(MSR_FILES)
+
+
+def _load_msr() -> LoadedDataset:
+    return LoadedDataset(_load_msr_dataset(), "msr-rte2-dev-abc", "MSR RTE2 dev gold")
+
+
+def body() -> None:
+    st.title("Aligners")
+    st.caption(
+        "Precision and recall of aligned token pairs per problem (SURE gold links only), "
+        "macro-averaged; F1 from the macro P and R; exact = the predicted links equal the "
+        "gold SURE links. The same figures as `python -m explorer align-eval`."
+    )
+    loaded = gold_source()
+    if loaded is None:
+        st.subheader("Published figures")
+        st.dataframe(paper_table(), hide_index=True, key="aligners_paper")
+        return
+    n_gold = sum(p.gold_alignment is not None for p in loaded.dataset.pairs)
+    left, right = st.columns(2)
+    default = [n for n in ("bow", "manli") if n in ALIGNERS] or list(ALIGNERS)[:1]
+    chosen = left.multiselect("Aligners", list(ALIGNERS), default=default, key="aligners_names",
+                              format_func=lambda n: ALIGNERS[n].label)
+    limit = int(right.number_input(
+        "Problems (first N)", min_value=1, max_value=min(n_gold, MAX_PROBLEMS), value=min(n_gold, 100), step=50,
+        key="aligners_limit",
+    ))
+    if not chosen:
+        st.info("Pick at least one aligner.")
+        return
+    frames: dict[str, pd.DataFrame] = {}
+    with st.spinner(f"Aligning {limit} problems..."):
+        for name in chosen:
+            frames[name] = _evaluate(loaded.key, name, limit, loaded.dataset.pairs)
+    st.subheader(f"{loaded.name}: {limit} of {n_gold} problems")
+    st.dataframe(pd.DataFrame([summary_row(ALIGNERS[n].label, f) for n, f in frames.items()]),
+                 hide_index=True, key="aligners_summary")
+    st.markdown("**MacCartney et al. (2008), Table 1, on RTE2 test** (their dev rows are not cited here)")
+    st.dataframe(paper_table(), hide_index=True, key="aligners_paper")
+
+    st.subheader("Problems, worst first")
+    which = st.selectbox("Aligner", list(frames), key="aligners_worst", format_func=lambda n: ALIGNERS[n].label)
+    worst = frames[which].sort_values(["F1", "id"], kind="stable").reset_index(drop=True)
+    shown = worst[["id", "F1", "precision", "recall", "exact", "predicted", "gold", "hypothesis"]].round(1)
+    event = st.dataframe(shown, hide_index=True, on_select="rerun", selection_mode="single-row", key="aligners_table")
+    rows = list(getattr(getattr(event, "selection", None), "rows", []) or [])
+    if rows:
+        open_pair(str(shown.iloc[rows[0]]["id"]))
+    pick = st.selectbox("Open a problem on the Pair page", list(shown["id"]), key="aligners_pick")
+    if st.button("Open", key="aligners_open"):
+        open_pair(str(pick))
+
+
+guarded(body, what="the Aligners page")

@@ -1,0 +1,179 @@
+"""Dataset page: choose the dataset (built-in sample, an uploaded file, or an installed
+NLTK RTE file), browse it in a sortable, filterable table, and open a pair on the Pair
+page."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from components.data import (
+    SAMPLES,
+    LoadedDataset,
+    dataset_best_cutoff,
+    dataset_scores,
+    load_file,
+    load_uploaded,
+    nltk_rte_files,
+)
+from components.state import current_dataset, open_pair, set_dataset
+from explorer.datasets import LOADERS, DatasetError
+from explorer.scorers import SCORERS
+
+SAMPLE = "Built-in sample"
+UPLOAD = "Upload a file"
+NLTK = "NLTK RTE corpus"
+SOURCE = "dataset_source"
+TABLE = "dataset_table"
+ALL, CORRECT, WRONG = "all", "correct", "incorrect"
+
+
+def source_controls() -> LoadedDataset | None:
+    """Where the data comes from; returns a newly chosen dataset, or None to keep the
+    current one. A file that fails to load is reported and changes nothing."""
+    current = current_dataset()
+    rte_files = nltk_rte_files()
+    options = [SAMPLE, UPLOAD] + ([NLTK] if rte_files else [])
+    if SOURCE not in st.session_state:
+        by_origin = {"built-in sample": SAMPLE, "uploaded file": UPLOAD, "NLTK RTE corpus": NLTK}
+        st.session_state[SOURCE] = by_origin.get(current.origin, SAMPLE)
+    source = st.radio("Source", options, horizontal=True, key=SOURCE)
+    if not rte_files:
+        st.caption("NLTK's RTE corpus is not installed (`python -m explorer resources --download`); the sample and uploads still work.")
+    if source == SAMPLE:
+        names = list(SAMPLES)
+        index = next((i for i, n in enumerate(names) if SAMPLES[n].name == current.name), 0)
+        choice = st.selectbox("Sample", names, index=index, key="dataset_sample")
+        return load_file(SAMPLES[choice], origin="built-in sample")
+    if source == NLTK:
+        names = list(rte_files)
+        index = names.index(current.name) if current.name in names else 0
+        choice = st.selectbox("RTE file", names, index=index, key="dataset_nltk")
+        return load_file(rte_files[choice], origin="NLTK RTE corpus")
+    formats = "; ".join(f"{info.description}" for info in LOADERS.values())
+    upload = st.file_uploader("Dataset file", key="dataset_upload", help=f"Recognised by content and extension: {formats}.")
+    if upload is None:
+        if current.origin == "uploaded file":
+            st.caption(f"Showing the uploaded {current.name}; upload another file to replace it.")
+        else:
+            st.info(f"Upload a dataset file. Formats: {formats}.")
+        return None
+    return load_uploaded(upload.getvalue(), upload.name)
+
+
+def choose_dataset() -> LoadedDataset:
+    try:
+        chosen = source_controls()
+    except DatasetError as err:
+        st.error(f"Could not load this file, so the dataset is unchanged: {err}")
+        return current_dataset()
+    if chosen is not None:
+        set_dataset(chosen)
+    return current_dataset()
+
+
+def build_table(loaded: LoadedDataset, scorer: str) -> tuple[pd.DataFrame, float | None, str]:
+    """One row per pair, with the scorer's value and, for labelled data, the decision at
+    the best cutoff on this dataset and whether it is correct."""
+    pairs = loaded.dataset.pairs
+    scores = dataset_scores(loaded, scorer)
+    table = pd.DataFrame({
+        "id": [p.id for p in pairs],
+        "task": [p.task or "" for p in pairs],
+        "gold": [p.label or ("" if p.score is None else f"{p.score:g}") for p in pairs],
+        "text": [p.text for p in pairs],
+        "hypothesis": [p.hypothesis for p in pairs],
+        "score": np.round(scores, 4),
+    })
+    best = dataset_best_cutoff(loaded, scorer)
+    if best is None:
+        return table, None, "no entailment labels, so no decisions"
+    cutoff = best[0]
+    decided = scores > cutoff
+    table["decision"] = np.where(decided, "entails", "does not entail")
+    table["correct"] = decided == np.array([bool(p.entails) for p in pairs])
+    return table, cutoff, f"cutoff {cutoff:.4f}, best on this dataset ({100 * best[1]:.1f}% accuracy)"
+
+
+def filter_table(
+    table: pd.DataFrame, *, labels: list[str], tasks: list[str], outcome: str,
+    score_range: tuple[float, float], search: str,
+) -> pd.DataFrame:
+    """The rows that pass every filter (an empty selection means no filter)."""
+    keep = pd.Series(True, index=table.index)
+    if labels:
+        keep &= table["gold"].isin(labels)
+    if tasks:
+        keep &= table["task"].isin(tasks)
+    if outcome != ALL and "correct" in table:
+        keep &= table["correct"] == (outcome == CORRECT)
+    keep &= table["score"].between(score_range[0], score_range[1])
+    needle = search.strip().lower()
+    if needle:
+        haystack = table["id"].str.lower() + "\n" + table["text"].str.lower() + "\n" + table["hypothesis"].str.lower()
+        keep &= haystack.str.contains(needle, regex=False)
+    return table[keep]
+
+
+def main() -> None:
+    st.title("Dataset")
+    loaded = choose_dataset()
+    dataset = loaded.dataset
+    st.caption(
+        f"**{loaded.name}** ({loaded.origin}): {len(dataset)} pairs, {dataset.kind} labels"
+        + (f", tasks {', '.join(dataset.tasks)}" if dataset.tasks else "")
+        + f"; read as {LOADERS[dataset.format].description}."
+    )
+    interactive = [n for n, info in SCORERS.items() if info.interactive]
+    names = interactive + [n for n in SCORERS if n not in interactive]
+    left, right = st.columns([1, 3])
+    scorer = left.selectbox(
+        "Scorer", names, index=names.index("mbleu") if "mbleu" in names else 0,
+        format_func=lambda n: SCORERS[n].label + ("" if SCORERS[n].interactive else " (slow)"),
+        key="dataset_scorer",
+    )
+    try:
+        with st.spinner(f"Scoring {len(dataset)} pairs with {SCORERS[scorer].label}..."):
+            table, cutoff, how = build_table(loaded, scorer)
+    except Exception as err:  # a failing method: say so, the other scorers remain choosable
+        st.error(f"{SCORERS[scorer].label} failed on {loaded.name}: {type(err).__name__}: {err}. Choose another scorer.")
+        return
+    right.caption(f"Decisions: score > cutoff means entails; {how}.")
+
+    f1, f2, f3 = st.columns(3)
+    labels = f1.multiselect("Gold label", sorted(set(table["gold"]) - {""}), key="filter_gold")
+    tasks = f2.multiselect("Task", list(dataset.tasks), key="filter_task")
+    outcome = f3.radio(
+        "Decision", [ALL, CORRECT, WRONG], horizontal=True, key="filter_outcome",
+        disabled=cutoff is None,
+    )
+    g1, g2 = st.columns(2)
+    low, high = float(table["score"].min()), float(table["score"].max())
+    if high <= low:
+        high = low + 1e-3
+    score_range = g1.slider("Score range", low, high, (low, high), format="%.3f", key=f"filter_score_{scorer}_{loaded.key}")
+    search = g2.text_input("Search text, hypothesis or id", key="filter_search")
+    shown = filter_table(table, labels=labels, tasks=tasks, outcome=outcome, score_range=score_range, search=search)
+    st.caption(f"{len(shown)} of {len(table)} pairs. Click a row to open it on the Pair page; click a column header to sort.")
+    if shown.empty:
+        st.info("No pair passes these filters.")
+        return
+    event = st.dataframe(
+        shown, key=TABLE, on_select="rerun", selection_mode="single-row", hide_index=True, width="stretch",
+        column_config={
+            "score": st.column_config.NumberColumn(format="%.4f"),
+            "text": st.column_config.TextColumn(width="large"),
+            "hypothesis": st.column_config.TextColumn(width="medium"),
+        },
+    )
+    rows = event.selection.rows if event is not None else []
+    if rows:
+        open_pair(str(shown.iloc[rows[0]]["id"]))
+    left, right = st.columns([3, 1])
+    pick = left.selectbox("Or pick a pair", list(shown["id"]), key="dataset_pick")
+    if right.button("Open on the Pair page", key="dataset_open") and pick is not None:
+        open_pair(str(pick))
+
+
+main()

@@ -1,0 +1,234 @@
+"""Evaluate page: every chosen scorer over the whole dataset. Accuracy-vs-cutoff curves
+with the chosen cutoff dotted (Szymanski's figures 1-4), score histograms by gold label,
+per-task accuracy, and a summary beside the published figures. Graded data gets
+Pearson/Spearman instead. All figures come from :mod:`explorer.evaluation`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from components import figures
+from components.data import SAMPLES, LoadedDataset, dataset_scores, gold, load_file, load_uploaded, nltk_rte_files
+from components.state import current_dataset, dev_dataset, set_dev_dataset
+from explorer import published
+from explorer.datasets import DatasetError
+from explorer.evaluation import best_cutoff, classification_report, graded_report, sweep
+from explorer.scorers import SCORERS
+
+SELF = "this data itself"
+UPLOAD = "an uploaded file"
+
+
+def dev_controls(loaded: LoadedDataset) -> LoadedDataset | None:
+    """Where the cutoff is chosen: on the data itself or on a development set."""
+    samples = {f"sample: {path.name}": path for path in SAMPLES.values()}
+    rte = {f"NLTK RTE: {name}": path for name, path in nltk_rte_files().items()}
+    options = [SELF, *samples, *rte, UPLOAD]
+    current = dev_dataset()
+    if "evaluate_dev" not in st.session_state and current is not None:
+        match = [o for o in options if o.endswith(current.name)]
+        st.session_state["evaluate_dev"] = match[0] if match else SELF
+    choice = st.selectbox(
+        "Choose the cutoff on", options, key="evaluate_dev",
+        help="As in Szymanski's paper: tune the cutoff on a development set (e.g. rte1_dev.xml) and apply it unchanged here.",
+    )
+    try:
+        if choice == SELF:
+            chosen = None
+        elif choice in samples:
+            chosen = load_file(samples[choice], origin="built-in sample")
+        elif choice in rte:
+            chosen = load_file(rte[choice], origin="NLTK RTE corpus")
+        else:
+            upload = st.file_uploader("Development set", key="evaluate_dev_upload")
+            if upload is None:
+                st.info("Upload a development set, or choose another option.")
+                return current if current is not None and current.origin == "uploaded file" else None
+            chosen = load_uploaded(upload.getvalue(), upload.name)
+    except DatasetError as err:
+        st.error(f"Could not load the development set, so cutoffs are chosen on the data itself: {err}")
+        chosen = None
+    if chosen is not None and not chosen.binary_labels:
+        st.error(f"{chosen.name} has no entailment labels, so it cannot choose a cutoff; using the data itself.")
+        chosen = None
+    if chosen is not None and chosen.key == loaded.key:
+        chosen = None  # the same data: the cutoff is chosen on itself either way
+    set_dev_dataset(chosen)
+    return chosen
+
+
+def score_all(loaded: LoadedDataset, names: Sequence[str], dev: LoadedDataset | None) -> tuple[dict[str, np.ndarray], dict[str, np.ndarray]]:
+    """Scores of every pair (and of the dev set) for each scorer, with a progress bar."""
+    jobs = [(loaded, name, False) for name in names] + ([(dev, name, True) for name in names] if dev else [])
+    bar = st.progress(0.0, text="Scoring...")
+    scores: dict[str, np.ndarray] = {}
+    dev_scores: dict[str, np.ndarray] = {}
+    failed: set[str] = set()
+    for index, (data, name, is_dev) in enumerate(jobs):
+        if data is None:  # dev jobs exist only with a dev set
+            continue
+
+        def report(i: int, n: int, index: int = index, name: str = name, data: LoadedDataset = data) -> None:
+            bar.progress((index + i / max(n, 1)) / len(jobs), text=f"{SCORERS[name].label} on {data.name}: {i}/{n} pairs")
+
+        if name in failed:
+            continue
+        try:
+            (dev_scores if is_dev else scores)[name] = dataset_scores(data, name, progress=report)
+        except Exception as err:  # one failing method must not hide the others
+            failed.add(name)
+            st.error(f"{SCORERS[name].label} failed on {data.name}, so it is left out: {type(err).__name__}: {err}")
+    bar.empty()
+    for name in failed:
+        scores.pop(name, None)
+        dev_scores.pop(name, None)
+    return scores, dev_scores
+
+
+def _fmt(value: float | None, percent: bool = False) -> str:
+    if value is None or not np.isfinite(value):
+        return "–"
+    return f"{100 * value:.2f}%" if percent else f"{value:.4f}"
+
+
+def published_columns(key: str | None, scorer: str, metric: str) -> dict[str, str]:
+    found = published.lookup(key, scorer, metric=metric)
+    if not found:
+        return {"published": "–", "published cutoff": "–", "source": ""}
+    figure = found[0]
+    pct = metric in ("accuracy", "cws", "average_precision")
+    return {
+        "published": _fmt(figure.value, pct),
+        "published cutoff": "–" if figure.cutoff is None else f"{figure.cutoff:g} ({figure.cutoff_from})",
+        "source": figure.source + (f"; {figure.note}" if figure.note else ""),
+    }
+
+
+def graded_section(loaded: LoadedDataset, names: Sequence[str], scores: dict[str, np.ndarray]) -> None:
+    pairs = loaded.dataset.pairs
+    key = published.dataset_key(loaded.name)
+    rows = []
+    for name in names:
+        report = graded_report(scores[name], pairs)
+        rows.append({
+            "scorer": SCORERS[name].label, "n": report.n,
+            "Pearson": _fmt(report.pearson), "Spearman": _fmt(report.spearman),
+            **published_columns(key, name, "pearson"),
+        })
+    st.subheader("Summary")
+    st.caption("Graded similarity data: correlation of each scorer with the gold score.")
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    labels = {SCORERS[n].label: scores[n] for n in names}
+    st.plotly_chart(
+        figures.graded_scatter(labels, [float(p.score or 0.0) for p in pairs], title="Score against gold similarity"),
+        key="graded_scatter",
+    )
+
+
+def classification_section(
+    loaded: LoadedDataset, names: Sequence[str], scores: dict[str, np.ndarray],
+    dev: LoadedDataset | None, dev_scores: dict[str, np.ndarray],
+) -> None:
+    pairs = loaded.dataset.pairs
+    g = gold(loaded)
+    key = published.dataset_key(loaded.name)
+    if loaded.dataset.kind == "three_way":
+        st.caption("3-way labels: *entailment* against *neutral* and *contradiction* together.")
+    source_text = f"chosen on {dev.name} (development set)" if dev else f"chosen on {loaded.name} itself (no development set)"
+    st.caption(f"Cutoffs {source_text}. A pair is judged entailed when score > cutoff.")
+    reports = {}
+    for name in names:
+        cutoff = best_cutoff(dev_scores[name], gold(dev))[0] if dev else None
+        reports[name] = classification_report(scores[name], pairs, cutoff=cutoff)
+    label = {n: SCORERS[n].label for n in names}
+
+    st.subheader("Summary")
+    rows = []
+    for name, report in reports.items():
+        rows.append({
+            "scorer": label[name], "n": report.n,
+            "accuracy": _fmt(report.accuracy, True), "CWS": _fmt(report.cws),
+            "AP": _fmt(report.average_precision), "cutoff": _fmt(report.cutoff),
+            "cutoff source": dev.name if dev else f"self ({loaded.name})",
+            **published_columns(key, name, "accuracy"),
+        })
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    if key is None:
+        st.caption("Published figures are shown for the corpora papers report on (e.g. rte1_dev.xml, rte2_dev.xml).")
+
+    st.subheader("Accuracy against cutoff")
+    curves = {label[n]: sweep(scores[n], g) for n in names}
+    cutoffs = {label[n]: reports[n].cutoff for n in names}
+    st.plotly_chart(
+        figures.accuracy_curves(curves, cutoffs, title=f"{loaded.name}: cutoffs {source_text}"),
+        key="accuracy_curves",
+    )
+
+    if dev:
+        with st.expander(f"Accuracy against cutoff on the development set, {dev.name}"):
+            dev_gold = gold(dev)
+            st.plotly_chart(
+                figures.accuracy_curves(
+                    {label[n]: sweep(dev_scores[n], dev_gold) for n in names}, cutoffs,
+                    title=f"{dev.name}: where each cutoff was chosen",
+                ),
+                key="dev_accuracy_curves",
+            )
+
+    st.subheader("Scores by gold label")
+    st.plotly_chart(
+        figures.score_histograms({label[n]: scores[n] for n in names}, g, cutoffs=cutoffs),
+        key="score_histograms",
+    )
+
+    tasks = loaded.dataset.tasks
+    if tasks:
+        st.subheader("By task")
+        by_task = {label[n]: {t: r.accuracy for t, r in reports[n].by_task.items()} for n in names}
+        st.plotly_chart(figures.task_accuracy(by_task, title="Accuracy per task"), key="task_accuracy")
+        table = []
+        for task in tasks:
+            row: dict[str, object] = {"task": task, "n": reports[names[0]].by_task[task].n}
+            for n in names:
+                r = reports[n].by_task[task]
+                row[f"{label[n]} accuracy"] = _fmt(r.accuracy, True)
+                row[f"{label[n]} CWS"] = _fmt(r.cws)
+                row[f"{label[n]} AP"] = _fmt(r.average_precision)
+            table.append(row)
+        st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch")
+
+
+def main() -> None:
+    st.title("Evaluate")
+    loaded = current_dataset()
+    dataset = loaded.dataset
+    st.caption(f"**{loaded.name}** ({loaded.origin}): {len(dataset)} pairs, {dataset.kind} labels. Change it on the Dataset page.")
+    if dataset.kind == "unlabelled":
+        st.warning(f"{loaded.name} has no labels or gold scores, so there is nothing to evaluate against.")
+        return
+    interactive = [n for n, info in SCORERS.items() if info.interactive]
+    left, right = st.columns(2)
+    names = left.multiselect(
+        "Scorers", list(SCORERS), default=interactive, key="evaluate_scorers",
+        format_func=lambda n: SCORERS[n].label + ("" if SCORERS[n].interactive else " (slow)"),
+    )
+    if not names:
+        st.info("Choose at least one scorer.")
+        return
+    if dataset.kind == "graded":
+        scores, _ = score_all(loaded, names, None)
+        if scores:
+            graded_section(loaded, [n for n in names if n in scores], scores)
+        return
+    with right:
+        dev = dev_controls(loaded)
+    scores, dev_scores = score_all(loaded, names, dev)
+    if scores:
+        classification_section(loaded, [n for n in names if n in scores], scores, dev, dev_scores)
+
+
+main()

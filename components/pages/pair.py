@@ -1,0 +1,274 @@
+"""Pair page: one text/hypothesis pair, every interactive scorer with its breakdown, the
+n-gram match grid, the decision at a cutoff, and one tab per registered method panel."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from components import figures
+from components.data import LoadedDataset, dataset_best_cutoff, dataset_scores, is_scored
+from components.method_panels import PANELS
+from components.state import current_dataset, select_pair, selected_pair_id
+from explorer.metrics.bleu import ngram_matches
+from explorer.pairs import Pair
+from explorer.preprocess import AnalyzedPair, InputError, analyze_pair, make_pair
+from explorer.scorers import SCORERS, get_scorer
+
+TEXT = "explorer_typed_text"
+HYPOTHESIS = "explorer_typed_hypothesis"
+SHOWN = "explorer_pair_shown"
+SLOW_RESULTS = "explorer_slow_results"
+TEXT_WIDGET = "pair_text"
+HYPOTHESIS_WIDGET = "pair_hypothesis"
+#: Longer sides are drawn truncated in the grid (the scores use every token).
+GRID_MAX_TOKENS = 150
+FALLBACK_CUTOFF = 0.5
+
+
+@dataclass(frozen=True)
+class Cutoff:
+    value: float
+    source: str
+
+
+def _pair_caption(pair: Pair) -> str:
+    parts = [pair.id]
+    if pair.task:
+        parts.append(pair.task)
+    if pair.label:
+        parts.append(pair.label)
+    elif pair.score is not None:
+        parts.append(f"score {pair.score:g}")
+    hypothesis = pair.hypothesis if len(pair.hypothesis) <= 80 else pair.hypothesis[:77] + "..."
+    return f"{' · '.join(parts)} — {hypothesis}"
+
+
+def _show_pair(pair: Pair) -> None:
+    """Put a dataset pair into the text boxes."""
+    st.session_state[TEXT] = st.session_state[TEXT_WIDGET] = pair.text
+    st.session_state[HYPOTHESIS] = st.session_state[HYPOTHESIS_WIDGET] = pair.hypothesis
+
+
+def _copy_widget(widget: str, target: str) -> None:
+    st.session_state[target] = st.session_state[widget]
+
+
+def pair_controls(loaded: LoadedDataset) -> Pair | None:
+    """The pair picker and the two text boxes; returns the pair to analyse.
+
+    A pair from the dataset stays that pair (with its label and tokens) until its text
+    is edited; then it becomes the user's own pair.
+    """
+    pairs = loaded.dataset.pairs
+    ids = [p.id for p in pairs]
+    by_id = {p.id: p for p in pairs}
+    wanted = selected_pair_id()
+    if wanted not in by_id:
+        wanted = ids[0]
+    pick_key = f"pair_pick_{loaded.key}"
+    st.session_state[pick_key] = wanted
+    st.selectbox(
+        f"Pair from {loaded.name}",
+        ids,
+        key=pick_key,
+        format_func=lambda i: _pair_caption(by_id[i]),
+        on_change=lambda: select_pair(st.session_state[pick_key]),
+        help="Or open one from the Dataset page; or just type your own pair below.",
+    )
+    chosen = by_id[wanted]
+    if st.session_state.get(SHOWN) != (loaded.key, chosen.id) or TEXT not in st.session_state:
+        _show_pair(chosen)
+        st.session_state[SHOWN] = (loaded.key, chosen.id)
+    for widget, target in ((TEXT_WIDGET, TEXT), (HYPOTHESIS_WIDGET, HYPOTHESIS)):
+        if widget not in st.session_state:
+            st.session_state[widget] = st.session_state[target]
+    left, right = st.columns(2)
+    left.text_area(
+        "Text (premise)", key=TEXT_WIDGET, height=130,
+        on_change=_copy_widget, args=(TEXT_WIDGET, TEXT),
+    )
+    right.text_area(
+        "Hypothesis", key=HYPOTHESIS_WIDGET, height=130,
+        on_change=_copy_widget, args=(HYPOTHESIS_WIDGET, HYPOTHESIS),
+    )
+    text, hypothesis = st.session_state[TEXT], st.session_state[HYPOTHESIS]
+    if text == chosen.text and hypothesis == chosen.hypothesis:
+        st.caption(f"Pair **{chosen.id}** of {loaded.name}" + (f", gold label: **{chosen.label}**" if chosen.label else ""))
+        return chosen
+    try:
+        typed = make_pair(text, hypothesis)
+    except InputError as err:
+        st.error(f"Cannot score this pair: {err}.")
+        return None
+    st.caption("Your own pair (edited; no gold label).")
+    return typed
+
+
+def default_cutoff(loaded: LoadedDataset, scorer: str) -> Cutoff:
+    """The best cutoff on the loaded dataset when it has entailment labels."""
+    if not loaded.binary_labels:
+        return Cutoff(FALLBACK_CUTOFF, "default (no labelled dataset)")
+    if SCORERS[scorer].interactive or is_scored(loaded, scorer):
+        best = dataset_best_cutoff(loaded, scorer)
+        if best is not None:
+            return Cutoff(best[0], f"best on {loaded.name} ({100 * best[1]:.1f}%)")
+    return Cutoff(FALLBACK_CUTOFF, "default (slow method: evaluate it on the Evaluate page to tune the cutoff)")
+
+
+def breakdown_row(label: str, result: Any) -> dict[str, str] | None:
+    """Per-order matched/total counts and brevity penalty, for scorers that have them."""
+    orders = getattr(result, "orders", None)
+    if not orders:
+        return None
+    row = {"scorer": label}
+    for order in orders:
+        row[f"{order.n}-grams"] = f"{order.matched}/{order.total} = {order.precision:.3f}"
+    bp = getattr(result, "brevity_penalty", None)
+    if bp is not None:
+        row["brevity penalty"] = f"{bp:.3f}"
+    row["value"] = f"{result.value:.4f}"
+    return row
+
+
+def _decision(value: float, cutoff: float) -> str:
+    return "entails" if value > cutoff else "does not entail"
+
+
+def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair) -> dict[str, Any]:
+    """Every interactive scorer's value, decision and breakdown; slow ones on request."""
+    results: dict[str, Any] = {}
+    for name, info in SCORERS.items():
+        if info.interactive:
+            try:
+                results[name] = get_scorer(name).score(analyzed)
+            except Exception as err:  # one failing method must not hide the others
+                st.error(f"{info.label} failed on this pair: {err}")
+    slow = [name for name, info in SCORERS.items() if not info.interactive]
+    pair_key = (analyzed.pair.text, analyzed.pair.hypothesis)
+    stored: dict[tuple[str, str], Any] = st.session_state.setdefault(SLOW_RESULTS, {})
+    if slow:
+        labels = ", ".join(SCORERS[n].label for n in slow)
+        if st.button(f"Run slow methods ({labels})", key="run_slow"):
+            found = {}
+            with st.spinner("Running the slow methods..."):
+                for name in slow:
+                    try:
+                        found[name] = get_scorer(name).score(analyzed)
+                    except Exception as err:
+                        st.error(f"{SCORERS[name].label} failed on this pair: {err}")
+            stored.clear()
+            stored[pair_key] = found
+        results.update(stored.get(pair_key, {}))
+    with st.spinner(f"Choosing each scorer's cutoff on {loaded.name}..."):
+        cutoffs = {name: default_cutoff(loaded, name) for name in results}
+    rows = []
+    for name, result in results.items():
+        cut = cutoffs[name]
+        rows.append({
+            "scorer": SCORERS[name].label,
+            "name": name,
+            "value": round(float(result.value), 4),
+            "cutoff": round(cut.value, 4),
+            "decision": _decision(float(result.value), cut.value),
+            "cutoff from": cut.source,
+            "what it is": SCORERS[name].description,
+        })
+    st.subheader("Scores")
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    breakdown = [r for r in (breakdown_row(SCORERS[n].label, res) for n, res in results.items()) if r]
+    if breakdown:
+        st.markdown("**Per-order breakdown** (clipped matched / total hypothesis n-grams = precision)")
+        st.dataframe(pd.DataFrame(breakdown), hide_index=True, width="stretch")
+    return results
+
+
+def decision_section(loaded: LoadedDataset, pair: Pair, results: dict[str, Any]) -> None:
+    if not results:
+        return
+    st.subheader("Decision")
+    names = list(results)
+    default = names.index("mbleu") if "mbleu" in names else 0
+    left, right = st.columns([1, 2])
+    name = left.selectbox("Scorer", names, index=default, format_func=lambda n: SCORERS[n].label, key="decision_scorer")
+    cut = default_cutoff(loaded, name)
+    value = float(results[name].value)
+    low, high = min(0.0, value, cut.value), max(1.0, value, cut.value)
+    if (SCORERS[name].interactive or is_scored(loaded, name)) and loaded.binary_labels:
+        scores = dataset_scores(loaded, name)
+        if scores.size:
+            low, high = min(low, float(scores.min())), max(high, float(scores.max()))
+    cutoff = right.slider(
+        "Cutoff (score > cutoff means entails)", min_value=float(low), max_value=float(high),
+        value=float(cut.value), step=0.001, format="%.3f", key=f"cutoff_{name}_{loaded.key}",
+        help=f"Starts at {cut.source}.",
+    )
+    decision = _decision(value, cutoff)
+    message = f"{SCORERS[name].label} = {value:.4f} {'>' if value > cutoff else '≤'} {cutoff:.3f}: **{decision}**"
+    if pair.entails is not None:
+        right_answer = (value > cutoff) == pair.entails
+        message += f" — gold: {pair.label} ({'correct' if right_answer else 'wrong'})"
+        (st.success if right_answer else st.warning)(message)
+    else:
+        st.info(message)
+
+
+def grid_section(analyzed: AnalyzedPair) -> None:
+    st.subheader("N-gram match grid")
+    h, p = analyzed.hypothesis, analyzed.text
+    h_tokens, p_tokens = h.tokens[:GRID_MAX_TOKENS], p.tokens[:GRID_MAX_TOKENS]
+    if len(h.tokens) > GRID_MAX_TOKENS or len(p.tokens) > GRID_MAX_TOKENS:
+        st.caption(f"Long pair: the grid shows the first {GRID_MAX_TOKENS} tokens of each side; the scores use all of them.")
+    matches = ngram_matches(h.lower[:GRID_MAX_TOKENS], p.lower[:GRID_MAX_TOKENS], 4)
+    st.caption("Rows: hypothesis tokens; columns: text tokens (lower-cased match). Darker cells lie on longer matched n-grams, which show as diagonal runs.")
+    st.plotly_chart(figures.ngram_grid(matches, p_tokens, h_tokens), key="ngram_grid")
+
+
+def gold_alignment_section(analyzed: AnalyzedPair) -> None:
+    """The dataset's gold alignment, when the pair has one (e.g. the MSR RTE2 alignments)."""
+    gold = analyzed.pair.gold_alignment
+    if gold is None:
+        return
+    from components.alignment_figures import alignment_grid
+
+    with st.expander("Gold alignment (from the dataset)"):
+        st.plotly_chart(
+            alignment_grid(gold, analyzed.text.tokens, analyzed.hypothesis.tokens, title="Gold alignment"),
+            key="gold_alignment",
+        )
+
+
+def panels_section(analyzed: AnalyzedPair) -> None:
+    if not PANELS:
+        return
+    tabs = st.tabs([panel.label for panel in PANELS.values()])
+    for tab, panel in zip(tabs, PANELS.values()):
+        with tab:
+            try:
+                panel.render(analyzed)
+            except Exception as err:  # one failing method must not hide the others
+                st.error(f"{panel.label} could not be drawn for this pair: {type(err).__name__}: {err}")
+
+
+def main() -> None:
+    st.title("Pair")
+    loaded = current_dataset()
+    pair = pair_controls(loaded)
+    if pair is None:
+        return
+    try:
+        analyzed = analyze_pair(pair)
+    except InputError as err:
+        st.error(f"Cannot analyse this pair: {err}.")
+        return
+    results = scores_section(loaded, analyzed)
+    decision_section(loaded, pair, results)
+    grid_section(analyzed)
+    gold_alignment_section(analyzed)
+    panels_section(analyzed)
+
+
+main()

@@ -1,0 +1,100 @@
+"""Session-state helpers shared by the pages: the loaded dataset, the development set,
+the pair opened on the Pair page, and the guard that turns a failing page into a message.
+
+Keys live here, in one place, so pages do not invent their own spellings.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+import streamlit as st
+
+from components.data import LoadedDataset, default_dataset
+from explorer.pairs import Pair
+
+DATASET = "explorer_dataset"
+DEV_DATASET = "explorer_dev_dataset"
+PAIR_ID = "explorer_pair_id"
+PAIR_PAGE = "components/pages/pair.py"
+DATASET_PAGE = "components/pages/dataset.py"
+EVALUATE_PAGE = "components/pages/evaluate.py"
+
+log = logging.getLogger(__name__)
+
+
+def current_dataset() -> LoadedDataset:
+    """The dataset the pages work on (the built-in sample until another is loaded)."""
+    if DATASET not in st.session_state:
+        st.session_state[DATASET] = default_dataset()
+    loaded: LoadedDataset = st.session_state[DATASET]
+    return loaded
+
+
+def set_dataset(loaded: LoadedDataset) -> None:
+    """Make ``loaded`` the current dataset; a pair opened from the old one is forgotten."""
+    previous = st.session_state.get(DATASET)
+    st.session_state[DATASET] = loaded
+    if previous is None or previous.key != loaded.key:
+        st.session_state.pop(PAIR_ID, None)
+
+
+def dev_dataset() -> LoadedDataset | None:
+    """The development set on which cutoffs are chosen, if one is loaded."""
+    loaded: LoadedDataset | None = st.session_state.get(DEV_DATASET)
+    return loaded
+
+
+def set_dev_dataset(loaded: LoadedDataset | None) -> None:
+    if loaded is None:
+        st.session_state.pop(DEV_DATASET, None)
+    else:
+        st.session_state[DEV_DATASET] = loaded
+
+
+def find_pair(loaded: LoadedDataset, pair_id: str | None) -> Pair | None:
+    if pair_id is None:
+        return None
+    return next((p for p in loaded.dataset.pairs if p.id == pair_id), None)
+
+
+def selected_pair_id() -> str | None:
+    """The pair to show on the Pair page: from the session, else the ``?pair=`` query
+    parameter (so a link can open a pair)."""
+    pair_id = st.session_state.get(PAIR_ID)
+    if pair_id is None:
+        pair_id = st.query_params.get("pair")
+    return None if pair_id is None else str(pair_id)
+
+
+def open_pair(pair_id: str) -> None:
+    """Open a pair of the current dataset on the Pair page."""
+    st.session_state[PAIR_ID] = pair_id
+    st.switch_page(PAIR_PAGE, query_params={"pair": pair_id})
+
+
+def select_pair(pair_id: str | None) -> None:
+    """Remember the pair shown on the Pair page without switching page."""
+    if pair_id is None:
+        st.session_state.pop(PAIR_ID, None)
+        st.query_params.pop("pair", None)
+    else:
+        st.session_state[PAIR_ID] = pair_id
+        st.query_params["pair"] = pair_id
+
+
+def guarded(body: Callable[[], None], *, what: str = "this page") -> None:
+    """Run a page body; an unexpected error becomes a short message, never a traceback.
+
+    Streamlit's own control flow (``st.stop``, ``st.rerun``, ``st.switch_page``) raises
+    ``BaseException`` subclasses and passes through untouched.
+    """
+    try:
+        body()
+    except Exception as err:  # the last line of defence: report, log, carry on
+        log.exception("error while drawing %s", what)
+        st.error(
+            f"Something went wrong while drawing {what}: {type(err).__name__}: {err}. "
+            "Try other input, or reload the page."
+        )

@@ -1,0 +1,597 @@
+"""Bracketing ITG biparsing: parse trees, ITG alignments and ITG scores.
+
+Wu (2005, "Recognizing Paraphrases and Textual Entailment using Inversion Transduction
+Grammars") scores a sentence pair by its best biparse under a *Bracketing* ITG: one
+nonterminal ``A``, the straight rule ``A -> [A A]`` (the two halves in the same order in
+both sentences), the inverted rule ``A -> <A A>`` (reversed order in the hypothesis) and
+the lexical rules ``A -> x/y`` (a link), ``A -> x/ε`` (an unaligned text word) and
+``A -> ε/y`` (an unaligned hypothesis word). This module finds the best biparse by
+dynamic programming over span pairs (Wu 1997's biparsing algorithm; the chart is filled by
+:func:`explorer.aligners.itg_kernel.fill_chart`), reads the tree back, and reads the
+token alignment off its lexical leaves.
+
+Weights (the Leusch-style edit-distance view: no training, every parameter below):
+
+* leaving text word ``i`` unaligned costs ``text_null`` (0 for stopwords and punctuation
+  in the stoplist variant), a hypothesis word ``hypothesis_null`` (likewise);
+* a link ``x/y`` is a lexical rule only when ``sim(x, y) >= min_similarity`` and neither
+  word is a stoplisted word; it costs ``(1 - sim) * (null(x) + null(y))``, so an exact
+  match costs 0 and a weak synonym almost as much as leaving both words unaligned;
+* every inverted node whose two children are non-empty on both sides costs ``inversion``.
+
+``sim`` is exact lower-case identity by default (the paper used no thesaurus) and can be
+any :class:`Similarity`, e.g. the shared WordNet/PPDB similarity of
+:mod:`explorer.lexical`. The cost of a biparse is the sum of its rule costs; the score is
+``1 - cost / (cost of leaving every word unaligned)``, in [0, 1] (the all-null biparse is
+always available), higher meaning more of both sentences aligned under a nested
+structure.
+
+Entailment adaptation: in RTE the text is usually much longer than the hypothesis and
+only part of it should align, so the ``itg_entail`` configuration makes unaligned text
+words cheap (``text_null = 0.1``). ``itg_lex`` links words by the shared lexical
+similarity (>= 0.8), with stopwords and punctuation linking only to the identical word
+(:class:`FunctionWordsExact`); it is the "thesaurus" the paper expected to help.
+
+Exactness and the length guard: words without any link candidate are removed before
+parsing (they are null in every biparse, and an ITG can attach a null word anywhere
+without extra inversions) and put back into the tree as straight attachments, so the
+parse is exact. If the remaining problem still has more than :data:`MAX_CHART_CELLS`
+chart cells, two documented approximations apply in turn, each recorded in
+:attr:`ItgParse.approximation`: (1) keep for each hypothesis word only its best text
+candidate (ties: the nearest to the diagonal), (2) parse only the first words with link
+candidates on each side that fit, leaving the rest unaligned.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, Protocol
+
+import numpy as np
+
+from explorer.alignment import Alignment, Edit, EditKind
+from explorer.preprocess import Analysis, AnalyzedPair
+
+Span = tuple[int, int]
+
+#: Upper bound on ``(T + 1)^2 (H + 1)^2`` for the exact parse after removing words with
+#: no link candidate: 61 x 31 words fit (two float32 charts of 14 MB each, about
+#: 0.3 s when every word pair is a candidate).
+MAX_CHART_CELLS = 3_600_000
+
+#: Tolerance when reading the float32 chart back.
+_TIE = 1e-4
+
+
+class ItgError(ValueError):
+    """A pair or a configuration the ITG parser cannot handle; the message says why."""
+
+
+class NodeKind(StrEnum):
+    """The rule at a node of a Bracketing ITG tree."""
+
+    STRAIGHT = "straight"  # [A A]
+    INVERTED = "inverted"  # <A A>
+    LINK = "link"  # x/y
+    TEXT_NULL = "text_null"  # x/ε
+    HYP_NULL = "hyp_null"  # ε/y
+
+
+@dataclass(frozen=True, eq=False)
+class ItgNode:
+    """One node of a biparse tree.
+
+    Attributes:
+        kind: the rule used at this node.
+        p_span: ``[start, end)`` in the text (``start == end`` when empty).
+        h_span: ``[start, end)`` in the hypothesis (likewise).
+        children: two children for STRAIGHT and INVERTED, none for leaves.
+        similarity: for a LINK, the lexical similarity of its two words.
+    """
+
+    kind: NodeKind
+    p_span: Span
+    h_span: Span
+    # Identity equality and no recursive repr: trees with long null chains are deep.
+    children: tuple[ItgNode, ...] = field(default=(), repr=False)
+    similarity: float = 0.0
+
+    @property
+    def is_leaf(self) -> bool:
+        return not self.children
+
+    def walk(self) -> list[ItgNode]:
+        """This node and its descendants, parents before children (iterative)."""
+        out: list[ItgNode] = []
+        stack: list[ItgNode] = [self]
+        while stack:
+            node = stack.pop()
+            out.append(node)
+            stack.extend(reversed(node.children))
+        return out
+
+    def leaves(self) -> list[ItgNode]:
+        return [n for n in self.walk() if n.is_leaf]
+
+    def bracketed(self, text_tokens: Sequence[str], hypothesis_tokens: Sequence[str]) -> str:
+        """The tree in ITG bracket notation: ``[..]`` straight, ``<..>`` inverted."""
+
+        def leaf(node: ItgNode) -> str:
+            if node.kind is NodeKind.LINK:
+                return f"{text_tokens[node.p_span[0]]}/{hypothesis_tokens[node.h_span[0]]}"
+            if node.kind is NodeKind.TEXT_NULL:
+                return f"{text_tokens[node.p_span[0]]}/ε"
+            return f"ε/{hypothesis_tokens[node.h_span[0]]}"
+
+        # Iterative: null chains make trees deep.
+        parts: list[str] = []
+        stack: list[ItgNode | str] = [self]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, str):
+                parts.append(item)
+            elif item.is_leaf:
+                parts.append(leaf(item))
+            else:
+                open_, close = ("[", "]") if item.kind is NodeKind.STRAIGHT else ("<", ">")
+                left, right = item.children
+                stack += [close, right, " ", left, open_]
+        return "".join(parts)
+
+
+class Similarity(Protocol):
+    """Lexical similarity in [0, 1] of every text word with every hypothesis word."""
+
+    def matrix(self, text: Analysis, hypothesis: Analysis) -> np.ndarray: ...
+
+
+@dataclass(frozen=True)
+class ExactSimilarity:
+    """1 for identical lower-case words, else 0 (``lemmas=True``: ``lemma_score`` for
+    words that differ but share a WordNet lemma)."""
+
+    lemmas: bool = False
+    lemma_score: float = 0.9
+
+    def matrix(self, text: Analysis, hypothesis: Analysis) -> np.ndarray:
+        p = np.array(text.lower, dtype=object)
+        h = np.array(hypothesis.lower, dtype=object)
+        sim = (p[:, None] == h[None, :]).astype(float)
+        if self.lemmas and len(p) and len(h):
+            pl = np.array(text.lemmas, dtype=object)
+            hl = np.array(hypothesis.lemmas, dtype=object)
+            lemma_eq = pl[:, None] == hl[None, :]
+            sim = np.where((sim == 0) & lemma_eq, self.lemma_score, sim)
+        return sim.reshape(len(p), len(h))
+
+
+class FunctionWordsExact:
+    """Wraps a similarity so that stopwords and punctuation link only to the identical
+    word: a thesaurus relates "a" to "an" or "in" to "at", and such links cost more
+    alignment precision than they bring recall (RESULTS.md, Bracketing ITG)."""
+
+    def __init__(self, base: Similarity) -> None:
+        self.base = base
+
+    def matrix(self, text: Analysis, hypothesis: Analysis) -> np.ndarray:
+        sim = np.asarray(self.base.matrix(text, hypothesis), dtype=float)
+        if sim.size == 0:
+            return sim
+        stop = np.array(text.stop, dtype=bool)[:, None] | np.array(hypothesis.stop, dtype=bool)[None, :]
+        same = np.array(text.lower, dtype=object)[:, None] == np.array(hypothesis.lower, dtype=object)[None, :]
+        return np.where(stop & ~same, 0.0, sim)
+
+
+@dataclass(frozen=True)
+class ItgConfig:
+    """Costs of the Bracketing ITG (see the module docstring for their meaning)."""
+
+    text_null: float = 1.0
+    hypothesis_null: float = 1.0
+    inversion: float = 0.1
+    min_similarity: float = 0.5
+    stoplist: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("text_null", "hypothesis_null", "inversion"):
+            if getattr(self, name) < 0:
+                raise ItgError(f"{name} must be >= 0, got {getattr(self, name)}")
+        if not 0 < self.min_similarity <= 1:
+            raise ItgError(f"min_similarity must be in (0, 1], got {self.min_similarity}")
+
+
+@dataclass(frozen=True)
+class ItgParse:
+    """The best biparse of a pair and everything derived from it.
+
+    Attributes:
+        tree: the Viterbi tree over all tokens (None only when both sides are empty).
+        alignment: the token alignment read off the lexical leaves (EQ for identical
+            lower-case words, SUB for other links, DEL / INS for null leaves).
+        cost: the summed rule costs of the tree.
+        null_cost: the cost of leaving every word unaligned (the normaliser).
+        value: ``1 - cost / null_cost`` in [0, 1] (0 when ``null_cost`` is 0).
+        inversions: inverted nodes with both children non-empty on both sides.
+        parsed_size: ``(text words, hypothesis words)`` that entered the chart.
+        approximation: None for an exact parse, else what the length guard did.
+    """
+
+    tree: ItgNode | None
+    alignment: Alignment
+    cost: float
+    null_cost: float
+    value: float
+    inversions: int
+    parsed_size: tuple[int, int]
+    approximation: str | None = None
+    text_null_costs: tuple[float, ...] = field(default=(), repr=False)
+    hypothesis_null_costs: tuple[float, ...] = field(default=(), repr=False)
+
+    @property
+    def score(self) -> float:
+        return self.value
+
+    def to_json(self) -> dict[str, Any]:
+        """A JSON-ready summary; the tree as a flat node list (parents first, children
+        by index), since trees with long null chains are too deep to nest."""
+        nodes = self.tree.walk() if self.tree is not None else []
+        index = {id(n): k for k, n in enumerate(nodes)}
+        return {
+            "value": self.value,
+            "cost": self.cost,
+            "null_cost": self.null_cost,
+            "inversions": self.inversions,
+            "parsed_size": list(self.parsed_size),
+            "approximation": self.approximation,
+            "links": [list(link) for link in sorted(self.alignment.sure)],
+            "tree": [
+                {"kind": n.kind.value, "p_span": list(n.p_span), "h_span": list(n.h_span),
+                 "children": [index[id(c)] for c in n.children]}
+                for n in nodes
+            ],
+        }
+
+
+# -- tree construction helpers -------------------------------------------------------
+
+def _leaf_text(p: int, h_at: int) -> ItgNode:
+    return ItgNode(NodeKind.TEXT_NULL, (p, p + 1), (h_at, h_at))
+
+
+def _leaf_hyp(h: int, p_at: int) -> ItgNode:
+    return ItgNode(NodeKind.HYP_NULL, (p_at, p_at), (h, h + 1))
+
+
+def _join(left: ItgNode, right: ItgNode) -> ItgNode:
+    return ItgNode(NodeKind.STRAIGHT, (left.p_span[0], right.p_span[1]),
+                   (left.h_span[0], right.h_span[1]), (left, right))
+
+
+def _null_chain(p_span: Span, h_span: Span) -> ItgNode | None:
+    """A right-growing straight chain of null leaves covering both spans."""
+    node: ItgNode | None = None
+    for p in range(*p_span):
+        leaf = _leaf_text(p, h_span[0])
+        node = leaf if node is None else _join(node, leaf)
+    for h in range(*h_span):
+        leaf = _leaf_hyp(h, p_span[1])
+        node = leaf if node is None else _join(node, leaf)
+    return node
+
+
+def _wrap(core: ItgNode, p_span: Span, h_span: Span) -> ItgNode:
+    """Attach the null words of ``p_span`` x ``h_span`` around ``core`` by straight rules."""
+    node = core
+    for p in range(core.p_span[1], p_span[1]):
+        node = _join(node, _leaf_text(p, node.h_span[1]))
+    for h in range(node.h_span[1], h_span[1]):
+        node = _join(node, _leaf_hyp(h, node.p_span[1]))
+    for p in reversed(range(p_span[0], core.p_span[0])):
+        node = _join(_leaf_text(p, node.h_span[0]), node)
+    for h in reversed(range(h_span[0], node.h_span[0])):
+        node = _join(_leaf_hyp(h, node.p_span[0]), node)
+    return node
+
+
+class _Reader:
+    """Reads the Viterbi tree back out of a filled chart (compressed coordinates)."""
+
+    def __init__(self, chart: np.ndarray, gain: np.ndarray, allowed: np.ndarray,
+                 inversion: float) -> None:
+        self.chart = chart
+        self.gain = gain
+        self.allowed = allowed
+        self.inversion = inversion
+
+    def read(self, i: int, j: int, u: int, v: int) -> ItgNode | None:
+        """The best tree of ``text[i:j]`` x ``hypothesis[u:v]``.
+
+        Null boundary words are peeled off in a loop (their chains can be hundreds of
+        words long); only splits recurse, and each split shortens both sides.
+        """
+        c = self.chart
+        before: list[ItgNode] = []  # peeled off the front, outermost first
+        after: list[ItgNode] = []  # peeled off the back, outermost first
+        core: ItgNode | None
+        while True:
+            if i == j or u == v:
+                core = _null_chain((i, j), (u, v))
+                break
+            g = c[i, j, u, v] - _TIE
+            if c[i + 1, j, u, v] >= g:
+                before.append(_leaf_text(i, u))
+                i += 1
+            elif c[i, j - 1, u, v] >= g:
+                after.append(_leaf_text(j - 1, v))
+                j -= 1
+            elif c[i, j, u + 1, v] >= g:
+                before.append(_leaf_hyp(u, i))
+                u += 1
+            elif c[i, j, u, v - 1] >= g:
+                after.append(_leaf_hyp(v - 1, j))
+                v -= 1
+            elif j - i == 1 and v - u == 1:
+                core = ItgNode(NodeKind.LINK, (i, j), (u, v))
+                break
+            else:
+                core = self._split(i, j, u, v)
+                break
+        node = core
+        for leaf in reversed(after):
+            node = leaf if node is None else _join(node, leaf)
+        for leaf in reversed(before):
+            node = leaf if node is None else _join(leaf, node)
+        return node
+
+    def _split(self, i: int, j: int, u: int, v: int) -> ItgNode:
+        """Both children non-empty on both sides (see itg_kernel's normal form)."""
+        c = self.chart
+        straight = c[i, i + 1:j, u, u + 1:v] + c[i + 1:j, j, u + 1:v, v]
+        inverted = c[i, i + 1:j, u + 1:v, v] + c[i + 1:j, j, u, u + 1:v] - np.float32(self.inversion)
+        s_best = np.unravel_index(int(np.argmax(straight)), straight.shape)
+        i_best = np.unravel_index(int(np.argmax(inverted)), inverted.shape)
+        if straight[s_best] >= inverted[i_best] - _TIE:
+            s, w = i + 1 + int(s_best[0]), u + 1 + int(s_best[1])
+            kind, left, right = NodeKind.STRAIGHT, self.read(i, s, u, w), self.read(s, j, w, v)
+        else:
+            s, w = i + 1 + int(i_best[0]), u + 1 + int(i_best[1])
+            kind, left, right = NodeKind.INVERTED, self.read(i, s, w, v), self.read(s, j, u, w)
+        if left is None or right is None:
+            raise ItgError(f"chart read-back found an empty child at {(i, j, u, v)}")
+        return ItgNode(kind, (i, j), (u, v), (left, right))
+
+
+def _expand(node: ItgNode, p_keep: Sequence[int], h_keep: Sequence[int],
+            p_len: int, h_len: int, sim: np.ndarray) -> ItgNode:
+    """Map a tree over the kept words back to all words, attaching the removed ones.
+
+    Compressed boundary ``k`` maps to the original position of kept word ``k`` (0 at the
+    start, the sentence length at the end), so each removed word joins the leaf of the
+    kept word before it (or the first leaf).
+    """
+
+    def bp(k: int) -> int:
+        return 0 if k == 0 else p_len if k == len(p_keep) else p_keep[k]
+
+    def bh(k: int) -> int:
+        return 0 if k == 0 else h_len if k == len(h_keep) else h_keep[k]
+
+    def leaf(n: ItgNode) -> ItgNode:
+        p_span = (bp(n.p_span[0]), bp(n.p_span[1]))
+        h_span = (bh(n.h_span[0]), bh(n.h_span[1]))
+        if n.kind is NodeKind.LINK:
+            p, h = p_keep[n.p_span[0]], h_keep[n.h_span[0]]
+            core = ItgNode(NodeKind.LINK, (p, p + 1), (h, h + 1), similarity=float(sim[p, h]))
+        elif n.kind is NodeKind.TEXT_NULL:
+            core = _leaf_text(p_keep[n.p_span[0]], h_span[0])
+        else:
+            core = _leaf_hyp(h_keep[n.h_span[0]], p_span[0])
+        return _wrap(core, p_span, h_span)
+
+    # Iterative post-order: trees with long null chains are deep.
+    done: dict[int, ItgNode] = {}
+    stack: list[tuple[ItgNode, bool]] = [(node, False)]
+    while stack:
+        n, children_done = stack.pop()
+        if n.is_leaf:
+            done[id(n)] = leaf(n)
+        elif not children_done:
+            stack.append((n, True))
+            stack.extend((child, False) for child in n.children)
+        else:
+            left, right = (done.pop(id(child)) for child in n.children)
+            done[id(n)] = ItgNode(n.kind, (bp(n.p_span[0]), bp(n.p_span[1])),
+                                  (bh(n.h_span[0]), bh(n.h_span[1])), (left, right))
+    return done[id(node)]
+
+
+class BracketingItg:
+    """The biparser: ``parse(pair)`` gives the best biparse under one configuration."""
+
+    def __init__(self, config: ItgConfig | None = None, *,
+                 similarity: Similarity | None = None) -> None:
+        self.config = config or ItgConfig()
+        self.similarity: Similarity = similarity or ExactSimilarity()
+
+    def null_costs(self, text: Analysis, hypothesis: Analysis) -> tuple[np.ndarray, np.ndarray]:
+        """Per-word null-alignment costs (stoplisted words cost nothing)."""
+        wp = np.full(len(text), self.config.text_null)
+        wh = np.full(len(hypothesis), self.config.hypothesis_null)
+        if self.config.stoplist:
+            wp[np.array(text.stop, dtype=bool).reshape(-1)] = 0.0
+            wh[np.array(hypothesis.stop, dtype=bool).reshape(-1)] = 0.0
+        return wp, wh
+
+    def parse(self, pair: AnalyzedPair) -> ItgParse:
+        return self.parse_analyses(pair.text, pair.hypothesis)
+
+    def parse_analyses(self, text: Analysis, hypothesis: Analysis) -> ItgParse:
+        """Biparse two analysed sentences.
+
+        Raises:
+            ItgError: if the similarity matrix has the wrong shape or values.
+        """
+        n_p, n_h = len(text), len(hypothesis)
+        sim = np.asarray(self.similarity.matrix(text, hypothesis), dtype=float)
+        if sim.shape != (n_p, n_h):
+            raise ItgError(f"similarity matrix of shape {sim.shape} for {n_p} x {n_h} tokens")
+        if not np.all(np.isfinite(sim)):
+            raise ItgError("similarity matrix has non-finite values")
+        sim = np.clip(sim, 0.0, 1.0)
+        wp, wh = self.null_costs(text, hypothesis)
+        pair_null = wp[:, None] + wh[None, :]
+        allowed = (sim >= self.config.min_similarity) & (pair_null > 0)
+        gain = np.where(allowed, sim * pair_null, 0.0)
+        return self._parse_matrix(gain, allowed, sim, wp, wh, text.lower, hypothesis.lower)
+
+    def _parse_matrix(self, gain: np.ndarray, allowed: np.ndarray, sim: np.ndarray,
+                      wp: np.ndarray, wh: np.ndarray, p_words: Sequence[str],
+                      h_words: Sequence[str]) -> ItgParse:
+        n_p, n_h = gain.shape
+        approximation: str | None = None
+        p_keep = np.flatnonzero(allowed.any(axis=1))
+        h_keep = np.flatnonzero(allowed.any(axis=0))
+        if (len(p_keep) + 1) ** 2 * (len(h_keep) + 1) ** 2 > MAX_CHART_CELLS:
+            allowed = _best_candidate_only(allowed, sim)
+            gain = np.where(allowed, gain, 0.0)
+            p_keep = np.flatnonzero(allowed.any(axis=1))
+            h_keep = np.flatnonzero(allowed.any(axis=0))
+            approximation = "kept only the best text candidate of each hypothesis word"
+            if (len(p_keep) + 1) ** 2 * (len(h_keep) + 1) ** 2 > MAX_CHART_CELLS:
+                root = int(MAX_CHART_CELLS ** 0.5)
+                h_n = min(len(h_keep), int(root ** 0.5) - 1)
+                p_n = root // (h_n + 1) - 1
+                p_keep, h_keep = p_keep[:p_n], h_keep[:h_n]
+                approximation += (
+                    f"; then parsed only the first {len(p_keep)} text and {len(h_keep)} "
+                    "hypothesis words with link candidates"
+                )
+        sub_gain = np.ascontiguousarray(gain[np.ix_(p_keep, h_keep)], dtype=np.float32)
+        sub_allowed = np.ascontiguousarray(allowed[np.ix_(p_keep, h_keep)])
+        from explorer.aligners.itg_kernel import fill_chart
+
+        chart = fill_chart(sub_gain, sub_allowed, np.float32(self.config.inversion))
+        reader = _Reader(chart, sub_gain, sub_allowed, self.config.inversion)
+        small = reader.read(0, len(p_keep), 0, len(h_keep))
+        if small is None or len(p_keep) == 0 or len(h_keep) == 0:
+            tree = _null_chain((0, n_p), (0, n_h))
+        else:
+            tree = _expand(small, [int(k) for k in p_keep], [int(k) for k in h_keep], n_p, n_h, sim)
+        edits: list[Edit] = []
+        inversions = 0
+        cost = 0.0
+        for node in tree.walk() if tree is not None else ():
+            if node.kind is NodeKind.INVERTED:
+                inversions += 1
+                cost += self.config.inversion
+            elif node.kind is NodeKind.LINK:
+                p, h = node.p_span[0], node.h_span[0]
+                link_cost = (1.0 - node.similarity) * float(wp[p] + wh[h])
+                cost += link_cost
+                kind = EditKind.EQ if p_words[p] == h_words[h] else EditKind.SUB
+                edits.append(Edit(kind, node.p_span, node.h_span, score=-link_cost,
+                                  features=(("similarity", node.similarity),)))
+            elif node.kind is NodeKind.TEXT_NULL:
+                p = node.p_span[0]
+                cost += float(wp[p])
+                edits.append(Edit(EditKind.DEL, node.p_span, None, score=-float(wp[p])))
+            elif node.kind is NodeKind.HYP_NULL:
+                h = node.h_span[0]
+                cost += float(wh[h])
+                edits.append(Edit(EditKind.INS, None, node.h_span, score=-float(wh[h])))
+        alignment = Alignment.from_edits(n_p, n_h, edits)
+        null_cost = float(wp.sum() + wh.sum())
+        # The cost is summed over the tree in float64 (the chart is float32), so the
+        # score is exactly that of the tree shown.
+        value = 0.0 if null_cost <= 0 else min(1.0, max(0.0, 1.0 - cost / null_cost))
+        return ItgParse(
+            tree=tree, alignment=alignment, cost=cost, null_cost=null_cost, value=value,
+            inversions=inversions, parsed_size=(len(p_keep), len(h_keep)),
+            approximation=approximation,
+            text_null_costs=tuple(float(x) for x in wp),
+            hypothesis_null_costs=tuple(float(x) for x in wh),
+        )
+
+
+def _best_candidate_only(allowed: np.ndarray, sim: np.ndarray) -> np.ndarray:
+    """For each hypothesis word keep only its most similar text candidate (ties: the
+    one nearest the diagonal)."""
+    n_p, n_h = allowed.shape
+    out = np.zeros_like(allowed)
+    if n_p == 0:
+        return out
+    diagonal = np.abs(np.arange(n_p)[:, None] / max(n_p, 1) - np.arange(n_h)[None, :] / max(n_h, 1))
+    key = np.where(allowed, sim - 1e-3 * diagonal, -np.inf)
+    for h in range(n_h):
+        if allowed[:, h].any():
+            out[int(np.argmax(key[:, h])), h] = True
+    return out
+
+
+# -- configurations, scorer and aligner ----------------------------------------------
+
+#: The registered configurations: name -> (label, description, config, similarity).
+#: ``similarity`` is "exact" (identical lower-case words, as in the paper) or "lexical"
+#: (the shared WordNet/PPDB similarity of :mod:`explorer.lexical`, with function words
+#: linking only to themselves, see :class:`FunctionWordsExact`).
+VARIANTS: dict[str, tuple[str, str, ItgConfig, str]] = {
+    "itg": (
+        "Bracketing ITG",
+        "Wu 2005: best biparse, unit null costs, exact word matches",
+        ItgConfig(), "exact",
+    ),
+    "itg_stop": (
+        "Bracketing ITG (stoplist)",
+        "as itg, stopwords and punctuation removed from the lexical rules",
+        ItgConfig(stoplist=True), "exact",
+    ),
+    "itg_entail": (
+        "Bracketing ITG (cheap text nulls)",
+        "as itg, unaligned text words cost 0.1: only part of the text should align",
+        ItgConfig(text_null=0.1), "exact",
+    ),
+    "itg_lex": (
+        "Bracketing ITG (lexical similarity)",
+        "as itg, links between words of WordNet/PPDB similarity >= 0.8 (function words: identity)",
+        ItgConfig(min_similarity=0.8), "lexical",
+    ),
+}
+
+
+def _similarity(kind: str) -> Similarity:
+    if kind == "exact":
+        return ExactSimilarity()
+    if kind == "lexical":
+        from explorer import lexical
+
+        return FunctionWordsExact(lexical.default_similarity())
+    raise ItgError(f"unknown similarity {kind!r}; use 'exact' or 'lexical'")
+
+
+class ItgScorer:
+    """A registered scorer: ``score(pair).value`` is the normalised biparse score."""
+
+    def __init__(self, name: str = "itg", *, parser: BracketingItg | None = None) -> None:
+        if parser is None:
+            if name not in VARIANTS:
+                raise ItgError(f"unknown ITG variant {name!r}; choose from: {', '.join(VARIANTS)}")
+            _, _, config, kind = VARIANTS[name]
+            parser = BracketingItg(config, similarity=_similarity(kind))
+        self._name = name
+        self.parser = parser
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def score(self, pair: AnalyzedPair) -> ItgParse:
+        return self.parser.parse(pair)
+
+
+class ItgAligner(ItgScorer):
+    """A registered aligner: ``align(pair).alignment`` is read off the Viterbi tree."""
+
+    def align(self, pair: AnalyzedPair) -> ItgParse:
+        return self.parser.parse(pair)

@@ -1,0 +1,97 @@
+"""The Edinburgh++ paraphrase alignment corpus (Thadani, Martin & White 2012; the
+original corpus: Cohn, Callison-Burch & Lapata 2008), JSON release.
+
+The file is a JSON list of records ``{"id", "source", "target", "sureAlign",
+"possibleAlign", ...}``: ``source`` and ``target`` are space-tokenised sentences and
+the alignments are strings of ``i-j`` pairs, 0-based source then target positions.
+``source`` becomes the text and ``target`` the hypothesis, so the links are already
+``(p, h)``. The corpus ships two files: ``gold.train.sure.json`` (SURE links) and
+``gold.train.sure+poss.json``, where the POSSIBLE links are folded into ``sureAlign``;
+load whichever you want to score against. Records have no entailment label.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from explorer.alignment import Alignment, AlignmentError, Link
+from explorer.datasets import DatasetError
+from explorer.pairs import Pair
+
+_LINK = re.compile(r"^(\d+)-(\d+)$")
+
+
+def sniff(head: str) -> bool:
+    """A JSON list whose first record has an ``sureAlign`` field."""
+    return head.lstrip("\ufeff \n\r\t")[:1] == "[" and '"sureAlign"' in head
+
+
+def _links(value: Any, field: str, p_len: int, h_len: int, where: str) -> set[Link]:
+    if value is None:
+        return set()
+    if not isinstance(value, str):
+        raise DatasetError(f"{where}: {field!r} is {type(value).__name__}; expected a string of 'i-j' pairs")
+    links: set[Link] = set()
+    for item in value.split():
+        match = _LINK.match(item)
+        if match is None:
+            raise DatasetError(f"{where}: {field!r} has {item!r}; expected 'i-j' with 0-based token positions")
+        p, h = int(match.group(1)), int(match.group(2))
+        if p >= p_len or h >= h_len:
+            raise DatasetError(
+                f"{where}: {field!r} link {item} is outside the sentences ({p_len} source, {h_len} target tokens)"
+            )
+        links.add((p, h))
+    return links
+
+
+def parse_edinburgh(text: str, name: str) -> list[Pair]:
+    """Parse an Edinburgh++ JSON file into pairs with gold alignments.
+
+    Raises:
+        DatasetError: for invalid JSON, a record that is not an object, a missing or
+            empty ``source``/``target``, or a malformed or out-of-range link, naming
+            the record.
+    """
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        raise DatasetError(f"{name}: invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}") from None
+    if not isinstance(data, list):
+        raise DatasetError(f"{name}: expected a JSON list of alignment records, found {type(data).__name__}")
+    pairs: list[Pair] = []
+    for index, record in enumerate(data, start=1):
+        where = f"{name}: record #{index}"
+        if not isinstance(record, dict):
+            raise DatasetError(f"{where}: expected an object with source, target and sureAlign")
+        if "id" in record:
+            where = f"{name}: record #{index} (id={record['id']!r})"
+        fields = {}
+        for field in ("source", "target"):
+            value = record.get(field)
+            if not isinstance(value, str) or not value.split():
+                raise DatasetError(f"{where}: {field!r} is missing or empty; expected a tokenised sentence")
+            fields[field] = tuple(value.split())
+        if "sureAlign" not in record:
+            raise DatasetError(f"{where}: no 'sureAlign' field")
+        p_tokens, h_tokens = fields["source"], fields["target"]
+        sure = _links(record["sureAlign"], "sureAlign", len(p_tokens), len(h_tokens), where)
+        possible = _links(record.get("possibleAlign"), "possibleAlign", len(p_tokens), len(h_tokens), where)
+        try:
+            gold = Alignment.from_links(len(p_tokens), len(h_tokens), sure, possible)
+        except AlignmentError as err:
+            raise DatasetError(f"{where}: {err}") from None
+        pairs.append(
+            Pair(
+                id=str(record.get("id", index)),
+                text=" ".join(p_tokens),
+                hypothesis=" ".join(h_tokens),
+                source=name,
+                text_tokens=p_tokens,
+                hypothesis_tokens=h_tokens,
+                gold_alignment=gold,
+            )
+        )
+    return pairs

@@ -1,0 +1,153 @@
+"""Word error rate (WER) as a sentence-similarity metric.
+
+Finch, Hwang & Sumita (2005, "Using Machine Translation Evaluation Techniques to
+Determine Sentence-level Semantic Equivalence", §2.1): WER is the word-level
+Levenshtein distance (substitutions, deletions and insertions, each costing 1) between
+a candidate ``s`` and a reference ``r``, divided by the reference length ``|r|``. The
+distance is symmetric, the normalisation is not, so the paper scores each pair in both
+directions and averages: ``(d / |text| + d / |hypothesis|) / 2``.
+
+Edge cases, fixed here because the formula divides by ``|r|``: two empty sentences
+have rate 0; an empty reference against a non-empty candidate has rate 1 (every word
+wrong, the most a non-degenerate WER reaches when ``|s| <= |r|``).
+
+The scorer's ``value`` is ``1 - rate`` so that, as for every scorer, higher means more
+similar; ``rate`` keeps the error rate itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from explorer.alignment import Alignment, Edit, EditKind
+from explorer.preprocess import AnalyzedPair
+from explorer.sequences import edit_distance
+
+# Back-pointers of the edit-distance table.
+_EQ, _SUB, _DEL, _INS = 0, 1, 2, 3
+
+
+def levenshtein(p: Sequence[str], h: Sequence[str]) -> int:
+    """Word-level edit distance between two token sequences (unit costs); see
+    :func:`explorer.sequences.edit_distance`. :func:`edit_script` computes the same
+    distance with the full table when the edits themselves are wanted."""
+    return edit_distance(p, h)
+
+
+def edit_script(p: Sequence[str], h: Sequence[str]) -> tuple[Edit, ...]:
+    """One minimum-cost token edit sequence turning the text ``p`` into ``h``.
+
+    Edits are one token each, in sentence order: EQ and SUB pair ``p[i]`` with
+    ``h[j]``, DEL drops ``p[i]``, INS adds ``h[j]``. Among equal-cost scripts the
+    backtrace prefers EQ/SUB, then DEL, then INS, so the result is deterministic.
+    """
+    n, m = len(p), len(h)
+    cost = [[0] * (m + 1) for _ in range(n + 1)]
+    back = [[_EQ] * (m + 1) for _ in range(n + 1)]
+    for i in range(1, n + 1):
+        cost[i][0], back[i][0] = i, _DEL
+    for j in range(1, m + 1):
+        cost[0][j], back[0][j] = j, _INS
+    for i in range(1, n + 1):
+        for j in range(1, m + 1):
+            same = p[i - 1] == h[j - 1]
+            best, move = cost[i - 1][j - 1] + (not same), (_EQ if same else _SUB)
+            if cost[i - 1][j] + 1 < best:
+                best, move = cost[i - 1][j] + 1, _DEL
+            if cost[i][j - 1] + 1 < best:
+                best, move = cost[i][j - 1] + 1, _INS
+            cost[i][j], back[i][j] = best, move
+    edits: list[Edit] = []
+    i, j = n, m
+    while i or j:
+        move = back[i][j]
+        if move in (_EQ, _SUB):
+            kind = EditKind.EQ if move == _EQ else EditKind.SUB
+            edits.append(Edit(kind, (i - 1, i), (j - 1, j), score=float(move == _SUB)))
+            i, j = i - 1, j - 1
+        elif move == _DEL:
+            edits.append(Edit(EditKind.DEL, (i - 1, i), None, score=1.0))
+            i -= 1
+        else:
+            edits.append(Edit(EditKind.INS, None, (j - 1, j), score=1.0))
+            j -= 1
+    return tuple(reversed(edits))
+
+
+def error_rate(errors: int, candidate_length: int, reference_length: int) -> float:
+    """``errors / |r|`` with the empty-reference cases fixed (see module docstring)."""
+    if reference_length == 0:
+        return 0.0 if candidate_length == 0 else 1.0
+    return errors / reference_length
+
+
+@dataclass(frozen=True)
+class WerResult:
+    """WER of a pair in both directions, with the edit script behind it.
+
+    Attributes:
+        value: ``1 - rate`` (higher = more similar).
+        rate: the mean of the two directional rates.
+        distance: the word-level edit distance.
+        rate_text_reference: ``distance / |text|`` (hypothesis as candidate).
+        rate_hypothesis_reference: ``distance / |hypothesis|`` (text as candidate).
+        substitutions, deletions, insertions: counts in the edit script (deletions
+            drop text words, insertions add hypothesis words).
+        alignment: the edit script as the project's alignment type.
+    """
+
+    value: float
+    rate: float
+    distance: int
+    rate_text_reference: float
+    rate_hypothesis_reference: float
+    substitutions: int
+    deletions: int
+    insertions: int
+    text_length: int
+    hypothesis_length: int
+    alignment: Alignment
+
+
+def wer_tokens(p: Sequence[str], h: Sequence[str], *, with_alignment: bool = True) -> WerResult:
+    """WER of text tokens ``p`` and hypothesis tokens ``h`` (already normalised)."""
+    p, h = tuple(p), tuple(h)
+    if with_alignment:
+        edits = edit_script(p, h)
+        counts = {kind: sum(1 for e in edits if e.kind is kind) for kind in EditKind}
+        distance = counts[EditKind.SUB] + counts[EditKind.DEL] + counts[EditKind.INS]
+        alignment = Alignment.from_edits(len(p), len(h), edits)
+    else:
+        distance = levenshtein(p, h)
+        counts = {kind: 0 for kind in EditKind}
+        alignment = Alignment(len(p), len(h))
+    forward = error_rate(distance, len(h), len(p))
+    backward = error_rate(distance, len(p), len(h))
+    rate = (forward + backward) / 2
+    return WerResult(
+        value=1.0 - rate,
+        rate=rate,
+        distance=distance,
+        rate_text_reference=forward,
+        rate_hypothesis_reference=backward,
+        substitutions=counts[EditKind.SUB],
+        deletions=counts[EditKind.DEL],
+        insertions=counts[EditKind.INS],
+        text_length=len(p),
+        hypothesis_length=len(h),
+        alignment=alignment,
+    )
+
+
+@dataclass(frozen=True)
+class WerScorer:
+    """Registry scorer: WER on lower-cased tokens, both directions averaged."""
+
+    name: str = "wer"
+
+    def score(self, pair: AnalyzedPair) -> WerResult:
+        return wer_tokens(pair.text.lower, pair.hypothesis.lower)
+
+    def score_many(self, pairs: Sequence[AnalyzedPair]) -> list[float]:
+        return [wer_tokens(a.text.lower, a.hypothesis.lower, with_alignment=False).value for a in pairs]

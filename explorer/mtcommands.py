@@ -1,0 +1,168 @@
+"""CLI commands for the MT-metric features: ``classify`` and ``corpus-stats``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from explorer.commands import _fail, _json_safe, _progress_printer, _warn_missing_resources
+from explorer.datasets import DatasetError, load
+from explorer.metrics.features import ALL_GROUPS, FeatureError, feature_matrix, feature_names, parse_groups
+from explorer.mtclassify import (
+    ClassifyError,
+    Features,
+    Report,
+    corpus_statistics,
+    cross_validate,
+    feature_profile,
+    labelled,
+    train_test,
+)
+from explorer.pairs import Pair
+from explorer.preprocess import InputError, analyze_pair
+
+
+def configure_classify(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("train", help="labelled training data (MSRP TSV, RTE XML, ...)")
+    parser.add_argument("test", nargs="?", help="labelled test data; leave out with --folds")
+    parser.add_argument("--features", default="all",
+                        help="comma-separated feature groups or 'all': wer, per, bleu1-4, nist1-5, pos, pos_syn")
+    parser.add_argument("--each", action="store_true",
+                        help="also run every named group on its own (features are computed once)")
+    parser.add_argument("--ablate", action="store_true",
+                        help="also run the named groups with each one left out in turn")
+    parser.add_argument("--folds", type=int, default=0,
+                        help="k-fold cross-validation over TRAIN (and TEST, if given) instead of train/test")
+    parser.add_argument("--c", type=float, default=1.0, help="SVM regularisation C (default 1)")
+    parser.add_argument("--gamma", default="scale", help="RBF gamma: a number or 'scale' (default)")
+    parser.add_argument("--ldr-split", action="store_true",
+                        help="also report the low- and high-LDR halves (split at the median LDR)")
+    parser.add_argument("--per-task", action="store_true",
+                        help="with --folds: also train and cross-validate one classifier per task")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the fold split")
+    parser.add_argument("--save-profile", metavar="PATH",
+                        help="write per-class quantiles of TRAIN's scalar features (the Pair page's reference)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def _cached_features(pairs: Sequence[Pair], groups: Sequence[str]) -> Callable[[Sequence[str]], Features]:
+    """Compute the union of ``groups`` once; each experiment slices its columns."""
+    report = _progress_printer(sys.stderr.isatty())
+    names, matrix = feature_matrix([analyze_pair(p) for p in pairs], groups,
+                                   progress=lambda i, n: report("features", i, n))
+    rows = {id(p): i for i, p in enumerate(pairs)}
+
+    def for_groups(wanted: Sequence[str]) -> Features:
+        columns = [names.index(n) for n in feature_names(wanted)]
+
+        def compute(subset: Sequence[Pair]) -> tuple[tuple[str, ...], np.ndarray]:
+            index = [rows[id(p)] for p in subset]
+            return tuple(names[c] for c in columns), matrix[np.ix_(index, columns)]
+
+        return compute
+
+    return for_groups
+
+
+def _save_profile(path: str, name: str, pairs: list[Pair], features: Features) -> None:
+    kept, gold = labelled(pairs, name)
+    names, matrix = features(kept)
+    profile = feature_profile(names, matrix, gold, source=f"{name} ({len(kept)} pairs)")
+    try:
+        with open(path, "w", encoding="utf-8") as out:
+            json.dump(profile, out, indent=1)
+            out.write("\n")
+    except OSError as err:
+        raise ClassifyError(f"cannot write {path}: {err.strerror}") from None
+
+
+def _print_report(name: str, report: Report) -> None:
+    o = report.overall
+    line = (f"  {name:<12} n={o.n:<5} acc {o.accuracy:6.2%}  P {o.precision:.3f}  R {o.recall:.3f}  "
+            f"F1 {o.f1:.3f}  ({report.n_features} features)")
+    if report.interval is not None:
+        mean = float(np.mean(report.fold_accuracies))
+        line += f"  folds {mean:.2%} [{report.interval[0]:.2%}, {report.interval[1]:.2%}]"
+    print(line)
+    for task, s in report.by_task.items() if len(report.by_task) > 1 else ():
+        print(f"      {task:<6} n={s.n:<4} acc {s.accuracy:6.2%}  F1 {s.f1:.3f}")
+    for half, s in report.by_ldr.items():
+        print(f"      LDR {half:<4} n={s.n:<4} acc {s.accuracy:6.2%}  F1 {s.f1:.3f}  (cutoff {report.ldr_cutoff:.3f})")
+
+
+def run_classify(args: argparse.Namespace) -> int:
+    try:
+        groups = parse_groups(args.features)
+        gamma: str | float = args.gamma if args.gamma == "scale" else float(args.gamma)
+        if args.c <= 0:
+            raise ClassifyError("--c must be positive")
+        if not args.folds and not args.test:
+            raise ClassifyError("give TEST data, or --folds K for cross-validation over TRAIN")
+        train = load(args.train)
+        test = load(args.test) if args.test else None
+        _warn_missing_resources()
+        pairs = list(train.pairs) + (list(test.pairs) if test else [])
+        every = _cached_features(pairs, groups)
+        if args.save_profile:
+            _save_profile(args.save_profile, train.name, list(train.pairs), every(groups))
+        experiments: list[tuple[str, tuple[str, ...]]] = [(g, (g,)) for g in groups] if args.each and len(groups) > 1 else []
+        if args.ablate and len(groups) > 1:
+            experiments += [(f"without {g}", tuple(x for x in groups if x != g)) for g in groups]
+        name = "all" if set(groups) == set(ALL_GROUPS) else "+".join(groups) if len(groups) < 4 else "selected"
+        experiments.append((name, groups))
+        reports = []
+        for name, wanted in experiments:
+            if args.folds:
+                report = cross_validate(pairs, wanted, folds=args.folds, c=args.c, gamma=gamma,
+                                        seed=args.seed, ldr_split=args.ldr_split, features=every(wanted))
+            else:
+                report = train_test(train.pairs, test.pairs if test else (), wanted, c=args.c, gamma=gamma,
+                                    ldr_split=args.ldr_split, features=every(wanted))
+            reports.append((name, report))
+            if args.per_task and args.folds:
+                for task in sorted({p.task for p in pairs if p.task}):
+                    subset = [p for p in pairs if p.task == task]
+                    report = cross_validate(subset, wanted, folds=args.folds, c=args.c, gamma=gamma,
+                                            seed=args.seed, features=every(wanted))
+                    reports.append((f"{name} [{task} only]", report))
+    except ValueError as err:
+        if isinstance(err, DatasetError | ClassifyError | FeatureError | InputError):
+            return _fail(str(err))
+        return _fail(f"invalid option: {err}")
+    protocol = (f"{args.folds}-fold cross-validation over {train.name}" + (f" + {test.name}" if test else "")
+                if args.folds else f"train {train.name} ({len(train)}), test {test.name if test else ''}")
+    if args.json:
+        payload = {"train": args.train, "test": args.test, "protocol": protocol,
+                   "results": {name: r.to_json() for name, r in reports}}
+        print(json.dumps(_json_safe(payload), indent=2))
+        return 0
+    print(protocol + "; SVM (RBF), C=" + f"{args.c:g}, gamma={args.gamma}")
+    for name, report in reports:
+        _print_report(name, report)
+    return 0
+
+
+def configure_corpus_stats(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("data", help="dataset file")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def run_corpus_stats(args: argparse.Namespace) -> int:
+    try:
+        data = load(args.data)
+        rows = corpus_statistics(data.pairs)
+    except (DatasetError, ClassifyError, InputError) as err:
+        return _fail(str(err))
+    if args.json:
+        print(json.dumps(_json_safe({"data": args.data, "rows": [r.__dict__ for r in rows]}), indent=2))
+        return 0
+    print(f"{data.name}: {len(data)} pairs (lengths in tokens)")
+    print(f"  {'group':<6} {'n':>5} {'pos.':>6} {'|text|':>7} {'|hyp|':>7} {'LDR':>6} {'edit':>6}")
+    for r in rows:
+        print(f"  {r.group:<6} {r.n:>5} {r.positive_share:>6.1%} {r.mean_text_length:>7.2f} "
+              f"{r.mean_hypothesis_length:>7.2f} {r.mean_ldr:>6.3f} {r.mean_edit_distance:>6.2f}")
+    return 0
