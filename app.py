@@ -19,6 +19,8 @@ PAGES: list[tuple[str, str, str]] = [
     ("components/pages/pair.py", "Pair", ":material/compare_arrows:"),
     ("components/pages/dataset.py", "Dataset", ":material/table_view:"),
     ("components/pages/evaluate.py", "Evaluate", ":material/monitoring:"),
+    ("components/pages/errors.py", "Errors", ":material/label:"),
+    ("components/pages/compare.py", "Compare", ":material/scatter_plot:"),
     ("components/pages/mtmetrics.py", "MT metrics", ":material/translate:"),
     ("components/pages/aligners.py", "Aligners", ":material/join_inner:"),
 ]

@@ -36,4 +36,5 @@ PANELS: dict[str, Panel] = {
     "bow": Panel("bow", "Bag of words", "components.bow_panel", "render_bow_panel"),
     "itg": Panel("itg", "ITG parse", "components.itg_panel", "render_itg_panel"),
     "manli": Panel("manli", "MANLI", "components.manli_panel", "render_manli_panel"),
+    "editdist": Panel("editdist", "Edit distance (pFSM / pPDA)", "components.edit_distance_panel", "render_edit_distance_panel"),
 }

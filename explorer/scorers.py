@@ -81,6 +81,15 @@ def _manli() -> Scorer:
     return ManliScorer()
 
 
+def _edit_distance(kind: str) -> Callable[[], Scorer]:
+    def build() -> Scorer:
+        from explorer.edit_distance.scoring import EditDistanceScorer
+
+        return EditDistanceScorer(kind)
+
+    return build
+
+
 SCORERS: dict[str, ScorerInfo] = {
     "bleu": ScorerInfo("bleu", "BLEU", "Papineni BLEU-4: geometric mean, brevity penalty", _bleu("bleu")),
     "mbleu": ScorerInfo("mbleu", "Modified BLEU", "Szymanski: linear mean, no brevity penalty", _bleu("mbleu")),
@@ -96,6 +105,8 @@ SCORERS: dict[str, ScorerInfo] = {
     "itg_entail": ScorerInfo("itg_entail", "Bracketing ITG (cheap text nulls)", "ITG where unaligned text words cost 0.1", _itg("itg_entail"), interactive=False),
     "itg_lex": ScorerInfo("itg_lex", "Bracketing ITG (lexical similarity)", "ITG whose links use the shared WordNet/PPDB similarity", _itg("itg_lex"), interactive=False),
     "manli": ScorerInfo("manli", "MANLI alignment score", "MANLI alignment score / number of tokens (MacCartney et al. 2008)", _manli, interactive=False),
+    "pfsm": ScorerInfo("pfsm", "Probabilistic edit distance (pFSM)", "Wang & Cer 2012: log-sum over edit sequences, regressed on STS 2012 scores", _edit_distance("pfsm"), interactive=False),
+    "ppda": ScorerInfo("ppda", "Probabilistic edit distance with jumps (pPDA)", "Wang & Cer 2012: pFSM plus forward/backward jumps of up to 5 tokens, regressed on STS 2012", _edit_distance("ppda"), interactive=False),
 }
 
 

@@ -45,6 +45,8 @@ class TrainerInfo:
 
 TRAINERS: dict[str, TrainerInfo] = {
     "manli": TrainerInfo("manli", "MANLI feature weights (averaged perceptron on gold alignments)", "explorer.aligners.manli_learn", "train_command"),
+    "pfsm": TrainerInfo("pfsm", "probabilistic edit distance FSM (regression on graded STS/SICK scores)", "explorer.edit_distance.training", "train_pfsm"),
+    "ppda": TrainerInfo("ppda", "probabilistic edit distance with jumps, pPDA (regression on graded scores)", "explorer.edit_distance.training", "train_ppda"),
 }
 
 

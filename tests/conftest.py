@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,12 @@ SHARED_NLTK = SHARED / "nltk_data"
 
 if SHARED_NLTK.is_dir() and "NLTK_DATA" not in os.environ:
     os.environ["NLTK_DATA"] = str(SHARED_NLTK)
+
+# The app's pages open the annotation store: tests (and the servers they start) use a
+# throwaway one, never the user's own.
+if "ENTAILMENT_EXPLORER_STORE" not in os.environ:
+    os.environ["ENTAILMENT_EXPLORER_STORE"] = str(
+        Path(tempfile.mkdtemp(prefix="explorer-store-")) / "store.sqlite3")
 
 
 def shared_file(*parts: str) -> Path:

@@ -10,6 +10,7 @@ import streamlit as st
 from components.data import SAMPLE_DIR, LoadedDataset, load_file
 from components.state import current_dataset, guarded, open_pair, set_dataset
 from explorer.aligners import ALIGNERS
+from explorer.pairs import Pair
 
 SAMPLE_GOLD = SAMPLE_DIR / "sample_align.txt"
 MSR_DIR = SAMPLE_DIR.parents[1] / "shared" / "data" / "msr_align"
@@ -27,15 +28,16 @@ PAPER_TABLE1: tuple[tuple[str, float | None, float | None, float | None, float |
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def _evaluate(key: str, aligner: str, limit: int, _pairs: tuple[object, ...]) -> pd.DataFrame:
+def _evaluate(key: str, aligner: str, limit: int, _pairs: tuple[Pair, ...]) -> pd.DataFrame:
     """Per-problem figures of one aligner on the first ``limit`` gold problems."""
     from explorer.aligners import get_aligner
     from explorer.alignment_eval import run_aligner, score_pair
 
-    pairs = [p for p in _pairs if p.gold_alignment is not None][:limit]  # type: ignore[attr-defined]
+    pairs = [p for p in _pairs if p.gold_alignment is not None][:limit]
     alignments, seconds = run_aligner(get_aligner(aligner), pairs)
     rows = []
     for pair, alignment, secs in zip(pairs, alignments, seconds):
+        assert pair.gold_alignment is not None  # filtered above
         s = score_pair(pair.id, alignment, pair.gold_alignment)
         rows.append({
             "id": pair.id, "F1": 100 * s.f1, "precision": 100 * s.precision, "recall": 100 * s.recall,

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from components.annotation_panel import render_bulk_tagging, with_tags
 from components.data import (
     SAMPLES,
     LoadedDataset,
@@ -140,6 +141,7 @@ def main() -> None:
         st.error(f"{SCORERS[scorer].label} failed on {loaded.name}: {type(err).__name__}: {err}. Choose another scorer.")
         return
     right.caption(f"Decisions: score > cutoff means entails; {how}.")
+    table = with_tags(loaded, table)
 
     f1, f2, f3 = st.columns(3)
     labels = f1.multiselect("Gold label", sorted(set(table["gold"]) - {""}), key="filter_gold")
@@ -170,6 +172,7 @@ def main() -> None:
     rows = event.selection.rows if event is not None else []
     if rows:
         open_pair(str(shown.iloc[rows[0]]["id"]))
+    render_bulk_tagging(loaded, list(shown["id"]))
     left, right = st.columns([3, 1])
     pick = left.selectbox("Or pick a pair", list(shown["id"]), key="dataset_pick")
     if right.button("Open on the Pair page", key="dataset_open") and pick is not None:

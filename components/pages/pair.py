@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from components import figures
+from components.annotation_panel import render_annotation_section
 from components.data import LoadedDataset, dataset_best_cutoff, dataset_scores, is_scored
 from components.method_panels import PANELS
 from components.state import current_dataset, select_pair, selected_pair_id
@@ -266,6 +267,7 @@ def main() -> None:
         return
     results = scores_section(loaded, analyzed)
     decision_section(loaded, pair, results)
+    render_annotation_section(loaded, pair)
     grid_section(analyzed)
     gold_alignment_section(analyzed)
     panels_section(analyzed)

@@ -60,11 +60,22 @@ def _manli() -> Aligner:
     return ManliAligner()
 
 
+def _edit_distance(kind: str) -> Callable[[], Aligner]:
+    def build() -> Aligner:
+        from explorer.edit_distance.scoring import EditDistanceScorer
+
+        return EditDistanceScorer(kind)
+
+    return build
+
+
 ALIGNERS: dict[str, AlignerInfo] = {
     "bow": AlignerInfo("bow", "Bag of words", "each hypothesis word to its most similar text word (Levenshtein on lemmas)", _bow),
     "itg": AlignerInfo("itg", "Bracketing ITG", "links of the best Bracketing ITG biparse (exact matches)", _itg("itg")),
     "itg_lex": AlignerInfo("itg_lex", "Bracketing ITG (lexical similarity)", "ITG links using the shared WordNet/PPDB similarity", _itg("itg_lex")),
     "manli": AlignerInfo("manli", "MANLI", "phrase-based NLI aligner (MacCartney et al. 2008), simulated annealing, trained weights", _manli),
+    "pfsm": AlignerInfo("pfsm", "pFSM edit sequence", "Viterbi edit sequence of the probabilistic edit-distance FSM (Wang & Cer 2012)", _edit_distance("pfsm")),
+    "ppda": AlignerInfo("ppda", "pPDA edit sequence", "Viterbi edit sequence of the pPDA, with jumps (Wang & Cer 2012)", _edit_distance("ppda")),
 }
 
 

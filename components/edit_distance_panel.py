@@ -1,0 +1,54 @@
+"""Pair-page tab for the probabilistic edit distance (pFSM and pPDA, Wang & Cer 2012).
+
+Shows each machine's predicted similarity, its best edit sequence (operations with
+their posterior probabilities) and the alignment that sequence creates, side by side
+so the pPDA's jumps can be compared with the pFSM's deletions and insertions.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from components.alignment_figures import alignment_grid
+from components.edit_sequence_figures import edit_sequence_figure
+from explorer.edit_distance.model import ModelError
+from explorer.edit_distance.scoring import EditDistanceResult, EditDistanceScorer
+from explorer.preprocess import AnalyzedPair
+
+_LABELS = {"pfsm": "pFSM", "ppda": "pPDA (jumps)"}
+
+
+@st.cache_resource(show_spinner=False)
+def _scorer(kind: str) -> EditDistanceScorer:
+    return EditDistanceScorer(kind)
+
+
+def _summary(result: EditDistanceResult) -> str:
+    jumps = sum(1 for s in result.steps if s.op == "JUMP_F")
+    return (f"predicted similarity **{result.value:.3f}** (trained on STS 2012, 0-5 scale) · "
+            f"log-sum over all sequences {result.log_z:.2f} · best sequence {result.best_log_score:.2f} · "
+            f"{len(result.steps)} operations, {jumps} forward jump(s)")
+
+
+def render_edit_distance_panel(pair: AnalyzedPair) -> None:
+    """Draw the pFSM and pPDA evidence for one pair."""
+    text, hyp = pair.text.tokens, pair.hypothesis.tokens
+    columns = st.columns(2)
+    for column, kind in zip(columns, ("pfsm", "ppda")):
+        with column:
+            st.markdown(f"#### {_LABELS[kind]}")
+            try:
+                with st.spinner(f"decoding the {_LABELS[kind]}..."):
+                    result = _scorer(kind).score(pair)
+            except (ModelError, OSError) as err:
+                st.error(f"{_LABELS[kind]} unavailable: {err}")
+                continue
+            st.markdown(_summary(result))
+            st.plotly_chart(
+                edit_sequence_figure(result.steps, result.probabilities, text, hyp, title="best edit sequence"),
+                width="stretch",
+            )
+            st.plotly_chart(
+                alignment_grid(result.alignment, text, hyp, title="links of the best sequence"),
+                width="stretch",
+            )

@@ -1,0 +1,186 @@
+"""Compare page: two scorers' runs on the current dataset side by side. A scatter of one
+score against the other, coloured by which run decides each pair correctly; a box or
+lasso selection on it filters the table of pairs below."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from components.compare_figures import agreement, score_scatter, selected_ids
+from components.data import LoadedDataset, dataset_best_cutoff, dataset_scores
+from components.state import current_dataset, open_pair
+from explorer.alignment import Alignment
+from explorer.error_analysis import agreement as annotator_agreement
+from explorer.error_analysis import f1_differences
+from explorer.preprocess import analyze_pair
+from explorer.scorers import SCORERS
+
+CHART = "compare_scatter"
+ALIGNED = "explorer_compare_alignments"
+
+
+def _aligned(loaded: LoadedDataset, name: str) -> dict[str, Alignment]:
+    """Every pair's alignment by one aligner (kept for the session: aligners can be slow)."""
+    from explorer.aligners import get_aligner
+
+    store: dict[tuple[str, str], dict[str, Alignment]] = st.session_state.setdefault(ALIGNED, {})
+    if (loaded.key, name) not in store:
+        aligner = get_aligner(name)
+        pairs = [p for p in loaded.dataset.pairs if p.gold_alignment is not None]
+        bar = st.progress(0.0, text=f"Aligning {len(pairs)} pairs with {name}...")
+        out = {}
+        for i, pair in enumerate(pairs, 1):
+            out[pair.id] = aligner.align(analyze_pair(pair)).alignment
+            bar.progress(i / len(pairs), text=f"Aligning with {name}: {i}/{len(pairs)}")
+        bar.empty()
+        store[(loaded.key, name)] = out
+    return store[(loaded.key, name)]
+
+
+def aligner_section(loaded: LoadedDataset) -> None:
+    """Two aligners' per-problem F1 against the dataset's gold, largest difference first."""
+    from explorer.aligners import ALIGNERS
+
+    st.subheader("Aligners against the gold alignments")
+    gold = {p.id: p.gold_alignment for p in loaded.dataset.pairs if p.gold_alignment is not None}
+    if not gold:
+        st.caption("The current dataset has no gold alignments (load e.g. an MSR `.align.txt` file).")
+        return
+    if len(ALIGNERS) < 2:
+        st.caption("Comparing needs two registered aligners.")
+        return
+    names = list(ALIGNERS)
+    left, right = st.columns(2)
+    first = left.selectbox("First aligner", names, index=0, key="compare_aligner_a",
+                           format_func=lambda n: ALIGNERS[n].label)
+    second = right.selectbox("Second aligner", names, index=1, key="compare_aligner_b",
+                             format_func=lambda n: ALIGNERS[n].label)
+    if first == second:
+        st.info("Choose two different aligners.")
+        return
+    done = st.session_state.get(ALIGNED, {})
+    if not ((loaded.key, first) in done and (loaded.key, second) in done):
+        if not st.button(f"Align the {len(gold)} pairs with both", key="compare_align_run"):
+            return
+    try:
+        rows = f1_differences(_aligned(loaded, first), _aligned(loaded, second), gold)  # type: ignore[arg-type]
+    except Exception as error:  # a failing aligner: say which, keep the page
+        st.error(f"Aligning failed: {type(error).__name__}: {error}")
+        return
+    if not rows:
+        st.caption("No problem could be compared (the aligners tokenise differently from the gold).")
+        return
+    table = pd.DataFrame(rows).rename(columns={
+        "f1_first": f"F1 {ALIGNERS[first].label}", "f1_second": f"F1 {ALIGNERS[second].label}",
+        "difference": "second - first"})
+    better = sum(r["difference"] > 0 for r in rows)
+    worse = sum(r["difference"] < 0 for r in rows)
+    st.caption(f"{len(rows)} problems: {ALIGNERS[second].label} better on {better}, worse on {worse}, "
+               f"equal on {len(rows) - better - worse}. Largest differences first; click a row to open it.")
+    event = st.dataframe(table.round(3), hide_index=True, width="stretch", key="compare_f1_table",
+                         on_select="rerun", selection_mode="single-row")
+    picked = event.selection.rows if event is not None else []
+    if picked:
+        open_pair(str(table.iloc[picked[0]]["pair_id"]))
+
+
+def annotator_section() -> None:
+    """Annotators (e.g. MSR's A, B and C) as systems: their pairwise agreement."""
+    st.subheader("Annotator agreement")
+    uploads = st.file_uploader(
+        "Two or more alignment files of the same problems (e.g. RTE2_dev_A/B/C.align.txt)",
+        accept_multiple_files=True, key="compare_annotators")
+    if not uploads or len(uploads) < 2:
+        st.caption("Upload the annotators' files to see how often they agree.")
+        return
+    from explorer.datasets import DatasetError, load_bytes
+
+    systems = {}
+    for upload in uploads:
+        try:
+            data = load_bytes(upload.getvalue(), upload.name)
+        except DatasetError as error:
+            st.error(f"{upload.name} could not be read: {error}")
+            return
+        systems[upload.name] = {p.id: p.gold_alignment for p in data.pairs if p.gold_alignment is not None}
+    rows = annotator_agreement(systems)  # type: ignore[arg-type]
+    st.dataframe(pd.DataFrame([
+        {"first": a.first, "second": a.second, "problems": a.problems,
+         "agreement (Dice of SURE links)": round(a.dice, 3), "identical problems": f"{100 * a.exact:.1f}%"}
+        for a in rows
+    ]), hide_index=True, width="stretch")
+
+
+def main() -> None:
+    st.title("Compare")
+    loaded = current_dataset()
+    scorer_section(loaded)
+    aligner_section(loaded)
+    annotator_section()
+
+
+def scorer_section(loaded: LoadedDataset) -> None:
+    """Two scorers: one score against the other; a selection filters the table."""
+    st.subheader("Scorers")
+    names = [n for n, info in SCORERS.items() if info.interactive] + \
+        [n for n, info in SCORERS.items() if not info.interactive]
+    if len(names) < 2:
+        st.info("Comparing needs two registered scorers.")
+        return
+    left, right = st.columns(2)
+    x_name = left.selectbox("First run (x axis)", names, index=0, key="compare_x",
+                            format_func=lambda n: SCORERS[n].label)
+    y_default = names.index("mbleu") if "mbleu" in names and names[0] != "mbleu" else 1
+    y_name = right.selectbox("Second run (y axis)", names, index=y_default, key="compare_y",
+                             format_func=lambda n: SCORERS[n].label)
+    if x_name == y_name:
+        st.info("Choose two different scorers.")
+        return
+    try:
+        with st.spinner(f"Scoring {loaded.name} with both..."):
+            x = dataset_scores(loaded, x_name)
+            y = dataset_scores(loaded, y_name)
+    except Exception as error:  # a failing scorer: say which
+        st.error(f"Scoring failed: {type(error).__name__}: {error}. Choose other scorers.")
+        return
+    pairs = loaded.dataset.pairs
+    x_best, y_best = dataset_best_cutoff(loaded, x_name), dataset_best_cutoff(loaded, y_name)
+    x_cut = None if x_best is None else x_best[0]
+    y_cut = None if y_best is None else y_best[0]
+    x_label, y_label = SCORERS[x_name].label, SCORERS[y_name].label
+    groups = []
+    for pair, xs, ys in zip(pairs, x, y, strict=True):
+        gold = pair.entails
+        x_ok = None if gold is None or x_cut is None else bool((xs > x_cut) == gold)
+        y_ok = None if gold is None or y_cut is None else bool((ys > y_cut) == gold)
+        groups.append(agreement(x_ok, y_ok, x_name=x_label, y_name=y_label))
+    table = pd.DataFrame({
+        "id": [p.id for p in pairs], "task": [p.task or "" for p in pairs],
+        "gold": [p.label or "" for p in pairs],
+        x_label: np.round(x, 4), y_label: np.round(y, 4), "agreement": groups,
+        "text": [p.text for p in pairs], "hypothesis": [p.hypothesis for p in pairs],
+    })
+    counts = table["agreement"].value_counts()
+    st.caption(" · ".join(f"{group}: {n}" for group, n in counts.items())
+               + ("" if x_cut is None else f" — cutoffs {x_cut:.4f} / {y_cut:.4f}, best on {loaded.name}"))
+    figure = score_scatter(list(table["id"]), list(x), list(y), groups, x_name=x_label, y_name=y_label,
+                           x_cutoff=x_cut, y_cutoff=y_cut)
+    event = st.plotly_chart(figure, key=CHART, on_select="rerun", selection_mode=("box", "lasso", "points"))
+    chosen = selected_ids(event.selection.points) if event is not None and event.selection else []
+    show_only = st.radio("Show", ["all pairs", "disagreements only"], horizontal=True, key="compare_show")
+    shown = table
+    if chosen:
+        shown = shown[shown["id"].isin(chosen)]
+        st.caption(f"{len(shown)} pairs selected on the chart (double-click the chart to clear).")
+    if show_only == "disagreements only":
+        shown = shown[shown["agreement"].str.startswith("only")]
+    rows = st.dataframe(shown, hide_index=True, width="stretch", key="compare_table",
+                        on_select="rerun", selection_mode="single-row")
+    picked = rows.selection.rows if rows is not None else []
+    if picked:
+        open_pair(str(shown.iloc[picked[0]]["id"]))
+
+
+main()

@@ -1,0 +1,168 @@
+"""Errors page: the current dataset's tags cross-tabulated by task, gold label and
+correct/incorrect under a chosen scorer; the tagged pairs behind each count; exports
+(CSV, JSON; corrected alignments as MSR and sureAlign JSON); the tag taxonomy editor."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from components.state import current_dataset, open_pair
+from components.store_access import get_store, scorer_run, store_dataset_id
+from explorer.error_analysis import (
+    DIMENSIONS,
+    OUTCOMES,
+    annotated_pairs,
+    annotations_to_csv,
+    annotations_to_json,
+    crosstab,
+    stored_gold_alignments,
+    to_msr,
+    to_sure_align_json,
+)
+from explorer.scorers import SCORERS
+from explorer.store import StoreError
+
+NO_RUN = "(no scorer: count tags only)"
+ANY = "(any)"
+
+
+def run_controls(loaded_name: str) -> str | None:
+    """The scorer whose decisions say correct / incorrect (None: no decisions)."""
+    interactive = [n for n, info in SCORERS.items() if info.interactive]
+    options = [NO_RUN, *interactive]
+    default = options.index("mbleu") if "mbleu" in options else 0
+    choice = st.selectbox(
+        "Correct / incorrect under", options, index=default, key="errors_scorer",
+        format_func=lambda n: n if n == NO_RUN else SCORERS[n].label,
+        help=f"The scorer's decision (score > its best cutoff on {loaded_name}) against the gold label. "
+             "The run is recorded in the store the first time.",
+    )
+    return None if choice == NO_RUN else choice
+
+
+def taxonomy_editor() -> None:
+    store = get_store()
+    with st.expander("Edit the tag taxonomy"):
+        # Additions first, so the table and the picker below already list a new tag.
+        with st.form("taxonomy_add", border=False):
+            left, right = st.columns([1, 2])
+            name = left.text_input("New tag", key="taxonomy_new")
+            description = right.text_input("What it means", key="taxonomy_description")
+            if st.form_submit_button("Add tag"):
+                try:
+                    store.add_tag(name, description)
+                    st.success(f"Added {name.strip().lower()!r}.")
+                except StoreError as error:
+                    st.error(str(error))
+        tags = store.tags()
+        st.dataframe(pd.DataFrame([{"tag": t.name, "description": t.description} for t in tags]),
+                     hide_index=True, width="stretch")
+        with st.form("taxonomy_change", border=False):
+            left, mid, right = st.columns(3)
+            old = left.selectbox("Tag", [t.name for t in tags], key="taxonomy_pick")
+            new = mid.text_input("Rename to", key="taxonomy_rename")
+            force = right.checkbox("Also remove it from pairs", key="taxonomy_force")
+            rename, delete = st.columns(2)
+            renamed = rename.form_submit_button("Rename")
+            deleted = delete.form_submit_button("Delete")
+        try:
+            if renamed and old:
+                store.rename_tag(old, new)
+                st.toast(f"Renamed {old!r} to {new.strip().lower()!r}.")
+                st.rerun()  # the table and the tag pickers above list the old name
+            if deleted and old:
+                n = store.delete_tag(old, force=force)
+                st.toast(f"Deleted {old!r}" + (f" and removed it from {n} pairs." if n else "."))
+                st.rerun()
+        except StoreError as error:
+            st.error(str(error))
+
+
+def main() -> None:
+    st.title("Errors")
+    loaded = current_dataset()
+    try:
+        store = get_store()
+        dataset_id = store_dataset_id(loaded)
+    except StoreError as error:
+        st.error(f"The annotation store cannot be opened: {error}")
+        return
+    st.caption(f"Tags recorded on **{loaded.name}** (store: `{store.path}`). Tag pairs on the Pair page, "
+               "or many at once under the Dataset table.")
+    left, right = st.columns([2, 1])
+    with left:
+        scorer = run_controls(loaded.name)
+    by = right.radio("Columns", DIMENSIONS, index=DIMENSIONS.index("outcome"), horizontal=True, key="errors_by")
+    run_id = None
+    if scorer is not None:
+        try:
+            with st.spinner(f"Scoring {loaded.name} with {SCORERS[scorer].label}..."):
+                run_id = scorer_run(loaded, scorer)
+        except Exception as error:  # a failing scorer: say so, counting still works without it
+            st.error(f"{SCORERS[scorer].label} could not be run on {loaded.name}: {type(error).__name__}: {error}")
+    table = crosstab(store, dataset_id, run_id)
+    if run_id is not None:
+        cut = table.cutoff
+        st.caption(f"Run #{run_id}: {SCORERS[scorer].label if scorer else ''}, "
+                   + (f"cutoff {cut:.4f} (entails when score > cutoff)." if cut is not None
+                      else "no cutoff (the dataset has no entailment labels), so no decisions."))
+    if not table.rows:
+        st.info("No pair of this dataset is tagged yet. Open a pair and tag it, or tag the "
+                "filtered rows of the Dataset table at once.")
+    else:
+        columns, records = table.pivot(by=by)
+        frame = pd.DataFrame(records, columns=["tag", *columns, "total"])
+        st.subheader("Tags by " + by)
+        st.caption("A pair with several tags counts once under each; the last row counts every pair.")
+        st.dataframe(frame, hide_index=True, width="stretch", key="errors_pivot")
+        detail = pd.DataFrame(table.to_records())
+        with st.expander("Every cell (tag x task x label x outcome)"):
+            st.dataframe(detail, hide_index=True, width="stretch")
+        c1, c2 = st.columns(2)
+        stem = loaded.name.rsplit(".", 1)[0]
+        c1.download_button("Cross-tab as CSV", table.to_csv(), f"{stem}-crosstab.csv", "text/csv",
+                           key="errors_csv")
+        c2.download_button("Cross-tab as JSON", table.to_json(), f"{stem}-crosstab.json", "application/json",
+                           key="errors_json")
+
+    st.subheader("Annotated pairs")
+    f1, f2 = st.columns(2)
+    tag = f1.selectbox("Tag", [ANY, *[t.name for t in store.tags()]], key="errors_tag")
+    outcome = f2.selectbox("Outcome", [ANY, *OUTCOMES], key="errors_outcome")
+    records = annotated_pairs(store, dataset_id, run_id, tag=None if tag == ANY else tag,
+                              outcome=None if outcome == ANY else outcome)
+    if not records:
+        st.caption("No annotated pair matches.")
+    else:
+        pairs = pd.DataFrame(records).assign(tags=lambda d: d["tags"].map(", ".join))
+        event = st.dataframe(pairs, hide_index=True, width="stretch", key="errors_pairs",
+                             on_select="rerun", selection_mode="single-row")
+        st.caption("Click a row to open the pair.")
+        rows = event.selection.rows if event is not None else []
+        if rows:
+            open_pair(str(pairs.iloc[rows[0]]["pair_id"]))
+        c1, c2 = st.columns(2)
+        stem = loaded.name.rsplit(".", 1)[0]
+        c1.download_button("Annotations as CSV", annotations_to_csv(records), f"{stem}-annotations.csv",
+                           "text/csv", key="annotations_csv")
+        c2.download_button("Annotations as JSON", annotations_to_json(records), f"{stem}-annotations.json",
+                           "application/json", key="annotations_json")
+
+    try:
+        aligned = stored_gold_alignments(store, dataset_id)
+    except StoreError as error:
+        st.warning(f"Corrected alignments cannot be exported: {error}")
+        aligned = []
+    if aligned:
+        st.subheader("Corrected alignments")
+        st.caption(f"{len(aligned)} pairs have a corrected alignment (the latest of each is exported).")
+        c1, c2 = st.columns(2)
+        stem = loaded.name.rsplit(".", 1)[0]
+        c1.download_button("MSR format", to_msr(aligned), f"{stem}.align.txt", "text/plain", key="msr_export")
+        c2.download_button("sureAlign JSON lines", to_sure_align_json(aligned), f"{stem}.sure.jsonl",
+                           "application/json", key="sure_export")
+    taxonomy_editor()
+
+
+main()

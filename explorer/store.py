@@ -1,0 +1,920 @@
+"""The explorer's persistent store: datasets, runs and annotations in one SQLite file.
+
+Manual error analysis is only worth doing if the judgements survive the session, so
+everything a user records (tags, notes, corrected alignments) and everything needed to
+count it (which pairs a dataset holds, what each run scored them) lives in an embedded
+SQLite database. See ``docs/STORE.md`` for the schema.
+
+Design choices:
+
+* **Where**: ``path`` argument, else the ``ENTAILMENT_EXPLORER_STORE`` environment
+  variable, else the platform's user data folder (never the repository).
+* **Concurrency**: several app sessions (threads of one Streamlit server, or several
+  servers) write at once. The database runs in WAL mode so readers never block the
+  writer; every write is one ``BEGIN IMMEDIATE`` transaction (the write lock is taken up
+  front, so two writers never deadlock upgrading read locks) with a busy timeout, and a
+  transaction that still finds the database locked is retried with backoff. Facts are
+  stored one per row (a tag on a pair, a note, a corrected alignment) and written by
+  insert or delete, never by read-modify-write of a shared record, so two sessions
+  tagging the same pair cannot overwrite each other.
+* **Migrations**: ``PRAGMA user_version`` holds the schema version; :data:`MIGRATIONS`
+  are applied in order, each in the transaction that bumps the version.
+
+Connections are per thread (Streamlit runs each session in its own thread).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import sqlite3
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TypeVar
+
+from explorer.alignment import Alignment, Edit, EditKind
+
+ENV_VAR = "ENTAILMENT_EXPLORER_STORE"
+APP_DIR = "entailment-explorer"
+FILE_NAME = "store.sqlite3"
+
+#: Tags a new store starts with; users edit the taxonomy freely afterwards.
+DEFAULT_TAGS: tuple[tuple[str, str], ...] = (
+    ("negation", "a negation (not, no, never, without) decides the pair"),
+    ("numbers", "numbers, dates or quantities differ or need arithmetic"),
+    ("world-knowledge", "needs knowledge not stated in the text"),
+    ("lexical-gap", "a synonym, hypernym or paraphrase the method does not know"),
+    ("wrong-alignment", "the method aligned the wrong words"),
+    ("syntax", "argument structure, passive, apposition or clause attachment"),
+    ("modality", "may, might, plans to, reportedly: hedged or unrealised events"),
+    ("annotation-error", "the gold label looks wrong"),
+)
+
+T = TypeVar("T")
+
+
+class StoreError(RuntimeError):
+    """A store that cannot be opened, or a request it cannot satisfy."""
+
+
+# --------------------------------------------------------------------------- schema
+
+#: ``MIGRATIONS[i]`` takes the schema from version ``i`` to ``i + 1``.
+MIGRATIONS: tuple[str, ...] = (
+    # 1: base tables. Pairs and tags get integer keys: the Errors-page aggregation
+    # joins 100,000 tag rows to their pairs, and integer lookups keep that fast.
+    """
+    CREATE TABLE datasets (
+        id          INTEGER PRIMARY KEY,
+        name        TEXT NOT NULL,
+        format      TEXT NOT NULL,
+        fingerprint TEXT NOT NULL UNIQUE,
+        n_pairs     INTEGER NOT NULL,
+        created_at  TEXT NOT NULL
+    );
+    CREATE TABLE pairs (
+        pk          INTEGER PRIMARY KEY,
+        dataset_id  INTEGER NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,
+        pair_id     TEXT NOT NULL,
+        position    INTEGER NOT NULL,
+        task        TEXT,
+        label       TEXT,
+        text        TEXT NOT NULL,
+        hypothesis  TEXT NOT NULL,
+        UNIQUE (dataset_id, pair_id)
+    );
+    CREATE TABLE runs (
+        id          INTEGER PRIMARY KEY,
+        dataset_id  INTEGER NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,
+        kind        TEXT NOT NULL CHECK (kind IN ('scorer', 'aligner')),
+        method      TEXT NOT NULL,
+        parameters  TEXT NOT NULL DEFAULT '{}',
+        version     TEXT NOT NULL,
+        cutoff      REAL,
+        created_at  TEXT NOT NULL
+    );
+    CREATE TABLE run_results (
+        run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        pair_pk     INTEGER NOT NULL,
+        score       REAL,
+        alignment   TEXT,
+        PRIMARY KEY (run_id, pair_pk)
+    ) WITHOUT ROWID;
+    CREATE TABLE tags (
+        id          INTEGER PRIMARY KEY,
+        name        TEXT NOT NULL UNIQUE,
+        description TEXT NOT NULL DEFAULT '',
+        position    INTEGER NOT NULL DEFAULT 0
+    );
+    CREATE TABLE pair_tags (
+        dataset_id  INTEGER NOT NULL,
+        pair_pk     INTEGER NOT NULL REFERENCES pairs(pk) ON DELETE CASCADE,
+        tag_id      INTEGER NOT NULL REFERENCES tags(id) ON DELETE CASCADE,
+        author      TEXT NOT NULL,
+        created_at  TEXT NOT NULL,
+        PRIMARY KEY (dataset_id, pair_pk, tag_id)
+    ) WITHOUT ROWID;
+    CREATE TABLE notes (
+        id          INTEGER PRIMARY KEY,
+        pair_pk     INTEGER NOT NULL REFERENCES pairs(pk) ON DELETE CASCADE,
+        body        TEXT NOT NULL,
+        author      TEXT NOT NULL,
+        created_at  TEXT NOT NULL
+    );
+    CREATE TABLE gold_alignments (
+        id          INTEGER PRIMARY KEY,
+        pair_pk     INTEGER NOT NULL REFERENCES pairs(pk) ON DELETE CASCADE,
+        alignment   TEXT NOT NULL,
+        text_tokens TEXT,
+        hypothesis_tokens TEXT,
+        author      TEXT NOT NULL,
+        created_at  TEXT NOT NULL
+    );
+    """,
+    # 2: indexes. pairs_by_class covers the cross-tab's pass over a dataset's pairs
+    # (pair rows themselves are wide: they hold both sentences); pair_tags_by_pair covers
+    # its per-pair tag seek and the cascade when a pair goes; the others serve the
+    # per-tag pair list, the per-pair panels and the remaining cascades.
+    """
+    CREATE INDEX pair_tags_by_tag ON pair_tags (dataset_id, tag_id, pair_pk);
+    CREATE INDEX pair_tags_by_pair ON pair_tags (pair_pk);
+    CREATE INDEX pair_tags_by_tag_only ON pair_tags (tag_id);
+    CREATE INDEX notes_by_pair ON notes (pair_pk, id);
+    CREATE INDEX gold_alignments_by_pair ON gold_alignments (pair_pk, id);
+    CREATE INDEX runs_by_dataset ON runs (dataset_id, kind, method);
+    CREATE INDEX pairs_by_class ON pairs (dataset_id, task, label);
+    """,
+    # 3: each pair carries the bit mask of its tags (bit = tag id, ids up to 62),
+    # maintained by triggers in the transaction that adds or removes the tag, so the
+    # Errors-page cross-tab reads one covering index instead of seeking every pair's
+    # tags. Existing tags are folded in.
+    """
+    ALTER TABLE pairs ADD COLUMN tag_mask INTEGER NOT NULL DEFAULT 0;
+    UPDATE pairs SET tag_mask = COALESCE(
+        (SELECT SUM(1 << t.tag_id) FROM pair_tags t WHERE t.pair_pk = pairs.pk AND t.tag_id <= 62), 0);
+    CREATE TRIGGER pair_tags_mask_insert AFTER INSERT ON pair_tags WHEN NEW.tag_id <= 62
+    BEGIN
+        UPDATE pairs SET tag_mask = tag_mask | (1 << NEW.tag_id) WHERE pk = NEW.pair_pk;
+    END;
+    CREATE TRIGGER pair_tags_mask_delete AFTER DELETE ON pair_tags WHEN OLD.tag_id <= 62
+    BEGIN
+        UPDATE pairs SET tag_mask = tag_mask & ~(1 << OLD.tag_id) WHERE pk = OLD.pair_pk;
+    END;
+    DROP INDEX pairs_by_class;
+    CREATE INDEX pairs_by_class ON pairs (dataset_id, task, label, tag_mask);
+    """,
+)
+
+#: Tag ids up to this fit the 64-bit signed ``pairs.tag_mask``.
+MAX_MASK_TAG_ID = 62
+
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def default_path() -> Path:
+    """``$ENTAILMENT_EXPLORER_STORE``, else the platform's per-user data folder.
+
+    Linux: ``$XDG_DATA_HOME`` or ``~/.local/share``; macOS: ``~/Library/Application
+    Support``; Windows: ``%LOCALAPPDATA%``. The file is ``entailment-explorer/store.sqlite3``.
+    """
+    env = os.environ.get(ENV_VAR, "").strip()
+    if env:
+        return Path(env).expanduser()
+    home = Path.home()
+    if sys.platform == "win32":
+        base = Path(os.environ.get("LOCALAPPDATA") or home / "AppData" / "Local")
+    elif sys.platform == "darwin":
+        base = home / "Library" / "Application Support"
+    else:
+        base = Path(os.environ.get("XDG_DATA_HOME") or home / ".local" / "share")
+    return base / APP_DIR / FILE_NAME
+
+
+def _now() -> str:
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
+
+
+def _is_busy(error: sqlite3.OperationalError) -> bool:
+    message = str(error).lower()
+    return "locked" in message or "busy" in message
+
+
+# ----------------------------------------------------------------- alignment <-> JSON
+
+def alignment_to_dict(alignment: Alignment) -> dict[str, Any]:
+    """A JSON-ready dict: lengths, sorted SURE and POSSIBLE links, and edits if any."""
+    data: dict[str, Any] = {
+        "p_len": alignment.p_len,
+        "h_len": alignment.h_len,
+        "sure": [list(link) for link in sorted(alignment.sure)],
+        "possible": [list(link) for link in sorted(alignment.possible)],
+    }
+    if alignment.edits is not None:
+        data["edits"] = [
+            {
+                "kind": e.kind.value,
+                "p_span": list(e.p_span) if e.p_span else None,
+                "h_span": list(e.h_span) if e.h_span else None,
+                "score": e.score,
+            }
+            for e in alignment.edits
+        ]
+    return data
+
+
+def alignment_from_dict(data: Mapping[str, Any]) -> Alignment:
+    """Inverse of :func:`alignment_to_dict`.
+
+    Raises:
+        StoreError: when the record is not an alignment.
+    """
+    try:
+        sure = frozenset((int(p), int(h)) for p, h in data.get("sure", ()))
+        possible = frozenset((int(p), int(h)) for p, h in data.get("possible", ()))
+        edits = None
+        if data.get("edits") is not None:
+            edits = tuple(
+                Edit(
+                    EditKind(e["kind"]),
+                    tuple(e["p_span"]) if e.get("p_span") else None,  # type: ignore[arg-type]
+                    tuple(e["h_span"]) if e.get("h_span") else None,  # type: ignore[arg-type]
+                    float(e.get("score", 0.0)),
+                )
+                for e in data["edits"]
+            )
+        return Alignment(int(data["p_len"]), int(data["h_len"]), sure=sure,
+                         possible=possible - sure, edits=edits)
+    except (KeyError, TypeError, ValueError) as error:
+        raise StoreError(f"stored alignment is malformed: {error}") from None
+
+
+def _alignment_json(alignment: Alignment | None) -> str | None:
+    if alignment is None:
+        return None
+    return json.dumps(alignment_to_dict(alignment), separators=(",", ":"))
+
+
+def _alignment_load(text: str | None) -> Alignment | None:
+    return None if text is None else alignment_from_dict(json.loads(text))
+
+
+# --------------------------------------------------------------------------- records
+
+@dataclass(frozen=True)
+class DatasetRecord:
+    id: int
+    name: str
+    format: str
+    fingerprint: str
+    n_pairs: int
+    created_at: str
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """A stored run of one scorer or aligner over one dataset.
+
+    ``cutoff`` is the decision threshold (entailed when ``score > cutoff``) used to call
+    each pair correct or incorrect; None when the run makes no decisions.
+    """
+
+    id: int
+    dataset_id: int
+    kind: str
+    method: str
+    parameters: dict[str, Any]
+    version: str
+    cutoff: float | None
+    created_at: str
+
+    @property
+    def label(self) -> str:
+        params = ", ".join(f"{k}={v}" for k, v in sorted(self.parameters.items()))
+        extra = f" ({params})" if params else ""
+        return f"#{self.id} {self.method}{extra} · {self.created_at[:16].replace('T', ' ')}"
+
+
+@dataclass(frozen=True)
+class Note:
+    id: int
+    pair_id: str
+    body: str
+    author: str
+    created_at: str
+
+
+@dataclass(frozen=True)
+class TagInfo:
+    name: str
+    description: str
+    position: int
+
+
+@dataclass(frozen=True)
+class GoldAlignmentRecord:
+    """A corrected alignment, with the tokens it was drawn over when they were given."""
+
+    id: int
+    pair_id: str
+    alignment: Alignment
+    author: str
+    created_at: str
+    text_tokens: tuple[str, ...] | None = None
+    hypothesis_tokens: tuple[str, ...] | None = None
+
+
+def dataset_fingerprint(name: str, pairs: Iterable[Any]) -> str:
+    """A content hash of a dataset's pairs (ids, texts, labels, tasks).
+
+    The same file loaded again maps to the same stored dataset, so its annotations come
+    back; an edited file is a different dataset.
+    """
+    digest = hashlib.sha256(name.encode())
+    for pair in pairs:
+        for part in (pair.id, pair.text, pair.hypothesis, pair.label or "", pair.task or ""):
+            digest.update(b"\x1f")
+            digest.update(part.encode())
+        digest.update(b"\x1e")
+    return digest.hexdigest()
+
+
+# ----------------------------------------------------------------------------- store
+
+class Store:
+    """One SQLite store file. Thread-safe: each thread gets its own connection.
+
+    Args:
+        path: the database file; None for :func:`default_path`. ``":memory:"`` is not
+            supported (every thread would see a different database).
+        busy_timeout: seconds SQLite waits for a lock before reporting it busy.
+        retries: how often a write transaction that found the database locked is
+            retried (with jittered exponential backoff) before giving up.
+    """
+
+    def __init__(self, path: str | Path | None = None, *, busy_timeout: float = 10.0,
+                 retries: int = 50) -> None:
+        self.path = Path(path).expanduser() if path is not None else default_path()
+        if str(self.path) == ":memory:":
+            raise StoreError("the store needs a file; give a path, not ':memory:'")
+        self.busy_timeout = busy_timeout
+        self.retries = retries
+        self._local = threading.local()
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            raise StoreError(f"cannot create the store folder {self.path.parent}: {error}") from None
+        self._retry(self._migrate)
+
+    # ------------------------------------------------------------------ plumbing
+    def _connection(self) -> sqlite3.Connection:
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            try:
+                conn = sqlite3.connect(self.path, timeout=self.busy_timeout,
+                                       isolation_level=None, check_same_thread=True)
+            except sqlite3.Error as error:
+                raise StoreError(f"cannot open the store {self.path}: {error}") from None
+            conn.row_factory = sqlite3.Row
+            conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
+            conn.execute("PRAGMA foreign_keys = ON")
+            conn.execute("PRAGMA synchronous = NORMAL")  # safe with WAL; durable per checkpoint
+            self._local.conn = conn
+        return conn
+
+    def close(self) -> None:
+        """Close this thread's connection (others close when their threads end)."""
+        conn = getattr(self._local, "conn", None)
+        if conn is not None:
+            conn.close()
+            self._local.conn = None
+
+    def _retry(self, fn: Callable[[], T]) -> T:
+        delay = 0.005
+        for attempt in range(self.retries + 1):
+            try:
+                return fn()
+            except sqlite3.OperationalError as error:
+                if not _is_busy(error) or attempt == self.retries:
+                    raise StoreError(f"store {self.path}: {error}") from None
+                time.sleep(delay * (0.5 + random.random()))
+                delay = min(delay * 2, 0.5)
+            except sqlite3.IntegrityError as error:
+                raise StoreError(f"store {self.path}: {error}") from None
+            except sqlite3.DatabaseError as error:  # e.g. not a database, malformed
+                raise StoreError(f"store {self.path} cannot be used: {error}; "
+                                 f"move it aside or point {ENV_VAR} at another file") from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _write(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        """Run ``fn`` in one IMMEDIATE transaction, retried while the store is locked."""
+        def attempt() -> T:
+            conn = self._connection()
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                result = fn(conn)
+                conn.execute("COMMIT")
+            except BaseException:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                raise
+            return result
+
+        return self._retry(attempt)
+
+    def _read(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> list[sqlite3.Row]:
+        return self._retry(lambda: self._connection().execute(sql, params).fetchall())
+
+    @contextmanager
+    def read_transaction(self) -> Iterator[sqlite3.Connection]:
+        """A consistent snapshot for several reads (WAL readers never block writers)."""
+        conn = self._connection()
+        self._retry(lambda: conn.execute("BEGIN"))
+        try:
+            yield conn
+        finally:
+            conn.execute("COMMIT")
+
+    def _migrate(self) -> None:
+        conn = self._connection()
+        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if str(mode).lower() != "wal":
+            raise StoreError(f"store {self.path}: cannot switch to WAL mode (got {mode})")
+        if conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise StoreError(
+                    f"store {self.path} has schema version {version}, newer than this "
+                    f"program's {SCHEMA_VERSION}; upgrade the explorer or use another store"
+                )
+            for target in range(version + 1, SCHEMA_VERSION + 1):
+                # executescript would COMMIT first; run statements one by one instead.
+                for statement in _statements(MIGRATIONS[target - 1]):
+                    conn.execute(statement)
+                if target == 1:
+                    conn.executemany(
+                        "INSERT INTO tags (name, description, position) VALUES (?, ?, ?)",
+                        [(n, d, i) for i, (n, d) in enumerate(DEFAULT_TAGS)],
+                    )
+                conn.execute(f"PRAGMA user_version = {target}")
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+    @property
+    def schema_version(self) -> int:
+        return int(self._read("PRAGMA user_version")[0][0])
+
+    # ------------------------------------------------------------------ datasets
+    def add_dataset(self, dataset: Any) -> int:
+        """Store a loaded :class:`~explorer.datasets.Dataset` (idempotent); its id.
+
+        A dataset with the same content as one already stored maps to that one.
+        """
+        fingerprint = dataset_fingerprint(dataset.name, dataset.pairs)
+        rows = self._read("SELECT id FROM datasets WHERE fingerprint = ?", (fingerprint,))
+        if rows:
+            return int(rows[0][0])
+        ids = [p.id for p in dataset.pairs]
+        if len(set(ids)) != len(ids):
+            raise StoreError(f"dataset {dataset.name}: pair ids are not unique")
+
+        def insert(conn: sqlite3.Connection) -> int:
+            row = conn.execute("SELECT id FROM datasets WHERE fingerprint = ?", (fingerprint,)).fetchone()
+            if row:
+                return int(row[0])
+            cur = conn.execute(
+                "INSERT INTO datasets (name, format, fingerprint, n_pairs, created_at) VALUES (?, ?, ?, ?, ?)",
+                (dataset.name, dataset.format, fingerprint, len(dataset.pairs), _now()),
+            )
+            dataset_id = int(cur.lastrowid or 0)
+            conn.executemany(
+                "INSERT INTO pairs (dataset_id, pair_id, position, task, label, text, hypothesis) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(dataset_id, p.id, i, p.task, p.label, p.text, p.hypothesis)
+                 for i, p in enumerate(dataset.pairs)],
+            )
+            return dataset_id
+
+        return self._write(insert)
+
+    def datasets(self) -> list[DatasetRecord]:
+        rows = self._read("SELECT * FROM datasets ORDER BY id")
+        return [DatasetRecord(**dict(r)) for r in rows]
+
+    def dataset(self, dataset_id: int) -> DatasetRecord:
+        rows = self._read("SELECT * FROM datasets WHERE id = ?", (dataset_id,))
+        if not rows:
+            raise StoreError(f"no dataset #{dataset_id} in the store")
+        return DatasetRecord(**dict(rows[0]))
+
+    def delete_dataset(self, dataset_id: int) -> None:
+        """Remove a dataset with its pairs, runs and annotations."""
+        self._write(lambda c: c.execute("DELETE FROM datasets WHERE id = ?", (dataset_id,)))
+
+    def _pks(self, conn: sqlite3.Connection, dataset_id: int, pair_ids: Sequence[str]) -> list[int]:
+        """The integer keys of ``pair_ids`` in ``dataset_id``, in order.
+
+        Raises:
+            StoreError: naming the first pair id the dataset does not have.
+        """
+        known = dict(conn.execute("SELECT pair_id, pk FROM pairs WHERE dataset_id = ?", (dataset_id,)).fetchall()) \
+            if len(pair_ids) > 20 else {
+                pid: row[0] for pid in pair_ids
+                if (row := conn.execute("SELECT pk FROM pairs WHERE dataset_id = ? AND pair_id = ?",
+                                        (dataset_id, pid)).fetchone()) is not None
+            }
+        missing = [pid for pid in pair_ids if pid not in known]
+        if missing:
+            raise StoreError(
+                f"dataset #{dataset_id} has no pair {missing[0]!r}"
+                + (f" (and {len(missing) - 1} more)" if len(missing) > 1 else "")
+            )
+        return [int(known[pid]) for pid in pair_ids]
+
+    # ---------------------------------------------------------------------- runs
+    def add_run(
+        self,
+        dataset_id: int,
+        *,
+        kind: str,
+        method: str,
+        scores: Mapping[str, float | None],
+        alignments: Mapping[str, Alignment | None] | None = None,
+        parameters: Mapping[str, Any] | None = None,
+        version: str | None = None,
+        cutoff: float | None = None,
+    ) -> int:
+        """Store a run's per-pair scores (and alignments, for aligners); the run id.
+
+        Args:
+            kind: ``"scorer"`` or ``"aligner"``.
+            method: the registry name (``bleu``, ``manli``...).
+            scores: pair id -> score (None when the method gave none).
+            alignments: pair id -> alignment, for aligner runs.
+            parameters: the method's settings, stored as JSON.
+            version: of the method; defaults to the explorer's version.
+            cutoff: decision threshold, entailed when ``score > cutoff``.
+        """
+        if kind not in ("scorer", "aligner"):
+            raise StoreError(f"run kind must be 'scorer' or 'aligner', not {kind!r}")
+        if version is None:
+            from explorer import __version__ as version
+        alignments = alignments or {}
+        params_json = json.dumps(dict(parameters or {}), sort_keys=True, default=str)
+        pair_ids = list(dict.fromkeys([*scores, *alignments]))
+
+        def insert(conn: sqlite3.Connection) -> int:
+            pks = self._pks(conn, dataset_id, pair_ids)
+            cur = conn.execute(
+                "INSERT INTO runs (dataset_id, kind, method, parameters, version, cutoff, created_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (dataset_id, kind, method, params_json, version, cutoff, _now()),
+            )
+            run_id = int(cur.lastrowid or 0)
+            conn.executemany(
+                "INSERT INTO run_results (run_id, pair_pk, score, alignment) VALUES (?, ?, ?, ?)",
+                [(run_id, pk, _float(scores.get(pid)), _alignment_json(alignments.get(pid)))
+                 for pid, pk in zip(pair_ids, pks, strict=True)],
+            )
+            return run_id
+
+        return self._write(insert)
+
+    def runs(self, dataset_id: int | None = None, *, kind: str | None = None) -> list[RunRecord]:
+        sql = "SELECT * FROM runs WHERE 1 = 1"
+        params: list[Any] = []
+        if dataset_id is not None:
+            sql += " AND dataset_id = ?"
+            params.append(dataset_id)
+        if kind is not None:
+            sql += " AND kind = ?"
+            params.append(kind)
+        return [_run(r) for r in self._read(sql + " ORDER BY id", params)]
+
+    def run(self, run_id: int) -> RunRecord:
+        rows = self._read("SELECT * FROM runs WHERE id = ?", (run_id,))
+        if not rows:
+            raise StoreError(f"no run #{run_id} in the store")
+        return _run(rows[0])
+
+    def set_cutoff(self, run_id: int, cutoff: float | None) -> None:
+        self._write(lambda c: c.execute("UPDATE runs SET cutoff = ? WHERE id = ?", (cutoff, run_id)))
+
+    def run_scores(self, run_id: int) -> dict[str, float | None]:
+        """Pair id -> score, in dataset order."""
+        rows = self._read(
+            "SELECT p.pair_id, r.score FROM run_results r JOIN pairs p ON p.pk = r.pair_pk "
+            "WHERE r.run_id = ? ORDER BY p.position", (run_id,))
+        return {r[0]: r[1] for r in rows}
+
+    def run_alignments(self, run_id: int) -> dict[str, Alignment]:
+        rows = self._read(
+            "SELECT p.pair_id, r.alignment FROM run_results r JOIN pairs p ON p.pk = r.pair_pk "
+            "WHERE r.run_id = ? AND r.alignment IS NOT NULL ORDER BY p.position", (run_id,))
+        return {r[0]: alignment_from_dict(json.loads(r[1])) for r in rows}
+
+    def delete_run(self, run_id: int) -> None:
+        self._write(lambda c: c.execute("DELETE FROM runs WHERE id = ?", (run_id,)))
+
+    # ------------------------------------------------------------------ taxonomy
+    def tags(self) -> list[TagInfo]:
+        rows = self._read("SELECT name, description, position FROM tags ORDER BY position, name")
+        return [TagInfo(*r) for r in rows]
+
+    def add_tag(self, name: str, description: str = "") -> None:
+        """Add a tag to the taxonomy (no-op when it exists; the description is updated)."""
+        name = _tag_name(name)
+
+        def insert(conn: sqlite3.Connection) -> None:
+            position = conn.execute("SELECT COALESCE(MAX(position) + 1, 0) FROM tags").fetchone()[0]
+            conn.execute(
+                "INSERT INTO tags (name, description, position) VALUES (?, ?, ?) "
+                "ON CONFLICT (name) DO UPDATE SET description = excluded.description",
+                (name, description.strip(), position),
+            )
+
+        self._write(insert)
+
+    def rename_tag(self, old: str, new: str) -> None:
+        """Rename a tag; pairs carrying it carry the new name.
+
+        Raises:
+            StoreError: when ``old`` is unknown or ``new`` exists already.
+        """
+        new = _tag_name(new)
+
+        def update(conn: sqlite3.Connection) -> None:
+            if conn.execute("SELECT 1 FROM tags WHERE name = ?", (old,)).fetchone() is None:
+                raise StoreError(f"no tag {old!r} in the taxonomy")
+            if conn.execute("SELECT 1 FROM tags WHERE name = ?", (new,)).fetchone() is not None:
+                raise StoreError(f"tag {new!r} exists already; remove it first or pick another name")
+            conn.execute("UPDATE tags SET name = ? WHERE name = ?", (new, old))
+
+        self._write(update)
+
+    def delete_tag(self, name: str, *, force: bool = False) -> int:
+        """Remove a tag from the taxonomy; the number of pair tags removed with it.
+
+        Raises:
+            StoreError: when the tag is in use and ``force`` is False.
+        """
+        def delete(conn: sqlite3.Connection) -> int:
+            used = conn.execute(
+                "SELECT COUNT(*) FROM pair_tags WHERE tag_id = (SELECT id FROM tags WHERE name = ?)",
+                (name,)).fetchone()[0]
+            if used and not force:
+                raise StoreError(f"tag {name!r} is on {used} pairs; pass force=True to remove it from them")
+            conn.execute("DELETE FROM tags WHERE name = ?", (name,))
+            return int(used)
+
+        return self._write(delete)
+
+    # ---------------------------------------------------------------------- tags
+    def tag_pairs(self, dataset_id: int, pair_ids: Sequence[str], tags: Sequence[str], *,
+                  author: str) -> int:
+        """Put every tag on every pair (bulk tagging); how many were new."""
+        author = _author(author)
+        pair_ids = list(dict.fromkeys(pair_ids))
+        tags = list(dict.fromkeys(tags))
+
+        def insert(conn: sqlite3.Connection) -> int:
+            pks = self._pks(conn, dataset_id, pair_ids)
+            tag_ids = _tag_ids(conn, tags)
+            now = _now()
+            # rowcount, unlike total_changes, leaves out the tag-mask triggers' updates.
+            cur = conn.executemany(
+                "INSERT OR IGNORE INTO pair_tags (dataset_id, pair_pk, tag_id, author, created_at) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [(dataset_id, pk, tag_id, author, now) for pk in pks for tag_id in tag_ids],
+            )
+            return max(cur.rowcount, 0)
+
+        return self._write(insert)
+
+    def untag_pairs(self, dataset_id: int, pair_ids: Sequence[str], tags: Sequence[str]) -> int:
+        """Take the tags off the pairs; how many were removed."""
+        def delete(conn: sqlite3.Connection) -> int:
+            pks = self._pks(conn, dataset_id, list(dict.fromkeys(pair_ids)))
+            tag_ids = _tag_ids(conn, list(dict.fromkeys(tags)))
+            cur = conn.executemany(
+                "DELETE FROM pair_tags WHERE dataset_id = ? AND pair_pk = ? AND tag_id = ?",
+                [(dataset_id, pk, tag_id) for pk in pks for tag_id in tag_ids],
+            )
+            return max(cur.rowcount, 0)
+
+        return self._write(delete)
+
+    def set_pair_tags(self, dataset_id: int, pair_id: str, tags: Sequence[str], *,
+                      author: str, previous: Sequence[str] | None = None) -> None:
+        """Make a pair's tags ``tags`` by adding and removing the difference.
+
+        With ``previous`` (the tags the user saw when editing), only the user's own
+        changes are applied: a tag another session added meanwhile is kept, one it
+        removed stays removed. Without it the stored set becomes exactly ``tags``.
+        """
+        author = _author(author)
+        wanted = list(dict.fromkeys(tags))
+
+        def update(conn: sqlite3.Connection) -> None:
+            (pk,) = self._pks(conn, dataset_id, [pair_id])
+            _tag_ids(conn, wanted)
+            current = [r[0] for r in conn.execute(
+                "SELECT t.name FROM pair_tags pt JOIN tags t ON t.id = pt.tag_id "
+                "WHERE pt.dataset_id = ? AND pt.pair_pk = ?", (dataset_id, pk))]
+            seen = set(current if previous is None else previous)
+            now = _now()
+            for tag in wanted:
+                if tag not in seen:
+                    conn.execute(
+                        "INSERT OR IGNORE INTO pair_tags (dataset_id, pair_pk, tag_id, author, created_at) "
+                        "SELECT ?, ?, id, ?, ? FROM tags WHERE name = ?", (dataset_id, pk, author, now, tag))
+            for tag in seen - set(wanted):
+                conn.execute(
+                    "DELETE FROM pair_tags WHERE dataset_id = ? AND pair_pk = ? "
+                    "AND tag_id = (SELECT id FROM tags WHERE name = ?)", (dataset_id, pk, tag))
+
+        self._write(update)
+
+    def pair_tags(self, dataset_id: int, pair_id: str) -> list[str]:
+        """A pair's tags, in taxonomy order."""
+        rows = self._read(
+            "SELECT t.name FROM pairs p JOIN pair_tags pt ON pt.dataset_id = p.dataset_id AND pt.pair_pk = p.pk "
+            "JOIN tags t ON t.id = pt.tag_id WHERE p.dataset_id = ? AND p.pair_id = ? "
+            "ORDER BY t.position, t.name",
+            (dataset_id, pair_id),
+        )
+        return [r[0] for r in rows]
+
+    def tags_by_pair(self, dataset_id: int) -> dict[str, list[str]]:
+        """Every tagged pair of a dataset -> its tags (dataset order, taxonomy order)."""
+        rows = self._read(
+            "SELECT p.pair_id, t.name FROM pair_tags pt JOIN pairs p ON p.pk = pt.pair_pk "
+            "JOIN tags t ON t.id = pt.tag_id WHERE pt.dataset_id = ? "
+            "ORDER BY p.position, t.position, t.name",
+            (dataset_id,),
+        )
+        out: dict[str, list[str]] = {}
+        for pair_id, tag in rows:
+            out.setdefault(pair_id, []).append(tag)
+        return out
+
+    # --------------------------------------------------------------------- notes
+    def add_note(self, dataset_id: int, pair_id: str, body: str, *, author: str) -> int:
+        """Append a note to a pair; its id. Empty notes are refused."""
+        author = _author(author)
+        body = body.strip()
+        if not body:
+            raise StoreError("a note cannot be empty")
+
+        def insert(conn: sqlite3.Connection) -> int:
+            (pk,) = self._pks(conn, dataset_id, [pair_id])
+            cur = conn.execute(
+                "INSERT INTO notes (pair_pk, body, author, created_at) VALUES (?, ?, ?, ?)",
+                (pk, body, author, _now()),
+            )
+            return int(cur.lastrowid or 0)
+
+        return self._write(insert)
+
+    def delete_note(self, note_id: int) -> None:
+        self._write(lambda c: c.execute("DELETE FROM notes WHERE id = ?", (note_id,)))
+
+    def notes(self, dataset_id: int, pair_id: str | None = None) -> list[Note]:
+        """A pair's notes (or a whole dataset's), oldest first."""
+        sql = ("SELECT n.id, p.pair_id, n.body, n.author, n.created_at FROM notes n "
+               "JOIN pairs p ON p.pk = n.pair_pk WHERE p.dataset_id = ?")
+        params: tuple[Any, ...] = (dataset_id,)
+        if pair_id is not None:
+            sql += " AND p.pair_id = ?"
+            params += (pair_id,)
+        return [Note(*r) for r in self._read(sql + " ORDER BY n.id", params)]
+
+    # ------------------------------------------------------- corrected alignments
+    def add_gold_alignment(self, dataset_id: int, pair_id: str, alignment: Alignment, *,
+                           author: str, text_tokens: Sequence[str] | None = None,
+                           hypothesis_tokens: Sequence[str] | None = None) -> int:
+        """Save a corrected alignment for a pair (history is kept; the latest counts).
+
+        ``text_tokens`` / ``hypothesis_tokens``: the tokens the links index, kept so that
+        exports do not depend on re-tokenising the same way.
+        """
+        author = _author(author)
+        for tokens, n, side in ((text_tokens, alignment.p_len, "text"),
+                                (hypothesis_tokens, alignment.h_len, "hypothesis")):
+            if tokens is not None and len(tokens) != n:
+                raise StoreError(f"{len(tokens)} {side} tokens for an alignment over {n}")
+        p_json = None if text_tokens is None else json.dumps(list(text_tokens))
+        h_json = None if hypothesis_tokens is None else json.dumps(list(hypothesis_tokens))
+
+        def insert(conn: sqlite3.Connection) -> int:
+            (pk,) = self._pks(conn, dataset_id, [pair_id])
+            cur = conn.execute(
+                "INSERT INTO gold_alignments (pair_pk, alignment, text_tokens, hypothesis_tokens, "
+                "author, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                (pk, _alignment_json(alignment), p_json, h_json, author, _now()),
+            )
+            return int(cur.lastrowid or 0)
+
+        return self._write(insert)
+
+    def gold_alignment(self, dataset_id: int, pair_id: str) -> GoldAlignmentRecord | None:
+        """The latest corrected alignment of a pair, if any."""
+        rows = self._read(
+            f"SELECT {_GOLD_COLUMNS} FROM gold_alignments g JOIN pairs p ON p.pk = g.pair_pk "
+            "WHERE p.dataset_id = ? AND p.pair_id = ? ORDER BY g.id DESC LIMIT 1",
+            (dataset_id, pair_id),
+        )
+        return _gold(rows[0]) if rows else None
+
+    def gold_alignments(self, dataset_id: int) -> dict[str, GoldAlignmentRecord]:
+        """The latest corrected alignment of every pair that has one, in dataset order."""
+        rows = self._read(
+            f"SELECT {_GOLD_COLUMNS} FROM gold_alignments g JOIN pairs p ON p.pk = g.pair_pk "
+            "WHERE p.dataset_id = ? AND g.id = (SELECT MAX(id) FROM gold_alignments WHERE pair_pk = p.pk) "
+            "ORDER BY p.position",
+            (dataset_id,),
+        )
+        return {r[1]: _gold(r) for r in rows}
+
+    # ------------------------------------------------------------------ queries
+    def execute_read(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> list[sqlite3.Row]:
+        """Run a read-only query (used by :mod:`explorer.error_analysis`)."""
+        return self._read(sql, params)
+
+    def count(self, table: str) -> int:
+        if table not in ("datasets", "pairs", "runs", "run_results", "tags", "pair_tags",
+                         "notes", "gold_alignments"):
+            raise StoreError(f"no table {table!r}")
+        return int(self._read(f"SELECT COUNT(*) FROM {table}")[0][0])
+
+
+_GOLD_COLUMNS = "g.id, p.pair_id, g.alignment, g.author, g.created_at, g.text_tokens, g.hypothesis_tokens"
+
+
+def _gold(r: sqlite3.Row) -> GoldAlignmentRecord:
+    return GoldAlignmentRecord(
+        r[0], r[1], alignment_from_dict(json.loads(r[2])), r[3], r[4],
+        None if r[5] is None else tuple(json.loads(r[5])),
+        None if r[6] is None else tuple(json.loads(r[6])),
+    )
+
+
+def _float(value: float | None) -> float | None:
+    return None if value is None else float(value)
+
+
+def _statements(script: str) -> list[str]:
+    """Split a migration into statements (trigger bodies contain semicolons too)."""
+    statements: list[str] = []
+    current = ""
+    for line in script.splitlines(keepends=True):
+        current += line
+        if sqlite3.complete_statement(current):
+            statements.append(current.strip())
+            current = ""
+    if current.strip():
+        raise StoreError(f"incomplete statement in a migration: {current.strip()[:60]}")
+    return statements
+
+
+def _run(row: sqlite3.Row) -> RunRecord:
+    data = dict(row)
+    data["parameters"] = json.loads(data["parameters"])
+    return RunRecord(**data)
+
+
+def _tag_name(name: str) -> str:
+    name = " ".join(name.split()).lower()
+    if not name:
+        raise StoreError("a tag needs a name")
+    if len(name) > 60:
+        raise StoreError("tag names are at most 60 characters")
+    return name
+
+
+def _author(author: str) -> str:
+    author = author.strip()
+    if not author:
+        raise StoreError("say who is annotating (author cannot be empty)")
+    return author
+
+
+def _tag_ids(conn: sqlite3.Connection, tags: Sequence[str]) -> list[int]:
+    known = dict(conn.execute("SELECT name, id FROM tags").fetchall())
+    unknown = [t for t in tags if t not in known]
+    if unknown:
+        raise StoreError(f"tag {unknown[0]!r} is not in the taxonomy; add it first")
+    return [int(known[t]) for t in tags]
