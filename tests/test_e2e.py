@@ -159,6 +159,10 @@ def test_tag_persist_and_export_in_chromium(served: tuple[str, Path]) -> None:
             # The editor's chart (its key names it); the method panels' grids come later.
             plot = page.locator("[class*='st-key-align_edit_'] .js-plotly-plot .nsewdrag").first
             plot.wait_for(timeout=STEP)
+            # Mouse clicks use viewport coordinates: bring the grid on screen first (the
+            # Pair page above it grows with every registered scorer).
+            plot.scroll_into_view_if_needed()
+            _settle(page)
             box = plot.bounding_box()
             assert box is not None
             p_len, h_len = _first_pair_token_counts()
@@ -174,6 +178,8 @@ def test_tag_persist_and_export_in_chromium(served: tuple[str, Path]) -> None:
                     break
                 except PlaywrightTimeout:
                     _settle(page)
+                    plot.scroll_into_view_if_needed()
+                    box = plot.bounding_box() or box
                     if linked.count() or attempt == 2:
                         linked.wait_for(timeout=STEP)
                         break
