@@ -158,6 +158,7 @@ def render_alignment_editor(loaded: LoadedDataset, pair: Pair) -> None:
         now, before = score_pair(pair.id, working, gold), score_pair(pair.id, begin, gold)
         cols[2].metric("Precision / recall", f"{now.precision:.2f} / {now.recall:.2f}")
         cols[3].metric("F1 against gold", f"{now.f1:.3f}", delta=round(now.f1 - before.f1, 3) or None)
+    _render_manli_decision(loaded, pair, working)
     if st.button("Save as corrected alignment", key=f"{key}_save", type="primary"):
         store.add_gold_alignment(dataset_id, pair.id, working, author=author(),
                                  text_tokens=p_tokens, hypothesis_tokens=h_tokens)
@@ -166,3 +167,33 @@ def render_alignment_editor(loaded: LoadedDataset, pair: Pair) -> None:
     if saved is not None:
         st.caption(f"Saved correction: {len(saved.alignment.links)} links, by {saved.author} "
                    f"({saved.created_at[:16].replace('T', ' ')}).")
+
+
+def _render_manli_decision(loaded: LoadedDataset, pair: Pair, working: Alignment) -> None:
+    """The entailment decision MANLI's weights give the alignment being edited, beside the
+    decision for the alignment MANLI itself decodes; it follows every click."""
+    from components.data import default_cutoff
+    from explorer.aligners import get_aligner
+    from explorer.aligners.manli import ManliAligner
+
+    analysed = analyze_pair(pair)
+    if (len(analysed.text), len(analysed.hypothesis)) != (working.p_len, working.h_len):
+        st.caption("MANLI cannot score this alignment: the dataset's tokens differ from the explorer's.")
+        return
+    aligner = get_aligner("manli")
+    assert isinstance(aligner, ManliAligner)
+    with st.spinner("Scoring the edited alignment with MANLI..."):
+        edited, dropped = aligner.score_alignment(analysed, working)
+        decoded = aligner.align(analysed)
+    cut = default_cutoff(loaded, "manli")
+    verdict = "entails" if edited.normalized > cut.value else "does not entail"
+    gold_note = ""
+    if pair.entails is not None:
+        gold_note = f" — gold: {pair.label} ({'right' if (edited.normalized > cut.value) == pair.entails else 'wrong'})"
+    st.markdown(
+        f"**MANLI on this alignment**: score {edited.normalized:.4f} per token "
+        f"({'>' if edited.normalized > cut.value else '≤'} cutoff {cut.value:.3f}, {cut.source}): "
+        f"**{verdict}**{gold_note}. MANLI's own alignment scores {decoded.normalized:.4f}."
+    )
+    if dropped:
+        st.caption(f"{dropped} link(s) cannot be held by one-to-one phrase edits and were left out of this score.")

@@ -18,6 +18,7 @@ import streamlit as st
 
 from explorer.datasets import Dataset, load_bytes
 from explorer.evaluation import best_cutoff, score_pairs
+from explorer.scorers import SCORERS
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DIR = ROOT / "sample_data"
@@ -151,3 +152,24 @@ def dataset_best_cutoff(loaded: LoadedDataset, scorer: str) -> tuple[float, floa
     if not loaded.binary_labels or any(p.entails is None for p in loaded.dataset.pairs):
         return None
     return _best_cutoff(loaded.key, scorer, dataset_scores(loaded, scorer), gold(loaded))
+
+
+#: The cutoff used when none can be tuned (no labels, or a slow scorer not yet run).
+FALLBACK_CUTOFF = 0.5
+
+
+@dataclass(frozen=True)
+class Cutoff:
+    value: float
+    source: str
+
+
+def default_cutoff(loaded: LoadedDataset, scorer: str) -> Cutoff:
+    """The best cutoff on the loaded dataset when it has entailment labels."""
+    if not loaded.binary_labels:
+        return Cutoff(FALLBACK_CUTOFF, "default (no labelled dataset)")
+    if SCORERS[scorer].interactive or is_scored(loaded, scorer):
+        best = dataset_best_cutoff(loaded, scorer)
+        if best is not None:
+            return Cutoff(best[0], f"best on {loaded.name} ({100 * best[1]:.1f}%)")
+    return Cutoff(FALLBACK_CUTOFF, "default (slow method: evaluate it on the Evaluate page to tune the cutoff)")

@@ -312,3 +312,27 @@ def test_all_candidates_of_every_size_are_enumerated() -> None:
     for a, b in itertools.product(range(len(FIG1_TEXT)), range(len(FIG1_HYP))):
         assert (a, a + 1, b, b + 1) in spans
     assert max(e - s for s, e in zip(feats.p_start, feats.p_end)) == 2
+
+
+def test_a_decoded_alignment_rescores_to_its_own_total() -> None:
+    aligner = ManliAligner(similarity=SurfaceSimilarity())
+    pair = analyze_pair(fig1_pair())
+    decoded = aligner.align(pair)
+    rescored, dropped = aligner.score_alignment(pair, Alignment.from_links(
+        decoded.alignment.p_len, decoded.alignment.h_len, decoded.alignment.sure))
+    assert dropped == 0
+    assert rescored.score == pytest.approx(decoded.score)
+    assert rescored.alignment.sure == decoded.alignment.sure
+
+
+def test_removing_a_good_link_lowers_the_edited_alignments_score() -> None:
+    aligner = ManliAligner(similarity=SurfaceSimilarity())
+    pair = analyze_pair(fig1_pair())
+    decoded = aligner.align(pair)
+    eq_links = [link for e in decoded.edits if e.kind is EditKind.EQ and e.score > 0 for link in e.links()]
+    assert eq_links, "the shipped model should find some EQ edits on Figure 1"
+    fewer = Alignment.from_links(decoded.alignment.p_len, decoded.alignment.h_len,
+                                 decoded.alignment.sure - {eq_links[0]})
+    assert aligner.score_alignment(pair, fewer)[0].score < decoded.score
+    with pytest.raises(ValueError, match="tokens"):
+        aligner.score_alignment(pair, Alignment(1, 1))

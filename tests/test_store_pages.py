@@ -238,6 +238,8 @@ def test_alignment_editor_toggles_links_scores_and_saves(store_path: Path) -> No
     button(at, "Add / remove link").click().run()
     assert next(m for m in at.metric if m.label == "Precision / recall").value == "1.00 / 0.80"
     assert next(m for m in at.metric if m.label == "F1 against gold").value == "0.889"
+    # MANLI scores the edited alignment and says what it decides, after every edit.
+    assert any("MANLI on this alignment" in m.value for m in at.markdown), [m.value for m in at.markdown]
     button(at, "Save as corrected alignment").click().run()
     assert not at.exception, at.exception
     store = Store(store_path)

@@ -3,7 +3,6 @@ n-gram match grid, the decision at a cutoff, and one tab per registered method p
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import pandas as pd
@@ -11,7 +10,7 @@ import streamlit as st
 
 from components import figures
 from components.annotation_panel import render_annotation_section
-from components.data import LoadedDataset, dataset_best_cutoff, dataset_scores, is_scored
+from components.data import LoadedDataset, dataset_scores, default_cutoff, is_scored
 from components.method_panels import PANELS
 from components.state import current_dataset, select_pair, selected_pair_id
 from explorer.metrics.bleu import ngram_matches
@@ -27,13 +26,6 @@ TEXT_WIDGET = "pair_text"
 HYPOTHESIS_WIDGET = "pair_hypothesis"
 #: Longer sides are drawn truncated in the grid (the scores use every token).
 GRID_MAX_TOKENS = 150
-FALLBACK_CUTOFF = 0.5
-
-
-@dataclass(frozen=True)
-class Cutoff:
-    value: float
-    source: str
 
 
 def _pair_caption(pair: Pair) -> str:
@@ -107,17 +99,6 @@ def pair_controls(loaded: LoadedDataset) -> Pair | None:
         return None
     st.caption("Your own pair (edited; no gold label).")
     return typed
-
-
-def default_cutoff(loaded: LoadedDataset, scorer: str) -> Cutoff:
-    """The best cutoff on the loaded dataset when it has entailment labels."""
-    if not loaded.binary_labels:
-        return Cutoff(FALLBACK_CUTOFF, "default (no labelled dataset)")
-    if SCORERS[scorer].interactive or is_scored(loaded, scorer):
-        best = dataset_best_cutoff(loaded, scorer)
-        if best is not None:
-            return Cutoff(best[0], f"best on {loaded.name} ({100 * best[1]:.1f}%)")
-    return Cutoff(FALLBACK_CUTOFF, "default (slow method: evaluate it on the Evaluate page to tune the cutoff)")
 
 
 def breakdown_row(label: str, result: Any) -> dict[str, str] | None:

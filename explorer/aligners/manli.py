@@ -460,6 +460,36 @@ class ManliAligner:
             tuple((name, float(w)) for name, w in zip(FEATURES, self.model.weights)),
         )
 
+    def score_alignment(self, pair: AnalyzedPair, alignment: Alignment) -> tuple[ManliResult, int]:
+        """Score a given alignment (a hand-edited one, say) with the model's weights.
+
+        The links become phrase edits by merging contiguous links
+        (:meth:`Alignment.to_phrase_edits` with ``partial=True``); links no one-to-one
+        phrase alignment can hold are left out and counted.
+
+        Returns:
+            The scored alignment as a :class:`ManliResult`, and how many links were left out.
+
+        Raises:
+            ValueError: if the alignment does not cover the pair's tokens.
+        """
+        if (alignment.p_len, alignment.h_len) != (len(pair.text), len(pair.hypothesis)):
+            raise ValueError(
+                f"alignment is {alignment.p_len} x {alignment.h_len} tokens but the pair has "
+                f"{len(pair.text)} x {len(pair.hypothesis)}"
+            )
+        edits, unreachable = alignment.to_phrase_edits(partial=True)
+        blocks = tuple(
+            (e.p_span, e.h_span) for e in edits if e.p_span is not None and e.h_span is not None
+        )
+        feats = extract(pair, self.similarity, config=self.model.features, extra=blocks)  # type: ignore[arg-type]
+        chosen = np.array([feats.find(ps, hs) for ps, hs in blocks], dtype=np.int64)
+        base, gain = feats.gains(self.model.weights)
+        total = base + float(gain[chosen].sum())
+        scored = Alignment.from_edits(feats.p_len, feats.h_len, feats.edits(chosen, self.model.weights))
+        n_tokens = max(feats.p_len + feats.h_len, 1)
+        return ManliResult(scored, total, total / n_tokens, len(feats)), len(unreachable)
+
 
 @dataclass(frozen=True)
 class ManliScore:
