@@ -4,68 +4,18 @@ Plotly chart. AppTest cannot see either."""
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
-]
-START_TIMEOUT = 90.0  # generous: CI machines are shared
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, require_chromium, served_app
 
 
 @pytest.fixture
 def app_url() -> Iterator[str]:
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is absent; install Debian's chromium package to run the browser test")
-    port = free_port()
-    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            if server.poll() is not None:
-                output = server.stdout.read().decode(errors="replace") if server.stdout else ""
-                pytest.fail(f"streamlit exited with {server.returncode}:\n{output}")
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"streamlit did not answer on {url} within {START_TIMEOUT:.0f} s")
-            time.sleep(0.3)
+    require_chromium()
+    with served_app() as url:
         yield url
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
 
 
 def test_app_renders_title_and_a_plotly_chart_in_chromium(app_url: str) -> None:

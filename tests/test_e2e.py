@@ -13,73 +13,26 @@ from __future__ import annotations
 import csv
 import io
 import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, require_chromium, served_app
 from tests.conftest import ROOT
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
-]
-START_TIMEOUT = 90.0
 STEP = 45_000  # ms per browser wait: the CI machine is shared
 DATA = ROOT / "sample_data" / "pairs.csv"
 NOTE = "the hypothesis adds an arrest the text never mentions"
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
     """The app on a free port with its store in ``tmp_path``; yields (url, store path)."""
-    if not CHROMIUM.exists():
-        pytest.skip(f"{CHROMIUM} is absent; install Debian's chromium package to run the browser test")
-    port = _free_port()
+    require_chromium()
     store = tmp_path / "store.sqlite3"
-    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
-           "ENTAILMENT_EXPLORER_STORE": str(store), "ENTAILMENT_EXPLORER_AUTHOR": "e2e"}
-    server = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1"],
-        cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + START_TIMEOUT
-        while True:
-            if server.poll() is not None:
-                output = server.stdout.read().decode(errors="replace") if server.stdout else ""
-                pytest.fail(f"streamlit exited with {server.returncode}:\n{output}")
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"streamlit did not answer on {url} within {START_TIMEOUT:.0f} s")
-            time.sleep(0.3)
+    with served_app({"ENTAILMENT_EXPLORER_STORE": str(store), "ENTAILMENT_EXPLORER_AUTHOR": "e2e"}) as url:
         yield url, store
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
 
 
 _IDLE = """() => !document.querySelector(
