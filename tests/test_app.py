@@ -414,6 +414,7 @@ def test_a_failing_scorer_is_reported_and_the_others_still_shown(broken_scorer_r
     assert any("Broken scorer failed" in e.value for e in at.error)
     assert {"bleu", "mbleu"} <= set(frame(at, "decision")["name"])
     page(at, EVALUATE)
+    at.multiselect(key="evaluate_scorers").set_value(["bleu", "mbleu", "broken"]).run()
     assert any("Broken scorer failed on rte_sample.xml" in e.value for e in at.error)
     assert "Broken scorer" not in set(frame(at, "cutoff source")["scorer"])
     assert len(charts(at)) == 3
@@ -421,3 +422,9 @@ def test_a_failing_scorer_is_reported_and_the_others_still_shown(broken_scorer_r
     at.selectbox(key="dataset_scorer").set_value("broken").run()
     assert not at.exception
     assert any("Broken scorer failed on rte_sample.xml" in e.value for e in at.error)
+
+
+def test_evaluate_opens_on_the_bleu_family() -> None:
+    at = start()
+    page(at, EVALUATE)
+    assert list(at.multiselect(key="evaluate_scorers").value) == ["bleu", "mbleu", "bleu_pa"]

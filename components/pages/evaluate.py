@@ -202,6 +202,10 @@ def classification_section(
         st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch")
 
 
+#: Scorers selected when the page opens.
+DEFAULT_SCORERS = ("bleu", "mbleu", "bleu_pa")
+
+
 def main() -> None:
     st.title("Evaluate")
     loaded = current_dataset()
@@ -210,10 +214,13 @@ def main() -> None:
     if dataset.kind == "unlabelled":
         st.warning(f"{loaded.name} has no labels or gold scores, so there is nothing to evaluate against.")
         return
-    interactive = [n for n, info in SCORERS.items() if info.interactive]
+    # The BLEU family by default: the curves share one cutoff axis, and scorers on other
+    # scales (NIST runs to ~10, bow is a log score) would squash them; add any scorer here.
+    default = [n for n in DEFAULT_SCORERS if n in SCORERS and SCORERS[n].interactive]
     left, right = st.columns(2)
     names = left.multiselect(
-        "Scorers", list(SCORERS), default=interactive, key="evaluate_scorers",
+        "Scorers", list(SCORERS), default=default, key="evaluate_scorers",
+        help="Any registered scorer; scorers on different scales share the cutoff axis of the curves.",
         format_func=lambda n: SCORERS[n].label + ("" if SCORERS[n].interactive else " (slow)"),
     )
     if not names:
