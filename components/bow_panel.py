@@ -8,18 +8,15 @@ import streamlit as st
 from explorer.preprocess import AnalyzedPair
 
 
-@st.cache_resource(show_spinner=False)
-def _aligner():  # type: ignore[no-untyped-def]
-    from explorer.aligners.bow import BowAligner
-
-    return BowAligner()
-
-
 def render_bow_panel(pair: AnalyzedPair) -> None:
     from components.alignment_figures import alignment_grid
     from components.bow_figures import bow_contributions
+    from explorer.aligners import get_aligner
+    from explorer.aligners.bow import BowAligner
 
-    result = _aligner().align(pair)
+    aligner = get_aligner("bow")  # the registry's instance, shared with align-eval and the editor
+    assert isinstance(aligner, BowAligner)
+    result = aligner.align(pair)
     text_tokens, hypothesis_tokens = pair.text.tokens, pair.hypothesis.tokens
     st.caption(
         "Each hypothesis word is linked to the text word whose lemma is closest in "

@@ -14,13 +14,16 @@ from components.edit_sequence_figures import edit_sequence_figure
 from explorer.edit_distance.model import ModelError
 from explorer.edit_distance.scoring import EditDistanceResult, EditDistanceScorer
 from explorer.preprocess import AnalyzedPair
+from explorer.scorers import get_scorer
 
 _LABELS = {"pfsm": "pFSM", "ppda": "pPDA (jumps)"}
 
 
-@st.cache_resource(show_spinner=False)
 def _scorer(kind: str) -> EditDistanceScorer:
-    return EditDistanceScorer(kind)
+    """The registry's scorer for ``kind`` (built once, shared with every page)."""
+    scorer = get_scorer(kind)
+    assert isinstance(scorer, EditDistanceScorer)
+    return scorer
 
 
 def _summary(result: EditDistanceResult) -> str:

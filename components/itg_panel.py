@@ -9,6 +9,7 @@ import streamlit as st
 from components.itg_figures import alignment_figure, internal_nodes, node_at, node_label, tree_figure
 from explorer.aligners.itg import MAX_CHART_CELLS, VARIANTS, ItgNode, ItgParse, ItgScorer, NodeKind
 from explorer.preprocess import AnalyzedPair, analyze
+from explorer.scorers import get_scorer
 
 #: Trees with more leaves than this are summarised instead of drawn (unreadable).
 MAX_DRAWN_LEAVES = 160
@@ -17,9 +18,11 @@ MAX_DRAWN_LEAVES = 160
 MAX_GRID_CELLS = 20_000
 
 
-@st.cache_resource(show_spinner=False)
 def _scorer(variant: str) -> ItgScorer:
-    return ItgScorer(variant)
+    """The registry's scorer for ``variant`` (built once, shared with every page)."""
+    scorer = get_scorer(variant)
+    assert isinstance(scorer, ItgScorer)
+    return scorer
 
 
 # cache_resource, not cache_data: the result is immutable, and pickling a deep tree

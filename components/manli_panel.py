@@ -8,18 +8,16 @@ import streamlit as st
 from explorer.preprocess import AnalyzedPair
 
 
-@st.cache_resource(show_spinner="Loading MANLI's weights and lexical resources...")
-def _aligner():  # type: ignore[no-untyped-def]
-    from explorer.aligners.manli import ManliAligner
-
-    return ManliAligner()
-
-
 def render_manli_panel(pair: AnalyzedPair) -> None:
     from components.alignment_figures import alignment_grid
     from components.manli_figures import contribution_figure, edit_rows
+    from explorer.aligners import get_aligner
+    from explorer.aligners.manli import ManliAligner
 
-    result = _aligner().align(pair)
+    with st.spinner("Loading MANLI's weights and lexical resources..."):
+        aligner = get_aligner("manli")  # the registry's instance, shared with the editor
+    assert isinstance(aligner, ManliAligner)
+    result = aligner.align(pair)
     text_tokens, hypothesis_tokens = pair.text.tokens, pair.hypothesis.tokens
     st.caption(
         "MANLI (MacCartney, Galley & Manning 2008) aligns phrases: EQ and SUB link a text "
