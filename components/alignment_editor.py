@@ -182,9 +182,13 @@ def _render_manli_decision(loaded: LoadedDataset, pair: Pair, working: Alignment
         return
     aligner = get_aligner("manli")
     assert isinstance(aligner, ManliAligner)
+    # MANLI's own alignment does not change while links are edited: decode it once per pair.
+    decoded_key = f"manli_decoded_{loaded.key}_{pair.id}"
     with st.spinner("Scoring the edited alignment with MANLI..."):
         edited, dropped = aligner.score_alignment(analysed, working)
-        decoded = aligner.align(analysed)
+        if decoded_key not in st.session_state:
+            st.session_state[decoded_key] = aligner.align(analysed).normalized
+    decoded_score: float = st.session_state[decoded_key]
     cut = default_cutoff(loaded, "manli")
     verdict = "entails" if edited.normalized > cut.value else "does not entail"
     gold_note = ""
@@ -193,7 +197,7 @@ def _render_manli_decision(loaded: LoadedDataset, pair: Pair, working: Alignment
     st.markdown(
         f"**MANLI on this alignment**: score {edited.normalized:.4f} per token "
         f"({'>' if edited.normalized > cut.value else '≤'} cutoff {cut.value:.3f}, {cut.source}): "
-        f"**{verdict}**{gold_note}. MANLI's own alignment scores {decoded.normalized:.4f}."
+        f"**{verdict}**{gold_note}. MANLI's own alignment scores {decoded_score:.4f}."
     )
     if dropped:
         st.caption(f"{dropped} link(s) cannot be held by one-to-one phrase edits and were left out of this score.")
