@@ -1,7 +1,7 @@
 """Entailment Alignment Explorer: the Streamlit entry point.
 
 Run with ``make run`` (or ``streamlit run app.py``). The app opens on the built-in sample
-(``sample_data/rte_sample.xml``); the Dataset page loads others. To add a page, add one
+(``sample_data/typical.xml``); the Dataset page loads others. To add a page, add one
 row to :data:`PAGES`: a script under ``components/pages/``, its title and an icon.
 """
 

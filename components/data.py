@@ -23,11 +23,29 @@ from explorer.scorers import SCORERS
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DIR = ROOT / "sample_data"
 #: The dataset the app opens on.
-DEFAULT_SAMPLE = SAMPLE_DIR / "rte_sample.xml"
+DEFAULT_SAMPLE = SAMPLE_DIR / "typical.xml"
+#: The built-in set whose every pair is a lesson about what surface methods miss.
+BLIND_SPOTS = SAMPLE_DIR / "blind_spots.xml"
 #: Built-in samples offered on the Dataset page, display name -> file.
 SAMPLES: dict[str, Path] = {
-    "RTE-style sample (70 pairs, binary, 7 tasks)": DEFAULT_SAMPLE,
-    "CSV sample (3-way labels)": SAMPLE_DIR / "pairs.csv",
+    "Typical RTE-style pairs (56, binary, 7 tasks)": DEFAULT_SAMPLE,
+    "Blind spots (24 lessons: negation, antonym, number, role swap, paraphrase, short hypothesis)": BLIND_SPOTS,
+    "CSV sample (18 pairs, 3-way labels)": SAMPLE_DIR / "pairs.csv",
+}
+#: What each built-in sample is for, one line each (file name -> text), shown beside it.
+SAMPLE_ABOUT: dict[str, str] = {
+    DEFAULT_SAMPLE.name: (
+        "Hand-written RTE-style pairs: entailed hypotheses mostly restate the text, "
+        "non-entailed ones change its facts, so the methods do roughly what they do on real "
+        "RTE data (above chance, far from perfect)."
+    ),
+    BLIND_SPOTS.name: (
+        "Each pair is a lesson in what surface overlap cannot see (negation, antonyms, "
+        "changed numbers, swapped roles, paraphrases with few shared words, a tiny hypothesis "
+        "in a long text), with a note saying what to look for. Expect the methods to fail "
+        "here: that is the point. The task column names the lesson."
+    ),
+    "pairs.csv": "A generic CSV (3-way labels) showing the CSV format.",
 }
 #: Pairs are scored in chunks of this size so the progress bar moves and each chunk is
 #: cached on its own.

@@ -63,12 +63,12 @@ def test_app_opens_on_the_pair_page_with_the_sample() -> None:
     assert text.value and hypothesis.value  # prefilled from the sample's first pair
     scores = frame(at, "decision")
     assert set(scores["name"]) >= {"bleu", "mbleu", "bleu_pa"}
-    assert (scores["cutoff from"].str.startswith("best on rte_sample.xml")).all()
+    assert (scores["cutoff from"].str.startswith("best on typical.xml")).all()
     breakdown = frame(at, "brevity penalty")
     assert "1-grams" in breakdown.columns and "4-grams" in breakdown.columns
     assert at.slider, "the cutoff slider is missing"
     assert page_charts(at) == 1  # the n-gram grid
-    assert "rte_sample.xml" in " ".join(c.value for c in at.sidebar.caption)
+    assert "typical.xml" in " ".join(c.value for c in at.sidebar.caption)
 
 
 def test_pair_page_scores_a_typed_pair() -> None:
@@ -103,18 +103,18 @@ def test_pair_page_bad_input_is_a_message_not_an_exception(text: str, hypothesis
 def test_pair_page_picks_a_pair_from_the_dataset() -> None:
     at = start()
     picker = at.selectbox[0]
-    picker.set_value("7").run()
+    picker.set_value("20").run()
     assert not at.exception
-    assert at.text_area(key="pair_hypothesis").value == "A comet was discovered."
-    assert at.query_params.get("pair") == "7"
+    assert at.text_area(key="pair_hypothesis").value == LOWMEAD
+    assert at.query_params.get("pair") == "20"
 
 
 def test_pair_page_opens_the_pair_named_in_the_query() -> None:
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.query_params["pair"] = "7"
+    at.query_params["pair"] = "20"
     at.run()
     assert not at.exception
-    assert at.text_area(key="pair_hypothesis").value == "A comet was discovered."
+    assert at.text_area(key="pair_hypothesis").value == LOWMEAD
 
 
 def test_decision_follows_the_cutoff_slider() -> None:
@@ -162,12 +162,16 @@ def test_guard_turns_an_error_into_a_message() -> None:
     assert "the test page" in at.error[0].value and "boom" in at.error[0].value
 
 
+#: The hypothesis of pair 20 of sample_data/typical.xml, the only pair naming Lowmead.
+LOWMEAD = "The Lowmead farm cooperative produced a record honey harvest."
+
+
 def test_dataset_page_table_filters_and_opens_a_pair() -> None:
     at = page(start(), DATASET)
     assert at.title[0].value == "Dataset"
     assert at.radio(key="dataset_source").value == "Built-in sample"
     table = frame(at, "correct")
-    assert len(table) == 70
+    assert len(table) == 56
     assert {"id", "task", "gold", "text", "hypothesis", "score", "decision"} <= set(table.columns)
     at.multiselect(key="filter_task").set_value(["QA"]).run()
     assert set(frame(at, "correct")["task"]) == {"QA"}
@@ -176,26 +180,26 @@ def test_dataset_page_table_filters_and_opens_a_pair() -> None:
     assert len(wrong) < 10 and not wrong["correct"].any()
     at.multiselect(key="filter_task").set_value([]).run()
     at.radio(key="filter_outcome").set_value("all").run()
-    at.text_input(key="filter_search").set_value("comet").run()
+    at.text_input(key="filter_search").set_value("Lowmead").run()
     found = frame(at, "correct")
-    assert "7" in set(found["id"])
-    at.selectbox(key="dataset_pick").set_value("7")
+    assert set(found["id"]) == {"20"}
+    at.selectbox(key="dataset_pick").set_value("20")
     at.button(key="dataset_open").click().run()
     assert not at.exception
     assert at.title[0].value == "Pair"
-    assert at.text_area(key="pair_hypothesis").value == "A comet was discovered."
-    assert at.query_params.get("pair") == "7"  # the URL names the pair, so it can be shared
+    assert at.text_area(key="pair_hypothesis").value == LOWMEAD
+    assert at.query_params.get("pair") == "20"  # the URL names the pair, so it can be shared
 
 
 def test_dataset_page_row_selection_opens_the_pair() -> None:
     at = page(start(), DATASET)
     table = frame(at, "correct")
-    row = int(table.index[table["id"] == "7"][0])
+    row = int(table.index[table["id"] == "20"][0])
     at.session_state["dataset_table"] = {"selection": {"rows": [row], "columns": [], "cells": []}}
     at.run()
     assert not at.exception
     assert at.title[0].value == "Pair"
-    assert at.text_area(key="pair_hypothesis").value == "A comet was discovered."
+    assert at.text_area(key="pair_hypothesis").value == LOWMEAD
 
 
 def test_dataset_page_search_with_no_hit_says_so() -> None:
@@ -207,7 +211,7 @@ def test_dataset_page_search_with_no_hit_says_so() -> None:
 
 def test_dataset_page_switches_to_the_csv_sample() -> None:
     at = page(start(), DATASET)
-    at.selectbox(key="dataset_sample").set_value("CSV sample (3-way labels)").run()
+    at.selectbox(key="dataset_sample").set_value("CSV sample (18 pairs, 3-way labels)").run()
     assert not at.exception
     assert set(frame(at, "correct")["gold"]) >= {"entailment", "neutral", "contradiction"}
     page(at, PAIR)
@@ -300,7 +304,7 @@ def test_dataset_page_upload_good_and_malformed_files() -> None:
     ).run()
     assert not at.exception
     assert any("broken.xml" in e.value and "unchanged" in e.value for e in at.error), [e.value for e in at.error]
-    assert len(frame(at, "correct")) == 70  # still the sample: nothing partial was loaded
+    assert len(frame(at, "correct")) == 56  # still the sample: nothing partial was loaded
     good = b"text,hypothesis,label\nThe cat sat on the mat.,A cat sat.,entailment\nIt rained all day.,It was dry.,contradiction\n"
     at.file_uploader(key="dataset_upload").set_value(("two.csv", good, "text/csv")).run()
     assert not at.exception and not at.error
@@ -349,7 +353,7 @@ def test_slow_methods_run_only_on_request(slow_scorer_registered: None) -> None:
     page(at, PAIR)
     at.button(key="run_slow").click().run()
     scores = frame(at, "decision").set_index("name")
-    assert scores.loc["slow_length", "cutoff from"].startswith("best on rte_sample.xml")
+    assert scores.loc["slow_length", "cutoff from"].startswith("best on typical.xml")
 
 
 def test_a_pair_with_a_gold_alignment_shows_it() -> None:
@@ -415,13 +419,13 @@ def test_a_failing_scorer_is_reported_and_the_others_still_shown(broken_scorer_r
     assert {"bleu", "mbleu"} <= set(frame(at, "decision")["name"])
     page(at, EVALUATE)
     at.multiselect(key="evaluate_scorers").set_value(["bleu", "mbleu", "broken"]).run()
-    assert any("Broken scorer failed on rte_sample.xml" in e.value for e in at.error)
+    assert any("Broken scorer failed on typical.xml" in e.value for e in at.error)
     assert "Broken scorer" not in set(frame(at, "cutoff source")["scorer"])
     assert len(charts(at)) == 3
     page(at, DATASET)
     at.selectbox(key="dataset_scorer").set_value("broken").run()
     assert not at.exception
-    assert any("Broken scorer failed on rte_sample.xml" in e.value for e in at.error)
+    assert any("Broken scorer failed on typical.xml" in e.value for e in at.error)
 
 
 def test_evaluate_opens_on_the_bleu_family() -> None:

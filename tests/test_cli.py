@@ -6,7 +6,7 @@ from explorer.cli import main
 
 from .conftest import ROOT, shared_file
 
-SAMPLE = str(ROOT / "sample_data" / "rte_sample.xml")
+SAMPLE = str(ROOT / "sample_data" / "typical.xml")
 
 
 def test_evaluate_json_contract(capsys):
@@ -17,7 +17,7 @@ def test_evaluate_json_contract(capsys):
     for r in out["results"]:
         assert set(r) == {"scorer", "n", "cutoff", "cutoff_source", "accuracy", "cws",
                           "average_precision", "by_task", "seconds"}
-        assert r["cutoff_source"] == "self" and r["n"] == 70
+        assert r["cutoff_source"] == "self" and r["n"] == 56
         assert 0 <= r["accuracy"] <= 1 and 0 <= r["cws"] <= 1
         assert set(r["by_task"]) == {"CD", "IE", "IR", "MT", "PP", "QA", "RC"}
         assert set(r["by_task"]["CD"]) == {"n", "accuracy", "cws", "average_precision"}

@@ -566,7 +566,7 @@ def test_mt_metrics_page_shows_table_1_and_runs_the_experiment():
     assert not at.exception and not at.error
     assert at.title[0].value == "MT metrics"
     stats = at.dataframe[0].value
-    assert stats["group"].iloc[0] == "all" and stats["pairs"].iloc[0] == 70  # the built-in sample
+    assert stats["group"].iloc[0] == "all" and stats["pairs"].iloc[0] == 56  # the built-in typical sample
     at.multiselect(key="mtmetrics_sets").set_value(["per"]).run()
     at.number_input(key="mtmetrics_folds").set_value(3).run()
     at.button(key="mtmetrics_run").click().run()

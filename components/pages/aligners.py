@@ -4,6 +4,8 @@ the problems worst first, each opening on the Pair page."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import streamlit as st
 
@@ -12,7 +14,11 @@ from components.state import current_dataset, guarded, open_pair, set_dataset
 from explorer.aligners import ALIGNERS
 from explorer.pairs import Pair
 
-SAMPLE_GOLD = SAMPLE_DIR / "sample_align.txt"
+#: Hand-made gold alignments for some pairs of each built-in sample.
+SAMPLE_GOLD = {
+    "Hand-written, typical sample (sample_data/typical_align.txt, 6 pairs)": SAMPLE_DIR / "typical_align.txt",
+    "Hand-written, blind spots (sample_data/blind_spots_align.txt, 6 pairs)": SAMPLE_DIR / "blind_spots_align.txt",
+}
 MSR_DIR = SAMPLE_DIR.parents[1] / "shared" / "data" / "msr_align"
 MSR_FILES = tuple(MSR_DIR / f"RTE2_dev_{x}.align.txt" for x in "ABC")
 MAX_PROBLEMS = 800
@@ -72,15 +78,15 @@ def gold_source() -> LoadedDataset | None:
         f"The current dataset ({loaded.name}) has no gold alignments. Load an MSR "
         "`.align.txt` or Edinburgh++ JSON file on the Dataset page, or pick one here."
     )
-    options = {"Hand-written sample (sample_data/sample_align.txt)": "sample"}
+    options = {label: str(path) for label, path in SAMPLE_GOLD.items()}
     if all(path.is_file() for path in MSR_FILES):
         options["MSR RTE2 dev, annotators A/B/C merged (800 problems)"] = "msr"
     choice = st.selectbox("Gold alignments", list(options), key="aligners_gold")
     if st.button("Use these gold alignments", key="aligners_load"):
-        if options[choice] == "sample":
-            set_dataset(load_file(SAMPLE_GOLD, origin="built-in sample"))
-        else:
+        if options[choice] == "msr":
             set_dataset(_load_msr())
+        else:
+            set_dataset(load_file(Path(options[choice]), origin="built-in sample"))
         st.rerun()
     return None
 

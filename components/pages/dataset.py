@@ -10,6 +10,7 @@ import streamlit as st
 
 from components.annotation_panel import render_bulk_tagging, with_tags
 from components.data import (
+    SAMPLE_ABOUT,
     SAMPLES,
     LoadedDataset,
     dataset_best_cutoff,
@@ -46,6 +47,8 @@ def source_controls() -> LoadedDataset | None:
         names = list(SAMPLES)
         index = next((i for i, n in enumerate(names) if SAMPLES[n].name == current.name), 0)
         choice = st.selectbox("Sample", names, index=index, key="dataset_sample")
+        if SAMPLES[choice].name in SAMPLE_ABOUT:
+            st.caption(SAMPLE_ABOUT[SAMPLES[choice].name])
         return load_file(SAMPLES[choice], origin="built-in sample")
     if source == NLTK:
         names = list(rte_files)

@@ -91,6 +91,8 @@ def pair_controls(loaded: LoadedDataset) -> Pair | None:
     text, hypothesis = st.session_state[TEXT], st.session_state[HYPOTHESIS]
     if text == chosen.text and hypothesis == chosen.hypothesis:
         st.caption(f"Pair **{chosen.id}** of {loaded.name}" + (f", gold label: **{chosen.label}**" if chosen.label else ""))
+        if chosen.note:
+            st.info(f"**What this pair shows:** {chosen.note}")
         return chosen
     try:
         typed = make_pair(text, hypothesis)

@@ -1,6 +1,9 @@
 """PASCAL RTE XML (RTE1 ``value=TRUE/FALSE``; RTE2/RTE3 ``entailment=YES/NO``, RTE3
 3-way ``UNKNOWN/CONTRADICTION``), parsed with defusedxml so that hostile XML
-(entity expansion, external entities) is refused rather than expanded."""
+(entity expansion, external entities) is refused rather than expanded.
+
+A ``<note>`` child of ``<pair>`` (not part of the PASCAL format; the built-in samples use
+it) is kept as :attr:`Pair.note`."""
 
 from __future__ import annotations
 
@@ -50,6 +53,8 @@ def parse_rte_xml(text: str, name: str) -> list[Pair]:
             label = normalize_label(raw_label) if raw_label is not None else None
         except LabelError as err:
             raise DatasetError(f"{where}: {err}") from None
+        note_element = element.find("note")
+        note = clean_text("".join(note_element.itertext())) if note_element is not None else ""
         pairs.append(
             Pair(
                 id=pair_id,
@@ -58,6 +63,7 @@ def parse_rte_xml(text: str, name: str) -> list[Pair]:
                 label=label,
                 task=element.get("task") or None,
                 source=name,
+                note=note or None,
             )
         )
     return pairs

@@ -119,16 +119,19 @@ def _record_to_pair(record: dict[str, object], index: int, name: str, where: str
             raise DatasetError(f"{name}: {where}: score must be a finite number")
     task = fields.get("task")
     pair_id = fields.get("id")
+    note = fields.get("note")
     return Pair(
         id=str(pair_id).strip() if pair_id not in (None, "") else str(index),
         text=t, hypothesis=h, label=label, score=score,
         task=str(task).strip() or None if task not in (None, "") else None,
         source=name,
+        note=clean_text(str(note)) or None if note not in (None, "") else None,
     )
 
 
 def parse_csv(text: str, name: str) -> list[Pair]:
-    """Generic CSV with a header naming at least text (or premise) and hypothesis."""
+    """Generic CSV with a header naming at least text (or premise) and hypothesis (optional:
+    label, task, id, score, note)."""
     reader = csv.DictReader(io.StringIO(text))
     if reader.fieldnames is None:
         raise DatasetError(f"{name}: empty CSV; expected a header line")
