@@ -31,13 +31,11 @@ def sidebar() -> None:
     loaded = current_dataset()
     st.sidebar.caption(f"Dataset: **{loaded.name}** ({len(loaded.dataset)} pairs, {loaded.origin})")
     missing = resources.missing()
-    if missing:
-        lines = "\n".join(f"- `{r.nltk_id}`: {r.without_it}" for r in missing)
-        st.sidebar.warning(
-            f"{len(missing)} NLTK resource(s) missing; everything runs, but:\n\n{lines}\n\n"
-            "Fetch them with `python -m explorer resources --download`."
-        )
-    with st.sidebar.expander("NLTK resources"):
+    note = resources.degraded_note(missing)
+    if note:
+        # One line, not a box: the table below says what each missing resource changes.
+        st.sidebar.caption(f":orange[:material/warning:] {note}")
+    with st.sidebar.expander(f"NLTK resources ({len(missing)} missing)" if missing else "NLTK resources"):
         st.dataframe(resources.describe(), hide_index=True)
 
 

@@ -383,9 +383,10 @@ def test_missing_nltk_resources_are_named_in_the_sidebar(monkeypatch: pytest.Mon
     wordnet = next(r for r in resources.RESOURCES if r.nltk_id == "wordnet")
     monkeypatch.setattr(resources, "missing", lambda: [wordnet])
     at = start()
-    warnings = [w.value for w in at.sidebar.warning]
-    assert warnings and "wordnet" in warnings[0] and wordnet.without_it in warnings[0]
-    assert "resources --download" in warnings[0]
+    assert not at.sidebar.warning  # one line, not a 550-pixel box
+    (note,) = [c.value for c in at.sidebar.caption if "degraded" in c.value]
+    assert "1 NLTK resource missing (wordnet)" in note and "make resources" in note
+    assert any(e.label == "NLTK resources (1 missing)" for e in at.sidebar.expander)
 
 
 def test_no_warning_when_every_resource_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -394,6 +395,7 @@ def test_no_warning_when_every_resource_is_found(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(resources, "missing", lambda: [])
     at = start()
     assert not at.sidebar.warning
+    assert not [c for c in at.sidebar.caption if "degraded" in c.value]
 
 
 class BrokenScorer:
