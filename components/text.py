@@ -9,13 +9,13 @@ inert before it is put inside Markdown.
 
 from __future__ import annotations
 
-import string
-
-# Every ASCII punctuation character may be backslash-escaped in CommonMark; escaping all of
-# them also defuses Streamlit's own directives (``:red[...]``, ``:material/x:``, ``$...$``).
-_ESCAPES = {ord(c): "\\" + c for c in string.punctuation}
+# CommonMark lets any ASCII punctuation be backslash-escaped. These are the characters that
+# build links, images, autolinks, HTML, code, emphasis, headings and tables, and Streamlit's
+# own directives (``:red[...]``, ``:material/x:``, ``$...$``); ``.``, ``_`` and ``-`` are
+# left alone so file names read as typed (inside a word they format nothing).
+_ESCAPES = {ord(c): "\\" + c for c in "\\`*[](){}!<>:$|~#"}
 
 
 def plain(text: object) -> str:
-    """``text`` as Markdown that renders exactly as the characters typed, on one line."""
+    """``text`` as inert Markdown on one line: no link, image, HTML, code or directive."""
     return " ".join(str(text).split()).translate(_ESCAPES)
