@@ -18,7 +18,6 @@ import streamlit as st
 
 from explorer.datasets import Dataset, load_bytes
 from explorer.evaluation import best_cutoff, score_pairs
-from explorer.scorers import SCORERS
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DIR = ROOT / "sample_data"
@@ -172,7 +171,8 @@ def dataset_best_cutoff(loaded: LoadedDataset, scorer: str) -> tuple[float, floa
     return _best_cutoff(loaded.key, scorer, dataset_scores(loaded, scorer), gold(loaded))
 
 
-#: The cutoff used when none can be tuned (no labels, or a slow scorer not yet run).
+#: The cutoff used for a scorer with no shipped default (only scorers registered after the
+#: defaults were built, e.g. in tests): every registered scorer has one.
 FALLBACK_CUTOFF = 0.5
 
 
@@ -180,14 +180,52 @@ FALLBACK_CUTOFF = 0.5
 class Cutoff:
     value: float
     source: str
+    #: "dataset", "dev", "default" (explorer.cutoffs) or "none" (FALLBACK_CUTOFF)
+    kind: str = "dataset"
 
 
-def default_cutoff(loaded: LoadedDataset, scorer: str) -> Cutoff:
-    """The best cutoff on the loaded dataset when it has entailment labels."""
+@st.cache_data(show_spinner=False, max_entries=64)
+def _fingerprint(key: str, _pairs: Sequence[object]) -> str:
+    from explorer.cutoffs import fingerprint, labelled
+
+    return fingerprint(labelled(_pairs))  # type: ignore[arg-type]
+
+
+def fingerprint_of(loaded: LoadedDataset) -> str | None:
+    """The content fingerprint of a dataset's labelled pairs (None when it has none)."""
     if not loaded.binary_labels:
-        return Cutoff(FALLBACK_CUTOFF, "default (no labelled dataset)")
-    if SCORERS[scorer].interactive or is_scored(loaded, scorer):
-        best = dataset_best_cutoff(loaded, scorer)
-        if best is not None:
-            return Cutoff(best[0], f"best on {loaded.name} ({100 * best[1]:.1f}%)")
-    return Cutoff(FALLBACK_CUTOFF, "default (slow method: evaluate it on the Evaluate page to tune the cutoff)")
+        return None
+    return _fingerprint(loaded.key, loaded.dataset.pairs)
+
+
+def default_cutoff(loaded: LoadedDataset, scorer: str, *, typed: bool = False) -> Cutoff:
+    """The best cutoff already at hand, computing nothing slow.
+
+    For a dataset pair: the dataset's cutoff when :mod:`explorer.cutoffs` has it cached or
+    this process has scored the dataset with the scorer (Evaluate, Dataset pages); then
+    the development set's, when one is chosen and its cutoffs are cached; then the shipped
+    default (RTE1-3 dev). A typed pair skips the dataset's own cutoff: it is not from it.
+    """
+    from explorer import cutoffs
+
+    if not typed:
+        fp = fingerprint_of(loaded)
+        if fp is not None:
+            hit = cutoffs.lookup(fp, scorer, cutoffs.DATASET)
+            if hit is not None:
+                return Cutoff(hit.value, hit.origin, hit.source)
+            if is_scored(loaded, scorer):
+                best = dataset_best_cutoff(loaded, scorer)
+                if best is not None:
+                    detail = f"best on {loaded.name} ({len(loaded.dataset)} pairs, {100 * best[1]:.1f}%)"
+                    return Cutoff(best[0], f"this dataset: {detail}", "dataset")
+    dev = st.session_state.get("explorer_dev_dataset")
+    if isinstance(dev, LoadedDataset):
+        fp = fingerprint_of(dev)
+        hit = cutoffs.lookup(fp, scorer, cutoffs.DEV) if fp else None
+        if hit is not None:
+            return Cutoff(hit.value, hit.origin, "dev")
+    shipped = cutoffs.default_cutoffs().get(scorer)
+    if shipped is not None:
+        return Cutoff(shipped.value, shipped.origin, "default")
+    return Cutoff(FALLBACK_CUTOFF, "no cutoff known for this scorer: 0.5 assumed", "none")

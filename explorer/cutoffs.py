@@ -7,7 +7,8 @@ A pair is judged *entailed* when its score is above its scorer's cutoff
     The best cutoff on the loaded dataset's labelled pairs. Scoring a whole dataset with a
     slow method takes minutes, so each scorer's result is computed once per dataset
     *fingerprint* (a hash of the pairs' texts and labels, not of the file name) and kept as
-    JSON in the explorer cache directory (:func:`explorer.cache.cache_dir`).
+    JSON in ``cutoffs/`` under the explorer cache directory
+    (:func:`explorer.cache.cache_dir`; ``$EXPLORER_CUTOFF_CACHE`` moves it).
 ``dev``
     The best cutoff on a development set chosen by the user (e.g. NLTK's ``rte1_dev.xml``),
     computed and cached the same way.
@@ -24,9 +25,11 @@ counted.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import math
+import os
 import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -36,7 +39,7 @@ from typing import Any
 
 import numpy as np
 
-from explorer.cache import load_json, save_json
+from explorer.cache import cache_dir
 from explorer.datasets import Dataset
 from explorer.evaluation import best_cutoff
 from explorer.pairs import Pair
@@ -147,19 +150,44 @@ def choose(scorer: str, scores: np.ndarray, gold: Sequence[bool], *, source: str
     return CutoffChoice(scorer, float(value), source, detail, float(acc), n, refused)
 
 
-def _cache_name(fp: str, scorer: str, source: str) -> str:
-    return f"cutoff-{fp}-{source}-{scorer}.json"
+def cutoff_dir() -> Path:
+    """Where computed cutoffs are kept: ``$EXPLORER_CUTOFF_CACHE``, else ``cutoffs/`` in
+    the explorer cache directory."""
+    explicit = os.environ.get("EXPLORER_CUTOFF_CACHE")
+    return Path(explicit).expanduser() if explicit else cache_dir() / "cutoffs"
+
+
+def _cache_path(fp: str, scorer: str, source: str) -> Path:
+    return cutoff_dir() / f"cutoff-{fp}-{source}-{scorer}.json"
+
+
+def _save(path: Path, choice: CutoffChoice) -> None:
+    """Write atomically; an unwritable cache only means recomputing next time."""
+    import tempfile
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".cutoff.", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(asdict(choice), handle)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def lookup(fp: str, scorer: str, source: str = DATASET) -> CutoffChoice | None:
+    """The cutoff cached for a fingerprint (of labelled pairs, :func:`fingerprint`)."""
+    try:
+        found = json.loads(_cache_path(fp, scorer, source).read_text(encoding="utf-8"))
+        return CutoffChoice(**found)
+    except (OSError, ValueError, TypeError):
+        return None
 
 
 def cached(pairs: Sequence[Pair], scorer: str, source: str = DATASET) -> CutoffChoice | None:
-    """A cutoff already computed for these pairs (by content) as ``source``, or None."""
-    found = load_json(_cache_name(fingerprint(pairs), scorer, source))
-    if not isinstance(found, dict):
-        return None
-    try:
-        return CutoffChoice(**found)
-    except TypeError:
-        return None
+    """A cutoff already computed for these pairs' labelled subset as ``source``, or None."""
+    subset = labelled(pairs)
+    return lookup(fingerprint(subset), scorer, source) if subset else None
 
 
 def compute(
@@ -180,7 +208,7 @@ def compute(
     gold = [bool(p.entails) for p in pairs]
     out: dict[str, CutoffChoice] = {}
     for scorer in scorers:
-        hit = cached(pairs, scorer, source) if use_cache else None
+        hit = lookup(fp, scorer, source) if use_cache else None
         if hit is not None:
             out[scorer] = hit
             if progress is not None:
@@ -189,13 +217,22 @@ def compute(
         report = (lambda i, n, s=scorer: progress(s, i, n)) if progress is not None else None
         scores, refused = score_all(pairs, scorer, progress=report)
         choice = choose(scorer, scores, gold, source=source, name=name, refused=refused)
-        save_json(_cache_name(fp, scorer, source), asdict(choice))
+        _save(_cache_path(fp, scorer, source), choice)
         out[scorer] = choice
     return out
 
 
 def default_cutoffs(path: Path = DEFAULT_FILE) -> dict[str, CutoffChoice]:
     """The shipped cutoffs (empty when the file is missing or unreadable)."""
+    try:
+        stamp = path.stat().st_mtime_ns
+    except OSError:
+        return {}
+    return dict(_read_defaults(path, stamp))
+
+
+@functools.lru_cache(maxsize=8)
+def _read_defaults(path: Path, stamp: int) -> dict[str, CutoffChoice]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         return {name: CutoffChoice(**entry) for name, entry in data["cutoffs"].items()}
@@ -210,12 +247,13 @@ def resolve(
     """For each scorer the best cutoff already at hand, without computing anything: the
     dataset's (cached), else the dev set's (cached), else the shipped default, else None."""
     defaults = default_cutoffs()
+    prints = [(fingerprint(labelled(group)), source)
+              for group, source in ((pairs, DATASET), (dev, DEV)) if group and labelled(group)]
     out: dict[str, CutoffChoice | None] = {}
     for scorer in scorers:
         choice = None
-        for group, source in ((pairs, DATASET), (dev, DEV)):
-            if choice is None and group and labelled(group):
-                choice = cached(labelled(group), scorer, source)
+        for fp, source in prints:
+            choice = choice or lookup(fp, scorer, source)
         out[scorer] = choice or defaults.get(scorer)
     return out
 

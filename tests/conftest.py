@@ -17,6 +17,10 @@ if SHARED_NLTK.is_dir() and "NLTK_DATA" not in os.environ:
 
 # The app's pages open the annotation store: tests (and the servers they start) use a
 # throwaway one, never the user's own.
+# Cutoffs computed in tests (and their servers) go to a throwaway directory too, so a test
+# that computes a dataset's cutoffs cannot change what a later run sees.
+if "EXPLORER_CUTOFF_CACHE" not in os.environ:
+    os.environ["EXPLORER_CUTOFF_CACHE"] = tempfile.mkdtemp(prefix="explorer-cutoffs-")
 if "ENTAILMENT_EXPLORER_STORE" not in os.environ:
     os.environ["ENTAILMENT_EXPLORER_STORE"] = str(
         Path(tempfile.mkdtemp(prefix="explorer-store-")) / "store.sqlite3")

@@ -63,7 +63,13 @@ def test_app_opens_on_the_pair_page_with_the_sample() -> None:
     assert text.value and hypothesis.value  # prefilled from the sample's first pair
     scores = frame(at, "decision")
     assert set(scores["name"]) >= {"bleu", "mbleu", "bleu_pa"}
-    assert (scores["cutoff from"].str.startswith("best on typical.xml")).all()
+    # A short pair gets the slow methods at once, and every cutoff is a real one: nothing
+    # is cached for the dataset yet, so all are the shipped RTE-dev defaults.
+    assert set(scores["name"]) >= {"manli", "itg", "pfsm", "ppda"}
+    assert (scores["cutoff from"].str.startswith("shipped default: best on rte1_dev.xml")).all()
+    strip = at.html[0].value  # the verdict strip, first on the page
+    assert "gold: entailment" in strip and "MANLI alignment score" in strip and "…" not in strip
+    assert any(c.value.startswith(f"Cutoffs: {len(scores)} shipped defaults") for c in at.caption)
     breakdown = frame(at, "brevity penalty")
     assert "1-grams" in breakdown.columns and "4-grams" in breakdown.columns
     assert at.slider, "the cutoff slider is missing"
@@ -292,7 +298,7 @@ def test_graded_data_gets_correlations_and_no_decisions() -> None:
     assert len(table) == 4 and "correct" not in table.columns
     page(at, PAIR)
     assert not at.error
-    assert frame(at, "decision")["cutoff from"].str.startswith("default").all()
+    assert frame(at, "decision")["cutoff from"].str.startswith("shipped default").all()
 
 
 def test_dataset_page_upload_good_and_malformed_files() -> None:
@@ -336,24 +342,56 @@ def slow_scorer_registered() -> Iterator[None]:
         get_scorer.cache_clear()
 
 
-def test_slow_methods_run_only_on_request(slow_scorer_registered: None) -> None:
+LONG_TEXT = " ".join(f"Clause {i} of the long text names the harbour at Kettering." for i in range(9))
+
+
+def test_slow_methods_run_at_once_on_short_pairs_and_on_request_on_long_ones(slow_scorer_registered: None) -> None:
     at = start()
-    assert "slow_length" not in set(frame(at, "decision")["name"])
-    button = at.button(key="run_slow")
-    assert "Slow length ratio" in button.label
-    button.click().run()
-    assert not at.exception and not at.error
     scores = frame(at, "decision").set_index("name")
-    assert scores.loc["slow_length", "cutoff from"].startswith("default (slow method")
-    # Once the Evaluate page has scored the dataset with it, its cutoff is tuned too.
+    # No shipped cutoff for a scorer registered after the defaults were built: says so.
+    assert scores.loc["slow_length", "cutoff from"].startswith("no cutoff known")
+    assert "run_slow" not in [b.key for b in at.button]
+    # Once the Evaluate page has scored the dataset with it, its cutoff is the dataset's.
     page(at, EVALUATE)
     at.multiselect(key="evaluate_scorers").set_value(["mbleu", "slow_length"]).run()
     assert not at.exception
     assert "Slow length ratio" in set(frame(at, "cutoff source")["scorer"])
     page(at, PAIR)
-    at.button(key="run_slow").click().run()
     scores = frame(at, "decision").set_index("name")
-    assert scores.loc["slow_length", "cutoff from"].startswith("best on typical.xml")
+    assert scores.loc["slow_length", "cutoff from"].startswith("this dataset: best on typical.xml")
+    # A long pair (over AUTO_SLOW_MAX_TOKENS) runs them only on the button.
+    at.text_area(key="pair_text").set_value(LONG_TEXT)
+    at.text_area(key="pair_hypothesis").set_value("The harbour is at Kettering.").run()
+    assert "slow_length" not in set(frame(at, "decision")["name"])
+    assert "… Slow length ratio" in at.html[0].value  # shown as not run yet
+    button = at.button(key="run_slow")
+    assert "Slow length ratio" in button.label
+    button.click().run()
+    assert not at.exception and not at.error
+    scores = frame(at, "decision").set_index("name")
+    assert "slow_length" in scores.index and "…" not in at.html[0].value
+
+
+def test_dataset_cutoffs_are_chosen_on_request_and_typed_pairs_keep_the_defaults(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EXPLORER_CUTOFF_CACHE", str(tmp_path))  # other tests expect none cached
+    at = start()
+    button = at.button(key="choose_cutoffs")
+    assert "typical.xml" in button.label and "56 pairs" in button.label
+    button.click().run()
+    assert not at.exception and not at.error
+    scores = frame(at, "decision")
+    assert scores["cutoff from"].str.startswith("this dataset: best on typical.xml (56 pairs").all()
+    assert not [b for b in at.button if b.key == "choose_cutoffs"]  # nothing left to choose
+    assert any(c.value.startswith(f"Cutoffs: {len(scores)} from this dataset") for c in at.caption)
+    # A fresh session finds them on disk at once.
+    assert frame(start(), "decision")["cutoff from"].str.startswith("this dataset").all()
+    # A typed pair is not from the dataset: it is judged with the shipped defaults.
+    at.text_area(key="pair_text").set_value("The cat sat on the mat.")
+    at.text_area(key="pair_hypothesis").set_value("A cat sat.").run()
+    assert frame(at, "decision")["cutoff from"].str.startswith("shipped default").all()
+    assert "no gold label" in at.html[0].value
 
 
 def test_a_pair_with_a_gold_alignment_shows_it() -> None:

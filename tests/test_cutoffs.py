@@ -21,8 +21,8 @@ TYPICAL = ROOT / "sample_data" / "typical.xml"
 
 @pytest.fixture(autouse=True)
 def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    directory = tmp_path / "cache"
-    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(directory))
+    directory = tmp_path / "cutoffs"
+    monkeypatch.setenv("EXPLORER_CUTOFF_CACHE", str(directory))
     return directory
 
 

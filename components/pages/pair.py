@@ -13,6 +13,8 @@ from components.annotation_panel import render_annotation_section
 from components.data import LoadedDataset, dataset_scores, default_cutoff, is_scored
 from components.method_panels import PANELS
 from components.state import current_dataset, select_pair, selected_pair_id
+from components.text import plain
+from components.verdicts import choose_dataset_cutoffs, cutoff_sources, page_cutoffs, render_strip, verdicts
 from explorer.metrics.bleu import ngram_matches
 from explorer.pairs import Pair
 from explorer.preprocess import AnalyzedPair, InputError, analyze_pair, make_pair
@@ -92,7 +94,7 @@ def pair_controls(loaded: LoadedDataset) -> Pair | None:
     if text == chosen.text and hypothesis == chosen.hypothesis:
         st.caption(f"Pair **{chosen.id}** of {loaded.name}" + (f", gold label: **{chosen.label}**" if chosen.label else ""))
         if chosen.note:
-            st.info(f"**What this pair shows:** {chosen.note}")
+            st.info(f"**What this pair shows:** {plain(chosen.note)}")
         return chosen
     try:
         typed = make_pair(text, hypothesis)
@@ -122,8 +124,47 @@ def _decision(value: float, cutoff: float) -> str:
     return "entails" if value > cutoff else "does not entail"
 
 
+#: Pairs with at most this many tokens (text + hypothesis) run the slow methods at once:
+#: warm, all of them take well under a second there (docs/BENCHMARKS.md); longer pairs
+#: run them on a button.
+AUTO_SLOW_MAX_TOKENS = 80
+
+
+def _run_slow(analyzed: AnalyzedPair, slow: list[str]) -> dict[str, Any]:
+    found = {}
+    for name in slow:
+        try:
+            found[name] = get_scorer(name).score(analyzed)
+        except Exception as err:  # one failing method must not hide the others
+            st.error(f"{SCORERS[name].label} failed on this pair: {err}")
+    return found
+
+
+def _slow_results(analyzed: AnalyzedPair, slow: list[str], auto: bool) -> dict[str, Any]:
+    """The slow methods' results: at once for a short pair, else on the button."""
+    pair_key = (analyzed.pair.text, analyzed.pair.hypothesis)
+    stored: dict[tuple[str, str], Any] = st.session_state.setdefault(SLOW_RESULTS, {})
+    if pair_key in stored:
+        return dict(stored[pair_key])
+    if not auto:
+        labels = ", ".join(SCORERS[n].label for n in slow)
+        if not st.button(f"Run slow methods ({labels})", key="run_slow"):
+            return {}
+    with st.spinner("Running the slow methods..."):
+        found = _run_slow(analyzed, slow)
+    stored.clear()
+    stored[pair_key] = found
+    return dict(found)
+
+
 def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair) -> dict[str, Any]:
-    """Every interactive scorer's value, decision and breakdown; slow ones on request."""
+    """The verdict strip, then every scorer's value, decision and breakdown. Fast scorers
+    are drawn at once; slow ones follow at once on a short pair, else on request. Cutoffs
+    are the ones at hand (cached for this dataset, or the shipped RTE-dev defaults):
+    nothing here scores the whole dataset."""
+    pair = analyzed.pair
+    typed = pair.source == "typed"
+    strip = st.empty()
     results: dict[str, Any] = {}
     for name, info in SCORERS.items():
         if info.interactive:
@@ -132,23 +173,17 @@ def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair) -> dict[str, A
             except Exception as err:  # one failing method must not hide the others
                 st.error(f"{info.label} failed on this pair: {err}")
     slow = [name for name, info in SCORERS.items() if not info.interactive]
-    pair_key = (analyzed.pair.text, analyzed.pair.hypothesis)
-    stored: dict[tuple[str, str], Any] = st.session_state.setdefault(SLOW_RESULTS, {})
+    auto = len(analyzed.text) + len(analyzed.hypothesis) <= AUTO_SLOW_MAX_TOKENS
+    cutoffs = page_cutoffs(loaded, list(results), typed=typed)
     if slow:
-        labels = ", ".join(SCORERS[n].label for n in slow)
-        if st.button(f"Run slow methods ({labels})", key="run_slow"):
-            found = {}
-            with st.spinner("Running the slow methods..."):
-                for name in slow:
-                    try:
-                        found[name] = get_scorer(name).score(analyzed)
-                    except Exception as err:
-                        st.error(f"{SCORERS[name].label} failed on this pair: {err}")
-            stored.clear()
-            stored[pair_key] = found
-        results.update(stored.get(pair_key, {}))
-    with st.spinner(f"Choosing each scorer's cutoff on {loaded.name}..."):
-        cutoffs = {name: default_cutoff(loaded, name) for name in results}
+        render_strip(strip, verdicts(results, cutoffs, pair.entails), pair.label, pending=slow)
+        results.update(_slow_results(analyzed, slow, auto))
+        cutoffs = page_cutoffs(loaded, list(results), typed=typed)
+    pending = [n for n in slow if n not in results]
+    render_strip(strip, verdicts(results, cutoffs, pair.entails), pair.label, pending=pending)
+    st.caption(f"Cutoffs: {cutoff_sources(cutoffs)}." + (" A typed pair is judged with these, not with a dataset's own." if typed else ""))
+    if not typed:
+        choose_dataset_cutoffs(loaded, list(results), cutoffs)
     rows = []
     for name, result in results.items():
         cut = cutoffs[name]
@@ -178,16 +213,16 @@ def decision_section(loaded: LoadedDataset, pair: Pair, results: dict[str, Any])
     default = names.index("mbleu") if "mbleu" in names else 0
     left, right = st.columns([1, 2])
     name = left.selectbox("Scorer", names, index=default, format_func=lambda n: SCORERS[n].label, key="decision_scorer")
-    cut = default_cutoff(loaded, name)
+    cut = default_cutoff(loaded, name, typed=pair.source == "typed")
     value = float(results[name].value)
     low, high = min(0.0, value, cut.value), max(1.0, value, cut.value)
-    if (SCORERS[name].interactive or is_scored(loaded, name)) and loaded.binary_labels:
+    if is_scored(loaded, name) and loaded.binary_labels:
         scores = dataset_scores(loaded, name)
         if scores.size:
             low, high = min(low, float(scores.min())), max(high, float(scores.max()))
     cutoff = right.slider(
         "Cutoff (score > cutoff means entails)", min_value=float(low), max_value=float(high),
-        value=float(cut.value), step=0.001, format="%.3f", key=f"cutoff_{name}_{loaded.key}",
+        value=float(cut.value), step=0.001, format="%.3f", key=f"cutoff_{name}_{loaded.key}_{cut.kind}",
         help=f"Starts at {cut.source}.",
     )
     decision = _decision(value, cutoff)
