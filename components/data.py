@@ -163,12 +163,20 @@ def _best_cutoff(key: str, scorer: str, _scores: np.ndarray, _gold: np.ndarray) 
     return best_cutoff(_scores, _gold)
 
 
+def labelled_mask(loaded: LoadedDataset) -> np.ndarray:
+    """Which pairs carry an entailment label (partly labelled data, e.g. the MSR gold
+    alignments joined to NLTK's 400 RTE2 labels, is evaluated on these)."""
+    return np.array([p.entails is not None for p in loaded.dataset.pairs], dtype=bool)
+
+
 def dataset_best_cutoff(loaded: LoadedDataset, scorer: str) -> tuple[float, float] | None:
-    """The best cutoff for a scorer on a labelled dataset and its accuracy (None when the
-    dataset has no entailment labels)."""
-    if not loaded.binary_labels or any(p.entails is None for p in loaded.dataset.pairs):
+    """The best cutoff for a scorer on a dataset's labelled pairs and its accuracy there
+    (None when no pair has an entailment label)."""
+    mask = labelled_mask(loaded)
+    if not loaded.binary_labels or not mask.any():
         return None
-    return _best_cutoff(loaded.key, scorer, dataset_scores(loaded, scorer), gold(loaded))
+    scores = dataset_scores(loaded, scorer)
+    return _best_cutoff(loaded.key, scorer, scores[mask], gold(loaded)[mask])
 
 
 #: The cutoff used for a scorer with no shipped default (only scorers registered after the

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -472,3 +473,33 @@ def test_evaluate_opens_on_the_bleu_family() -> None:
     at = start()
     page(at, EVALUATE)
     assert list(at.multiselect(key="evaluate_scorers").value) == ["bleu", "mbleu", "bleu_pa"]
+
+
+PARTLY_LABELLED = (
+    "id,text,hypothesis,label\n"
+    "1,The ferry left Arnsby at noon.,The ferry left Arnsby.,entailment\n"
+    "2,The ferry left Arnsby at noon.,The ferry sank.,non-entailment\n"
+    "3,Rain closed the Dunmore road.,The Dunmore road was closed.,\n"
+    "4,Rain closed the Dunmore road.,Snow fell in Dunmore.,non-entailment\n"
+    "5,The mill in Hetherley burned down.,A mill burned down.,\n"
+)
+
+
+def test_partly_labelled_data_is_evaluated_on_its_labelled_pairs() -> None:
+    from components.state import DATASET as CURRENT_DATASET
+
+    at = start()
+    at.session_state[CURRENT_DATASET] = load_uploaded(PARTLY_LABELLED.encode(), "partly.csv")
+    page(at, EVALUATE)
+    assert not at.error
+    assert any("3 of 5 pairs have an entailment label" in i.value and "2 unlabelled" in i.value for i in at.info)
+    assert (frame(at, "cutoff source")["n"] == 3).all()
+    page(at, DATASET)
+    table = frame(at, "correct").set_index("id")
+    assert table.loc["3", "correct"] is pd.NA and table.loc["1", "correct"] in (True, False)
+    assert any("3 labelled pairs (2 unlabelled left out)" in c.value for c in at.caption)
+    at.radio(key="filter_outcome").set_value("correct").run()  # 100% here: all 3 labelled
+    assert not at.exception and set(frame(at, "correct")["id"]) == {"1", "2", "4"}
+    page(at, "components/pages/compare.py")
+    assert not at.exception and not at.error
+    assert any("the 3 labelled pairs of partly.csv (2 unlabelled left out)" in c.value for c in at.caption)

@@ -112,3 +112,16 @@ def test_aligners_page_offers_gold_then_compares_aligners_worst_first() -> None:
     assert not at.exception, at.exception
     assert at.query_params.get("pair") in (str(worst["id"].iloc[0]), [str(worst["id"].iloc[0])])
     assert np.isfinite(summary["median ms"]).all()
+
+
+def test_aligners_page_says_when_manli_is_scored_on_its_own_training_problems() -> None:
+    from components.data import load_uploaded
+    from components.state import DATASET
+
+    one_problem = (ROOT / "sample_data" / "typical_align.txt").read_text().split("# sentence pair 9")[0]
+    at = AppTest.from_file(APP, default_timeout=180).run()
+    for name, warned in (("RTE2_dev_A.align.txt", True), ("typical_align.txt", False)):
+        at.session_state[DATASET] = load_uploaded(one_problem.encode(), name)
+        at.switch_page("components/pages/aligners.py").run()
+        assert not at.exception, at.exception
+        assert any("training-set figures" in w.value for w in at.warning) is warned, name

@@ -102,6 +102,12 @@ def _load_msr() -> LoadedDataset:
     return LoadedDataset(_load_msr_dataset(), "msr-rte2-dev-abc", "MSR RTE2 dev gold")
 
 
+def is_manli_training_data(loaded: LoadedDataset) -> bool:
+    """Whether these gold alignments are the MSR RTE2 dev problems MANLI's shipped weights
+    were trained on (the merged annotator files, or one of them loaded on its own)."""
+    return loaded.key == "msr-rte2-dev-abc" or "rte2_dev" in loaded.name.lower()
+
+
 def body() -> None:
     st.title("Aligners")
     st.caption(
@@ -131,6 +137,12 @@ def body() -> None:
         for name in chosen:
             frames[name] = _evaluate(loaded.key, name, limit, loaded.dataset.pairs)
     st.subheader(f"{loaded.name}: {limit} of {n_gold} problems")
+    if "manli" in chosen and is_manli_training_data(loaded):
+        st.warning(
+            "MANLI's shipped weights (`explorer/models/manli_rte2dev.json`) were trained on these "
+            "same 800 MSR RTE2 dev problems, so its figures here are training-set figures: not "
+            "comparable with the paper's RTE2 *test* figures below."
+        )
     st.dataframe(pd.DataFrame([summary_row(ALIGNERS[n].label, f) for n, f in frames.items()]),
                  hide_index=True, key="aligners_summary")
     st.markdown("**MacCartney et al. (2008), Table 1, on RTE2 test** (their dev rows are not cited here)")
