@@ -109,6 +109,34 @@ def default_dataset() -> LoadedDataset:
     return load_file(DEFAULT_SAMPLE, origin="built-in sample")
 
 
+SAMPLE_ORIGIN, RTE_ORIGIN = "built-in sample", "NLTK RTE corpus"
+
+
+def dataset_ref(loaded: LoadedDataset) -> str | None:
+    """How the URL names a dataset (``sample:typical.xml``, ``rte:rte2_dev.xml``), so a
+    reload or a copied link reopens it; None for data that cannot be reopened from a name
+    (an upload)."""
+    if loaded.origin == SAMPLE_ORIGIN:
+        return f"sample:{loaded.name}"
+    if loaded.origin == RTE_ORIGIN:
+        return f"rte:{loaded.name}"
+    return None
+
+
+def load_ref(ref: str) -> LoadedDataset | None:
+    """The dataset a :func:`dataset_ref` names, or None when it names nothing available
+    (only files listed in the sample directory or NLTK's RTE corpus are opened)."""
+    kind, _, name = ref.partition(":")
+    if kind == "sample":
+        files = {p.name: p for p in SAMPLE_DIR.iterdir() if p.is_file() and p.name != "README.md"}
+        path = files.get(name)
+        return load_file(path, origin=SAMPLE_ORIGIN) if path else None
+    if kind == "rte":
+        path = nltk_rte_files().get(name)
+        return load_file(path, origin=RTE_ORIGIN) if path else None
+    return None
+
+
 def nltk_rte_files() -> dict[str, Path]:
     """The RTE XML files of NLTK's ``rte`` corpus on this machine, name -> path (empty
     when the corpus is not installed)."""

@@ -11,7 +11,9 @@ from collections.abc import Callable
 
 import streamlit as st
 
-from components.data import LoadedDataset, default_dataset
+from components.data import LoadedDataset, dataset_ref, default_dataset, load_ref
+from components.text import plain
+from explorer.datasets import DatasetError
 from explorer.pairs import Pair
 
 DATASET = "explorer_dataset"
@@ -24,11 +26,39 @@ EVALUATE_PAGE = "components/pages/evaluate.py"
 log = logging.getLogger(__name__)
 
 
+#: The query parameter naming the current dataset (:func:`components.data.dataset_ref`).
+DATASET_PARAM = "dataset"
+
+
+def _from_url() -> LoadedDataset | None:
+    ref = st.query_params.get(DATASET_PARAM)
+    if not ref:
+        return None
+    try:
+        found = load_ref(str(ref))
+    except DatasetError:
+        found = None
+    if found is None:
+        st.toast(f"The link names a dataset that is not available here ({plain(ref)}); showing the sample.")
+    return found
+
+
+def _sync_url(loaded: LoadedDataset) -> None:
+    """Keep ``?dataset=`` naming the current dataset (page switches drop query params)."""
+    ref = dataset_ref(loaded)
+    if ref is None:
+        st.query_params.pop(DATASET_PARAM, None)
+    elif st.query_params.get(DATASET_PARAM) != ref:
+        st.query_params[DATASET_PARAM] = ref
+
+
 def current_dataset() -> LoadedDataset:
-    """The dataset the pages work on (the built-in sample until another is loaded)."""
+    """The dataset the pages work on: the one the URL names on a fresh session (a reload
+    or a shared link), else the built-in typical sample until another is loaded."""
     if DATASET not in st.session_state:
-        st.session_state[DATASET] = default_dataset()
+        st.session_state[DATASET] = _from_url() or default_dataset()
     loaded: LoadedDataset = st.session_state[DATASET]
+    _sync_url(loaded)
     return loaded
 
 
@@ -38,6 +68,8 @@ def set_dataset(loaded: LoadedDataset) -> None:
     st.session_state[DATASET] = loaded
     if previous is None or previous.key != loaded.key:
         st.session_state.pop(PAIR_ID, None)
+        st.query_params.pop("pair", None)
+    _sync_url(loaded)
 
 
 def dev_dataset() -> LoadedDataset | None:
@@ -71,7 +103,11 @@ def selected_pair_id() -> str | None:
 def open_pair(pair_id: str) -> None:
     """Open a pair of the current dataset on the Pair page."""
     st.session_state[PAIR_ID] = pair_id
-    st.switch_page(PAIR_PAGE, query_params={"pair": pair_id})
+    params = {"pair": pair_id}
+    ref = dataset_ref(st.session_state[DATASET]) if DATASET in st.session_state else None
+    if ref is not None:
+        params[DATASET_PARAM] = ref
+    st.switch_page(PAIR_PAGE, query_params=params)
 
 
 def select_pair(pair_id: str | None) -> None:

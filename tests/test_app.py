@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from components import method_panels
-from components.data import load_uploaded
+from components.data import SAMPLES, load_uploaded
 from explorer.datasets import DatasetError
 from explorer.preprocess import MAX_CHARS, AnalyzedPair
 from explorer.scorers import SCORERS, ScorerInfo, get_scorer
@@ -503,3 +503,27 @@ def test_partly_labelled_data_is_evaluated_on_its_labelled_pairs() -> None:
     page(at, "components/pages/compare.py")
     assert not at.exception and not at.error
     assert any("the 3 labelled pairs of partly.csv (2 unlabelled left out)" in c.value for c in at.caption)
+
+
+def test_the_url_names_dataset_pair_and_method_so_a_reload_keeps_the_view() -> None:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params.update({"dataset": "sample:blind_spots.xml", "pair": "13", "method": "bow"})
+    at.run()
+    assert not at.exception and not at.error
+    assert at.text_area(key="pair_hypothesis").value == "The Arlow Foxes defeated the Pemberly Hawks in the final on Sunday."
+    assert any("What this pair shows" in i.value and "winner and loser exchanged" in i.value for i in at.info)
+    assert at.selectbox(key="decision_scorer").value == "bow"
+    # Choosing another dataset puts it in the URL (and forgets the old pair).
+    page(at, DATASET)
+    at.selectbox(key="dataset_sample").set_value(next(n for n in SAMPLES if n.startswith("Typical"))).run()
+    assert at.query_params.get("dataset") in ("sample:typical.xml", ["sample:typical.xml"])
+    assert "pair" not in at.query_params
+
+
+def test_a_link_to_a_dataset_that_is_not_here_falls_back_to_the_sample() -> None:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["dataset"] = "sample:../../etc/passwd"
+    at.run()
+    assert not at.exception
+    assert any("not available here" in t.value for t in at.toast)
+    assert "typical.xml" in " ".join(c.value for c in at.sidebar.caption)

@@ -205,14 +205,27 @@ def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair) -> dict[str, A
     return results
 
 
+def scorer_picker(column: Any, names: list[str]) -> str:
+    """The scorer whose decision is shown; kept in ``?method=`` so a reload keeps it."""
+    wanted = st.query_params.get("method")
+    if "decision_scorer" not in st.session_state or st.session_state["decision_scorer"] not in names:
+        st.session_state["decision_scorer"] = wanted if wanted in names else "mbleu" if "mbleu" in names else names[0]
+
+    def remember() -> None:
+        st.query_params["method"] = st.session_state["decision_scorer"]
+
+    picked: str = column.selectbox(
+        "Scorer", names, format_func=lambda n: SCORERS[n].label, key="decision_scorer", on_change=remember)
+    return picked
+
+
 def decision_section(loaded: LoadedDataset, pair: Pair, results: dict[str, Any]) -> None:
     if not results:
         return
     st.subheader("Decision")
     names = list(results)
-    default = names.index("mbleu") if "mbleu" in names else 0
     left, right = st.columns([1, 2])
-    name = left.selectbox("Scorer", names, index=default, format_func=lambda n: SCORERS[n].label, key="decision_scorer")
+    name = scorer_picker(left, names)
     cut = default_cutoff(loaded, name, typed=pair.source == "typed")
     value = float(results[name].value)
     low, high = min(0.0, value, cut.value), max(1.0, value, cut.value)
