@@ -253,14 +253,19 @@ def default_cutoff(loaded: LoadedDataset, scorer: str, *, typed: bool = False) -
             if is_scored(loaded, scorer):
                 best = dataset_best_cutoff(loaded, scorer)
                 if best is not None:
-                    detail = f"best on {loaded.name} ({len(loaded.dataset)} pairs, {100 * best[1]:.1f}%)"
+                    detail = f"best on {loaded.name} ({int(labelled_mask(loaded).sum())} pairs, {100 * best[1]:.1f}%)"
                     return Cutoff(best[0], f"this dataset: {detail}", "dataset")
-    dev = st.session_state.get("explorer_dev_dataset")
+    dev = st.session_state.get("explorer_dev_dataset")  # chosen on the Evaluate page
     if isinstance(dev, LoadedDataset):
         fp = fingerprint_of(dev)
         hit = cutoffs.lookup(fp, scorer, cutoffs.DEV) if fp else None
         if hit is not None:
             return Cutoff(hit.value, hit.origin, "dev")
+        if is_scored(dev, scorer):
+            best = dataset_best_cutoff(dev, scorer)
+            if best is not None:
+                detail = f"best on {dev.name} ({int(labelled_mask(dev).sum())} pairs, {100 * best[1]:.1f}%)"
+                return Cutoff(best[0], f"development set: {detail}", "dev")
     shipped = cutoffs.default_cutoffs().get(scorer)
     if shipped is not None:
         return Cutoff(shipped.value, shipped.origin, "default")

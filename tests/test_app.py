@@ -527,3 +527,15 @@ def test_a_link_to_a_dataset_that_is_not_here_falls_back_to_the_sample() -> None
     assert not at.exception
     assert any("not available here" in t.value for t in at.toast)
     assert "typical.xml" in " ".join(c.value for c in at.sidebar.caption)
+
+
+def test_a_typed_pair_uses_the_development_set_chosen_on_evaluate() -> None:
+    at = page(start(), EVALUATE)
+    at.selectbox(key="evaluate_dev").set_value("sample: blind_spots.xml").run()
+    assert not at.exception and not at.error
+    page(at, PAIR)
+    at.text_area(key="pair_text").set_value("The cat sat on the mat.")
+    at.text_area(key="pair_hypothesis").set_value("A cat sat.").run()
+    source = frame(at, "decision").set_index("name")["cutoff from"]
+    assert source[["bleu", "mbleu", "bleu_pa"]].str.startswith("development set: best on blind_spots.xml (24 pairs").all()
+    assert source.drop(["bleu", "mbleu", "bleu_pa"]).str.startswith("shipped default").all()
