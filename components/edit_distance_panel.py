@@ -11,6 +11,7 @@ import streamlit as st
 
 from components.alignment_figures import alignment_grid
 from components.edit_sequence_figures import edit_sequence_figure
+from components.verdicts import verdict_line
 from explorer.edit_distance.model import ModelError
 from explorer.edit_distance.scoring import EditDistanceResult, EditDistanceScorer
 from explorer.preprocess import AnalyzedPair
@@ -47,11 +48,14 @@ def render_edit_distance_panel(pair: AnalyzedPair) -> None:
                 st.error(f"{_LABELS[kind]} unavailable: {err}")
                 continue
             st.markdown(_summary(result))
+            st.markdown(verdict_line(kind, float(result.value), pair.pair))
+            # Keyed per method: pFSM and pPDA often draw identical figures, which Streamlit
+            # would otherwise refuse as duplicate elements.
             st.plotly_chart(
                 edit_sequence_figure(result.steps, result.probabilities, text, hyp, title="best edit sequence"),
-                width="stretch",
+                width="stretch", key=f"edit_distance_{kind}_sequence",
             )
             st.plotly_chart(
                 alignment_grid(result.alignment, text, hyp, title="links of the best sequence"),
-                width="stretch",
+                width="stretch", key=f"edit_distance_{kind}_links",
             )

@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 import streamlit as st
 
 from components.itg_figures import alignment_figure, internal_nodes, node_at, node_label, tree_figure
+from components.verdicts import verdict_line
 from explorer.aligners.itg import MAX_CHART_CELLS, VARIANTS, ItgNode, ItgParse, ItgScorer, NodeKind
 from explorer.preprocess import AnalyzedPair, analyze
 from explorer.scorers import get_scorer
@@ -74,6 +75,7 @@ def render_itg_panel(pair: AnalyzedPair) -> None:
     columns[1].metric("cost", f"{parse.cost:.2f}", help=f"of {parse.null_cost:.2f} with no links at all")
     columns[2].metric("links", links)
     columns[3].metric("inversions", parse.inversions)
+    st.markdown(verdict_line(variant, float(parse.value), pair.pair))
     if parse.approximation:
         st.warning(
             f"This pair is too large for the exact parse (more than {MAX_CHART_CELLS:,} chart "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from components.verdicts import verdict_line
 from explorer.preprocess import AnalyzedPair
 
 
@@ -29,6 +30,7 @@ def render_manli_panel(pair: AnalyzedPair) -> None:
     left.metric("Alignment score", f"{result.score:+.3f}")
     middle.metric("Per token (entailment score)", f"{result.normalized:+.4f}")
     right.metric("Candidate edits", f"{result.n_candidates:,}")
+    st.markdown(verdict_line("manli", float(result.normalized), pair.pair))
     gold = pair.pair.gold_alignment
     if gold is not None and (gold.p_len, gold.h_len) != (result.alignment.p_len, result.alignment.h_len):
         st.info("The gold alignment covers other tokens than this pair's; it is not overlaid.")

@@ -16,6 +16,8 @@ from typing import Any
 import streamlit as st
 
 from components.data import Cutoff, LoadedDataset, default_cutoff, fingerprint_of
+from components.text import plain
+from explorer.pairs import Pair
 from explorer.scorers import SCORERS
 
 #: Colours of a chip: agrees with the gold label, disagrees, no gold label to compare.
@@ -140,6 +142,20 @@ def choose_dataset_cutoffs(loaded: LoadedDataset, scorers: Sequence[str], cutoff
         return
     bar.empty()
     st.rerun()
+
+
+def verdict_line(scorer: str, value: float, pair: Pair) -> str:
+    """One Markdown line for a method's tab: its decision at the cutoff the Pair page uses
+    for it, where that cutoff came from, and whether it agrees with the gold label."""
+    from components.state import current_dataset
+
+    cut = default_cutoff(current_dataset(), scorer, typed=pair.source == "typed")
+    entails = value > cut.value
+    line = (f"**Verdict: {'entails' if entails else 'does not entail'}** ({value:.4f} "
+            f"{'>' if entails else '≤'} cutoff {cut.value:.4f}, {plain(cut.source)})")
+    if pair.entails is not None:
+        line += f" — gold: {pair.label}, {'agrees' if entails == pair.entails else 'disagrees'}"
+    return line + "."
 
 
 def page_cutoffs(loaded: LoadedDataset, names: Sequence[str], *, typed: bool) -> dict[str, Cutoff]:

@@ -539,3 +539,14 @@ def test_a_typed_pair_uses_the_development_set_chosen_on_evaluate() -> None:
     source = frame(at, "decision").set_index("name")["cutoff from"]
     assert source[["bleu", "mbleu", "bleu_pa"]].str.startswith("development set: best on blind_spots.xml (24 pairs").all()
     assert source.drop(["bleu", "mbleu", "bleu_pa"]).str.startswith("shipped default").all()
+
+
+def test_slow_method_tabs_give_their_verdict_and_identical_figures_do_not_clash() -> None:
+    at = start()
+    # pFSM and pPDA take the same path on this pair: their figures used to collide.
+    at.text_area(key="pair_text").set_value("Oskar bought a new car last week.")
+    at.text_area(key="pair_hypothesis").set_value("Last week, Oskar purchased a new automobile.").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    verdicts = [m.value for tab in at.tabs for m in tab.markdown if m.value.startswith("**Verdict:")]
+    assert len(verdicts) >= 4  # MANLI, ITG, pFSM, pPDA
+    assert all("shipped default" in v and "rte1_dev.xml + rte2_dev.xml + rte3_dev.xml" in v for v in verdicts)
