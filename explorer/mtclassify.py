@@ -28,13 +28,14 @@ from typing import Any
 
 import numpy as np
 
+from explorer.errors import ExplorerError
 from explorer.metrics.features import feature_matrix
 from explorer.metrics.wer import levenshtein
 from explorer.pairs import Pair
 from explorer.preprocess import analyze_pair
 
 
-class ClassifyError(ValueError):
+class ClassifyError(ExplorerError, ValueError):
     """Data that cannot be used for training or testing."""
 
 

@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from explorer.alignment import Alignment, Edit, EditKind
+from explorer.errors import ExplorerError
 
 ENV_VAR = "ENTAILMENT_EXPLORER_STORE"
 APP_DIR = "entailment-explorer"
@@ -61,7 +62,7 @@ DEFAULT_TAGS: tuple[tuple[str, str], ...] = (
 T = TypeVar("T")
 
 
-class StoreError(RuntimeError):
+class StoreError(ExplorerError, RuntimeError):
     """A store that cannot be opened, or a request it cannot satisfy."""
 
 

@@ -19,13 +19,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from explorer.errors import ExplorerError
 from explorer.pairs import Pair
 
 Log = Callable[[str], None]
 TrainFunction = Callable[[Sequence[Pair], Path, dict[str, str], Log], None]
 
 
-class TrainingOptionError(ValueError):
+class TrainingOptionError(ExplorerError, ValueError):
     """An ``--option`` the trainer does not accept."""
 
 

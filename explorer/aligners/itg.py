@@ -52,6 +52,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from explorer.alignment import Alignment, Edit, EditKind
+from explorer.errors import ExplorerError
 from explorer.preprocess import Analysis, AnalyzedPair
 
 Span = tuple[int, int]
@@ -65,7 +66,7 @@ MAX_CHART_CELLS = 3_600_000
 _TIE = 1e-4
 
 
-class ItgError(ValueError):
+class ItgError(ExplorerError, ValueError):
     """A pair or a configuration the ITG parser cannot handle; the message says why."""
 
 

@@ -36,6 +36,7 @@ from explorer.aligners.manli_features import (
     extract,
 )
 from explorer.alignment import Alignment, Edit
+from explorer.errors import ExplorerError
 
 if TYPE_CHECKING:
     from explorer.preprocess import AnalyzedPair
@@ -43,7 +44,7 @@ if TYPE_CHECKING:
 DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "models" / "manli_rte2dev.json"
 
 
-class ManliModelError(ValueError):
+class ManliModelError(ExplorerError, ValueError):
     """A weights file that cannot be used."""
 
 

@@ -11,13 +11,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from explorer.errors import ExplorerError
 from explorer.pairs import Pair
 
 #: Uploads and files larger than this are refused before parsing.
 MAX_BYTES = 200 * 1024 * 1024
 
 
-class DatasetError(ValueError):
+class DatasetError(ExplorerError, ValueError):
     """A file that cannot be loaded; the message says where and what was expected."""
 
 

@@ -36,6 +36,7 @@ from explorer.edit_distance.automaton import (
     build_automaton,
 )
 from explorer.edit_distance.features import TABLES, FeatureIndex, PairFeatures, pair_features
+from explorer.errors import ExplorerError
 from explorer.preprocess import AnalyzedPair
 
 #: Tokens each table's operation consumes (text + hypothesis), for the per-token shift.
@@ -43,7 +44,7 @@ _TABLE_TOKENS = {"sub": 2, "b12": 3, "b21": 3, "b22": 4, "ins": 1, "del": 1}
 _BLOCKS = ("b12", "b21", "b22")
 
 
-class ModelError(ValueError):
+class ModelError(ExplorerError, ValueError):
     """A model file that cannot be read, or a pair the model cannot score."""
 
 

@@ -1,0 +1,366 @@
+"""The explorer's contracts in one place: what a scorer, an aligner and their results
+are, the info records the CLI and UI read, and the one registry helper behind every
+``name -> info`` table (scorers, aligners, dataset formats, trainers, CLI commands, UI
+panels).
+
+A registry maps a name to a frozen info record. Records say what a method needs
+(:class:`Capabilities`) so the UI and CLI can filter methods instead of failing at run
+time, and how to build it: a factory given as ``"module:attr"`` (imported on first use,
+so listing methods imports nothing heavy) or as a callable. Building is cached: one
+instance per name and process.
+
+Results share one contract: ``value`` is the number compared to a cutoff (higher = more
+entailed), ``to_json()`` gives a JSON-ready dict, ``summary()`` a one-line human form.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import math
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+
+from explorer.errors import ExplorerError
+
+if TYPE_CHECKING:
+    from explorer.alignment import Alignment
+    from explorer.pairs import Pair
+    from explorer.preprocess import AnalyzedPair
+
+T = TypeVar("T")
+InfoT = TypeVar("InfoT", bound="Named")
+
+
+# -- lazy imports ----------------------------------------------------------------------------
+
+
+def import_attr(target: str) -> Any:
+    """``"package.module:attr"`` -> the attribute (``attr`` may be dotted)."""
+    module, sep, attr = target.partition(":")
+    if not sep or not module or not attr:
+        raise ValueError(f"lazy target {target!r} is not 'module:attr'")
+    obj: Any = importlib.import_module(module)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def lazy(target: str, *args: Any, **kwargs: Any) -> Callable[..., Any]:
+    """A callable that imports ``target`` (``"module:attr"``) on first call and calls it
+    with ``args``/``kwargs`` followed by the call's own arguments."""
+
+    def call(*more: Any, **more_kwargs: Any) -> Any:
+        return import_attr(target)(*args, *more, **kwargs, **more_kwargs)
+
+    call.__qualname__ = call.__name__ = f"lazy({target})"
+    return call
+
+
+# -- capabilities and info records -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a method needs and how it behaves, declared up front.
+
+    Resources (``wordnet``, ``tagger``, ``ppdb``, ``brown``) are NLTK data or files it
+    reads; ``model`` is a trained model file it loads. Data needs say what an evaluation
+    must supply: ``labels`` (entailment labels), ``graded`` (graded similarity scores, to
+    train on), ``gold_alignments`` (token links). ``interactive`` is False for methods too
+    slow to rerun on every keystroke (the UI runs them on request).
+    """
+
+    wordnet: bool = False
+    tagger: bool = False
+    ppdb: bool = False
+    brown: bool = False
+    model: bool = False
+    labels: bool = False
+    graded: bool = False
+    gold_alignments: bool = False
+    interactive: bool = True
+
+    def needs(self) -> tuple[str, ...]:
+        """The names of the needs that are set (``interactive`` excluded)."""
+        return tuple(f.name for f in fields(self) if f.name != "interactive" and getattr(self, f.name))
+
+
+class Named(Protocol):
+    @property
+    def name(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class ScorerInfo:
+    """What the CLI and UI show about a scorer, and how to build it."""
+
+    name: str
+    label: str
+    description: str
+    factory: Callable[[], Scorer]
+    # False for scorers too slow to rerun on every keystroke (trained decoders, biparsers
+    # on long pairs): the Pair page runs them only when asked.
+    interactive: bool = True
+    capabilities: Capabilities = field(default_factory=Capabilities)
+
+    def build(self) -> Scorer:
+        return self.factory()
+
+
+@dataclass(frozen=True)
+class AlignerInfo:
+    """What the CLI and UI show about an aligner, and how to build it."""
+
+    name: str
+    label: str
+    description: str
+    factory: Callable[[], Aligner]
+    capabilities: Capabilities = field(default_factory=Capabilities)
+
+    @property
+    def interactive(self) -> bool:
+        return self.capabilities.interactive
+
+    def build(self) -> Aligner:
+        return self.factory()
+
+
+Parser = Callable[[str, str], "list[Pair]"]  # (file text, display name) -> pairs
+
+
+@dataclass(frozen=True)
+class LoaderInfo:
+    """A dataset format: how to recognise it and how to parse it. ``gives`` says what
+    its pairs carry (``labels``, ``graded``, ``gold_alignments``)."""
+
+    name: str
+    description: str
+    extensions: tuple[str, ...]
+    sniff: Callable[[str], bool]
+    parse: Parser
+    gives: Capabilities = field(default_factory=Capabilities)
+
+
+Log = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class TrainerInfo:
+    """A trainer: ``module:function(pairs, out, options, log)`` trains and saves."""
+
+    name: str
+    description: str
+    target: str
+    capabilities: Capabilities = field(default_factory=Capabilities)
+
+    def run(self, pairs: Any, out: Path, options: dict[str, str], log: Log) -> None:
+        import_attr(self.target)(pairs, out, options, log)
+
+
+# -- the registry ------------------------------------------------------------------------------
+
+
+class Registry(dict[str, InfoT], Generic[InfoT]):
+    """``name -> info``, with a cached build and one "unknown" error.
+
+    It is a plain dict of info records (``REG[name]``, ``in``, ``.items()`` work as
+    before), plus :meth:`info` (raises ``error`` naming the known entries),
+    :meth:`build` (the info's ``build()`` once per name and process) and :meth:`names`
+    (filter on capabilities).
+    """
+
+    def __init__(self, kind: str, entries: Iterable[InfoT], *,
+                 error: type[Exception] | None = None) -> None:
+        super().__init__((e.name, e) for e in entries)
+        self.kind = kind
+        self.error: type[Exception] = error or UnknownNameError
+        self._built: dict[str, Any] = {}
+        self._lock = threading.Lock()
+
+    def unknown(self, name: str) -> Exception:
+        known = ", ".join(self) or "(none yet)"
+        return self.error(f"unknown {self.kind} {name!r}; choose from: {known}")
+
+    def info(self, name: str) -> InfoT:
+        try:
+            return self[name]
+        except KeyError:
+            raise self.unknown(name) from None
+
+    def build(self, name: str) -> Any:
+        """The object built from ``name``'s info (built once, then cached)."""
+        info = self.info(name)
+        with self._lock:
+            if name not in self._built:
+                self._built[name] = info.build()  # type: ignore[attr-defined]
+            return self._built[name]
+
+    def clear_cache(self) -> None:
+        with self._lock:
+            self._built.clear()
+
+    def names(self, **wanted: bool) -> list[str]:
+        """Names whose capabilities match every ``flag=value`` given, e.g.
+        ``names(interactive=True)`` or ``names(gold_alignments=False)``."""
+        out = []
+        for name, info in self.items():
+            caps = getattr(info, "capabilities", None) or getattr(info, "gives", None) or Capabilities()
+            values = {f.name: getattr(caps, f.name) for f in fields(caps)}
+            if hasattr(info, "interactive"):
+                values["interactive"] = info.interactive
+            if all(values.get(k, False) == v for k, v in wanted.items()):
+                out.append(name)
+        return out
+
+
+class UnknownNameError(ExplorerError, KeyError):
+    """A name no registry entry has; the message lists the known names."""
+
+    def __str__(self) -> str:
+        return str(self.args[0])
+
+
+# -- scorers, aligners and their results ----------------------------------------------------------
+
+
+class ScoreResult(Protocol):
+    @property
+    def value(self) -> float: ...
+
+
+class Scorer(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    def score(self, pair: AnalyzedPair) -> ScoreResult: ...
+
+
+class AlignResult(Protocol):
+    @property
+    def alignment(self) -> Alignment: ...
+
+    @property
+    def value(self) -> float: ...
+
+
+class Aligner(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    def align(self, pair: AnalyzedPair) -> AlignResult: ...
+
+
+def json_safe(value: Any) -> Any:
+    """NaN and infinities become null (strict JSON); sets become sorted lists, tuples
+    lists, dict values recursively safe."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    if isinstance(value, set | frozenset):  # e.g. an Alignment's links: sorted for stable output
+        try:
+            items = sorted(value)
+        except TypeError:
+            items = list(value)
+        return [json_safe(v) for v in items]
+    return value
+
+
+def result_to_json(result: Any) -> dict[str, Any]:
+    """A result as a JSON-ready dict: its own ``to_json()`` if it has one, else its
+    dataclass fields, else ``{"value": ...}``."""
+    to_json = getattr(result, "to_json", None)
+    if callable(to_json):
+        return json_safe(to_json())  # type: ignore[no-any-return]
+    if is_dataclass(result) and not isinstance(result, type):
+        return json_safe(asdict(result))  # type: ignore[no-any-return]
+    return {"value": float(result.value)}
+
+
+def summary(result: Any) -> str:
+    """A result in one line: ``value 0.4213`` plus the alignment's link count when it
+    has one."""
+    line = f"value {float(result.value):.4f}"
+    alignment = getattr(result, "alignment", None)
+    if alignment is not None and hasattr(alignment, "links"):
+        line += f", {len(alignment.links)} links"
+    return line
+
+
+class ResultMixin:
+    """``to_json()`` and ``summary()`` for frozen result dataclasses."""
+
+    def to_json(self) -> dict[str, Any]:
+        return json_safe(asdict(self))  # type: ignore[call-overload, no-any-return]
+
+    def summary(self) -> str:
+        return summary(self)
+
+
+# -- signatures ----------------------------------------------------------------------------------
+
+
+def file_digest(path: str | Path, length: int = 12) -> str | None:
+    """The first ``length`` hex digits of a file's sha256 (None when unreadable)."""
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:length]
+    except OSError:
+        return None
+
+
+def signature(method: str, *, model: str | Path | None = None, lexical: Mapping[str, Any] | None = None,
+              cutoff_source: str | None = None, **extra: Any) -> dict[str, Any]:
+    """The settings behind a reported number, as sacreBLEU's signature records them:
+    the method, the explorer's version, the model file and its sha256 prefix, the
+    lexical configuration and where the cutoff came from."""
+    from explorer import __version__
+
+    sig: dict[str, Any] = {"method": method, "version": __version__}
+    if model is not None:
+        sig["model"] = Path(model).name
+        sig["model_sha256"] = file_digest(model)
+    if lexical is not None:
+        sig["lexical"] = dict(lexical)
+    if cutoff_source is not None:
+        sig["cutoff_source"] = cutoff_source
+    sig.update(extra)
+    return sig
+
+
+def signature_text(sig: Mapping[str, Any]) -> str:
+    """``method:mbleu|version:0.1.0|...`` (one line, for text output)."""
+    parts = []
+    for key, value in sig.items():
+        if isinstance(value, Mapping):
+            value = ",".join(f"{k}={v}" for k, v in value.items())
+        parts.append(f"{key}:{value}")
+    return "|".join(parts)
+
+
+__all__ = [
+    "Aligner",
+    "AlignerInfo",
+    "AlignResult",
+    "Capabilities",
+    "LoaderInfo",
+    "Registry",
+    "ResultMixin",
+    "ScoreResult",
+    "Scorer",
+    "ScorerInfo",
+    "TrainerInfo",
+    "UnknownNameError",
+    "import_attr",
+    "json_safe",
+    "lazy",
+    "result_to_json",
+    "signature",
+    "signature_text",
+    "summary",
+]
