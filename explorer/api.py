@@ -106,6 +106,8 @@ class ScorerInfo:
     # on long pairs): the Pair page runs them only when asked.
     interactive: bool = True
     capabilities: Capabilities = field(default_factory=Capabilities)
+    # The shipped model file (relative to explorer/models/) for trained methods.
+    model: str | None = None
 
     def build(self) -> Scorer:
         return self.factory()
@@ -120,6 +122,8 @@ class AlignerInfo:
     description: str
     factory: Callable[[], Aligner]
     capabilities: Capabilities = field(default_factory=Capabilities)
+    # The shipped model file (relative to explorer/models/) for trained methods.
+    model: str | None = None
 
     @property
     def interactive(self) -> bool:
@@ -314,6 +318,33 @@ def file_digest(path: str | Path, length: int = 12) -> str | None:
         return None
 
 
+MODELS_DIR = Path(__file__).resolve().parent / "models"
+
+
+def model_path(info: Any) -> Path | None:
+    """The shipped model file of a scorer's or aligner's info record (None for
+    methods without one)."""
+    name = getattr(info, "model", None)
+    return MODELS_DIR / name if name else None
+
+
+def method_signature(info: Any, *, model: str | Path | None = None, cutoff_source: str | None = None) -> dict[str, Any]:
+    """:func:`signature` of a registered method: its model file (``model`` overrides
+    the shipped one) and, when the model file records one, its lexical configuration."""
+    path = Path(model) if model is not None else model_path(info)
+    lexical = None
+    if path is not None:
+        try:
+            import json
+
+            payload = json.loads(path.read_text(encoding="utf-8"))
+            if isinstance(payload, dict) and isinstance(payload.get("lexical"), dict):
+                lexical = payload["lexical"]
+        except (OSError, ValueError):
+            pass
+    return signature(info.name, model=path, lexical=lexical, cutoff_source=cutoff_source)
+
+
 def signature(method: str, *, model: str | Path | None = None, lexical: Mapping[str, Any] | None = None,
               cutoff_source: str | None = None, **extra: Any) -> dict[str, Any]:
     """The settings behind a reported number, as sacreBLEU's signature records them:
@@ -359,6 +390,8 @@ __all__ = [
     "import_attr",
     "json_safe",
     "lazy",
+    "method_signature",
+    "model_path",
     "result_to_json",
     "signature",
     "signature_text",
