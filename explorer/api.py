@@ -21,6 +21,7 @@ import math
 import threading
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
@@ -263,6 +264,10 @@ def json_safe(value: Any) -> Any:
     lists, dict values recursively safe."""
     if isinstance(value, float) and not math.isfinite(value):
         return None
+    if isinstance(value, Enum):
+        return json_safe(value.value)
+    if hasattr(value, "tolist") and not isinstance(value, str | bytes):  # numpy arrays and scalars
+        return json_safe(value.tolist())
     if isinstance(value, dict):
         return {k: json_safe(v) for k, v in value.items()}
     if isinstance(value, list | tuple):

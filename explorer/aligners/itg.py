@@ -52,6 +52,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from explorer.alignment import Alignment, Edit, EditKind
+from explorer.api import ResultMixin
 from explorer.errors import ExplorerError
 from explorer.preprocess import Analysis, AnalyzedPair
 
@@ -204,7 +205,7 @@ class ItgConfig:
 
 
 @dataclass(frozen=True)
-class ItgParse:
+class ItgParse(ResultMixin):
     """The best biparse of a pair and everything derived from it.
 
     Attributes:
