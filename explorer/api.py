@@ -199,10 +199,15 @@ class Registry(dict[str, InfoT], Generic[InfoT]):
     def build(self, name: str) -> Any:
         """The object built from ``name``'s info (built once, then cached)."""
         info = self.info(name)
-        with self._lock:
-            if name not in self._built:
-                self._built[name] = info.build()  # type: ignore[attr-defined]
+        try:
             return self._built[name]
+        except KeyError:
+            pass
+        # Built outside the lock (a slow model load must not hold up other names; a
+        # factory may itself use a registry); if two threads race, the first one kept wins.
+        built = info.build()  # type: ignore[attr-defined]
+        with self._lock:
+            return self._built.setdefault(name, built)
 
     def clear_cache(self) -> None:
         with self._lock:
