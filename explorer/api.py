@@ -20,7 +20,7 @@ import importlib
 import math
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import asdict, dataclass, field, fields, is_dataclass
+from dataclasses import asdict, dataclass, field, is_dataclass
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
@@ -64,30 +64,34 @@ def lazy(target: str, *args: Any, **kwargs: Any) -> Callable[..., Any]:
 # -- capabilities and info records -----------------------------------------------------------
 
 
+#: What a method may need. Resources: ``wordnet``, ``tagger``, ``ppdb``, ``brown`` (NLTK
+#: data it reads), ``model`` (a trained model file it loads). Data an evaluation must
+#: supply (or a dataset format carries): ``labels`` (entailment labels), ``graded`` (graded
+#: similarity scores), ``gold_alignments`` (token links).
+NEEDS: tuple[str, ...] = ("wordnet", "tagger", "ppdb", "brown", "model", "labels", "graded", "gold_alignments")
+
+
 @dataclass(frozen=True)
 class Capabilities:
-    """What a method needs and how it behaves, declared up front.
+    """What a method needs (a subset of :data:`NEEDS`) and whether it is fast enough to
+    rerun on every keystroke (``interactive``; the UI runs the others on request)."""
 
-    Resources (``wordnet``, ``tagger``, ``ppdb``, ``brown``) are NLTK data or files it
-    reads; ``model`` is a trained model file it loads. Data needs say what an evaluation
-    must supply: ``labels`` (entailment labels), ``graded`` (graded similarity scores, to
-    train on), ``gold_alignments`` (token links). ``interactive`` is False for methods too
-    slow to rerun on every keystroke (the UI runs them on request).
-    """
-
-    wordnet: bool = False
-    tagger: bool = False
-    ppdb: bool = False
-    brown: bool = False
-    model: bool = False
-    labels: bool = False
-    graded: bool = False
-    gold_alignments: bool = False
+    needs: frozenset[str] = frozenset()
     interactive: bool = True
 
-    def needs(self) -> tuple[str, ...]:
-        """The names of the needs that are set (``interactive`` excluded)."""
-        return tuple(f.name for f in fields(self) if f.name != "interactive" and getattr(self, f.name))
+    def __post_init__(self) -> None:
+        unknown = set(self.needs) - set(NEEDS)
+        if unknown:
+            raise ValueError(f"unknown capability {sorted(unknown)[0]!r}; choose from: {', '.join(NEEDS)}")
+
+    def flags(self) -> dict[str, bool]:
+        """Every need as a flag, plus ``interactive``."""
+        return {**{n: n in self.needs for n in NEEDS}, "interactive": self.interactive}
+
+
+def caps(*needs: str, interactive: bool = True) -> Capabilities:
+    """``caps("wordnet", "ppdb", interactive=False)``."""
+    return Capabilities(frozenset(needs), interactive)
 
 
 class Named(Protocol):
@@ -218,8 +222,8 @@ class Registry(dict[str, InfoT], Generic[InfoT]):
         ``names(interactive=True)`` or ``names(gold_alignments=False)``."""
         out = []
         for name, info in self.items():
-            caps = getattr(info, "capabilities", None) or getattr(info, "gives", None) or Capabilities()
-            values = {f.name: getattr(caps, f.name) for f in fields(caps)}
+            declared = getattr(info, "capabilities", None) or getattr(info, "gives", None) or Capabilities()
+            values = declared.flags()
             if hasattr(info, "interactive"):
                 values["interactive"] = info.interactive
             if all(values.get(k, False) == v for k, v in wanted.items()):
@@ -242,25 +246,16 @@ class ScoreResult(Protocol):
     def value(self) -> float: ...
 
 
-class Scorer(Protocol):
-    @property
-    def name(self) -> str: ...
-
+class Scorer(Named, Protocol):
     def score(self, pair: AnalyzedPair) -> ScoreResult: ...
 
 
-class AlignResult(Protocol):
+class AlignResult(ScoreResult, Protocol):
     @property
     def alignment(self) -> Alignment: ...
 
-    @property
-    def value(self) -> float: ...
 
-
-class Aligner(Protocol):
-    @property
-    def name(self) -> str: ...
-
+class Aligner(Named, Protocol):
     def align(self, pair: AnalyzedPair) -> AlignResult: ...
 
 
@@ -388,7 +383,9 @@ __all__ = [
     "Aligner",
     "AlignerInfo",
     "AlignResult",
+    "NEEDS",
     "Capabilities",
+    "caps",
     "LoaderInfo",
     "Registry",
     "ResultMixin",

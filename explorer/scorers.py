@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from explorer.api import Capabilities, Registry, Scorer, ScoreResult, ScorerInfo, UnknownNameError, lazy
+from explorer.api import Registry, Scorer, ScoreResult, ScorerInfo, UnknownNameError, caps, lazy
 
 # What each family needs (declared, so the UI and CLI can filter instead of failing).
-_TAGGED = Capabilities(tagger=True, wordnet=True, interactive=False)
-_BROWN = Capabilities(brown=True)
-_SLOW = Capabilities(interactive=False)
-_LEXICAL = Capabilities(tagger=True, wordnet=True, ppdb=True, interactive=False)
-_TRAINED = Capabilities(tagger=True, wordnet=True, ppdb=True, model=True, interactive=False)
+_TAGGED = caps("tagger", "wordnet", interactive=False)
+_BROWN = caps("brown")
+_SLOW = caps(interactive=False)
+_LEXICAL = caps("tagger", "wordnet", "ppdb", interactive=False)
+_TRAINED = caps("tagger", "wordnet", "ppdb", "model", interactive=False)
 
 
 def _bleu(variant: str) -> Callable[[], Scorer]:
@@ -40,7 +40,7 @@ _ENTRIES: list[ScorerInfo] = [
     ScorerInfo("pos_per", "POS-decomposed PER", "Finch et al.: share of matched words, split by POS tag", lazy("explorer.metrics.per:PosPerScorer"), interactive=False, capabilities=_TAGGED),
     *(ScorerInfo(f"bleu{n}", f"BLEU-{n} (no BP)", f"Finch et al.: geometric mean of orders 1-{n}, no brevity penalty, both directions", lazy("explorer.metrics.bleu:BleuNScorer", n=n)) for n in range(1, 5)),
     *(ScorerInfo(f"nist{n}", f"NIST-{n}", f"Finch et al.: NIST up to order {n}, Brown information weights, both directions", lazy("explorer.metrics.nist:NistScorer", max_n=n), capabilities=_BROWN) for n in range(1, 6)),
-    ScorerInfo("bow", "Bag-of-words alignment", "idf-weighted log similarity of each hypothesis word's best text match, per hypothesis word", lazy("explorer.aligners.bow:BowScorer"), capabilities=Capabilities(brown=True, wordnet=True)),
+    ScorerInfo("bow", "Bag-of-words alignment", "idf-weighted log similarity of each hypothesis word's best text match, per hypothesis word", lazy("explorer.aligners.bow:BowScorer"), capabilities=caps("brown", "wordnet")),
     ScorerInfo("itg", "Bracketing ITG", "Wu 2005: best biparse, unit costs, exact matches", _itg("itg"), interactive=False, capabilities=_SLOW),
     ScorerInfo("itg_stop", "Bracketing ITG (stoplist)", "ITG with stopwords and punctuation left out of the lexical rules", _itg("itg_stop"), interactive=False, capabilities=_SLOW),
     ScorerInfo("itg_entail", "Bracketing ITG (cheap text nulls)", "ITG where unaligned text words cost 0.1", _itg("itg_entail"), interactive=False, capabilities=_SLOW),

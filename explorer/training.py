@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from explorer.api import Capabilities, Log, Registry, TrainerInfo
+from explorer.api import Log, Registry, TrainerInfo, caps
 from explorer.errors import ExplorerError
 from explorer.pairs import Pair
 
@@ -27,11 +27,11 @@ class TrainingOptionError(ExplorerError, ValueError):
 
 TRAINERS: Registry[TrainerInfo] = Registry("trainer", [
     TrainerInfo("manli", "MANLI feature weights (averaged perceptron on gold alignments)", "explorer.aligners.manli_learn:train_command",
-                Capabilities(gold_alignments=True)),
+                caps("gold_alignments")),
     TrainerInfo("pfsm", "probabilistic edit distance FSM (regression on graded STS/SICK scores)", "explorer.edit_distance.training:train_pfsm",
-                Capabilities(graded=True)),
+                caps("graded")),
     TrainerInfo("ppda", "probabilistic edit distance with jumps, pPDA (regression on graded scores)", "explorer.edit_distance.training:train_ppda",
-                Capabilities(graded=True)),
+                caps("graded")),
 ])
 
 

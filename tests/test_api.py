@@ -9,7 +9,7 @@ import sys
 import pytest
 
 import explorer
-from explorer.api import Capabilities, Registry, ScorerInfo, UnknownNameError, import_attr, lazy, method_signature
+from explorer.api import Registry, ScorerInfo, UnknownNameError, caps, import_attr, lazy, method_signature
 from explorer.errors import ExplorerError
 
 
@@ -39,7 +39,9 @@ def test_capabilities_filter_methods() -> None:
     assert "manli" not in explorer.list_scorers(interactive=True)
     assert "manli" in explorer.list_scorers(model=True) and "bleu" not in explorer.list_scorers(model=True)
     assert set(explorer.list_formats(gold_alignments=True)) == {"msr_align", "edinburgh"}
-    assert Capabilities(wordnet=True, interactive=False).needs() == ("wordnet",)
+    assert caps("wordnet", interactive=False).flags()["wordnet"] is True
+    with pytest.raises(ValueError, match="unknown capability"):
+        caps("wordnett")
 
 
 def test_signature_records_model_digest_and_lexical_switches() -> None:

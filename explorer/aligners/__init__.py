@@ -8,10 +8,10 @@ cutoff (``value``), plus whatever breakdown the UI draws. The contracts live in
 
 from __future__ import annotations
 
-from explorer.api import Aligner, AlignerInfo, AlignResult, Capabilities, Registry, UnknownNameError, lazy
+from explorer.api import Aligner, AlignerInfo, AlignResult, Registry, UnknownNameError, caps, lazy
 
-_LEXICAL = Capabilities(tagger=True, wordnet=True, ppdb=True, interactive=False)
-_TRAINED = Capabilities(tagger=True, wordnet=True, ppdb=True, model=True, interactive=False)
+_LEXICAL = caps("tagger", "wordnet", "ppdb", interactive=False)
+_TRAINED = caps("tagger", "wordnet", "ppdb", "model", interactive=False)
 
 
 class UnknownAlignerError(UnknownNameError):
@@ -19,8 +19,8 @@ class UnknownAlignerError(UnknownNameError):
 
 
 ALIGNERS: Registry[AlignerInfo] = Registry("aligner", [
-    AlignerInfo("bow", "Bag of words", "each hypothesis word to its most similar text word (Levenshtein on lemmas)", lazy("explorer.aligners.bow:BowAligner"), Capabilities(brown=True, wordnet=True)),
-    AlignerInfo("itg", "Bracketing ITG", "links of the best Bracketing ITG biparse (exact matches)", lazy("explorer.aligners.itg:ItgAligner", "itg"), Capabilities(interactive=False)),
+    AlignerInfo("bow", "Bag of words", "each hypothesis word to its most similar text word (Levenshtein on lemmas)", lazy("explorer.aligners.bow:BowAligner"), caps("brown", "wordnet")),
+    AlignerInfo("itg", "Bracketing ITG", "links of the best Bracketing ITG biparse (exact matches)", lazy("explorer.aligners.itg:ItgAligner", "itg"), caps(interactive=False)),
     AlignerInfo("itg_lex", "Bracketing ITG (lexical similarity)", "ITG links using the shared WordNet/PPDB similarity", lazy("explorer.aligners.itg:ItgAligner", "itg_lex"), _LEXICAL),
     AlignerInfo("manli", "MANLI", "phrase-based NLI aligner (MacCartney et al. 2008), simulated annealing, trained weights", lazy("explorer.aligners.manli:ManliAligner"), _TRAINED, "manli_rte2dev.json"),
     AlignerInfo("pfsm", "pFSM edit sequence", "Viterbi edit sequence of the probabilistic edit-distance FSM (Wang & Cer 2012)", lazy("explorer.edit_distance.scoring:EditDistanceScorer", "pfsm"), _TRAINED, "pfsm_sts2012.json"),

@@ -1,9 +1,9 @@
 """Command-line interface: ``entailment-explorer COMMAND ...`` or ``python -m explorer COMMAND ...``.
 
 Every command uses the same library code as the UI. Commands are one
-:class:`explorer.api.Registry` (:data:`COMMANDS`): a name, a help line and the
-``"module:function"`` of its ``configure(parser)`` and ``run(args) -> exit code``, one
-module per command family (:mod:`~explorer.cli.evaluate`, :mod:`~explorer.cli.mt`,
+:class:`explorer.api.Registry` (:data:`COMMANDS`): a name, a help line and the module
+holding its ``configure_NAME(parser)`` and ``run_NAME(args) -> exit code`` (``-`` in the
+name becomes ``_``), one module per command family (:mod:`~explorer.cli.evaluate`, :mod:`~explorer.cli.mt`,
 :mod:`~explorer.cli.align`, :mod:`~explorer.cli.train`); a module is imported only
 when its command is used. Errors are caught once, here: any
 :class:`explorer.errors.ExplorerError` or unreadable/unwritable file prints
@@ -22,22 +22,30 @@ from explorer.errors import ExplorerError
 
 @dataclass(frozen=True)
 class CommandInfo:
-    """A command: ``configure(parser)`` adds its arguments, ``run(args)`` runs it."""
+    """A command: ``module.configure_NAME(parser)`` adds its arguments,
+    ``module.run_NAME(args)`` runs it."""
 
     name: str
     help: str
-    configure: str  # "module:function"
-    run: str  # "module:function"
+    module: str
+
+    @property
+    def configure(self) -> str:
+        return f"{self.module}:configure_{self.name.replace('-', '_')}"
+
+    @property
+    def run(self) -> str:
+        return f"{self.module}:run_{self.name.replace('-', '_')}"
 
 
 COMMANDS: Registry[CommandInfo] = Registry("command", [
-    CommandInfo("evaluate", "evaluate scorers as entailment classifiers on a dataset", "explorer.cli.evaluate:configure_evaluate", "explorer.cli.evaluate:run_evaluate"),
-    CommandInfo("score", "score one text/hypothesis pair with every scorer", "explorer.cli.evaluate:configure_score", "explorer.cli.evaluate:run_score"),
-    CommandInfo("resources", "list (and download) the NLTK resources the explorer uses", "explorer.cli.evaluate:configure_resources", "explorer.cli.evaluate:run_resources"),
-    CommandInfo("classify", "train an SVM on MT-metric features (Finch et al. 2005) and report accuracy", "explorer.cli.mt:configure_classify", "explorer.cli.mt:run_classify"),
-    CommandInfo("corpus-stats", "lengths, length difference ratio and edit distance per task (Finch et al. Table 1)", "explorer.cli.mt:configure_corpus_stats", "explorer.cli.mt:run_corpus_stats"),
-    CommandInfo("align-eval", "evaluate an aligner against gold alignments (P/R/F1, exact match)", "explorer.cli.align:configure", "explorer.cli.align:run"),
-    CommandInfo("train", "train a method's model on gold data (e.g. MANLI weights on gold alignments)", "explorer.cli.train:configure", "explorer.cli.train:run"),
+    CommandInfo("evaluate", "evaluate scorers as entailment classifiers on a dataset", "explorer.cli.evaluate"),
+    CommandInfo("score", "score one text/hypothesis pair with every scorer", "explorer.cli.evaluate"),
+    CommandInfo("resources", "list (and download) the NLTK resources the explorer uses", "explorer.cli.evaluate"),
+    CommandInfo("classify", "train an SVM on MT-metric features (Finch et al. 2005) and report accuracy", "explorer.cli.mt"),
+    CommandInfo("corpus-stats", "lengths, length difference ratio and edit distance per task (Finch et al. Table 1)", "explorer.cli.mt"),
+    CommandInfo("align-eval", "evaluate an aligner against gold alignments (P/R/F1, exact match)", "explorer.cli.align"),
+    CommandInfo("train", "train a method's model on gold data (e.g. MANLI weights on gold alignments)", "explorer.cli.train"),
 ])
 
 

@@ -14,7 +14,7 @@ from explorer.api import method_signature
 from explorer.cli.output import fail, progress_printer
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def configure_align_eval(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("gold", nargs="+", help="gold file(s): one MSR .align.txt or Edinburgh++ JSON, or the MSR A/B/C files to merge by majority")
     parser.add_argument("--aligner", help=f"aligner to evaluate (known: {', '.join(ALIGNERS) or 'none yet'})")
     parser.add_argument("--model", help="trained model file for aligners that take one")
@@ -34,7 +34,7 @@ def _build_aligner(name: str, model: str | None) -> Any:
     return with_model(model)
 
 
-def run(args: argparse.Namespace) -> int:
+def run_align_eval(args: argparse.Namespace) -> int:
     if args.aligner is None and not args.reachability:
         return fail("give --aligner NAME (or --reachability to check the gold alone)")
     if args.limit is not None and args.limit < 1:

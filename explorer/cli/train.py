@@ -10,7 +10,7 @@ from explorer.cli.output import fail, stderr_log
 from explorer.training import TRAINERS, load_training_pairs, parse_options
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def configure_train(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("trainer", help=f"what to train (known: {', '.join(TRAINERS)})")
     parser.add_argument("gold", nargs="+", help="gold data files (any format the loaders read; several MSR annotator files are merged by majority)")
     parser.add_argument("--out", required=True, help="where to write the model (JSON)")
@@ -20,7 +20,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def run(args: argparse.Namespace) -> int:
+def run_train(args: argparse.Namespace) -> int:
     info = TRAINERS.info(args.trainer)
     started = time.perf_counter()
     try:

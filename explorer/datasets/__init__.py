@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from explorer.api import Capabilities, LoaderInfo, Registry, lazy
+from explorer.api import LoaderInfo, Registry, caps, lazy
 from explorer.errors import ExplorerError
 from explorer.pairs import Pair
 
@@ -63,9 +63,9 @@ class Dataset:
         return any(p.gold_alignment is not None for p in self.pairs)
 
 
-_LABELS = Capabilities(labels=True)
-_GRADED = Capabilities(graded=True)
-_GOLD = Capabilities(labels=True, gold_alignments=True)
+_LABELS = caps("labels")
+_GRADED = caps("graded")
+_GOLD = caps("labels", "gold_alignments")
 
 
 def _sniff_rte(head: str) -> bool:
@@ -106,12 +106,12 @@ def _sniff_csv(head: str) -> bool:
 LOADERS: Registry[LoaderInfo] = Registry("format", [
     LoaderInfo("rte_xml", "PASCAL RTE XML (RTE1-3)", (".xml",), _sniff_rte, lazy("explorer.datasets.rte:parse_rte_xml"), _LABELS),
     LoaderInfo("msrp", "Microsoft Research Paraphrase TSV", (".tsv", ".txt"), _sniff_msrp, lazy("explorer.datasets.tabular:parse_msrp"), _LABELS),
-    LoaderInfo("sick", "SICK (SemEval-2014 task 1) TXT", (".txt", ".tsv"), _sniff_sick, lazy("explorer.datasets.tabular:parse_sick"), Capabilities(labels=True, graded=True)),
+    LoaderInfo("sick", "SICK (SemEval-2014 task 1) TXT", (".txt", ".tsv"), _sniff_sick, lazy("explorer.datasets.tabular:parse_sick"), caps("labels", "graded")),
     LoaderInfo("sts", "STS TSV: score, sentence 1, sentence 2", (".tsv", ".txt"), _sniff_sts, lazy("explorer.datasets.tabular:parse_sts"), _GRADED),
     LoaderInfo("jsonl", "JSON lines or a JSON list of {text, hypothesis, label, task, id}", (".jsonl", ".json"), _sniff_jsonl, lazy("explorer.datasets.tabular:parse_jsonl"), _LABELS),
     LoaderInfo("csv", "CSV with header text (or premise), hypothesis, label, task, id", (".csv",), _sniff_csv, lazy("explorer.datasets.tabular:parse_csv"), _LABELS),
     LoaderInfo("msr_align", "MSR RTE2 gold alignments (GIZA-style .align.txt)", (".txt",), _sniff_msr_align, lazy("explorer.datasets.msr_align:parse_msr_align_labelled"), _GOLD),
-    LoaderInfo("edinburgh", "Edinburgh++ paraphrase alignments (JSON with sureAlign)", (".json",), _sniff_edinburgh, lazy("explorer.datasets.edinburgh:parse_edinburgh"), Capabilities(gold_alignments=True)),
+    LoaderInfo("edinburgh", "Edinburgh++ paraphrase alignments (JSON with sureAlign)", (".json",), _sniff_edinburgh, lazy("explorer.datasets.edinburgh:parse_edinburgh"), caps("gold_alignments")),
 ], error=UnknownFormatError)
 
 
