@@ -100,42 +100,34 @@ class Named(Protocol):
 
 
 @dataclass(frozen=True)
-class ScorerInfo:
-    """What the CLI and UI show about a scorer, and how to build it."""
+class MethodInfo:
+    """What the CLI and UI show about a method, and how to build it: ``factory()``
+    (e.g. ``lazy("module:Class")``), what it needs (``capabilities``) and its shipped
+    model file (relative to ``explorer/models/``) if it is trained."""
 
     name: str
     label: str
     description: str
-    factory: Callable[[], Scorer]
-    # False for scorers too slow to rerun on every keystroke (trained decoders, biparsers
-    # on long pairs): the Pair page runs them only when asked.
-    interactive: bool = True
+    factory: Callable[[], Any]
     capabilities: Capabilities = field(default_factory=Capabilities)
-    # The shipped model file (relative to explorer/models/) for trained methods.
-    model: str | None = None
-
-    def build(self) -> Scorer:
-        return self.factory()
-
-
-@dataclass(frozen=True)
-class AlignerInfo:
-    """What the CLI and UI show about an aligner, and how to build it."""
-
-    name: str
-    label: str
-    description: str
-    factory: Callable[[], Aligner]
-    capabilities: Capabilities = field(default_factory=Capabilities)
-    # The shipped model file (relative to explorer/models/) for trained methods.
     model: str | None = None
 
     @property
     def interactive(self) -> bool:
+        """False for methods too slow to rerun on every keystroke (trained decoders,
+        biparsers on long pairs): the Pair page runs them only when asked."""
         return self.capabilities.interactive
 
-    def build(self) -> Aligner:
+    def build(self) -> Any:
         return self.factory()
+
+
+class ScorerInfo(MethodInfo):
+    """A registered scorer (``factory()`` returns a :class:`Scorer`)."""
+
+
+class AlignerInfo(MethodInfo):
+    """A registered aligner (``factory()`` returns an :class:`Aligner`)."""
 
 
 Parser = Callable[[str, str], "list[Pair]"]  # (file text, display name) -> pairs
@@ -387,6 +379,7 @@ __all__ = [
     "Capabilities",
     "caps",
     "LoaderInfo",
+    "MethodInfo",
     "Registry",
     "ResultMixin",
     "ScoreResult",

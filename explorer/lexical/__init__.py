@@ -65,11 +65,3 @@ from explorer.lexical.ppdb import load_ppdb
 from explorer.lexical.similarity import LexicalSimilarity, default_similarity, similarity_for
 from explorer.lexical.strings import levenshtein, levenshtein_similarity
 from explorer.lexical.wordnet import brown_information_content, compute_information_content, wordnet_class
-
-__all__ = [
-    "COMPONENTS", "DATE_PARTIAL", "DERIVATION", "HYPERNYM_ONE_STEP", "HYPERNYM_PER_STEP", "IC_CACHE_NAME", "IC_FLOOR",
-    "IC_SCALE", "IC_SENSES", "MAX_HYPERNYM_DISTANCE", "NAME_PARTIAL", "NAME_VARIANT", "NEEDS", "NUMBER", "PPDB",
-    "SYNONYM", "LexicalConfig", "LexicalSimilarity", "brown_information_content", "compute_information_content",
-    "default_similarity", "levenshtein", "levenshtein_similarity", "load_ppdb", "month_of", "name_similarity",
-    "number_value", "phrase_date", "phrase_number", "similarity_for", "unavailable_components", "wordnet_class",
-]
