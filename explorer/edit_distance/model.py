@@ -11,8 +11,8 @@ posterior over edit sequences, which the backward pass provides.
 from __future__ import annotations
 
 import json
+import logging
 import math
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -342,8 +342,9 @@ class EditStep:
 Progress = Callable[[str], None]
 
 
-def _stderr(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
+def _log(message: str) -> None:
+    """Default progress: the ``explorer.edit_distance`` logger (the CLI passes its own)."""
+    logging.getLogger("explorer.edit_distance").info(message)
 
 
 def objective(model: EditDistanceModel, batch: Batch, gold: np.ndarray, theta: np.ndarray, *,
@@ -374,7 +375,7 @@ def objective(model: EditDistanceModel, batch: Batch, gold: np.ndarray, theta: n
 
 
 def fit(model: EditDistanceModel, batch: Batch, gold: Sequence[float] | np.ndarray, *, lam: float = 5.0,
-        max_iter: int = 100, progress: Progress | None = _stderr) -> EditDistanceModel:
+        max_iter: int = 100, progress: Progress | None = _log) -> EditDistanceModel:
     """Fit the weights by L-BFGS from ``model`` (normally zero weights).
 
     ``alpha`` starts at the least-squares offset for the starting weights, so the first

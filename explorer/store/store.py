@@ -557,7 +557,7 @@ class Store:
 
     # ------------------------------------------------------------------ queries
     def execute_read(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> list[sqlite3.Row]:
-        """Run a read-only query (used by :mod:`explorer.error_analysis`)."""
+        """Run a read-only query (used by :mod:`explorer.store.crosstab` and :mod:`explorer.store.exports`)."""
         return self._read(sql, params)
 
     def count(self, table: str) -> int:
