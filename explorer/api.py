@@ -20,7 +20,7 @@ import importlib
 import math
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import asdict, dataclass, field, is_dataclass
+from dataclasses import asdict, dataclass, field, is_dataclass, replace
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
@@ -111,12 +111,16 @@ class MethodInfo:
     factory: Callable[[], Any]
     capabilities: Capabilities = field(default_factory=Capabilities)
     model: str | None = None
+    # False for methods too slow to rerun on every keystroke (trained decoders, biparsers
+    # on long pairs): the Pair page runs them only when asked. Defaults to (and, when
+    # given, overrides) ``capabilities.interactive``; the two always agree.
+    interactive: bool | None = None
 
-    @property
-    def interactive(self) -> bool:
-        """False for methods too slow to rerun on every keystroke (trained decoders,
-        biparsers on long pairs): the Pair page runs them only when asked."""
-        return self.capabilities.interactive
+    def __post_init__(self) -> None:
+        if self.interactive is None:
+            object.__setattr__(self, "interactive", self.capabilities.interactive)
+        elif self.interactive != self.capabilities.interactive:
+            object.__setattr__(self, "capabilities", replace(self.capabilities, interactive=self.interactive))
 
     def build(self) -> Any:
         return self.factory()
