@@ -67,6 +67,13 @@ def get_scorer(name: str) -> Scorer:
     return SCORERS.build(name)  # type: ignore[no-any-return]
 
 
+def _clear_built() -> None:
+    SCORERS.clear_cache()
+
+
+get_scorer.cache_clear = _clear_built  # type: ignore[attr-defined]  # as when it was functools.cache'd
+
+
 def parse_scorer_names(spec: str) -> list[str]:
     """Split ``"bleu,mbleu"`` (or ``"all"``) and check every name."""
     names = list(SCORERS) if spec.strip() == "all" else [s.strip() for s in spec.split(",") if s.strip()]

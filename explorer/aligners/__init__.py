@@ -37,4 +37,11 @@ def get_aligner(name: str) -> Aligner:
     return ALIGNERS.build(name)  # type: ignore[no-any-return]
 
 
+def _clear_built() -> None:
+    ALIGNERS.clear_cache()
+
+
+get_aligner.cache_clear = _clear_built  # type: ignore[attr-defined]  # as when it was functools.cache'd
+
+
 __all__ = ["ALIGNERS", "AlignResult", "Aligner", "AlignerInfo", "UnknownAlignerError", "get_aligner"]
