@@ -36,12 +36,8 @@ def get_aligner(name: str) -> Aligner:
     """
     return ALIGNERS.build(name)  # type: ignore[no-any-return]
 
-
-def _clear_built() -> None:
-    ALIGNERS.clear_cache()
-
-
-get_aligner.cache_clear = _clear_built  # type: ignore[attr-defined]  # as when it was functools.cache'd
+# As when it was functools.cache'd (tests and callers clear it).
+get_aligner.cache_clear = lambda: ALIGNERS.clear_cache()  # type: ignore[attr-defined]
 
 
 __all__ = ["ALIGNERS", "AlignResult", "Aligner", "AlignerInfo", "UnknownAlignerError", "get_aligner"]
