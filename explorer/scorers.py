@@ -66,6 +66,7 @@ def get_scorer(name: str) -> Scorer:
     """
     return SCORERS.build(name)  # type: ignore[no-any-return]
 
+
 # As when it was functools.cache'd (tests and callers clear it).
 get_scorer.cache_clear = lambda: SCORERS.clear_cache()  # type: ignore[attr-defined]
 

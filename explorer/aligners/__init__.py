@@ -36,6 +36,7 @@ def get_aligner(name: str) -> Aligner:
     """
     return ALIGNERS.build(name)  # type: ignore[no-any-return]
 
+
 # As when it was functools.cache'd (tests and callers clear it).
 get_aligner.cache_clear = lambda: ALIGNERS.clear_cache()  # type: ignore[attr-defined]
 
