@@ -41,6 +41,7 @@ import numpy as np
 
 from explorer.cache import cache_dir
 from explorer.datasets import Dataset
+from explorer.errors import ExplorerError
 from explorer.evaluation import best_cutoff
 from explorer.pairs import Pair
 
@@ -57,7 +58,7 @@ SOURCE_LABELS = {DATASET: "this dataset", DEV: "development set", DEFAULT: "ship
 Progress = Callable[[str, int, int], None]
 
 
-class CutoffError(ValueError):
+class CutoffError(ExplorerError, ValueError):
     """Cutoffs that cannot be chosen the way that was asked."""
 
 
