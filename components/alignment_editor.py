@@ -176,6 +176,7 @@ def _render_manli_decision(loaded: LoadedDataset, pair: Pair, working: Alignment
     """The entailment decision MANLI's weights give the alignment being edited, beside the
     decision for the alignment MANLI itself decodes; it follows every click."""
     from components.data import default_cutoff
+    from components.state import dev_dataset
     from explorer.aligners import get_aligner
     from explorer.aligners.manli import ManliAligner
 
@@ -192,7 +193,7 @@ def _render_manli_decision(loaded: LoadedDataset, pair: Pair, working: Alignment
         if decoded_key not in st.session_state:
             st.session_state[decoded_key] = aligner.align(analysed).normalized
     decoded_score: float = st.session_state[decoded_key]
-    cut = default_cutoff(loaded, "manli")
+    cut = default_cutoff(loaded, "manli", typed=pair.source == "typed", dev=dev_dataset())
     verdict = "entails" if edited.normalized > cut.value else "does not entail"
     gold_note = ""
     if pair.entails is not None:

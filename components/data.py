@@ -234,12 +234,14 @@ def fingerprint_of(loaded: LoadedDataset) -> str | None:
     return _fingerprint(loaded.key, loaded.dataset.pairs)
 
 
-def default_cutoff(loaded: LoadedDataset, scorer: str, *, typed: bool = False) -> Cutoff:
+def default_cutoff(
+    loaded: LoadedDataset, scorer: str, *, typed: bool = False, dev: LoadedDataset | None = None
+) -> Cutoff:
     """The best cutoff already at hand, computing nothing slow.
 
     For a dataset pair: the dataset's cutoff when :mod:`explorer.cutoffs` has it cached or
     this process has scored the dataset with the scorer (Evaluate, Dataset pages); then
-    the development set's, when one is chosen and its cutoffs are cached; then the shipped
+    the development set's (``dev``), when its cutoffs are cached or scored; then the shipped
     default (RTE1-3 dev). A typed pair skips the dataset's own cutoff: it is not from it.
     """
     from explorer import cutoffs
@@ -255,8 +257,7 @@ def default_cutoff(loaded: LoadedDataset, scorer: str, *, typed: bool = False) -
                 if best is not None:
                     detail = f"best on {loaded.name} ({int(labelled_mask(loaded).sum())} pairs, {100 * best[1]:.1f}%)"
                     return Cutoff(best[0], f"this dataset: {detail}", "dataset")
-    dev = st.session_state.get("explorer_dev_dataset")  # chosen on the Evaluate page
-    if isinstance(dev, LoadedDataset):
+    if dev is not None:  # the development set chosen on the Evaluate page
         fp = fingerprint_of(dev)
         hit = cutoffs.lookup(fp, scorer, cutoffs.DEV) if fp else None
         if hit is not None:

@@ -147,9 +147,9 @@ def choose_dataset_cutoffs(loaded: LoadedDataset, scorers: Sequence[str], cutoff
 def verdict_line(scorer: str, value: float, pair: Pair) -> str:
     """One Markdown line for a method's tab: its decision at the cutoff the Pair page uses
     for it, where that cutoff came from, and whether it agrees with the gold label."""
-    from components.state import current_dataset
+    from components.state import current_dataset, dev_dataset
 
-    cut = default_cutoff(current_dataset(), scorer, typed=pair.source == "typed")
+    cut = default_cutoff(current_dataset(), scorer, typed=pair.source == "typed", dev=dev_dataset())
     entails = value > cut.value
     line = (f"**Verdict: {'entails' if entails else 'does not entail'}** ({value:.4f} "
             f"{'>' if entails else '≤'} cutoff {cut.value:.4f}, {plain(cut.source)})")
@@ -159,4 +159,7 @@ def verdict_line(scorer: str, value: float, pair: Pair) -> str:
 
 
 def page_cutoffs(loaded: LoadedDataset, names: Sequence[str], *, typed: bool) -> dict[str, Cutoff]:
-    return {name: default_cutoff(loaded, name, typed=typed) for name in names}
+    from components.state import dev_dataset
+
+    dev = dev_dataset()
+    return {name: default_cutoff(loaded, name, typed=typed, dev=dev) for name in names}

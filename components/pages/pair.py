@@ -12,7 +12,7 @@ from components import figures
 from components.annotation_panel import render_annotation_section
 from components.data import LoadedDataset, dataset_scores, default_cutoff, is_scored
 from components.method_panels import PANELS
-from components.state import current_dataset, select_pair, selected_pair_id
+from components.state import current_dataset, dev_dataset, select_pair, selected_pair_id
 from components.text import plain
 from components.verdicts import choose_dataset_cutoffs, cutoff_sources, page_cutoffs, render_strip, verdicts
 from explorer.metrics.bleu import ngram_matches
@@ -208,14 +208,11 @@ def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair) -> dict[str, A
 def scorer_picker(column: Any, names: list[str]) -> str:
     """The scorer whose decision is shown; kept in ``?method=`` so a reload keeps it."""
     wanted = st.query_params.get("method")
-    if "decision_scorer" not in st.session_state or st.session_state["decision_scorer"] not in names:
-        st.session_state["decision_scorer"] = wanted if wanted in names else "mbleu" if "mbleu" in names else names[0]
-
-    def remember() -> None:
-        st.query_params["method"] = st.session_state["decision_scorer"]
-
-    picked: str = column.selectbox(
-        "Scorer", names, format_func=lambda n: SCORERS[n].label, key="decision_scorer", on_change=remember)
+    index = names.index(wanted) if wanted in names else names.index("mbleu") if "mbleu" in names else 0
+    picked = str(column.selectbox("Scorer", names, index=index, format_func=lambda n: SCORERS[n].label,
+                                  key="decision_scorer"))
+    if st.query_params.get("method") != picked:
+        st.query_params["method"] = picked
     return picked
 
 
@@ -226,7 +223,7 @@ def decision_section(loaded: LoadedDataset, pair: Pair, results: dict[str, Any])
     names = list(results)
     left, right = st.columns([1, 2])
     name = scorer_picker(left, names)
-    cut = default_cutoff(loaded, name, typed=pair.source == "typed")
+    cut = default_cutoff(loaded, name, typed=pair.source == "typed", dev=dev_dataset())
     value = float(results[name].value)
     low, high = min(0.0, value, cut.value), max(1.0, value, cut.value)
     if is_scored(loaded, name) and loaded.binary_labels:
