@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components.state import current_dataset, guarded
+from components.guard import guarded
+from components.state import current_dataset
 from explorer import resources
 
 TITLE = "Entailment Alignment Explorer"

@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from components import figures  # noqa: E402
+from components.figures import evaluation as figures  # noqa: E402
 from explorer.datasets import load  # noqa: E402
 from explorer.metrics.bleu import ngram_matches, order_counts  # noqa: E402
 from explorer.pairs import Pair  # noqa: E402

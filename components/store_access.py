@@ -13,14 +13,11 @@ import os
 
 import streamlit as st
 
+from components import state
 from components.data import LoadedDataset, dataset_best_cutoff, dataset_scores
 from explorer import __version__
 from explorer.scorers import SCORERS
 from explorer.store import Store, StoreError, default_path
-
-AUTHOR = "explorer_author"
-AUTHOR_WIDGET = "annotation_author"
-_DATASET_IDS = "explorer_store_dataset_ids"
 
 
 @st.cache_resource(show_spinner=False)
@@ -36,7 +33,7 @@ def get_store() -> Store:
 
 def store_dataset_id(loaded: LoadedDataset) -> int:
     """The current dataset's id in the store, registering it on first use."""
-    ids: dict[str, tuple[str, int]] = st.session_state.setdefault(_DATASET_IDS, {})
+    ids = state.STORE_DATASET_IDS.setdefault(dict)
     path = str(default_path())
     cached = ids.get(loaded.key)
     if cached is not None and cached[0] == path:
@@ -55,22 +52,18 @@ def _default_author() -> str:
 
 def author() -> str:
     """Who is annotating (kept for the session; defaults to the login name)."""
-    if AUTHOR not in st.session_state:
-        st.session_state[AUTHOR] = _default_author()
-    name: str = st.session_state[AUTHOR]
-    return name
+    return state.AUTHOR.setdefault(_default_author)
 
 
 def author_input(container: object = None) -> str:
     """A small text box for the annotator's name; returns the name."""
     target = container if container is not None else st
-    if AUTHOR_WIDGET not in st.session_state:
-        st.session_state[AUTHOR_WIDGET] = author()
-    name = target.text_input("Annotator", key=AUTHOR_WIDGET,  # type: ignore[attr-defined]
+    state.AUTHOR_WIDGET.setdefault(author)
+    name = target.text_input("Annotator", key=state.AUTHOR_WIDGET.key,  # type: ignore[attr-defined]
                              help="Saved with every tag, note and alignment you record.")
     name = str(name).strip()
     if name:
-        st.session_state[AUTHOR] = name
+        state.AUTHOR.set(name)
     return author()
 
 

@@ -1,0 +1,76 @@
+import json
+from pathlib import Path
+
+import pytest
+
+from explorer.cli import main
+
+SAMPLE_DATA = Path(__file__).resolve().parents[2] / "sample_data"
+SAMPLE = str(SAMPLE_DATA / "rte_sample.xml")
+
+
+def test_evaluate_json_contract(capsys):
+    assert main(["evaluate", SAMPLE, "--scorer", "bleu,mbleu", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["data"] == SAMPLE and out["dev"] is None
+    assert [r["scorer"] for r in out["results"]] == ["bleu", "mbleu"]
+    for r in out["results"]:
+        assert set(r) == {"scorer", "n", "cutoff", "cutoff_source", "accuracy", "cws",
+                          "average_precision", "by_task", "seconds"}
+        assert r["cutoff_source"] == "self" and r["n"] == 70
+        assert 0 <= r["accuracy"] <= 1 and 0 <= r["cws"] <= 1
+        assert set(r["by_task"]) == {"CD", "IE", "IR", "MT", "PP", "QA", "RC"}
+        assert set(r["by_task"]["CD"]) == {"n", "accuracy", "cws", "average_precision"}
+
+
+def test_evaluate_with_dev_uses_dev_cutoff(capsys):
+    csv = str(SAMPLE_DATA / "pairs.csv")
+    assert main(["evaluate", csv, "--dev", SAMPLE, "--scorer", "mbleu", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)["results"][0]
+    assert result["cutoff_source"] == "dev"
+
+
+def test_evaluate_graded(tmp_path, capsys):
+    data = tmp_path / "sts.tsv"
+    data.write_text("5.0\tA dog runs in the park.\tA dog runs in the park.\n"
+                    "0.5\tPrices rose sharply.\tThe choir sang.\n"
+                    "3.0\tA man cooks pasta.\tA man is cooking.\n")
+    assert main(["evaluate", str(data), "--scorer", "mbleu", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)["results"][0]
+    assert set(result) == {"scorer", "n", "pearson", "spearman", "seconds"} and result["pearson"] > 0.5
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        pytest.param(["evaluate", "missing.xml"], "no such file", id="missing"),
+        pytest.param(["evaluate", SAMPLE, "--scorer", "nope"], "unknown scorer 'nope'", id="scorer"),
+        pytest.param(["score", "--text", "", "--hypothesis", "x"], "text is empty", id="empty"),
+    ],
+)
+def test_errors_are_messages_not_tracebacks(argv, message, capsys):
+    assert main(argv) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_score_json(capsys):
+    assert main(["score", "--text", "Rain fell on Arnsby.", "--hypothesis", "Rain fell.", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["hypothesis_tokens"] == ["Rain", "fell", "."]
+    assert out["scores"]["mbleu"]["orders"][0] == {"n": 1, "matched": 3, "total": 3}
+
+
+def test_resources_lists_everything(capsys):
+    assert main(["resources"]) == 0
+    out = capsys.readouterr().out
+    assert "wordnet" in out and "averaged_perceptron_tagger_eng" in out
+
+
+def test_rte1_dev_cross_set(capsys, shared_file):
+    """Cutoff chosen on RTE1 dev and applied to RTE2 dev: mbleu beats bleu."""
+    rte1 = shared_file("nltk_data", "corpora", "rte", "rte1_dev.xml")
+    rte2 = shared_file("nltk_data", "corpora", "rte", "rte2_dev.xml")
+    assert main(["evaluate", str(rte2), "--dev", str(rte1), "--scorer", "bleu,mbleu", "--json"]) == 0
+    bleu, mbleu = json.loads(capsys.readouterr().out)["results"]
+    assert bleu["cutoff_source"] == mbleu["cutoff_source"] == "dev"
+    assert mbleu["accuracy"] > bleu["accuracy"]
