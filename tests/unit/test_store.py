@@ -332,6 +332,7 @@ def _write_for(path: str, dataset_id: int, worker: int, seconds: float, out: str
     Path(out).write_text(json.dumps({"notes": notes, "tagged": sorted(tagged), "ops": 2 * i}))
 
 
+@pytest.mark.slow  # four Python processes, each importing the library
 def test_concurrent_writer_processes_lose_no_write(tmp_path: Path) -> None:
     path = tmp_path / "shared.sqlite3"
     store = Store(path)
