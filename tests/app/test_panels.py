@@ -49,41 +49,30 @@ def test_the_paraphrase_on_the_pair_page_draws_every_tab() -> None:
     assert {"editdist_pfsm_sequence", "editdist_ppda_sequence", "bow_grid", "itg_tree"} <= keys
 
 
-def _bow_script() -> None:
-    from components.panels.bow import render_bow_panel
+def _panel_on_a_gold_pair(name: str, text: str, hypothesis: str, links: set[tuple[int, int]]) -> None:
+    from components.panels import PANELS
     from explorer.alignment import Alignment
     from explorer.pairs import Pair
     from explorer.preprocess import analyze_pair
 
-    gold = Alignment.from_links(4, 3, {(0, 0), (1, 1), (3, 2)})
-    pair = Pair(id="g", text="Kim bought red bikes", hypothesis="Kim purchased bikes",
-                text_tokens=("Kim", "bought", "red", "bikes"), hypothesis_tokens=("Kim", "purchased", "bikes"),
-                gold_alignment=gold)
-    render_bow_panel(analyze_pair(pair))
+    text_tokens, hypothesis_tokens = tuple(text.split()), tuple(hypothesis.split())
+    gold = Alignment.from_links(len(text_tokens), len(hypothesis_tokens), links)
+    pair = Pair(id="g", text=text, hypothesis=hypothesis, text_tokens=text_tokens,
+                hypothesis_tokens=hypothesis_tokens, gold_alignment=gold)
+    PANELS[name].render(analyze_pair(pair), key=name)
 
 
 def test_bow_panel_draws_grid_against_gold_and_contributions() -> None:
-    at = AppTest.from_function(_bow_script, default_timeout=60).run()
+    args = ("bow", "Kim bought red bikes", "Kim purchased bikes", {(0, 0), (1, 1), (3, 2)})
+    at = AppTest.from_function(_panel_on_a_gold_pair, args=args, default_timeout=60).run()
     assert not at.exception, at.exception
     assert [c.key for c in at.get("plotly_chart")] == ["bow_grid", "bow_contributions"]
     assert at.metric[0].label == "Bag-of-words score"
 
 
-def _manli_script() -> None:
-    from components.panels.manli import render_manli_panel
-    from explorer.alignment import Alignment
-    from explorer.pairs import Pair
-    from explorer.preprocess import analyze_pair
-
-    gold = Alignment.from_links(5, 3, {(0, 0), (1, 1), (4, 2)})
-    pair = Pair(id="g", text="Kim bought two red bikes", hypothesis="Kim purchased bikes",
-                text_tokens=("Kim", "bought", "two", "red", "bikes"), hypothesis_tokens=("Kim", "purchased", "bikes"),
-                gold_alignment=gold)
-    render_manli_panel(analyze_pair(pair))
-
-
 def test_manli_panel_draws_grid_edits_and_contributions() -> None:
-    at = AppTest.from_function(_manli_script, default_timeout=120).run()
+    args = ("manli", "Kim bought two red bikes", "Kim purchased bikes", {(0, 0), (1, 1), (4, 2)})
+    at = AppTest.from_function(_panel_on_a_gold_pair, args=args, default_timeout=120).run()
     assert not at.exception, at.exception
     assert [c.key for c in at.get("plotly_chart")] == ["manli_grid", "manli_contributions"]
     assert at.metric[0].label == "Alignment score"

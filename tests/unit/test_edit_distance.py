@@ -323,11 +323,20 @@ def test_model_json_round_trip(toy: tuple[list, np.ndarray], tmp_path) -> None: 
         EditDistanceModel.load(path)
 
 
-def test_viterbi_sequence_is_a_valid_alignment(toy: tuple[list, np.ndarray]) -> None:
+@pytest.fixture(scope="module")
+def toy_ppda(toy: tuple[list, np.ndarray]) -> tuple[EditDistanceModel, FeatureIndex]:
+    """A pPDA trained briefly on the toy pairs, and its feature index."""
     encoded, gold = toy
     index = FeatureIndex.fit(encoded, min_count=1)
     model = fit(EditDistanceModel.zero("ppda", index, max_jump=3), Batch.build(encoded, index), gold,
                 lam=0.5, max_iter=10, progress=None)
+    return model, index
+
+
+def test_viterbi_sequence_is_a_valid_alignment(toy: tuple[list, np.ndarray],
+                                               toy_ppda: tuple[EditDistanceModel, FeatureIndex]) -> None:
+    encoded, _ = toy
+    model, index = toy_ppda
     pair = analyze_pair(Pair(id="x", text=TOY[6][0], hypothesis=TOY[6][1], score=4.8))
     scorer = EditDistanceScorer("ppda", model=model)
     steps, best = model.best_sequence(pair, features=encoded[6])
@@ -345,14 +354,10 @@ def test_viterbi_sequence_is_a_valid_alignment(toy: tuple[list, np.ndarray]) -> 
 
 # -- the figure ----------------------------------------------------------------------------
 
-def test_edit_sequence_figure_without_streamlit(toy: tuple[list, np.ndarray]) -> None:
-
+def test_edit_sequence_figure(toy_ppda: tuple[EditDistanceModel, FeatureIndex]) -> None:
     from components.figures.edit_sequence import edit_sequence_figure, step_label
 
-    encoded, gold = toy
-    index = FeatureIndex.fit(encoded, min_count=1)
-    model = fit(EditDistanceModel.zero("ppda", index, max_jump=3), Batch.build(encoded, index), gold,
-                lam=0.5, max_iter=5, progress=None)
+    model, _ = toy_ppda
     pair = analyze_pair(Pair(id="x", text=TOY[0][0], hypothesis=TOY[0][1], score=4.6))
     result = EditDistanceScorer("ppda", model=model).score(pair)
     assert len(result.probabilities) == len(result.steps)
