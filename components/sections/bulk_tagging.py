@@ -23,8 +23,9 @@ def with_tags(loaded: LoadedDataset, table: pd.DataFrame) -> pd.DataFrame:
     return table.assign(tags=[", ".join(tags.get(pair_id, ())) for pair_id in table["id"]])
 
 
-def render_bulk_tagging(loaded: LoadedDataset, pair_ids: Sequence[str]) -> None:
-    """Tag (or untag) every pair in ``pair_ids`` at once: the Dataset table's filtered rows."""
+def render_bulk_tagging(loaded: LoadedDataset, pair_ids: Sequence[str], *, key: str = "bulk") -> None:
+    """Tag (or untag) every pair in ``pair_ids`` at once: the Dataset table's filtered rows
+    (widget keys start with ``key``)."""
     if not pair_ids:
         return
     try:
@@ -35,8 +36,8 @@ def render_bulk_tagging(loaded: LoadedDataset, pair_ids: Sequence[str]) -> None:
         st.warning(f"Bulk tagging is unavailable: {error}")
         return
     with st.expander(f"Tag the {len(pair_ids)} pairs shown"):
-        with st.form("bulk_tagging", border=False):
-            tags = st.multiselect("Tags", taxonomy, key="bulk_tags")
+        with st.form(f"{key}_tagging", border=False):
+            tags = st.multiselect("Tags", taxonomy, key=f"{key}_tags")
             who = author_input()
             add_col, remove_col = st.columns(2)
             add = add_col.form_submit_button(f"Add to all {len(pair_ids)}", type="primary")

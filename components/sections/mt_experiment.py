@@ -14,19 +14,19 @@ from explorer.datasets import Dataset
 from explorer.metrics.features import ALL_GROUPS, GROUPS
 
 
-def render_mtmetrics_comparison(train: Dataset, test: Dataset | None = None) -> None:
-    """Controls, a run button and the results table."""
+def render_mtmetrics_comparison(train: Dataset, test: Dataset | None = None, *, key: str = "mtmetrics") -> None:
+    """Controls, a run button and the results table (widget keys start with ``key``)."""
     from explorer.mtclassify import ClassifyError, comparison_rows, cross_validate, train_test
 
     st.caption("Finch, Hwang & Sumita (2005): an RBF-kernel SVM over MT-evaluation metrics. "
                "The paper's column is its MSRP test accuracy (jackknifing for k-fold 'all').")
     chosen = st.multiselect("Feature sets (each run on its own)", GROUPS + ("all",),
-                            default=["per", "bleu1", "pos", "all"], key="mtmetrics_sets")
+                            default=["per", "bleu1", "pos", "all"], key=f"{key}_sets")
     protocols = ["k-fold over the training data"] + ([f"train on {train.name}, test on {test.name}"] if test else [])
-    protocol = st.radio("Protocol", protocols, key="mtmetrics_protocol", horizontal=True)
-    folds = st.number_input("Folds", min_value=2, max_value=20, value=10, key="mtmetrics_folds",
+    protocol = st.radio("Protocol", protocols, key=f"{key}_protocol", horizontal=True)
+    folds = st.number_input("Folds", min_value=2, max_value=20, value=10, key=f"{key}_folds",
                             disabled=not protocol.startswith("k-fold"))
-    if not st.button("Run the experiment", key="mtmetrics_run", disabled=not chosen):
+    if not st.button("Run the experiment", key=f"{key}_run", disabled=not chosen):
         return
     reports = []
     with st.spinner("Computing features and training..."):
