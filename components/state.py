@@ -66,6 +66,8 @@ class Slot(Generic[T]):
 
 # -- the app's state ---------------------------------------------------------------------------
 
+#: This browser session gave the shared password (components/access.py).
+ACCESS_GRANTED: Slot[bool] = Slot("explorer_access_granted")
 DATASET: Slot[LoadedDataset] = Slot("explorer_dataset")
 DEV_DATASET: Slot[LoadedDataset] = Slot("explorer_dev_dataset")
 PAIR_ID: Slot[str] = Slot("explorer_pair_id")

@@ -15,7 +15,8 @@ from components import state
 from components.data import LoadedDataset
 from components.sections.counterfactual import render_counterfactual
 from components.state import find_pair, selected_pair_id
-from components.store_access import author_input, get_store, store_dataset_id
+from components.store_access import author_caption, get_store, store_dataset_id
+from components.text import plain
 from explorer.pairs import Pair
 from explorer.store import StoreError
 
@@ -73,11 +74,13 @@ def _annotation_form(loaded: LoadedDataset, pair: Pair) -> None:
             "Tags", taxonomy, key=tag_widget.key, help="Why does the method get this pair wrong (or right)? "
             + "; ".join(f"{n}: {d}" for n, d in descriptions.items() if d),
         )
-        who = author_input(right)
+        who = author_caption(right)
         note = st.text_input("Add a note", key=note_widget.key,
                              placeholder="What decides this pair?")
         saved = st.form_submit_button("Save annotation", type="primary")
-    if saved:
+    if saved and not who:
+        st.warning("Nothing was saved: type your name in the sidebar's *Annotator* box first (it is kept with every tag and note).")
+    elif saved:
         store.set_pair_tags(dataset_id, pair.id, chosen, author=who, previous=seen[key])
         if note.strip():
             store.add_note(dataset_id, pair.id, note, author=who)
@@ -87,7 +90,8 @@ def _annotation_form(loaded: LoadedDataset, pair: Pair) -> None:
         st.toast(f"Saved the annotation of pair {pair.id}.")
         st.rerun()
     stored = store.pair_tags(dataset_id, pair.id)
-    st.caption("Stored tags: " + (", ".join(f"`{t}`" for t in stored) if stored else "none yet"))
+    st.caption("Stored tags: " + (", ".join(plain(t) for t in stored) if stored else "none yet"))
     notes = store.notes(dataset_id, pair.id)
     for n in notes:
-        st.markdown(f"- **{n.author}** ({n.created_at[:16].replace('T', ' ')}): {n.body}")
+        # Other annotators' words: shown as typed, never as Markdown (no remote images or links).
+        st.markdown(f"- **{plain(n.author)}** ({n.created_at[:16].replace('T', ' ')}): {plain(n.body)}")

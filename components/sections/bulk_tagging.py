@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from components.data import LoadedDataset
-from components.store_access import author_input, get_store, store_dataset_id
+from components.store_access import author_caption, get_store, store_dataset_id
 from explorer.store import StoreError
 
 
@@ -38,12 +38,15 @@ def render_bulk_tagging(loaded: LoadedDataset, pair_ids: Sequence[str], *, key: 
     with st.expander(f"Tag the {len(pair_ids)} pairs shown"):
         with st.form(f"{key}_tagging", border=False):
             tags = st.multiselect("Tags", taxonomy, key=f"{key}_tags")
-            who = author_input()
+            who = author_caption()
             add_col, remove_col = st.columns(2)
             add = add_col.form_submit_button(f"Add to all {len(pair_ids)}", type="primary")
             remove = remove_col.form_submit_button(f"Remove from all {len(pair_ids)}")
         if (add or remove) and not tags:
             st.warning("Choose at least one tag.")
+            return
+        if add and not who:
+            st.warning("Nothing was tagged: type your name in the sidebar's *Annotator* box first.")
             return
         try:
             if add:

@@ -24,7 +24,7 @@ DATASET = "components/pages/dataset.py"
 EVALUATE = "components/pages/evaluate.py"
 ALIGNERS = "components/pages/aligners.py"
 MT_METRICS = "components/pages/mtmetrics.py"
-TIMEOUT = 60
+TIMEOUT = 120  # generous: shared, loaded machines
 
 
 def start(*, timeout: float = TIMEOUT) -> AppTest:
