@@ -1,7 +1,7 @@
 """The annotation UI under AppTest: tagging and notes on the Pair page, bulk tagging from
 the Dataset table, the Errors page's cross-tab and exports, the Compare page, and the
-counterfactual editor; plus the pure pieces behind them (compare figures, counterfactual
-comparisons)."""
+counterfactual editor. The pure pieces behind them are tested in tests/unit (test_compare,
+test_counterfactual, test_alignment_figures)."""
 
 from __future__ import annotations
 
@@ -13,10 +13,7 @@ from pathlib import Path
 import pytest
 from streamlit.testing.v1 import AppTest
 
-from components.figures.compare import BOTH_RIGHT, NO_GOLD, agreement, score_scatter, selected_ids
 from explorer.alignment import Alignment
-from explorer.counterfactual import alignment_diff, compare_scores, describe_link, word_links
-from explorer.preprocess import analyze_pair, make_pair
 from explorer.store import ENV_VAR, Store
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -168,59 +165,6 @@ def test_counterfactual_tab_shows_each_scores_change(store_path: Path) -> None:
     assert (changes["edited"] - changes["original"] - changes["change"]).abs().max() < 1e-9
 
 
-# ------------------------------------------------------------------ pure pieces
-
-
-@pytest.mark.parametrize(
-    ("x_ok", "y_ok", "expected"),
-    [
-        pytest.param(True, True, BOTH_RIGHT, id="both-right"),
-        pytest.param(False, False, "both wrong", id="both-wrong"),
-        pytest.param(True, False, "only A correct", id="only-x"),
-        pytest.param(False, True, "only B correct", id="only-y"),
-        pytest.param(None, True, NO_GOLD, id="unlabelled"),
-    ],
-)
-def test_agreement_groups(x_ok: bool | None, y_ok: bool | None, expected: str) -> None:
-    assert agreement(x_ok, y_ok, x_name="A", y_name="B") == expected
-
-
-def test_score_scatter_has_one_trace_per_group_and_ids_as_customdata() -> None:
-    figure = score_scatter(["1", "2", "3"], [0.1, 0.5, 0.9], [0.2, 0.4, 0.8],
-                           [BOTH_RIGHT, "only A correct", BOTH_RIGHT], x_name="A", y_name="B",
-                           x_cutoff=0.3, y_cutoff=0.5)
-    assert [t.name for t in figure.data] == [BOTH_RIGHT, "only A correct"]
-    assert list(figure.data[0].customdata) == ["1", "3"]
-    with pytest.raises(ValueError, match="same length"):
-        score_scatter(["1"], [0.1, 0.2], [0.3], ["x"], x_name="A", y_name="B")
-
-
-def test_selected_ids_reads_streamlit_selection_points() -> None:
-    points = [{"customdata": ["7"]}, {"customdata": "3"}, {"customdata": ["7"]}, {"x": 1}]
-    assert selected_ids(points) == ["7", "3"]
-
-
-def test_counterfactual_score_changes_and_alignment_diff() -> None:
-    original = analyze_pair(make_pair("The cat sat on the mat.", "The cat sat."))
-    edited = analyze_pair(make_pair("The cat sat on the mat.", "The dog sat."))
-    (row,) = compare_scores(original, edited, ["bleu_pa"])
-    assert row.edited is not None and row.original is not None and row.edited < row.original
-    assert row.change == pytest.approx(row.edited - row.original)
-    (broken,) = compare_scores(original, edited, ["no-such-scorer"])
-    assert broken.error and broken.change is None
-
-    before = Alignment.from_links(3, 2, {(0, 0), (1, 1)})
-    after = Alignment.from_links(3, 3, {(0, 0), (2, 2)})
-    diff = alignment_diff(before, (["the", "cat", "sat"], ["the", "cat"]),
-                          after, (["the", "cat", "sat"], ["the", "dog", "sat"]))
-    assert {describe_link(link) for link in diff.gained} == {"sat ↔ sat"}
-    assert {describe_link(link) for link in diff.lost} == {"cat ↔ cat"}
-    assert {describe_link(link) for link in diff.kept} == {"the ↔ the"}
-    links = word_links(Alignment.from_links(2, 2, {(1, 1)}), ["a", "a"], ["b", "A"])
-    assert {describe_link(link) for link in links} == {"a #2 ↔ a"}
-    with pytest.raises(ValueError, match="tokens for a"):
-        word_links(before, ["x"], ["y"])
-
 
 def test_alignment_editor_toggles_links_scores_and_saves(store_path: Path) -> None:
     from components import state
@@ -258,40 +202,6 @@ def test_alignment_editor_toggles_links_scores_and_saves(store_path: Path) -> No
     record = store.gold_alignment(dataset.id, "a1")
     assert record is not None and record.alignment.sure == gold.sure - {(4, 3)}
     assert record.text_tokens == text
-
-
-def test_clicked_cells_toggle_links() -> None:
-    from components.figures.alignment import clickable_grid, clicked_links
-    from components.sections.alignment_editor import toggle
-
-    points = [{"x": 1, "y": 0, "curve_number": 1}, {"x": 1.0, "y": 0.0, "curve_number": 0},
-              {"x": 9, "y": 0}, {"z": 3}]
-    assert clicked_links(points, 3, 2) == {(1, 0)}
-    assert toggle(frozenset({(0, 0), (1, 0)}), {(1, 0), (2, 1)}) == frozenset({(0, 0), (2, 1)})
-    figure = clickable_grid(Alignment.from_links(3, 2, {(0, 0)}), ["a", "b", "c"], ["x", "y"], gold=None)
-    cells = figure.data[-1]
-    assert len(cells.x) == 6 and set(zip(cells.x, cells.y, strict=True)) == {(p, h) for p in range(3) for h in range(2)}
-
-
-def test_f1_differences_and_annotator_agreement() -> None:
-    from explorer.error_analysis import agreement, f1_differences
-
-    gold = {"1": Alignment.from_links(2, 2, {(0, 0), (1, 1)}), "2": Alignment.from_links(1, 1, {(0, 0)})}
-    first = {"1": Alignment.from_links(2, 2, {(0, 0)}), "2": Alignment.from_links(1, 1, {(0, 0)})}
-    second = {"1": Alignment.from_links(2, 2, {(0, 0), (1, 1)}), "2": Alignment(1, 1),
-              "3": Alignment(1, 1)}
-    rows = f1_differences(first, second, gold)
-    assert [r["pair_id"] for r in rows] == ["2", "1"]  # |-1| before |+1/3|
-    assert rows[0]["difference"] == pytest.approx(-1.0)
-    assert rows[1]["f1_first"] == pytest.approx(2 / 3) and rows[1]["f1_second"] == pytest.approx(1.0)
-
-    a = {"1": Alignment.from_links(2, 2, {(0, 0), (1, 1)}), "2": Alignment.from_links(1, 1, {(0, 0)})}
-    b = {"1": Alignment.from_links(2, 2, {(0, 0)}), "2": Alignment.from_links(1, 1, {(0, 0)})}
-    c = {"1": Alignment.from_links(3, 2, {(2, 1)})}  # other tokens: not comparable
-    (ab, ac, bc) = agreement({"A": a, "B": b, "C": c})
-    assert (ab.first, ab.second, ab.problems) == ("A", "B", 2)
-    assert ab.dice == pytest.approx(2 * 2 / (3 + 2)) and ab.exact == pytest.approx(0.5)
-    assert ac.problems == 0 and bc.problems == 0
 
 
 @pytest.fixture

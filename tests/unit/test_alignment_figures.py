@@ -64,3 +64,16 @@ def test_length_mismatch_is_a_clear_error() -> None:
 def test_empty_alignment_draws_an_empty_grid() -> None:
     figure = alignment_grid(Alignment(0, 0), [], [])
     assert cell_counts(figure) == {}
+
+
+def test_clicked_cells_toggle_links() -> None:
+    from components.figures.alignment import clickable_grid, clicked_links
+    from components.sections.alignment_editor import toggle
+
+    points = [{"x": 1, "y": 0, "curve_number": 1}, {"x": 1.0, "y": 0.0, "curve_number": 0},
+              {"x": 9, "y": 0}, {"z": 3}]
+    assert clicked_links(points, 3, 2) == {(1, 0)}
+    assert toggle(frozenset({(0, 0), (1, 0)}), {(1, 0), (2, 1)}) == frozenset({(0, 0), (2, 1)})
+    figure = clickable_grid(Alignment.from_links(3, 2, {(0, 0)}), ["a", "b", "c"], ["x", "y"], gold=None)
+    cells = figure.data[-1]
+    assert len(cells.x) == 6 and set(zip(cells.x, cells.y, strict=True)) == {(p, h) for p in range(3) for h in range(2)}
