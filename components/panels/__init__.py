@@ -12,10 +12,10 @@ imported only when its panel is drawn.
 
 from __future__ import annotations
 
-import importlib
 from dataclasses import dataclass
 from typing import Protocol
 
+from explorer.api import Registry, import_attr
 from explorer.preprocess import AnalyzedPair
 
 
@@ -33,14 +33,14 @@ class Panel:
     function: str
 
     def render(self, pair: AnalyzedPair, *, key: str) -> None:
-        draw: Render = getattr(importlib.import_module(self.module), self.function)
+        draw: Render = import_attr(f"{self.module}:{self.function}")
         draw(pair, key=key)
 
 
-PANELS: dict[str, Panel] = {
-    "mtmetrics": Panel("mtmetrics", "MT metrics", "components.panels.mtmetrics", "render_mtmetrics_panel"),
-    "bow": Panel("bow", "Bag of words", "components.panels.bow", "render_bow_panel"),
-    "itg": Panel("itg", "ITG parse", "components.panels.itg", "render_itg_panel"),
-    "manli": Panel("manli", "MANLI", "components.panels.manli", "render_manli_panel"),
-    "editdist": Panel("editdist", "Edit distance (pFSM / pPDA)", "components.panels.edit_distance", "render_edit_distance_panel"),
-}
+PANELS: Registry[Panel] = Registry("panel", [
+    Panel("mtmetrics", "MT metrics", "components.panels.mtmetrics", "render_mtmetrics_panel"),
+    Panel("bow", "Bag of words", "components.panels.bow", "render_bow_panel"),
+    Panel("itg", "ITG parse", "components.panels.itg", "render_itg_panel"),
+    Panel("manli", "MANLI", "components.panels.manli", "render_manli_panel"),
+    Panel("editdist", "Edit distance (pFSM / pPDA)", "components.panels.edit_distance", "render_edit_distance_panel"),
+])

@@ -22,7 +22,7 @@ def render_bow_panel(pair: AnalyzedPair, *, key: str = "bow") -> None:
         "Levenshtein distance (MacCartney et al. 2008's baseline). The score averages "
         "idf × log similarity over the hypothesis words: 0 when every word is found verbatim."
     )
-    st.metric("Bag-of-words score", f"{result.score:+.3f}")
+    st.metric("Bag-of-words score", f"{result.value:+.3f}")
     gold = fitting_gold(pair.pair, result.alignment.p_len, result.alignment.h_len)
     st.plotly_chart(
         alignment_grid(result.alignment, text_tokens, hypothesis_tokens, gold=gold,

@@ -366,6 +366,7 @@ def test_edit_sequence_figure(toy_ppda: tuple[EditDistanceModel, FeatureIndex]) 
     shown = [y for trace in figure.data for y in trace.y]
     assert len(shown) == len(result.steps)
     assert any("man" in y for y in shown)
+    # That the builder needs no Streamlit is checked for every figure module in test_layering.py.
     with pytest.raises(ValueError, match="probabilities"):
         edit_sequence_figure(result.steps, result.probabilities[:-1], pair.text.tokens, pair.hypothesis.tokens)
     first = result.steps[0]
