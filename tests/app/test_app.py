@@ -324,13 +324,25 @@ class SlowLengthScorer:
 
 
 @pytest.fixture
-def slow_scorer_registered() -> Iterator[None]:
-    SCORERS["slow_length"] = ScorerInfo("slow_length", "Slow length ratio", "test stand-in", SlowLengthScorer, interactive=False)
+def register_scorer() -> Iterator[Callable[[ScorerInfo], None]]:
+    """Register stand-in scorers for one test; they are gone (and unbuilt) afterwards."""
+    added: list[str] = []
+
+    def register(info: ScorerInfo) -> None:
+        SCORERS[info.name] = info
+        added.append(info.name)
+
     try:
-        yield
+        yield register
     finally:
-        del SCORERS["slow_length"]
+        for name in added:
+            del SCORERS[name]
         get_scorer.cache_clear()
+
+
+@pytest.fixture
+def slow_scorer_registered(register_scorer: Callable[[ScorerInfo], None]) -> None:
+    register_scorer(ScorerInfo("slow_length", "Slow length ratio", "test stand-in", SlowLengthScorer, interactive=False))
 
 
 def test_slow_methods_run_only_on_request(slow_scorer_registered: None) -> None:
@@ -400,13 +412,8 @@ class BrokenScorer:
 
 
 @pytest.fixture
-def broken_scorer_registered() -> Iterator[None]:
-    SCORERS["broken"] = ScorerInfo("broken", "Broken scorer", "test stand-in", BrokenScorer)
-    try:
-        yield
-    finally:
-        del SCORERS["broken"]
-        get_scorer.cache_clear()
+def broken_scorer_registered(register_scorer: Callable[[ScorerInfo], None]) -> None:
+    register_scorer(ScorerInfo("broken", "Broken scorer", "test stand-in", BrokenScorer))
 
 
 def test_a_failing_scorer_is_reported_and_the_others_still_shown(broken_scorer_registered: None) -> None:
