@@ -10,7 +10,15 @@ import pandas as pd
 import streamlit as st
 
 from components import state
-from components.data import LoadedDataset, dataset_scores, default_cutoff, is_scored
+from components.data import (
+    BLIND_SPOTS,
+    SAMPLE_ABOUT,
+    SAMPLE_ORIGIN,
+    LoadedDataset,
+    dataset_scores,
+    default_cutoff,
+    is_scored,
+)
 from components.figures.ngram_grid import ngram_grid
 from components.guard import attempt
 from components.panels import PANELS
@@ -274,6 +282,8 @@ def panels_section(analyzed: AnalyzedPair) -> None:
 def main() -> None:
     st.title("Pair")
     loaded = current_dataset()
+    if loaded.origin == SAMPLE_ORIGIN and loaded.name == BLIND_SPOTS.name:
+        st.caption(SAMPLE_ABOUT[BLIND_SPOTS.name])  # what the blind-spot set is for
     pair = pair_controls(loaded)
     if pair is None:
         return

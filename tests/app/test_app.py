@@ -555,6 +555,7 @@ def test_the_url_names_dataset_pair_and_method_so_a_reload_keeps_the_view() -> N
     assert not at.exception and not at.error
     assert at.text_area(key="pair_hypothesis").value == "The Arlow Foxes defeated the Pemberly Hawks in the final on Sunday."
     assert any("What this pair shows" in i.value and "winner and loser exchanged" in i.value for i in at.info)
+    assert any("Expect the methods to fail here" in c.value for c in at.caption)  # what the set is for
     assert at.selectbox(key="decision_scorer").value == "bow"
     # Choosing another dataset puts it in the URL (and forgets the old pair).
     page(at, DATASET)
