@@ -54,7 +54,7 @@ def open_pair_page(data: bytes) -> tuple[float, float]:
 
     loaded = load_uploaded(data, f"synthetic_{len(data)}.csv")
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=900)
-    at.session_state[DATASET] = loaded
+    at.session_state[DATASET.key] = loaded
     start = time.perf_counter()
     at.run()
     first = time.perf_counter() - start
