@@ -144,28 +144,43 @@ def _score_each(names: list[str], analyzed: AnalyzedPair) -> dict[str, Any]:
 AUTO_SLOW_MAX_TOKENS = 80
 
 
-def _slow_results(analyzed: AnalyzedPair, slow: list[str], auto: bool) -> dict[str, Any]:
-    """The slow methods' results: at once for a short pair, else on the button."""
-    pair_key = (analyzed.pair.text, analyzed.pair.hypothesis)
+def _slow_results(analyzed: AnalyzedPair, slow: list[str], auto: bool) -> tuple[dict[str, Any], bool]:
+    """The slow methods' results when at hand, and whether to run them at the end of the
+    page: a short pair runs them after everything else is drawn (then reruns), a long one
+    only on the button."""
     stored = state.SLOW_RESULTS.setdefault(dict)
+    pair_key = (analyzed.pair.text, analyzed.pair.hypothesis)
     if pair_key in stored:
-        return dict(stored[pair_key])
-    if not auto:
-        labels = ", ".join(SCORERS[n].label for n in slow)
-        if not st.button(f"Run slow methods ({labels})", key="run_slow"):
-            return {}
+        return dict(stored[pair_key]), False
+    if auto:
+        return {}, True
+    labels = ", ".join(SCORERS[n].label for n in slow)
+    if not st.button(f"Run slow methods ({labels})", key="run_slow"):
+        return {}, False
     with st.spinner("Running the slow methods..."):
         found = _score_each(slow, analyzed)
     stored.clear()
     stored[pair_key] = found
-    return dict(found)
+    return dict(found), False
 
 
-def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair) -> dict[str, Any]:
+def finish_slow_methods(analyzed: AnalyzedPair) -> None:
+    """Run the slow methods a short pair deferred, keep their results, and redraw the page
+    with them (the next run finds them stored, so this happens once per pair)."""
+    slow = [name for name, info in SCORERS.items() if not info.interactive]
+    with st.spinner(f"Running the slow methods ({', '.join(SCORERS[n].label for n in slow)})..."):
+        found = _score_each(slow, analyzed)
+    stored = state.SLOW_RESULTS.setdefault(dict)
+    stored.clear()
+    stored[(analyzed.pair.text, analyzed.pair.hypothesis)] = found
+    st.rerun()
+
+
+def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair) -> tuple[dict[str, Any], bool]:
     """The verdict strip, then every scorer's value, decision and breakdown. Fast scorers
-    are drawn at once; slow ones follow at once on a short pair, else on request. Cutoffs
-    are the ones at hand (cached for this dataset, or the shipped RTE-dev defaults):
-    nothing here scores the whole dataset."""
+    are drawn at once; slow ones follow once the page is drawn on a short pair (the second
+    value returned says so), else on request. Cutoffs are the ones at hand (cached for this
+    dataset, or the shipped RTE-dev defaults): nothing here scores the whole dataset."""
     pair = analyzed.pair
     typed = pair.source == "typed"
     strip = st.empty()
@@ -173,9 +188,11 @@ def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair) -> dict[str, A
     slow = [name for name, info in SCORERS.items() if not info.interactive]
     auto = len(analyzed.text) + len(analyzed.hypothesis) <= AUTO_SLOW_MAX_TOKENS
     cutoffs = page_cutoffs(loaded, list(results), typed=typed)
+    deferred = False
     if slow:
         render_strip(strip, verdicts(results, cutoffs, pair.entails), pair.label, pending=slow)
-        results.update(_slow_results(analyzed, slow, auto))
+        found, deferred = _slow_results(analyzed, slow, auto)
+        results.update(found)
         cutoffs = page_cutoffs(loaded, list(results), typed=typed)
     pending = [n for n in slow if n not in results]
     render_strip(strip, verdicts(results, cutoffs, pair.entails), pair.label, pending=pending)
@@ -200,7 +217,7 @@ def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair) -> dict[str, A
     if breakdown:
         st.markdown("**Per-order breakdown** (clipped matched / total hypothesis n-grams = precision)")
         st.dataframe(pd.DataFrame(breakdown), hide_index=True, width="stretch")
-    return results
+    return results, deferred
 
 
 def scorer_picker(column: Any, names: list[str]) -> str:
@@ -292,12 +309,14 @@ def main() -> None:
     except InputError as err:
         st.error(f"Cannot analyse this pair: {err}.")
         return
-    results = scores_section(loaded, analyzed)
+    results, deferred = scores_section(loaded, analyzed)
     decision_section(loaded, pair, results)
     render_annotation_section(loaded, pair)
     grid_section(analyzed)
     gold_alignment_section(analyzed)
     panels_section(analyzed)
+    if deferred:
+        finish_slow_methods(analyzed)
 
 
 main()
