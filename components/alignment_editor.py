@@ -174,7 +174,7 @@ def _render_manli_decision(loaded: LoadedDataset, pair: Pair, working: Alignment
     decision for the alignment MANLI itself decodes; it follows every click."""
     from components.data import default_cutoff
     from explorer.aligners import get_aligner
-    from explorer.aligners.manli import ManliAligner
+    from explorer.aligners.manli import ManliAligner, entailment_score
 
     analysed = analyze_pair(pair)
     if (len(analysed.text), len(analysed.hypothesis)) != (working.p_len, working.h_len):
@@ -185,18 +185,19 @@ def _render_manli_decision(loaded: LoadedDataset, pair: Pair, working: Alignment
     # MANLI's own alignment does not change while links are edited: decode it once per pair.
     decoded_key = f"manli_decoded_{loaded.key}_{pair.id}"
     with st.spinner("Scoring the edited alignment with MANLI..."):
-        edited, dropped = aligner.score_alignment(analysed, working)
+        edited_result, dropped = aligner.score_alignment(analysed, working)
+        edited = entailment_score(analysed, edited_result).value
         if decoded_key not in st.session_state:
-            st.session_state[decoded_key] = aligner.align(analysed).normalized
+            st.session_state[decoded_key] = entailment_score(analysed, aligner.align(analysed)).value
     decoded_score: float = st.session_state[decoded_key]
     cut = default_cutoff(loaded, "manli")
-    verdict = "entails" if edited.normalized > cut.value else "does not entail"
+    verdict = "entails" if edited > cut.value else "does not entail"
     gold_note = ""
     if pair.entails is not None:
-        gold_note = f" — gold: {pair.label} ({'right' if (edited.normalized > cut.value) == pair.entails else 'wrong'})"
+        gold_note = f" — gold: {pair.label} ({'right' if (edited > cut.value) == pair.entails else 'wrong'})"
     st.markdown(
-        f"**MANLI on this alignment**: score {edited.normalized:.4f} per token "
-        f"({'>' if edited.normalized > cut.value else '≤'} cutoff {cut.value:.3f}, {cut.source}): "
+        f"**MANLI on this alignment**: entailment score {edited:.4f} "
+        f"({'>' if edited > cut.value else '≤'} cutoff {cut.value:.3f}, {cut.source}): "
         f"**{verdict}**{gold_note}. MANLI's own alignment scores {decoded_score:.4f}."
     )
     if dropped:

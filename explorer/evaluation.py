@@ -56,7 +56,9 @@ def _arrays(scores: Floats, gold: Bools) -> tuple[np.ndarray, np.ndarray]:
 
 
 def sweep(scores: Floats, gold: Bools) -> tuple[np.ndarray, np.ndarray]:
-    """Accuracy at every candidate cutoff (the distinct scores, ascending).
+    """Accuracy at every candidate cutoff, ascending: one below the smallest score
+    ("everything entailed", as far below it as the gap to the next distinct score, or 1
+    when all scores are equal), then each distinct score.
 
     Returns:
         ``(cutoffs, accuracies)``, two arrays of equal length.
@@ -64,7 +66,9 @@ def sweep(scores: Floats, gold: Bools) -> tuple[np.ndarray, np.ndarray]:
     s, g = _arrays(scores, gold)
     order = np.argsort(s, kind="stable")
     s_sorted, g_sorted = s[order], g[order]
-    cutoffs = np.unique(s_sorted)
+    distinct = np.unique(s_sorted)
+    gap = float(distinct[1] - distinct[0]) if distinct.size > 1 else 1.0
+    cutoffs = np.concatenate([[distinct[0] - gap], distinct])
     # For cutoff v, positives predicted are scores > v. Count pairs with score <= v.
     upto = np.searchsorted(s_sorted, cutoffs, side="right")
     pos_cum = np.concatenate([[0], np.cumsum(g_sorted)])

@@ -13,8 +13,13 @@ score is the current score plus the new edit's gain minus the gains of the edits
 replaces; only candidates with a positive gain can improve an alignment, so the others
 are dropped before the walk. The walk itself is compiled with numba.
 
-An alignment's entailment score (scorer ``manli``) is its total score divided by the
-number of tokens of the pair.
+An alignment's entailment score (scorer ``manli``, :func:`entailment_score`) is the share
+of the hypothesis's content words (not stopwords, not punctuation) that the alignment
+links to the text, plus :data:`HYPOTHESIS_SCORE_WEIGHT` times the hypothesis side of the
+alignment score per hypothesis token (the total without the DEL edits: text left out
+costs an entailment nothing). The paper's normalisation, the total divided by the number
+of tokens of the problem, is kept as ``problem_normalized``; it transferred worst across
+the RTE sets (docs/RESULTS.md, "Cutoff transfer").
 """
 
 from __future__ import annotations
@@ -35,7 +40,7 @@ from explorer.aligners.manli_features import (
     SimilarityMatrix,
     extract,
 )
-from explorer.alignment import Alignment, Edit
+from explorer.alignment import Alignment, Edit, EditKind
 
 if TYPE_CHECKING:
     from explorer.preprocess import AnalyzedPair
@@ -491,18 +496,68 @@ class ManliAligner:
         return ManliResult(scored, total, total / n_tokens, len(feats)), len(unreachable)
 
 
+#: Weight of the hypothesis-side alignment score per hypothesis token in the ``manli``
+#: entailment value; it mostly breaks ties between equal coverages (0.03-0.3 transfer
+#: alike, docs/RESULTS.md).
+HYPOTHESIS_SCORE_WEIGHT = 0.1
+
+
 @dataclass(frozen=True)
 class ManliScore:
-    """The ``manli`` scorer's result: the normalised alignment score and its parts."""
+    """The ``manli`` scorer's result: the entailment value and its parts.
+
+    Attributes:
+        value: ``content_coverage + HYPOTHESIS_SCORE_WEIGHT * hypothesis_score``.
+        alignment_score: the alignment's total score (every edit).
+        n_tokens: tokens of the problem (text + hypothesis).
+        aligned_links: the alignment as ``"p-h ..."``.
+        content_coverage: share of hypothesis content words linked to the text (of all
+            hypothesis tokens when it has no content word).
+        hypothesis_score: the total without DEL edits, per hypothesis token.
+        problem_normalized: the paper's score, total / n_tokens.
+        unaligned_content: hypothesis positions of the content words left unaligned.
+    """
 
     value: float
     alignment_score: float
     n_tokens: int
     aligned_links: str
+    content_coverage: float = 0.0
+    hypothesis_score: float = 0.0
+    problem_normalized: float = 0.0
+    unaligned_content: tuple[int, ...] = ()
+
+
+def entailment_score(pair: AnalyzedPair, result: ManliResult) -> ManliScore:
+    """The ``manli`` scorer's value for a MANLI alignment of ``pair`` (its own or an edited one)."""
+    hyp = pair.hypothesis
+    h_len = len(hyp)
+    aligned = [False] * h_len
+    deleted = 0.0
+    for edit in result.edits:
+        if edit.is_aligned and edit.h_span is not None:
+            for j in range(*edit.h_span):
+                aligned[j] = True
+        elif edit.kind is EditKind.DEL:
+            deleted += edit.score
+    content = [j for j in range(h_len) if not (hyp.stop[j] or hyp.is_punct[j])]
+    counted = content or list(range(h_len))
+    coverage = sum(aligned[j] for j in counted) / len(counted) if counted else 1.0
+    hypothesis_score = (result.score - deleted) / max(h_len, 1)
+    return ManliScore(
+        value=coverage + HYPOTHESIS_SCORE_WEIGHT * hypothesis_score,
+        alignment_score=result.score,
+        n_tokens=len(pair.text) + h_len,
+        aligned_links=result.alignment.to_sure_align(),
+        content_coverage=coverage,
+        hypothesis_score=hypothesis_score,
+        problem_normalized=result.normalized,
+        unaligned_content=tuple(j for j in content if not aligned[j]),
+    )
 
 
 class ManliScorer:
-    """Entailment score from the MANLI alignment: total score / number of tokens."""
+    """Entailment score from the MANLI alignment (:func:`entailment_score`)."""
 
     name = "manli"
 
@@ -516,8 +571,4 @@ class ManliScorer:
         return self._aligner
 
     def score(self, pair: AnalyzedPair) -> ManliScore:
-        result = self.aligner.align(pair)
-        return ManliScore(
-            result.normalized, result.score,
-            len(pair.text) + len(pair.hypothesis), result.alignment.to_sure_align(),
-        )
+        return entailment_score(pair, self.aligner.align(pair))
