@@ -36,5 +36,6 @@ PANELS: dict[str, Panel] = {
     "bow": Panel("bow", "Bag of words", "components.bow_panel", "render_bow_panel"),
     "itg": Panel("itg", "ITG parse", "components.itg_panel", "render_itg_panel"),
     "manli": Panel("manli", "MANLI", "components.manli_panel", "render_manli_panel"),
+    "combined": Panel("combined", "Combined classifier", "components.combined_panel", "render_combined_panel"),
     "editdist": Panel("editdist", "Edit distance (pFSM / pPDA)", "components.edit_distance_panel", "render_edit_distance_panel"),
 }

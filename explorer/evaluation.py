@@ -1,9 +1,11 @@
 """Evaluating scorers as entailment classifiers and as similarity measures.
 
-Decision rule: a pair is judged *entailed* when ``score > cutoff``. The cutoff is the
-one with the best accuracy on a development set (ties go to the lowest cutoff), chosen
-among the distinct scores of that set, and applied unchanged to the test data; with no
-development set it is chosen on the data itself (``cutoff_source = "self"``).
+Decision rule: a pair is judged *entailed* when ``score > cutoff``. With a development
+set, the cutoff is chosen on it by a rule of :mod:`explorer.decision` (by default
+``midpoint``: the best accuracy there, lowest among ties, placed halfway into the gap to
+the next distinct score) and applied unchanged to the test data; with no development set
+it is the best cutoff on the data itself (:func:`best_cutoff`, ``cutoff_source = "self"``).
+Candidate cutoffs include one below every score ("everything entailed").
 
 Ranking measures:
 
@@ -241,12 +243,16 @@ class ScorerEvaluation:
 
 def evaluate(
     data: Dataset, scorer_names: Sequence[str], *, dev: Dataset | None = None,
-    progress: Callable[[str, int, int], None] | None = None,
+    progress: Callable[[str, int, int], None] | None = None, rule: str | None = None,
 ) -> list[ScorerEvaluation]:
-    """Score and evaluate a dataset with each scorer (cutoffs tuned on ``dev`` if given).
+    """Score and evaluate a dataset with each scorer (cutoffs chosen on ``dev`` if given,
+    by ``rule``: one of :data:`explorer.decision.CUTOFF_RULES`, the default rule when None).
 
     Graded data gets Pearson/Spearman; labelled data gets the classification report.
     """
+    from explorer.decision import DEFAULT_RULE, choose_cutoff
+
+    rule = rule or DEFAULT_RULE
     graded = data.kind == "graded"
     if dev is not None and graded:
         raise EvaluationError("a development set only applies to labelled (classification) data")
@@ -263,7 +269,7 @@ def evaluate(
             cutoff = None
             if dev is not None:
                 dev_scores = score_pairs(dev.pairs, name)
-                cutoff, _ = best_cutoff(dev_scores, [bool(p.entails) for p in dev.pairs])
+                cutoff = choose_cutoff(dev_scores, [bool(p.entails) for p in dev.pairs], rule)
             report = classification_report(scores, data.pairs, cutoff=cutoff)
         results.append(
             ScorerEvaluation(

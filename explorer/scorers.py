@@ -81,6 +81,12 @@ def _manli() -> Scorer:
     return ManliScorer()
 
 
+def _combined() -> Scorer:
+    from explorer.combined import CombinedScorer
+
+    return CombinedScorer()
+
+
 def _edit_distance(kind: str) -> Callable[[], Scorer]:
     def build() -> Scorer:
         from explorer.edit_distance.scoring import EditDistanceScorer
@@ -104,8 +110,9 @@ SCORERS: dict[str, ScorerInfo] = {
     "itg_stop": ScorerInfo("itg_stop", "Bracketing ITG (stoplist)", "ITG with stopwords and punctuation left out of the lexical rules", _itg("itg_stop"), interactive=False),
     "itg_entail": ScorerInfo("itg_entail", "Bracketing ITG (cheap text nulls)", "ITG where unaligned text words cost 0.1", _itg("itg_entail"), interactive=False),
     "itg_lex": ScorerInfo("itg_lex", "Bracketing ITG (lexical similarity)", "ITG whose links use the shared WordNet/PPDB similarity", _itg("itg_lex"), interactive=False),
-    "manli": ScorerInfo("manli", "MANLI alignment score", "MANLI alignment score / number of tokens (MacCartney et al. 2008)", _manli, interactive=False),
+    "manli": ScorerInfo("manli", "MANLI entailment score", "MANLI alignment (MacCartney et al. 2008): share of hypothesis content words aligned + 0.1 x hypothesis-side score per hypothesis token", _manli, interactive=False),
     "pfsm": ScorerInfo("pfsm", "Probabilistic edit distance (pFSM)", "Wang & Cer 2012: log-sum over edit sequences, regressed on STS 2012 scores", _edit_distance("pfsm"), interactive=False),
+    "combined": ScorerInfo("combined", "Combined classifier", "logistic regression over the fast scorers and MANLI/ITG/lexical alignment features, trained on RTE1-3 dev: probability of entailment", _combined, interactive=False),
     "ppda": ScorerInfo("ppda", "Probabilistic edit distance with jumps (pPDA)", "Wang & Cer 2012: pFSM plus forward/backward jumps of up to 5 tokens, regressed on STS 2012", _edit_distance("ppda"), interactive=False),
 }
 
