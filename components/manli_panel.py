@@ -34,7 +34,9 @@ def render_manli_panel(pair: AnalyzedPair) -> None:
                   help="share of hypothesis content words aligned, plus 0.1 x the hypothesis side's score per hypothesis token")
     right.metric("Hypothesis content words aligned", f"{decision.content_coverage:.0%}")
     if decision.unaligned_content:
-        words = ", ".join(hypothesis_tokens[j] for j in decision.unaligned_content)
+        from components.text import plain
+
+        words = plain(", ".join(hypothesis_tokens[j] for j in decision.unaligned_content))
         st.caption(f"Hypothesis content words left unaligned: {words}")
     gold = pair.pair.gold_alignment
     if gold is not None and (gold.p_len, gold.h_len) != (result.alignment.p_len, result.alignment.h_len):

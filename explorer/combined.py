@@ -412,3 +412,48 @@ def explain(pair: AnalyzedPair, model: CombinedModel | None = None) -> CombinedR
         contributions=tuple(model.explain(x)),
         intercept=model.intercept,
     )
+
+
+# -- train / test on datasets (``classify --classifier combined``) ------------------------
+
+def train_test(
+    train_pairs: Sequence[Any], test_pairs: Sequence[Any] | None, names: Sequence[str] = DEFAULT_FEATURES, *,
+    c: float = DEFAULT_C, progress: Callable[[str, int, int], None] | None = None,
+    info: dict[str, Any] | None = None,
+) -> tuple[CombinedModel, Any]:
+    """Fit on labelled ``train_pairs``; report on ``test_pairs`` (None: no report).
+
+    Returns:
+        The model and an :class:`explorer.mtclassify.Report` (or None without test pairs).
+
+    Raises:
+        CombinedError: unlabelled data, one class, too many pairs, unknown features.
+    """
+    from explorer.mtclassify import Report, _by_task, binary_scores
+    from explorer.preprocess import analyze_pair
+
+    names = check_features(names)
+
+    def labelled(pairs: Sequence[Any], what: str) -> tuple[list[Any], np.ndarray]:
+        kept = [p for p in pairs if p.entails is not None]
+        if not kept:
+            raise CombinedError(f"{what}: no labelled pairs; the classifier needs entailment labels")
+        if len(kept) > MAX_TRAIN_PAIRS:
+            raise CombinedError(f"{what}: {len(kept)} pairs; the limit is {MAX_TRAIN_PAIRS}")
+        return kept, np.array([bool(p.entails) for p in kept])
+
+    def features_of(pairs: Sequence[Any], what: str) -> np.ndarray:
+        report = (lambda i, n: progress(what, i, n)) if progress else None
+        return feature_matrix([analyze_pair(p) for p in pairs], names, progress=report)
+
+    kept, y = labelled(train_pairs, "training data")
+    if y.all() or not y.any():
+        raise CombinedError("training data has a single class; the classifier needs both")
+    model = train(features_of(kept, "training features"), y, names, c=c, info=info)
+    if test_pairs is None:
+        return model, None
+    test_kept, y_test = labelled(test_pairs, "test data")
+    predicted = model.decision(features_of(test_kept, "test features")) > 0
+    report = Report("train/test", tuple(names), len(names), binary_scores(y_test, predicted),
+                    _by_task(test_kept, y_test, predicted))
+    return model, report

@@ -51,6 +51,9 @@ def _warn_missing_resources() -> None:
 def configure_evaluate(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("data", help="dataset file (RTE XML, MSRP/STS/SICK TSV, CSV, JSONL)")
     parser.add_argument("--dev", help="development set on which to choose the cutoff")
+    parser.add_argument("--rule", default=None,
+                        help="how the cutoff is chosen on --dev: best, midpoint (default), plateau, smoothed, "
+                             "prior, logistic (explorer/decision.py)")
     parser.add_argument(
         "--scorer", default="mbleu",
         help=f"comma-separated scorer names or 'all' (known: {', '.join(SCORERS)})",
@@ -72,13 +75,16 @@ def run_evaluate(args: argparse.Namespace) -> int:
         data = load(args.data)
         dev: Dataset | None = load(args.dev) if args.dev else None
         _warn_missing_resources()
-        results = evaluate(data, names, dev=dev, progress=_progress_printer(sys.stderr.isatty()))
+        results = evaluate(data, names, dev=dev, progress=_progress_printer(sys.stderr.isatty()), rule=args.rule)
     except (DatasetError, EvaluationError, InputError, UnknownScorerError) as err:
         return _fail(str(err))
     if args.json:
+        from explorer.decision import DEFAULT_RULE
+
         payload = {
             "data": args.data,
             "dev": args.dev,
+            "rule": (args.rule or DEFAULT_RULE) if args.dev else None,
             "results": [r.to_json() for r in results],
         }
         print(json.dumps(_json_safe(payload), indent=2))

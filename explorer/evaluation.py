@@ -253,6 +253,8 @@ def evaluate(
     from explorer.decision import DEFAULT_RULE, choose_cutoff
 
     rule = rule or DEFAULT_RULE
+    if dev is not None:
+        choose_cutoff([0.0, 1.0], [False, True], rule)  # an unknown rule fails before any scoring
     graded = data.kind == "graded"
     if dev is not None and graded:
         raise EvaluationError("a development set only applies to labelled (classification) data")

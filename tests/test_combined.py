@@ -112,3 +112,51 @@ def test_shipped_model_is_small_and_scores_a_pair() -> None:
     total = result.intercept + sum(c.contribution for c in result.contributions)
     assert total == pytest.approx(result.decision)
     assert {c.feature for c in result.contributions} == set(scorer.model.features)
+
+
+def test_classify_cli_trains_saves_and_reports_the_combined_classifier(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from explorer.cli import main
+
+    from .conftest import ROOT
+
+    sample = str(ROOT / "sample_data" / "rte_sample.xml")
+    out = tmp_path / "model.json"
+    args = ["classify", f"{sample},{sample}", sample, "--classifier", "combined",
+            "--features", "scorer:bleu,scorer:mbleu,scorer:per", "--save-model", str(out), "--json"]
+    assert main(args) == 0
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["features"] == ["scorer:bleu", "scorer:mbleu", "scorer:per"]
+    assert payload["results"]["combined"]["overall"]["n"] == 70
+    model = CombinedModel.load(out)
+    assert model.info["trained_on"] == 140 and model.features == tuple(payload["features"])
+    assert main(["classify", sample, sample, "--classifier", "combined", "--folds", "5"]) == 2
+    assert "--folds is not available" in capsys.readouterr().err
+    assert main(["classify", sample, sample, "--save-model", str(out)]) == 2
+    assert "--save-model needs --classifier combined" in capsys.readouterr().err
+
+
+def _panel_script() -> None:
+    from components.combined_panel import render_combined_panel
+    from explorer.preprocess import analyze_pair, make_pair
+
+    render_combined_panel(analyze_pair(make_pair("The firm sold 40 cars in May.", "The firm sold 45 cars.")))
+
+
+def test_pair_page_panel_lists_the_pushes() -> None:
+    from streamlit.testing.v1 import AppTest
+
+    from components.combined_panel import contribution_rows
+    from components.method_panels import PANELS
+
+    assert PANELS["combined"].function == "render_combined_panel"
+    at = AppTest.from_function(_panel_script, default_timeout=180).run()
+    assert not at.exception, at.exception
+    assert at.metric[0].label == "Probability of entailment"
+    table = at.dataframe[0].value
+    assert set(table["feature"]) == set(CombinedScorer().model.features)
+    pushes = list(table["push"])
+    assert pushes == sorted(pushes, key=abs, reverse=True)
+    number = table[table["feature"] == "lex:number_mismatch"].iloc[0]
+    assert number["value"] == 1 and number["push"] < 0 and number["towards"] == "does not entail"
+    result = CombinedScorer().score(analyze_pair(make_pair("The firm sold 40 cars in May.", "The firm sold 45 cars.")))
+    assert [r["feature"] for r in contribution_rows(result, top=2)] == [c.feature for c in result.contributions[:2]]

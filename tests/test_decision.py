@@ -90,3 +90,23 @@ def test_bootstrap_spreads_and_is_reproducible() -> None:
     assert 0.5 < first.target_accuracy[1] < 0.9
     with pytest.raises(EvaluationError, match="resamples must be in"):
         bootstrap_transfer(a, ga, b, gb, resamples=MAX_BOOTSTRAP + 1)
+
+
+def test_evaluate_cli_takes_a_cutoff_rule(capsys) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from explorer.cli import main
+
+    from .conftest import ROOT
+
+    sample = str(ROOT / "sample_data" / "rte_sample.xml")
+    csv = str(ROOT / "sample_data" / "pairs.csv")
+    cutoffs = {}
+    for rule in ("best", "midpoint"):
+        assert main(["evaluate", csv, "--dev", sample, "--scorer", "mbleu", "--rule", rule, "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+        assert out["rule"] == rule
+        cutoffs[rule] = out["results"][0]["cutoff"]
+    assert cutoffs["midpoint"] > cutoffs["best"]
+    assert main(["evaluate", csv, "--dev", sample, "--scorer", "mbleu", "--rule", "median"]) == 2
+    assert "unknown cutoff rule 'median'" in capsys.readouterr().err

@@ -213,9 +213,10 @@ def transfer_section(
 ) -> None:
     """Cutoff transfer: each scorer's cutoff chosen on the development set (A) by a rule,
     applied to this data (B), beside the accuracy B's own best cutoff would give."""
+    from components.text import plain
     from explorer.decision import CUTOFF_RULES, transfer_table
 
-    st.subheader(f"Cutoff transfer: {dev.name} -> {loaded.name}")
+    st.subheader(f"Cutoff transfer: {plain(dev.name)} → {plain(loaded.name)}")
     rule = st.selectbox(
         "Cutoff rule", list(CUTOFF_RULES), index=list(CUTOFF_RULES).index(DEFAULT_RULE), key="evaluate_rule",
         help="How the cutoff is chosen on the development set; explorer/decision.py describes each rule.",
