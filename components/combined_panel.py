@@ -22,7 +22,7 @@ def contribution_rows(result: Any, *, top: int | None = None) -> list[dict[str, 
     return rows[:top] if top else rows
 
 
-def render_combined_panel(pair: AnalyzedPair) -> None:
+def render_combined_panel(pair: AnalyzedPair, *, key: str = "combined") -> None:
     from explorer.combined import default_model, explain
 
     with st.spinner("Computing every feature (MANLI, ITG, lexical checks, MT metrics)..."):
@@ -39,7 +39,7 @@ def render_combined_panel(pair: AnalyzedPair) -> None:
     middle.metric("Decision", "entails" if result.entailed else "does not entail")
     right.metric("Logit (intercept + pushes)", f"{result.decision:+.3f}", help=f"intercept {result.intercept:+.3f}")
     rows = contribution_rows(result)
-    st.dataframe(rows[:12], hide_index=True, key="combined_contributions")
+    st.dataframe(rows[:12], hide_index=True, key=f"{key}_contributions")
     if len(rows) > 12:
         with st.expander(f"All {len(rows)} features"):
-            st.dataframe(rows, hide_index=True, key="combined_all")
+            st.dataframe(rows, hide_index=True, key=f"{key}_all")

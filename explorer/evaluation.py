@@ -255,6 +255,13 @@ def evaluate(
     rule = rule or DEFAULT_RULE
     if dev is not None:
         choose_cutoff([0.0, 1.0], [False, True], rule)  # an unknown rule fails before any scoring
+        unlabelled = [p.id for p in dev.pairs if p.entails is None]
+        if unlabelled or not dev.pairs:
+            raise EvaluationError(
+                f"the development set {dev.name} has {len(unlabelled)} pairs without an entailment label"
+                + (f" (first: {unlabelled[0]})" if unlabelled else "")
+                + "; choosing a cutoff needs binary or 3-way labels"
+            )
     graded = data.kind == "graded"
     if dev is not None and graded:
         raise EvaluationError("a development set only applies to labelled (classification) data")

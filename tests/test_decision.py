@@ -110,3 +110,16 @@ def test_evaluate_cli_takes_a_cutoff_rule(capsys) -> None:  # type: ignore[no-un
     assert cutoffs["midpoint"] > cutoffs["best"]
     assert main(["evaluate", csv, "--dev", sample, "--scorer", "mbleu", "--rule", "median"]) == 2
     assert "unknown cutoff rule 'median'" in capsys.readouterr().err
+
+
+def test_evaluate_refuses_an_unlabelled_dev_set(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from explorer.cli import main
+
+    from .conftest import ROOT
+
+    dev = tmp_path / "graded.tsv"
+    dev.write_text("5.0\tA dog runs.\tA dog runs.\n1.0\tPrices rose.\tThe choir sang.\n")
+    sample = str(ROOT / "sample_data" / "rte_sample.xml")
+    assert main(["evaluate", sample, "--dev", str(dev), "--scorer", "mbleu"]) == 2
+    err = capsys.readouterr().err
+    assert "graded.tsv has 2 pairs without an entailment label" in err and "Traceback" not in err
