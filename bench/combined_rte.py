@@ -1,7 +1,7 @@
 """The combined entailment classifier across RTE sets: model, regularisation and features
 chosen by cross-set transfer (issue 13, part 3).
 
-    NLTK_DATA=../shared/nltk_data .venv/bin/python bench/combined_rte.py [--cache DIR]
+    NLTK_DATA=../shared/nltk_data .venv/bin/python -m bench.combined_rte [--cache DIR]
         [--only models,features,final] [--save explorer/models/combined_rte.json]
 
 Protocols (train -> test): RTE1 dev -> RTE2 dev, RTE2 dev -> RTE3 dev, RTE3 dev -> RTE3 test,
@@ -16,20 +16,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from explorer import combined  # noqa: E402
-from explorer.datasets import load  # noqa: E402
-from explorer.decision import DEFAULT_RULE, choose_cutoff  # noqa: E402
-from explorer.evaluation import score_pairs  # noqa: E402
-from explorer.preprocess import analyze_pair  # noqa: E402
+from explorer import combined
+from explorer.datasets import load
+from explorer.decision import DEFAULT_RULE, choose_cutoff
+from explorer.evaluation import score_pairs
+from explorer.preprocess import analyze_pair
 
 RTE = Path(os.environ.get("NLTK_DATA", "../shared/nltk_data")) / "corpora" / "rte"
 FILES = ("rte1_dev", "rte2_dev", "rte3_dev", "rte3_test")
@@ -229,7 +226,7 @@ def final(data, names: Sequence[str], c: float, save: Path | None) -> None:  # t
         x, y = matrix(data, train_files, names)
         model = combined.train(x, y, names, c=c, info={
             "trained_on_files": list(train_files),
-            "chosen_by": "cross-set transfer, bench/combined_rte.py (docs/RESULTS.md)",
+            "chosen_by": "cross-set transfer, bench.combined_rte (docs/RESULTS.md)",
             "transfer_accuracy": {f"{'+'.join(a)}->{b}": round(v, 4) for (a, b), v in zip(PROTOCOLS, accs)},
         })
         model.save(save)

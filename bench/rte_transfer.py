@@ -1,7 +1,7 @@
 """Cutoff transfer across the labelled RTE sets: every scorer, every cutoff rule, MANLI's
 thresholded number, and the bootstrap spread of the chosen cutoff (issue 13, part 2).
 
-    NLTK_DATA=../shared/nltk_data .venv/bin/python bench/rte_transfer.py [--cache DIR] [--scorers all]
+    NLTK_DATA=../shared/nltk_data .venv/bin/python -m bench.rte_transfer [--cache DIR] [--scorers all]
         [--resamples 1000] [--only table,rules,manli,bootstrap]
 
 Scores are computed once per (scorer, file) and kept as JSON under ``--cache`` (default
@@ -15,19 +15,16 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from explorer.datasets import load  # noqa: E402
-from explorer.decision import CUTOFF_RULES, DEFAULT_RULE, bootstrap_transfer, transfer  # noqa: E402
-from explorer.evaluation import score_pairs  # noqa: E402
-from explorer.preprocess import analyze_pair  # noqa: E402
-from explorer.scorers import SCORERS, get_scorer  # noqa: E402
+from explorer.datasets import load
+from explorer.decision import CUTOFF_RULES, DEFAULT_RULE, bootstrap_transfer, transfer
+from explorer.evaluation import score_pairs
+from explorer.preprocess import analyze_pair
+from explorer.scorers import SCORERS, get_scorer
 
 RTE = Path(os.environ.get("NLTK_DATA", "../shared/nltk_data")) / "corpora" / "rte"
 ROWS = (("rte1_dev", "rte2_dev"), ("rte2_dev", "rte3_dev"), ("rte3_dev", "rte3_test"))

@@ -29,7 +29,7 @@ def render_manli_panel(pair: AnalyzedPair) -> None:
 
     decision = entailment_score(pair, result)
     left, middle, right = st.columns(3)
-    left.metric("Alignment score", f"{result.score:+.3f}", help=f"per token of the problem (the paper's score): {result.normalized:+.4f}")
+    left.metric("Alignment score", f"{result.total:+.3f}", help=f"per token of the problem (the paper's score): {result.normalized:+.4f}")
     middle.metric("Entailment score", f"{decision.value:.4f}",
                   help="share of hypothesis content words aligned, plus 0.1 x the hypothesis side's score per hypothesis token")
     right.metric("Hypothesis content words aligned", f"{decision.content_coverage:.0%}")
@@ -49,6 +49,6 @@ def render_manli_panel(pair: AnalyzedPair) -> None:
     )
     weights = dict(result.weights)
     rows = edit_rows(result.edits, text_tokens, hypothesis_tokens, weights)
-    st.markdown(f"**Edits** — their scores add up to the total, {result.score:+.3f}")
+    st.markdown(f"**Edits** — their scores add up to the total, {result.total:+.3f}")
     st.dataframe(rows, hide_index=True, key="manli_edits")
     st.plotly_chart(contribution_figure(result.edits, text_tokens, hypothesis_tokens), key="manli_contributions")

@@ -33,6 +33,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from explorer.api import ResultMixin
+from explorer.errors import ExplorerError
+
 if TYPE_CHECKING:
     from explorer.preprocess import AnalyzedPair
 
@@ -91,7 +94,7 @@ DEFAULT_C = 0.03
 MAX_TRAIN_PAIRS = 20_000
 
 
-class CombinedError(ValueError):
+class CombinedError(ExplorerError, ValueError):
     """A feature set, model file or training set that cannot be used."""
 
 
@@ -370,7 +373,7 @@ def default_model() -> CombinedModel:
 # -- the scorer -------------------------------------------------------------------------
 
 @dataclass(frozen=True)
-class CombinedResult:
+class CombinedResult(ResultMixin):
     """The ``combined`` scorer's result: probability of entailment and why."""
 
     value: float

@@ -25,10 +25,10 @@ the RTE sets (docs/RESULTS.md, "Cutoff transfer").
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -41,6 +41,8 @@ from explorer.aligners.manli_features import (
     extract,
 )
 from explorer.alignment import Alignment, Edit, EditKind
+from explorer.api import ResultMixin
+from explorer.errors import ExplorerError
 
 if TYPE_CHECKING:
     from explorer.preprocess import AnalyzedPair
@@ -48,7 +50,7 @@ if TYPE_CHECKING:
 DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "models" / "manli_rte2dev.json"
 
 
-class ManliModelError(ValueError):
+class ManliModelError(ExplorerError, ValueError):
     """A weights file that cannot be used."""
 
 
@@ -392,22 +394,36 @@ def decode(
 # -- the aligner and the scorer -------------------------------------------------------------
 
 @dataclass(frozen=True)
-class ManliResult:
+class ManliResult(ResultMixin):
     """A MANLI alignment: the edits carry their scores and features.
 
-    ``score`` is the alignment's total (the sum of every edit's score, DEL and INS
-    included); ``normalized`` divides it by the pair's number of tokens.
+    ``total`` is the alignment's total score (the sum of every edit's score, DEL and
+    INS included); ``normalized`` divides it by the pair's number of tokens (the paper's
+    entailment score). ``entailment`` is the ``manli`` scorer's value for this alignment
+    (:func:`entailment_score`) and is the ``value`` compared to a cutoff.
     """
 
     alignment: Alignment
-    score: float
+    total: float
     normalized: float
     n_candidates: int
     weights: tuple[tuple[str, float], ...] = field(compare=False, default=())
+    entailment: float | None = None
 
     @property
     def edits(self) -> tuple[Edit, ...]:
         return self.alignment.edits or ()
+
+    @property
+    def value(self) -> float:
+        """The number compared to a cutoff: :attr:`entailment` (:attr:`normalized` for a
+        result built without its pair)."""
+        return self.normalized if self.entailment is None else self.entailment
+
+    @property
+    def score(self) -> float:
+        """Old name of :attr:`total` (kept for callers written before the rename)."""
+        return self.total
 
 
 def _lexical_similarity(flags: dict[str, bool]) -> SimilarityMatrix:
@@ -460,10 +476,11 @@ class ManliAligner:
         edits = feats.edits(chosen, self.model.weights)
         alignment = Alignment.from_edits(feats.p_len, feats.h_len, edits)
         n_tokens = max(feats.p_len + feats.h_len, 1)
-        return ManliResult(
+        result = ManliResult(
             alignment, total, total / n_tokens, len(feats),
             tuple((name, float(w)) for name, w in zip(FEATURES, self.model.weights)),
         )
+        return replace(result, entailment=entailment_score(pair, result).value)
 
     def score_alignment(self, pair: AnalyzedPair, alignment: Alignment) -> tuple[ManliResult, int]:
         """Score a given alignment (a hand-edited one, say) with the model's weights.
@@ -493,7 +510,8 @@ class ManliAligner:
         total = base + float(gain[chosen].sum())
         scored = Alignment.from_edits(feats.p_len, feats.h_len, feats.edits(chosen, self.model.weights))
         n_tokens = max(feats.p_len + feats.h_len, 1)
-        return ManliResult(scored, total, total / n_tokens, len(feats)), len(unreachable)
+        result = ManliResult(scored, total, total / n_tokens, len(feats))
+        return replace(result, entailment=entailment_score(pair, result).value), len(unreachable)
 
 
 #: Weight of the hypothesis-side alignment score per hypothesis token in the ``manli``
@@ -503,12 +521,12 @@ HYPOTHESIS_SCORE_WEIGHT = 0.1
 
 
 @dataclass(frozen=True)
-class ManliScore:
+class ManliScore(ResultMixin):
     """The ``manli`` scorer's result: the entailment value and its parts.
 
     Attributes:
         value: ``content_coverage + HYPOTHESIS_SCORE_WEIGHT * hypothesis_score``.
-        alignment_score: the alignment's total score (every edit).
+        total: the alignment's total score (every edit).
         n_tokens: tokens of the problem (text + hypothesis).
         aligned_links: the alignment as ``"p-h ..."``.
         content_coverage: share of hypothesis content words linked to the text (of all
@@ -519,13 +537,21 @@ class ManliScore:
     """
 
     value: float
-    alignment_score: float
+    total: float
     n_tokens: int
     aligned_links: str
     content_coverage: float = 0.0
     hypothesis_score: float = 0.0
     problem_normalized: float = 0.0
     unaligned_content: tuple[int, ...] = ()
+
+    @property
+    def alignment_score(self) -> float:
+        """Old name of :attr:`total` (kept for callers written before the rename)."""
+        return self.total
+
+    def to_json(self) -> dict[str, Any]:
+        return {**super().to_json(), "alignment_score": self.total}  # the key before the rename stays
 
 
 def entailment_score(pair: AnalyzedPair, result: ManliResult) -> ManliScore:
@@ -543,10 +569,10 @@ def entailment_score(pair: AnalyzedPair, result: ManliResult) -> ManliScore:
     content = [j for j in range(h_len) if not (hyp.stop[j] or hyp.is_punct[j])]
     counted = content or list(range(h_len))
     coverage = sum(aligned[j] for j in counted) / len(counted) if counted else 1.0
-    hypothesis_score = (result.score - deleted) / max(h_len, 1)
+    hypothesis_score = (result.total - deleted) / max(h_len, 1)
     return ManliScore(
         value=coverage + HYPOTHESIS_SCORE_WEIGHT * hypothesis_score,
-        alignment_score=result.score,
+        total=result.total,
         n_tokens=len(pair.text) + h_len,
         aligned_links=result.alignment.to_sure_align(),
         content_coverage=coverage,
