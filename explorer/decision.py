@@ -192,9 +192,14 @@ class TransferRow:
 def transfer(
     source_scores: Floats, source_gold: Bools, target_scores: Floats, target_gold: Bools, *,
     scorer: str = "", source: str = "A", target: str = "B", rule: str = DEFAULT_RULE,
+    fixed_cutoff: float | None = None,
 ) -> TransferRow:
-    """One row of the transfer table."""
-    cutoff = choose_cutoff(source_scores, source_gold, rule)
+    """One row of the transfer table. ``fixed_cutoff`` (a trained classifier's own
+    decision) replaces the rule; the row's rule is then ``"model"``."""
+    if fixed_cutoff is not None:
+        cutoff, rule = float(fixed_cutoff), "model"
+    else:
+        cutoff = choose_cutoff(source_scores, source_gold, rule)
     _, target_curve = sweep(target_scores, target_gold)
     return TransferRow(
         scorer=scorer, source=source, target=target, rule=rule, cutoff=cutoff,
@@ -209,10 +214,14 @@ def transfer(
 def transfer_table(
     scores: Mapping[str, tuple[Floats, Floats]], source_gold: Bools, target_gold: Bools, *,
     source: str = "A", target: str = "B", rule: str = DEFAULT_RULE,
+    fixed: Mapping[str, float] | None = None,
 ) -> list[TransferRow]:
-    """One :class:`TransferRow` per scorer; ``scores[name] = (scores on A, scores on B)``."""
+    """One :class:`TransferRow` per scorer; ``scores[name] = (scores on A, scores on B)``;
+    ``fixed[name]``: a classifier's own cutoff, used instead of the rule."""
+    fixed = fixed or {}
     return [
-        transfer(a, source_gold, b, target_gold, scorer=name, source=source, target=target, rule=rule)
+        transfer(a, source_gold, b, target_gold, scorer=name, source=source, target=target, rule=rule,
+                 fixed_cutoff=fixed.get(name))
         for name, (a, b) in scores.items()
     ]
 

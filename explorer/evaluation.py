@@ -35,7 +35,7 @@ from explorer.datasets import Dataset
 from explorer.errors import ExplorerError
 from explorer.pairs import Pair
 from explorer.preprocess import analyze_pair
-from explorer.scorers import get_scorer
+from explorer.scorers import SCORERS, get_scorer
 
 Progress = Callable[[int, int], None]
 Floats = Sequence[float] | np.ndarray
@@ -137,7 +137,7 @@ class ClassificationReport:
 
     n: int
     cutoff: float
-    cutoff_source: str  # "dev" or "self"
+    cutoff_source: str  # "dev", "self" or "model" (a classifier's own decision)
     accuracy: float
     cws: float
     average_precision: float
@@ -152,7 +152,7 @@ class GradedReport:
 
 
 def classification_report(
-    scores: Floats, pairs: Sequence[Pair], *, cutoff: float | None = None
+    scores: Floats, pairs: Sequence[Pair], *, cutoff: float | None = None, source: str = "dev",
 ) -> ClassificationReport:
     """Accuracy, CWS and average precision overall and per task.
 
@@ -168,7 +168,6 @@ def classification_report(
             "accuracy needs labelled data"
         )
     gold = [bool(p.entails) for p in pairs]
-    source = "dev"
     if cutoff is None:
         cutoff, _ = best_cutoff(scores, gold)
         source = "self"
@@ -277,10 +276,14 @@ def evaluate(
             report = graded_report(scores, data.pairs)
         else:
             cutoff = None
-            if dev is not None:
+            fixed = SCORERS[name].cutoff if name in SCORERS else None
+            if fixed is not None:
+                cutoff = fixed
+            elif dev is not None:
                 dev_scores = score_pairs(dev.pairs, name)
                 cutoff = choose_cutoff(dev_scores, [bool(p.entails) for p in dev.pairs], rule)
-            report = classification_report(scores, data.pairs, cutoff=cutoff)
+            report = classification_report(scores, data.pairs, cutoff=cutoff,
+                                           source="model" if fixed is not None else "dev")
         results.append(
             ScorerEvaluation(
                 scorer=name,

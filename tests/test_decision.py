@@ -123,3 +123,29 @@ def test_evaluate_refuses_an_unlabelled_dev_set(tmp_path, capsys) -> None:  # ty
     assert main(["evaluate", sample, "--dev", str(dev), "--scorer", "mbleu"]) == 2
     err = capsys.readouterr().err
     assert "graded.tsv has 2 pairs without an entailment label" in err and "Traceback" not in err
+
+
+def test_a_classifier_keeps_its_own_cutoff() -> None:
+    from explorer.scorers import SCORERS
+
+    assert SCORERS["combined"].cutoff == 0.5 and SCORERS["manli"].cutoff is None
+    row = transfer([0.1, 0.9], [False, True], [0.4, 0.6], [False, True], fixed_cutoff=0.5, rule="best")
+    assert row.rule == "model" and row.cutoff == 0.5 and row.target_accuracy == 1.0
+    rows = transfer_table({"c": ([0.1, 0.9], [0.4, 0.6])}, [False, True], [False, True], fixed={"c": 0.5})
+    assert rows[0].rule == "model"
+
+
+def test_evaluate_applies_a_classifiers_own_cutoff(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from dataclasses import replace
+
+    from explorer import scorers
+    from explorer.datasets import load
+    from explorer.evaluation import evaluate
+
+    from .conftest import ROOT
+
+    data = load(ROOT / "sample_data" / "rte_sample.xml")
+    info = replace(scorers.SCORERS["mbleu"], cutoff=0.25)
+    monkeypatch.setitem(scorers.SCORERS, "mbleu", info)
+    report = evaluate(data, ["mbleu"], dev=data)[0].report
+    assert report.cutoff == 0.25 and report.cutoff_source == "model"  # type: ignore[union-attr]

@@ -144,8 +144,10 @@ def classification_section(
                + ". A pair is judged entailed when score > cutoff.")
     reports = {}
     for name in names:
-        cutoff = choose_cutoff(dev_scores[name], gold(dev)) if dev else None
-        reports[name] = classification_report(scores[name], pairs, cutoff=cutoff)
+        fixed = SCORERS[name].cutoff
+        cutoff = fixed if fixed is not None else choose_cutoff(dev_scores[name], gold(dev)) if dev else None
+        reports[name] = classification_report(scores[name], pairs, cutoff=cutoff,
+                                              source="model" if fixed is not None else "dev")
     label = {n: SCORERS[n].label for n in names}
 
     st.subheader("Summary")
@@ -155,7 +157,8 @@ def classification_section(
             "scorer": label[name], "n": report.n,
             "accuracy": _fmt(report.accuracy, True), "CWS": _fmt(report.cws),
             "AP": _fmt(report.average_precision), "cutoff": _fmt(report.cutoff),
-            "cutoff source": dev.name if dev else f"self ({loaded.name})",
+            "cutoff source": ("the model's own (0.5)" if report.cutoff_source == "model"
+                              else dev.name if dev else f"self ({loaded.name})"),
             **published_columns(key, name, "accuracy"),
         })
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
@@ -221,10 +224,11 @@ def transfer_section(
         "Cutoff rule", list(CUTOFF_RULES), index=list(CUTOFF_RULES).index(DEFAULT_RULE), key="evaluate_rule",
         help="How the cutoff is chosen on the development set; explorer/decision.py describes each rule.",
     )
+    fixed = {n: c for n in names if (c := SCORERS[n].cutoff) is not None}
     rows = transfer_table({n: (dev_scores[n], scores[n]) for n in names}, gold(dev), gold(loaded),
-                          source=dev.name, target=loaded.name, rule=rule)
+                          source=dev.name, target=loaded.name, rule=rule, fixed=fixed)
     st.dataframe(pd.DataFrame([{
-        "scorer": SCORERS[r.scorer].label, "cutoff": _fmt(r.cutoff),
+        "scorer": SCORERS[r.scorer].label, "cutoff": _fmt(r.cutoff) + (" (model)" if r.rule == "model" else ""),
         f"accuracy on {dev.name}": _fmt(r.source_accuracy, True),
         f"accuracy on {loaded.name}": _fmt(r.target_accuracy, True),
         f"best possible on {loaded.name}": _fmt(r.target_best_accuracy, True),
