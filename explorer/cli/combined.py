@@ -25,9 +25,7 @@ def run_combined_classify(args: argparse.Namespace) -> int:
         raise CombinedError("--folds is not available with --classifier combined; give TRAIN and TEST")
     if not args.test and not args.save_model:
         raise CombinedError("give TEST data to report on, or --save-model PATH to keep the trained model")
-    out = Path(args.save_model) if args.save_model else None
-    if out is not None and (out.is_dir() or not out.parent.is_dir()):
-        raise CombinedError(f"--save-model {out}: not a file in an existing folder")
+    out = Path(args.save_model) if args.save_model else None  # checked when parsed (output_file)
     # TRAIN may name several files joined by commas (e.g. RTE1, RTE2 and RTE3 dev).
     parts = args.train.split(",")
     paths = parts if len(parts) > 1 and all(Path(p).is_file() for p in parts) else [args.train]
