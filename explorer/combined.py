@@ -269,14 +269,14 @@ class CombinedModel:
             raise CombinedError("every scale must be positive")
 
     def terms(self, x: np.ndarray) -> np.ndarray:
-        return np.asarray(self.weights) * (np.asarray(x, dtype=float) - self.mean) / self.scale
+        return np.asarray(np.asarray(self.weights) * (np.asarray(x, dtype=float) - self.mean) / self.scale, dtype=float)
 
     def decision(self, x: np.ndarray) -> np.ndarray:
         """The logit for each row of ``x`` (or for one vector)."""
-        return self.intercept + self.terms(x).sum(axis=-1)
+        return np.asarray(self.intercept + self.terms(x).sum(axis=-1), dtype=float)
 
     def probability(self, x: np.ndarray) -> np.ndarray:
-        return 1.0 / (1.0 + np.exp(-self.decision(x)))
+        return np.asarray(1.0 / (1.0 + np.exp(-self.decision(x))), dtype=float)
 
     def explain(self, x: np.ndarray) -> list[Contribution]:
         """Each feature's term for one pair, largest push (either way) first."""
