@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.alignment import Alignment
-from explorer.datasets import Dataset, DatasetError, detect_format, load
+from explorer.datasets import Dataset, DatasetError, detect_file_format, load
 from explorer.pairs import Pair
 
 
@@ -160,11 +160,10 @@ def load_gold(paths: Sequence[str | Path]) -> Dataset:
         from explorer.datasets.msr_align import load_annotators
 
         for path in paths:
-            head = Path(path).read_bytes()[:4096].decode("utf-8-sig", errors="replace") if Path(path).is_file() else ""
-            if not head:
+            if not Path(path).is_file():
                 raise DatasetError(f"{path}: no such file")
             try:
-                fmt = detect_format(head, str(path))
+                fmt = detect_file_format(path)
             except DatasetError:
                 fmt = "unknown"
             if fmt != "msr_align":

@@ -78,18 +78,12 @@ def _log(message: str) -> None:
 def load_training_pairs(paths: Sequence[str]) -> list[Pair]:
     """Every pair of the files; several MSR annotator files (A, B, C) are merged by
     majority into one gold set instead of being concatenated."""
-    from explorer.datasets import detect_format, load
+    from explorer.datasets import DatasetError, detect_file_format, load
 
     if len(paths) > 1:
-        heads = []
-        for path in paths:
-            try:
-                heads.append(Path(path).read_bytes()[:4096].decode("utf-8-sig", errors="replace"))
-            except OSError:
-                heads.append("")
         try:
-            formats = {detect_format(head, str(path)) for head, path in zip(heads, paths)}
-        except ValueError:
+            formats = {detect_file_format(path) for path in paths}
+        except DatasetError:
             formats = set()
         if formats == {"msr_align"}:
             from explorer.datasets.msr_align import load_annotators

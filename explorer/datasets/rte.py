@@ -5,8 +5,9 @@
 from __future__ import annotations
 
 from explorer.datasets import DatasetError
-from explorer.pairs import LabelError, Pair, normalize_label
-from explorer.preprocess import clean_text
+from explorer.datasets import fields as F
+from explorer.datasets.reading import check_count, check_xml_declaration
+from explorer.pairs import Pair
 
 _LABEL_ATTRIBUTES = ("value", "entailment")
 
@@ -23,6 +24,7 @@ def parse_rte_xml(text: str, name: str) -> list[Pair]:
     import defusedxml.ElementTree as DET
     from defusedxml import DefusedXmlException
 
+    check_xml_declaration(text, name)
     try:
         root = DET.fromstring(text.encode("utf-8"))
     except ParseError as err:
@@ -30,33 +32,29 @@ def parse_rte_xml(text: str, name: str) -> list[Pair]:
         raise DatasetError(f"{name}: malformed XML at line {line}, column {column}: {err}") from None
     except DefusedXmlException as err:
         raise DatasetError(f"{name}: refused unsafe XML ({type(err).__name__}); entity declarations are not allowed") from None
+    except (LookupError, ValueError) as err:  # an encoding expat cannot use; decode() refuses them first
+        raise DatasetError(f"{name}: cannot read this XML ({err}); save it as UTF-8") from None
     if root.tag != "entailment-corpus":
-        raise DatasetError(f"{name}: root element is <{root.tag}>; expected <entailment-corpus>")
+        raise DatasetError(f"{name}: root element is <{str(root.tag)[:40]}>; expected <entailment-corpus>")
     pairs: list[Pair] = []
     for index, element in enumerate(root.iter("pair"), start=1):
+        check_count(index, name)
         where = f"{name}: pair #{index}"
-        pair_id = element.get("id")
-        if not pair_id:
+        if element.get("id") is None:
             raise DatasetError(f"{where}: missing id attribute")
+        pair_id = F.identifier(element.get("id"), where)
         where = f"{name}: pair id={pair_id}"
         t, h = element.find("t"), element.find("h")
         if t is None or h is None:
             raise DatasetError(f"{where}: expected both <t> and <h> elements")
-        t_text, h_text = clean_text("".join(t.itertext())), clean_text("".join(h.itertext()))
-        if not t_text or not h_text:
-            raise DatasetError(f"{where}: empty <t> or <h>")
         raw_label = next((element.get(a) for a in _LABEL_ATTRIBUTES if element.get(a) is not None), None)
-        try:
-            label = normalize_label(raw_label) if raw_label is not None else None
-        except LabelError as err:
-            raise DatasetError(f"{where}: {err}") from None
         pairs.append(
             Pair(
                 id=pair_id,
-                text=t_text,
-                hypothesis=h_text,
-                label=label,
-                task=element.get("task") or None,
+                text=F.sentence("".join(t.itertext()), where, "<t>"),
+                hypothesis=F.sentence("".join(h.itertext()), where, "<h>"),
+                label=F.label(raw_label, where),
+                task=F.optional_identifier(element.get("task"), where, "task"),
                 source=name,
             )
         )
