@@ -89,8 +89,8 @@ def parse_edinburgh(text: str, name: str) -> list[Pair]:
         pairs.append(
             Pair(
                 id=pair_id if pair_id is not None else str(index),
-                text=" ".join(p_tokens),
-                hypothesis=" ".join(h_tokens),
+                text=F.joined(p_tokens, where, "source"),
+                hypothesis=F.joined(h_tokens, where, "target"),
                 source=name,
                 text_tokens=p_tokens,
                 hypothesis_tokens=h_tokens,

@@ -156,6 +156,14 @@ def position(raw: str, where: str, what: str) -> int:
     return int(raw)
 
 
+def joined(tokens: tuple[str, ...], where: str, field: str) -> str:
+    """A file's tokens joined by spaces, as the pair's sentence, within the length limit."""
+    text = " ".join(tokens)
+    if len(text) > MAX_SENTENCE_CHARS:
+        raise DatasetError(_too_long(where, field, len(text)))
+    return text
+
+
 def token(raw: str, where: str) -> str:
     """A file's token under the token rule in the module docstring."""
     if raw.isascii():

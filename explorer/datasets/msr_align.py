@@ -141,8 +141,8 @@ def parse_msr_align(text: str, name: str) -> list[Pair]:
         pairs.append(
             Pair(
                 id=number,
-                text=" ".join(text_tokens),
-                hypothesis=" ".join(h_tokens),
+                text=F.joined(text_tokens, where, "the text"),
+                hypothesis=F.joined(tuple(h_tokens), where, "the hypothesis"),
                 source=name,
                 text_tokens=text_tokens,
                 hypothesis_tokens=tuple(h_tokens),
