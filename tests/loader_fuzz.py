@@ -384,8 +384,8 @@ def garbage(dataset: Dataset, data: bytes) -> list[str]:
         problems.append("a field given as a boolean, object or list was accepted")
     if dataset.format in _LINE_RECORD_FORMATS or (dataset.format == "jsonl" and not source.lstrip("\ufeff \n\t").startswith("[")):
         normalised = source.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
-        blank = " \t,\"" if dataset.format == "csv" else " \t"
-        records = [line for line in normalised.split("\n") if line.strip(blank)]
+        records = [line for line in normalised.split("\n")
+                   if (line.replace(",", "").replace('"', "") if dataset.format == "csv" else line).strip()]
         header = dataset.format in _HEADER_FORMATS or (
             dataset.format in {"snli", "multinli"} and not normalised.lstrip().startswith("{"))
         expected = len(records) - (1 if header else 0)

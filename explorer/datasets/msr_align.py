@@ -46,7 +46,8 @@ from pathlib import Path
 from explorer.alignment import Alignment, AlignmentError, Link
 from explorer.datasets import Dataset, DatasetError
 from explorer.datasets import fields as F
-from explorer.datasets.reading import check_count, lines as read_lines
+from explorer.datasets.reading import check_count
+from explorer.datasets.reading import lines as read_lines
 from explorer.pairs import Pair
 
 _HEADER = re.compile(r"^#\s*sentence pair\s+([0-9]{1,9})\s*$")

@@ -31,6 +31,9 @@ from explorer.preprocess import MAX_CHARS
 MAX_LINE_CHARS = 1_000_000
 #: Nesting depth of JSON arrays and objects (a pair record needs 3).
 MAX_JSON_DEPTH = 32
+#: Nesting depth of XML elements (an RTE file needs 3: corpus, pair, t/h; markup inside
+#: <t> or <h> is read as its text).
+MAX_XML_DEPTH = 32
 #: Characters in one JSON number or one numeric field (score, position), sign and
 #: exponent included: enough for any float written out in full, far from the thousands
 #: of digits that make ``int()`` slow or refuse.

@@ -4,12 +4,36 @@
 
 from __future__ import annotations
 
+import io
+from typing import Any
+
 from explorer.datasets import DatasetError
 from explorer.datasets import fields as F
-from explorer.datasets.reading import check_count, check_xml_declaration
+from explorer.datasets.reading import MAX_XML_DEPTH, check_count, check_xml_declaration
 from explorer.pairs import Pair
 
 _LABEL_ATTRIBUTES = ("value", "entailment")
+
+
+def _parse_bounded(DET: Any, data: bytes, name: str) -> Any:
+    """The document's root element, parsed incrementally so that nesting deeper than
+    :data:`~explorer.datasets.reading.MAX_XML_DEPTH` is refused as soon as it is met."""
+    depth = 0
+    root = None
+    for event, element in DET.iterparse(io.BytesIO(data), events=("start", "end")):
+        if event == "start":
+            root = element if root is None else root
+            depth += 1
+            if depth > MAX_XML_DEPTH:
+                raise DatasetError(
+                    f"{name}: XML elements nested more than {MAX_XML_DEPTH} deep "
+                    "(datasets.reading.MAX_XML_DEPTH); an RTE file needs 3"
+                )
+        else:
+            depth -= 1
+    if root is None:
+        raise DatasetError(f"{name}: no XML element found")
+    return root
 
 
 def parse_rte_xml(text: str, name: str) -> list[Pair]:
@@ -26,7 +50,9 @@ def parse_rte_xml(text: str, name: str) -> list[Pair]:
 
     check_xml_declaration(text, name)
     try:
-        root = DET.fromstring(text.encode("utf-8"))
+        root = _parse_bounded(DET, text.encode("utf-8"), name)
+    except DatasetError:
+        raise
     except ParseError as err:
         line, column = err.position
         raise DatasetError(f"{name}: malformed XML at line {line}, column {column}: {err}") from None
