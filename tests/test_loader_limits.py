@@ -134,12 +134,16 @@ def test_pair_limit(monkeypatch):
             "x.json", r"3 records is over the 2-pair limit")
 
 
-def test_byte_limit(monkeypatch, tmp_path):
+def test_byte_limits(monkeypatch, tmp_path):
+    import explorer.datasets
+
     monkeypatch.setattr(reading, "MAX_BYTES", 10)
-    refused(SEEDS["sts"][1], "x.tsv", r"bytes is over the 10-byte limit")
+    refused(SEEDS["sts"][1], "x.tsv", r"bytes is over the 10-byte limit \(explorer\.datasets\.MAX_BYTES\)")
     path = tmp_path / "big.tsv"
     path.write_bytes(SEEDS["sts"][1])
-    with pytest.raises(DatasetError, match="over the 10-byte limit"):
+    assert len(load(path)) == 3  # files on disk have their own, larger limit
+    monkeypatch.setattr(explorer.datasets, "MAX_FILE_BYTES", 20)
+    with pytest.raises(DatasetError, match=r"over the 20-byte limit \(explorer\.datasets\.MAX_FILE_BYTES\)"):
         load(path)
 
 

@@ -16,8 +16,12 @@ from pathlib import Path
 
 from explorer.pairs import Pair
 
-#: Uploads and files larger than this are refused before parsing.
+#: Uploads (bytes handed to :func:`load_bytes`) larger than this are refused before parsing.
 MAX_BYTES = 200 * 1024 * 1024
+#: Files read from disk by :func:`load` larger than this are refused before they are read:
+#: room for SNLI train as JSON lines (about 470 MB), which loads in about 1.4 GB per 375 MB
+#: (docs/BENCHMARKS.md).
+MAX_FILE_BYTES = 1024 * 1024 * 1024
 
 
 class DatasetError(ValueError):
@@ -180,7 +184,7 @@ def detect_format(text: str, name: str) -> str:
     raise DatasetError(f"{name}: not a dataset format the explorer knows. Supported: {formats}")
 
 
-def decode(data: bytes, name: str) -> str:
+def decode(data: bytes, name: str, *, max_bytes: int | None = None) -> str:
     """Decode file bytes under the one encoding policy of :mod:`explorer.datasets.reading`
     (UTF-8, optional BOM, line ends normalised).
 
@@ -190,14 +194,15 @@ def decode(data: bytes, name: str) -> str:
     """
     from explorer.datasets.reading import decode as decode_text
 
-    return decode_text(data, name)
+    return decode_text(data, name, max_bytes=max_bytes)
 
 
-def load_bytes(data: bytes, name: str, *, fmt: str | None = None) -> Dataset:
-    """Load a dataset from bytes (an upload); ``name`` is used for detection and errors."""
+def load_bytes(data: bytes, name: str, *, fmt: str | None = None, max_bytes: int | None = None) -> Dataset:
+    """Load a dataset from bytes (an upload); ``name`` is used for detection and errors.
+    ``max_bytes`` defaults to :data:`MAX_BYTES`."""
     from explorer.datasets.reading import check_count
 
-    text = decode(data, name)
+    text = decode(data, name, max_bytes=max_bytes)
     key = fmt or detect_format(text, name)
     if key not in LOADERS:
         raise DatasetError(f"unknown format {key!r}; choose from: {', '.join(LOADERS)}")
@@ -223,7 +228,7 @@ def _read(path: Path) -> bytes:
     if not path.is_file():
         raise DatasetError(f"{path}: no such file")
     try:
-        check_size(path.stat().st_size, str(path))
+        check_size(path.stat().st_size, str(path), MAX_FILE_BYTES)
         return path.read_bytes()
     except OSError as err:
         raise DatasetError(f"{path}: cannot read ({err.strerror})") from None
@@ -236,7 +241,7 @@ def detect_file_format(path: str | Path) -> str:
         DatasetError: for a missing, unreadable or unrecognised file.
     """
     path = Path(path)
-    return detect_format(decode(_read(path), str(path)), str(path))
+    return detect_format(decode(_read(path), str(path), max_bytes=MAX_FILE_BYTES), str(path))
 
 
 def load(path: str | Path, *, fmt: str | None = None) -> Dataset:
@@ -246,4 +251,4 @@ def load(path: str | Path, *, fmt: str | None = None) -> Dataset:
         DatasetError: for a missing, unreadable or malformed file.
     """
     path = Path(path)
-    return load_bytes(_read(path), str(path), fmt=fmt)
+    return load_bytes(_read(path), str(path), fmt=fmt, max_bytes=MAX_FILE_BYTES)

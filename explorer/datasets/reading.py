@@ -62,22 +62,25 @@ _UTF8_NAMES = frozenset({"utf-8", "utf8"})
 _ASCII_NAMES = frozenset({"us-ascii", "ascii"})
 
 
-def check_size(size: int, name: str) -> None:
-    if size > MAX_BYTES:
+def check_size(size: int, name: str, limit: int | None = None) -> None:
+    """Refuse more than ``limit`` bytes (default :data:`explorer.datasets.MAX_BYTES`, the
+    upload limit; files read from disk have :data:`explorer.datasets.MAX_FILE_BYTES`)."""
+    limit = MAX_BYTES if limit is None else limit
+    if size > limit:
+        which = "MAX_BYTES" if limit == MAX_BYTES else "MAX_FILE_BYTES"
         raise DatasetError(
-            f"{name}: {size:,} bytes is over the {MAX_BYTES:,}-byte limit (explorer.datasets.MAX_BYTES); "
-            "split the file"
+            f"{name}: {size:,} bytes is over the {limit:,}-byte limit (explorer.datasets.{which}); split the file"
         )
 
 
-def decode(data: bytes, name: str) -> str:
+def decode(data: bytes, name: str, *, max_bytes: int | None = None) -> str:
     """File bytes as text under the encoding policy above, line ends normalised to LF.
 
     Raises:
         DatasetError: for a file over :data:`MAX_BYTES`, UTF-16/32, binary content,
             invalid UTF-8 (naming the line) or a conflicting XML encoding declaration.
     """
-    check_size(len(data), name)
+    check_size(len(data), name, max_bytes)
     if data.startswith((b"\xff\xfe", b"\xfe\xff")):
         raise DatasetError(f"{name}: the file is UTF-16 or UTF-32; save it as UTF-8")
     nul = data.find(b"\x00")
@@ -169,8 +172,12 @@ class _Refused(Exception):
 
 
 def json_depth(text: str, limit: int = MAX_JSON_DEPTH) -> int:
-    """The nesting depth of arrays and objects in ``text``, counting up to ``limit + 1``
-    (brackets inside strings do not count). Linear in the length of the text."""
+    """The nesting depth of arrays and objects in ``text`` when it is over ``limit``
+    (counting stops at ``limit + 1``), else a number no larger than ``limit``. Brackets
+    inside strings do not count. Linear in the length of the text."""
+    openers = text.count("[") + text.count("{")
+    if openers <= limit:  # cannot be deeper than that: skip the scan
+        return openers
     brackets = _NOT_BRACKET.sub("", _JSON_STRING.sub("", text))
     depth = deepest = 0
     for char in brackets:
@@ -219,6 +226,11 @@ def _object(items: list[tuple[str, Any]]) -> dict[str, Any]:
     return result
 
 
+_DECODER = json.JSONDecoder(
+    parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant, object_pairs_hook=_object
+)
+
+
 def loads(text: str, name: str, where: str = "", *, line_offset: int = 0) -> Any:
     """Parse JSON under :data:`MAX_JSON_DEPTH` (checked first) and
     :data:`MAX_NUMBER_CHARS`; NaN and Infinity and duplicate keys are refused.
@@ -237,13 +249,7 @@ def loads(text: str, name: str, where: str = "", *, line_offset: int = 0) -> Any
             "a pair record needs 2 or 3"
         )
     try:
-        return json.loads(
-            text,
-            parse_int=_parse_int,
-            parse_float=_parse_float,
-            parse_constant=_parse_constant,
-            object_pairs_hook=_object,
-        )
+        return _DECODER.decode(text)
     except json.JSONDecodeError as err:
         place = f"line {err.lineno + line_offset}, column {err.colno}" if not where else f"column {err.colno}"
         raise DatasetError(f"{prefix}invalid JSON at {place}: {err.msg}") from None
