@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from explorer.api import LoaderInfo, Registry, caps, lazy
+from explorer.errors import ExplorerError
 from explorer.pairs import Pair
 
 #: Uploads (bytes handed to :func:`load_bytes`) larger than this are refused before parsing.
@@ -24,8 +26,12 @@ MAX_BYTES = 200 * 1024 * 1024
 MAX_FILE_BYTES = 1024 * 1024 * 1024
 
 
-class DatasetError(ValueError):
+class DatasetError(ExplorerError, ValueError):
     """A file that cannot be loaded; the message says where and what was expected."""
+
+
+class UnknownFormatError(DatasetError):
+    """A format name no loader has."""
 
 
 @dataclass(frozen=True)
@@ -68,27 +74,9 @@ class Dataset:
         return any(p.gold_alignment is not None for p in self.pairs)
 
 
-Parser = Callable[[str, str], list[Pair]]  # (file text, display name) -> pairs
-
-
-@dataclass(frozen=True)
-class LoaderInfo:
-    """A dataset format: how to recognise it and how to parse it."""
-
-    name: str
-    description: str
-    extensions: tuple[str, ...]
-    sniff: Callable[[str], bool]
-    parse: Parser
-
-
-def _lazy(module: str, function: str) -> Parser:
-    def parse(text: str, name: str) -> list[Pair]:
-        import importlib
-
-        return getattr(importlib.import_module(module), function)(text, name)  # type: ignore[no-any-return]
-
-    return parse
+_LABELS = caps("labels")
+_GRADED = caps("graded")
+_GOLD = caps("labels", "gold_alignments")
 
 
 # Each sniff sees the whole decoded text and reads only as far as it needs (the first
@@ -136,16 +124,8 @@ def _sniff_jsonl(text: str) -> bool:
     return text.lstrip("\ufeff \n\t")[:1] in ("{", "[") and not edinburgh(text) and nli(text) is None
 
 
-def _sniff_msr_align(text: str) -> bool:
-    from explorer.datasets.msr_align import sniff
-
-    return sniff(text)
-
-
-def _sniff_edinburgh(text: str) -> bool:
-    from explorer.datasets.edinburgh import sniff
-
-    return sniff(text)
+_sniff_msr_align = lazy("explorer.datasets.msr_align:sniff")
+_sniff_edinburgh = lazy("explorer.datasets.edinburgh:sniff")
 
 
 def _sniff_csv(text: str) -> bool:
@@ -153,18 +133,18 @@ def _sniff_csv(text: str) -> bool:
     return "hypothesis" in first and "," in first
 
 
-LOADERS: dict[str, LoaderInfo] = {
-    "rte_xml": LoaderInfo("rte_xml", "PASCAL RTE XML (RTE1-3)", (".xml",), _sniff_rte, _lazy("explorer.datasets.rte", "parse_rte_xml")),
-    "msrp": LoaderInfo("msrp", "Microsoft Research Paraphrase TSV", (".tsv", ".txt"), _sniff_msrp, _lazy("explorer.datasets.tabular", "parse_msrp")),
-    "sick": LoaderInfo("sick", "SICK (SemEval-2014 task 1) TXT", (".txt", ".tsv"), _sniff_sick, _lazy("explorer.datasets.tabular", "parse_sick")),
-    "sts": LoaderInfo("sts", "STS TSV: score, sentence 1, sentence 2", (".tsv", ".txt"), _sniff_sts, _lazy("explorer.datasets.tabular", "parse_sts")),
-    "jsonl": LoaderInfo("jsonl", "JSON lines or a JSON list of {text, hypothesis, label, task, id}", (".jsonl", ".json"), _sniff_jsonl, _lazy("explorer.datasets.tabular", "parse_jsonl")),
-    "csv": LoaderInfo("csv", "CSV with header text (or premise), hypothesis, label, task, id", (".csv",), _sniff_csv, _lazy("explorer.datasets.tabular", "parse_csv")),
-    "msr_align": LoaderInfo("msr_align", "MSR RTE2 gold alignments (GIZA-style .align.txt)", (".txt",), _sniff_msr_align, _lazy("explorer.datasets.msr_align", "parse_msr_align_labelled")),
-    "edinburgh": LoaderInfo("edinburgh", "Edinburgh++ paraphrase alignments (JSON with sureAlign)", (".json",), _sniff_edinburgh, _lazy("explorer.datasets.edinburgh", "parse_edinburgh")),
-    "snli": LoaderInfo("snli", "SNLI, JSON lines or TSV (sentence1, sentence2, gold_label, pairID)", (".jsonl", ".txt", ".tsv"), _sniff_nli("snli"), _lazy("explorer.datasets.nli", "parse_snli")),
-    "multinli": LoaderInfo("multinli", "MultiNLI, JSON lines or TSV (SNLI's fields plus genre as the task)", (".jsonl", ".txt", ".tsv"), _sniff_nli("multinli"), _lazy("explorer.datasets.nli", "parse_multinli")),
-}
+LOADERS: Registry[LoaderInfo] = Registry("format", [
+    LoaderInfo("rte_xml", "PASCAL RTE XML (RTE1-3)", (".xml",), _sniff_rte, lazy("explorer.datasets.rte:parse_rte_xml"), _LABELS),
+    LoaderInfo("msrp", "Microsoft Research Paraphrase TSV", (".tsv", ".txt"), _sniff_msrp, lazy("explorer.datasets.tabular:parse_msrp"), _LABELS),
+    LoaderInfo("sick", "SICK (SemEval-2014 task 1) TXT", (".txt", ".tsv"), _sniff_sick, lazy("explorer.datasets.tabular:parse_sick"), caps("labels", "graded")),
+    LoaderInfo("sts", "STS TSV: score, sentence 1, sentence 2", (".tsv", ".txt"), _sniff_sts, lazy("explorer.datasets.tabular:parse_sts"), _GRADED),
+    LoaderInfo("jsonl", "JSON lines or a JSON list of {text, hypothesis, label, task, id}", (".jsonl", ".json"), _sniff_jsonl, lazy("explorer.datasets.tabular:parse_jsonl"), _LABELS),
+    LoaderInfo("csv", "CSV with header text (or premise), hypothesis, label, task, id", (".csv",), _sniff_csv, lazy("explorer.datasets.tabular:parse_csv"), _LABELS),
+    LoaderInfo("msr_align", "MSR RTE2 gold alignments (GIZA-style .align.txt)", (".txt",), _sniff_msr_align, lazy("explorer.datasets.msr_align:parse_msr_align_labelled"), _GOLD),
+    LoaderInfo("edinburgh", "Edinburgh++ paraphrase alignments (JSON with sureAlign)", (".json",), _sniff_edinburgh, lazy("explorer.datasets.edinburgh:parse_edinburgh"), caps("gold_alignments")),
+    LoaderInfo("snli", "SNLI, JSON lines or TSV (sentence1, sentence2, gold_label, pairID)", (".jsonl", ".txt", ".tsv"), _sniff_nli("snli"), lazy("explorer.datasets.nli:parse_snli"), _LABELS),
+    LoaderInfo("multinli", "MultiNLI, JSON lines or TSV (SNLI's fields plus genre as the task)", (".jsonl", ".txt", ".tsv"), _sniff_nli("multinli"), lazy("explorer.datasets.nli:parse_multinli"), _LABELS),
+], error=UnknownFormatError)
 
 
 def detect_format(text: str, name: str) -> str:
@@ -204,14 +184,13 @@ def load_bytes(data: bytes, name: str, *, fmt: str | None = None, max_bytes: int
 
     text = decode(data, name, max_bytes=max_bytes)
     key = fmt or detect_format(text, name)
-    if key not in LOADERS:
-        raise DatasetError(f"unknown format {key!r}; choose from: {', '.join(LOADERS)}")
+    info = LOADERS.info(key)
     try:
-        pairs = LOADERS[key].parse(text, name)
+        pairs = info.parse(text, name)
     except RecursionError:  # a guard only: every parser bounds its nesting first
         raise DatasetError(f"{name}: nested too deeply to read") from None
     if not pairs:
-        raise DatasetError(f"{name}: no pairs found in this {LOADERS[key].description} file")
+        raise DatasetError(f"{name}: no pairs found in this {info.description} file")
     check_count(len(pairs), name)
     ids = [p.id for p in pairs]
     if len(set(ids)) != len(ids):
