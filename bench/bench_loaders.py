@@ -5,7 +5,7 @@ repeated with fresh pairIDs and parse strings of SNLI's length; no corpus data) 
 temporary folder, loads it with ``explorer.datasets.load`` in a child process per run,
 and prints wall time, CPU time and the child's peak RSS, median over runs.
 
-Usage: python bench/bench_loaders.py [--pairs 570000] [--runs 3] [--form jsonl|tsv]
+Usage: python -m bench.bench_loaders [--pairs 570000] [--runs 3] [--form jsonl|tsv]
 """
 
 from __future__ import annotations
@@ -19,10 +19,9 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from tests.loader_fuzz import _SNLI_RECORDS
 
-from tests.loader_fuzz import _SNLI_RECORDS  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 _PARSE = "(ROOT (S (NP (DT A) (NN girl)) (VP (VBZ feeds) (NP (NNS ducks)) (PP (IN at) (NP (DT a) (NN pond)))) (. .)))"
 _CHILD = """

@@ -10,7 +10,7 @@ tests/loader_fuzz.py: control/format characters, Python reprs and mojibake that 
 in the file, boolean/object/list fields accepted, non-finite or boolean scores, links
 outside the tokens, rows swallowed by quotes), then a few examples of each failure.
 
-Usage: python bench/fuzz_loaders.py [--files 20000] [--seed 1] [--timeout 2]
+Usage: python -m bench.fuzz_loaders [--files 20000] [--seed 1] [--timeout 2]
        [--against CHECKOUT]   (fuzz another checkout's explorer/, e.g. an older one)
 """
 
@@ -44,7 +44,8 @@ def main() -> int:
     args = parser.parse_args()
     import importlib.util
 
-    sys.path.insert(0, str(Path(args.against).resolve() if args.against else ROOT))
+    if args.against:  # that checkout's explorer/ before this one's
+        sys.path.insert(0, str(Path(args.against).resolve()))
     spec = importlib.util.spec_from_file_location("loader_fuzz", ROOT / "tests" / "loader_fuzz.py")
     assert spec is not None and spec.loader is not None
     fuzz = importlib.util.module_from_spec(spec)
