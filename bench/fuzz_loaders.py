@@ -35,6 +35,23 @@ def _alarm(signum, frame):  # type: ignore[no-untyped-def]
     raise _Hang
 
 
+_GARBAGE_KINDS = (
+    ("length limit", "a field over its length limit"),
+    ("control or format", "a control or format character"),
+    ("which the file does not", "a repr or mojibake not in the file"),
+    ("boolean, object or list", "a boolean/object/list field accepted"),
+    ("rows swallowed", "rows swallowed (fewer pairs than record lines)"),
+    ("link", "a link outside the tokens"),
+    ("score", "a bad score"),
+)
+
+
+def _kind(outcome: str, detail: str) -> str:
+    if outcome != "garbage":
+        return detail.split(":")[0]
+    return next((kind for key, kind in _GARBAGE_KINDS if key in detail), detail[:60])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--files", type=int, default=20_000)
@@ -86,7 +103,7 @@ def main() -> int:
         totals[outcome] += 1
         by_format[SEEDS[seed][2]][outcome] += 1
         if outcome in ("foreign", "garbage", "hang"):
-            places[f"{outcome}: {detail.split(':')[0]}"] += 1
+            places[f"{outcome}: {_kind(outcome, detail)}"] += 1
             if len(examples[outcome]) < 8:
                 examples[outcome].append(f"{case}\n      -> {detail}")
     seconds = time.perf_counter() - started

@@ -334,8 +334,17 @@ _REPR_MARKERS = ("{'", "['", "None", "True", "False")
 _MOJIBAKE = ("\u00c3", "\u00e2\u20ac", "\u00c2", "\ufffd")
 _LINE_RECORD_FORMATS = {"csv", "msrp", "sts", "sick", "snli", "multinli"}
 _HEADER_FORMATS = {"csv", "msrp", "sick"}
-_BAD_JSON_FIELD = re.compile(
-    r'"(id|task|label|score|pairID|genre|gold_label|source|target)"\s*:\s*(true|false|\{|\[)', re.IGNORECASE)
+# The fields each JSON format reads: one of them given as a boolean, object or list must
+# not be accepted (fields a format does not read may hold anything).
+_READ_FIELDS = {
+    "jsonl": "id|pairID|task|genre|label|gold_label|score|text|premise|sentence1|t|hypothesis|sentence2|h",
+    "edinburgh": "id|source|target|sureAlign|possibleAlign",
+    "snli": "pairID|gold_label|sentence1|sentence2",
+    "multinli": "pairID|gold_label|genre|sentence1|sentence2",
+}
+_BAD_JSON_FIELD = {
+    fmt: re.compile(rf'"({names})"\s*:\s*(true|false|\{{|\[)', re.IGNORECASE) for fmt, names in _READ_FIELDS.items()
+}
 
 
 def _bad_chars(value: str) -> bool:
@@ -380,7 +389,7 @@ def garbage(dataset: Dataset, data: bytes) -> list[str]:
             for p, h in pair.gold_alignment.links:
                 if not (0 <= p < n_p and 0 <= h < n_h):
                     problems.append(f"{where}: link {(p, h)} outside {n_p}x{n_h}")
-    if dataset.format in {"jsonl", "edinburgh", "snli", "multinli"} and _BAD_JSON_FIELD.search(source):
+    if dataset.format in _BAD_JSON_FIELD and _BAD_JSON_FIELD[dataset.format].search(source):
         problems.append("a field given as a boolean, object or list was accepted")
     if dataset.format in _LINE_RECORD_FORMATS or (dataset.format == "jsonl" and not source.lstrip("\ufeff \n\t").startswith("[")):
         normalised = source.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")

@@ -106,3 +106,13 @@ def test_all_no_consensus_is_unlabelled():
     records = [dict(r, gold_label="-") for r in _SNLI_RECORDS]
     dataset = load_bytes(_jsonl(records), "snli.jsonl")
     assert dataset.kind == "unlabelled" and dataset.notes[0].startswith("3 of 3 pairs")
+
+
+def test_snli_shaped_records_without_pair_ids_keep_their_labels_as_generic_jsonl():
+    records = [{k: v for k, v in r.items() if k != "pairID"} for r in _MNLI_RECORDS[:1]]
+    dataset = load_bytes(_jsonl(records), "x.jsonl")
+    assert dataset.format == "jsonl"
+    assert [(p.label, p.task) for p in dataset.pairs] == [(ENTAILMENT, "fiction")]
+    no_consensus = [{k: v for k, v in r.items() if k != "pairID"} for r in _MNLI_RECORDS]
+    with pytest.raises(DatasetError, match=r"x\.jsonl: line 2: unknown label '-'"):
+        load_bytes(_jsonl(no_consensus), "x.jsonl")

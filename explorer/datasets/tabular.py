@@ -83,6 +83,15 @@ def parse_sick(text: str, name: str) -> list[Pair]:
 
 _TEXT_KEYS = ("text", "premise", "sentence1", "t")
 _HYPOTHESIS_KEYS = ("hypothesis", "sentence2", "h")
+# SNLI-style names are read too, so that a file of SNLI-shaped records that is not
+# recognised as SNLI (e.g. no pairID) does not lose its labels silently.
+_LABEL_KEYS = ("label", "gold_label")
+_ID_KEYS = ("id", "pairid")
+_TASK_KEYS = ("task", "genre")
+
+
+def _first(fields: dict[str, object], keys: tuple[str, ...]) -> object:
+    return next((fields[k] for k in keys if k in fields), None)
 
 
 def _record_to_pair(record: object, index: int, name: str, where: str) -> Pair:
@@ -99,14 +108,14 @@ def _record_to_pair(record: object, index: int, name: str, where: str) -> Pair:
     hyp_key = next((k for k in _HYPOTHESIS_KEYS if k in fields), None)
     if text_key is None or hyp_key is None:
         raise DatasetError(f"{place}: needs string fields 'text' (or 'premise') and 'hypothesis'")
-    pair_id = F.optional_identifier(fields.get("id"), place, "id")
+    pair_id = F.optional_identifier(_first(fields, _ID_KEYS), place, "id")
     return Pair(
         id=pair_id if pair_id is not None else str(index),
         text=F.sentence(fields[text_key], place, text_key),
         hypothesis=F.sentence(fields[hyp_key], place, hyp_key),
-        label=F.label(fields.get("label"), place),
+        label=F.label(_first(fields, _LABEL_KEYS), place),
         score=F.score(fields.get("score"), place),
-        task=F.optional_identifier(fields.get("task"), place, "task"),
+        task=F.optional_identifier(_first(fields, _TASK_KEYS), place, "task"),
         source=name,
     )
 
