@@ -1,6 +1,6 @@
 """Benchmark: loading a whole SNLI-sized corpus through the bounded reading layer.
 
-Writes an SNLI-shaped JSON-lines file (the hand-written records of tests/loader_fuzz.py,
+Writes an SNLI-shaped JSON-lines file (the hand-written records of tests/unit/loader_fuzz.py,
 repeated with fresh pairIDs and parse strings of SNLI's length; no corpus data) to a
 temporary folder, loads it with ``explorer.datasets.load`` in a child process per run,
 and prints wall time, CPU time and the child's peak RSS, median over runs.
@@ -19,7 +19,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from tests.loader_fuzz import _SNLI_RECORDS
+from tests.unit.loader_fuzz import _SNLI_RECORDS
 
 ROOT = Path(__file__).resolve().parents[1]
 

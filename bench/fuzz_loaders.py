@@ -1,12 +1,12 @@
 """Long fuzz run over every loader: malformed files from hand-written valid seeds of
-every format (tests/loader_fuzz.py), 1-3 random mutations each (truncation, byte flips,
+every format (tests/unit/loader_fuzz.py), 1-3 random mutations each (truncation, byte flips,
 CR/LF mixes, deep nesting, huge and non-ASCII numbers, BOMs, odd Unicode, other
 encodings and XML declarations, quote imbalance, JSON type swaps, long fields...), loaded
 by content detection or, for half of them, forced into the seed's own loader.
 
 Prints counts: inputs, clean refusals, accepted, foreign exceptions, hangs (a per-file
 time limit, enforced with SIGALRM) and garbage accepted (see ``garbage`` in
-tests/loader_fuzz.py: control/format characters, Python reprs and mojibake that are not
+tests/unit/loader_fuzz.py: control/format characters, Python reprs and mojibake that are not
 in the file, boolean/object/list fields accepted, non-finite or boolean scores, links
 outside the tokens, rows swallowed by quotes), then a few examples of each failure.
 
@@ -63,7 +63,7 @@ def main() -> int:
 
     if args.against:  # that checkout's explorer/ before this one's
         sys.path.insert(0, str(Path(args.against).resolve()))
-    spec = importlib.util.spec_from_file_location("loader_fuzz", ROOT / "tests" / "loader_fuzz.py")
+    spec = importlib.util.spec_from_file_location("loader_fuzz", ROOT / "tests" / "unit" / "loader_fuzz.py")
     assert spec is not None and spec.loader is not None
     fuzz = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(fuzz)

@@ -30,6 +30,7 @@ def test_seeds_load_cleanly(seed):
     assert f"({fmt})" in detail
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", sorted(SEEDS))
 @_FUZZ
 @given(mutations=_mutations, forced=st.booleans())

@@ -1,5 +1,5 @@
 """Malformed-file generation and the checks on what a loader returns, shared by the
-property-based tests (tests/test_loader_fuzz.py) and the long fuzz run
+property-based tests (tests/unit/test_loader_fuzz.py) and the long fuzz run
 (bench/fuzz_loaders.py).
 
 A case is a valid seed file of one format (hand-written, invented sentences) and a list of
