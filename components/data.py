@@ -18,6 +18,7 @@ import streamlit as st
 
 from explorer.datasets import Dataset, load_bytes
 from explorer.evaluation import best_cutoff, score_pairs
+from explorer.scorers import SCORERS
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DIR = ROOT / "sample_data"
@@ -216,7 +217,7 @@ FALLBACK_CUTOFF = 0.5
 class Cutoff:
     value: float
     source: str
-    #: "dataset", "dev", "default" (explorer.cutoffs) or "none" (FALLBACK_CUTOFF)
+    #: "dataset", "dev", "default" (explorer.cutoffs), "model" (a classifier's own) or "none"
     kind: str = "dataset"
 
 
@@ -246,6 +247,9 @@ def default_cutoff(
     """
     from explorer import cutoffs
 
+    fixed = SCORERS[scorer].cutoff if scorer in SCORERS else None
+    if fixed is not None:  # a trained classifier decides at its own cutoff
+        return Cutoff(fixed, "the model's own decision", "model")
     if not typed:
         fp = fingerprint_of(loaded)
         if fp is not None:

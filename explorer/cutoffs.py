@@ -49,7 +49,7 @@ from explorer.pairs import Pair
 DEFAULT_FILE = Path(__file__).resolve().parent / "models" / "cutoffs_rte_dev.json"
 #: Bumped when scorers change in a way that changes their scores, so cached cutoffs of an
 #: older version are recomputed rather than trusted.
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 
 DATASET, DEV, DEFAULT = "dataset", "dev", "default"
 SOURCE_LABELS = {DATASET: "this dataset", DEV: "development set", DEFAULT: "shipped default"}
@@ -259,18 +259,27 @@ def resolve(
     return out
 
 
-def build_default(paths: Sequence[str | Path], out: Path, scorers: Sequence[str] | None = None) -> dict[str, Any]:
-    """Compute the shipped cutoffs on the pooled labelled pairs of ``paths`` and write them."""
+def build_default(
+    paths: Sequence[str | Path], out: Path, scorers: Sequence[str] | None = None, *, update: bool = False
+) -> dict[str, Any]:
+    """Compute the shipped cutoffs on the pooled labelled pairs of ``paths`` and write them
+    (``update``: keep the file's other scorers, recompute only ``scorers``, e.g. after one
+    scorer's definition changed). Scorers with their own cutoff (a trained classifier's,
+    ``ScorerInfo.cutoff``) are skipped: they decide at it."""
     from explorer.datasets import load
     from explorer.scorers import SCORERS
 
-    names = list(scorers) if scorers else list(SCORERS)
+    names = [n for n in (scorers or list(SCORERS)) if getattr(SCORERS[n], "cutoff", None) is None]
     pooled: list[Pair] = []
     for path in paths:
         pooled.extend(labelled(load(path).pairs))
     label = " + ".join(Path(p).name for p in paths)
     pooled_set = Dataset(name=label, format="pooled", pairs=tuple(pooled))
     entries: dict[str, Any] = {}
+    previous: dict[str, Any] = {}
+    if update and out.is_file():
+        previous = json.loads(out.read_text(encoding="utf-8"))
+        entries = dict(previous.get("cutoffs", {}))
     for scorer in names:
         start = time.perf_counter()
         choice = compute(pooled_set, [scorer], source=DEFAULT,
@@ -278,11 +287,14 @@ def build_default(paths: Sequence[str | Path], out: Path, scorers: Sequence[str]
         entries[scorer] = asdict(choice)
         print(f"\r{scorer}: cutoff {choice.value:.4f}, {100 * choice.accuracy:.1f}% on {choice.n} pairs "
               f"({time.perf_counter() - start:.0f} s)", file=sys.stderr)
+    command = "python -m explorer.cutoffs build-default " + " ".join(
+        f"$NLTK_DATA/corpora/rte/{Path(p).name}" for p in paths)
     body = {
         "about": "Best cutoff of each scorer on the pooled development sets below (a pair is "
                  "entailed when score > cutoff; ties to the lowest cutoff).",
-        "command": "python -m explorer.cutoffs build-default "
-                   + " ".join(f"$NLTK_DATA/corpora/rte/{Path(p).name}" for p in paths),
+        "command": previous.get("command") or command,
+        "updates": [*previous.get("updates", []), f"{command} --scorer {','.join(names)} --update"] if update
+                   else [],
         "data": [Path(p).name for p in paths],
         "pairs": len(pooled),
         "cutoffs": entries,
@@ -301,11 +313,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     build.add_argument("dev", nargs="+")
     build.add_argument("--scorer", default="all")
     build.add_argument("--out", type=Path, default=DEFAULT_FILE)
+    build.add_argument("--update", action="store_true", help="keep the file's other scorers")
     args = parser.parse_args(argv)
     from explorer.scorers import parse_scorer_names
 
     try:
-        build_default(args.dev, args.out, parse_scorer_names(args.scorer))
+        build_default(args.dev, args.out, parse_scorer_names(args.scorer), update=args.update)
     except (ValueError, KeyError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -100,7 +100,8 @@ def render_strip(slot: Any, rows: Sequence[Verdict], gold_label: str | None, pen
 def cutoff_sources(cutoffs: Mapping[str, Cutoff]) -> str:
     """"12 from this dataset, 11 shipped defaults" for a caption."""
     names = {"dataset": "from this dataset", "dev": "from the development set",
-             "default": "shipped defaults (RTE1-3 dev)", "none": "assumed 0.5 (no cutoff known)"}
+             "default": "shipped defaults (RTE1-3 dev)", "model": "the model's own",
+             "none": "assumed 0.5 (no cutoff known)"}
     counts: dict[str, int] = {}
     for cut in cutoffs.values():
         counts[cut.kind] = counts.get(cut.kind, 0) + 1
@@ -116,7 +117,7 @@ def choose_dataset_cutoffs(loaded: LoadedDataset, scorers: Sequence[str], cutoff
     fp = fingerprint_of(loaded)
     if fp is None:
         return
-    todo = [n for n in scorers if n in SCORERS and cutoffs[n].kind != "dataset"]
+    todo = [n for n in scorers if n in SCORERS and cutoffs[n].kind not in ("dataset", "model")]
     if not todo:
         return
     n_labelled = sum(p.entails is not None for p in loaded.dataset.pairs)

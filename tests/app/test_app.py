@@ -26,6 +26,13 @@ EVALUATE = "components/pages/evaluate.py"
 ALIGNERS = "components/pages/aligners.py"
 MT_METRICS = "components/pages/mtmetrics.py"
 TIMEOUT = 120  # generous: shared, loaded machines
+#: Scorers that decide at their own cutoff (trained classifiers): no cutoff is chosen for them.
+OWN_CUTOFF = {n for n in SCORERS if SCORERS[n].cutoff is not None}
+
+
+def tuned(scores):  # type: ignore[no-untyped-def]
+    """The scores table without the scorers that keep their own cutoff."""
+    return scores[~scores["name"].isin(OWN_CUTOFF)]
 
 
 def start(*, timeout: float = TIMEOUT) -> AppTest:
@@ -69,10 +76,10 @@ def test_app_opens_on_the_pair_page_with_the_sample() -> None:
     # A short pair gets the slow methods at once, and every cutoff is a real one: nothing
     # is cached for the dataset yet, so all are the shipped RTE-dev defaults.
     assert set(scores["name"]) >= {"manli", "itg", "pfsm", "ppda"}
-    assert (scores["cutoff from"].str.startswith("shipped default: best on rte1_dev.xml")).all()
+    assert (tuned(scores)["cutoff from"].str.startswith("shipped default: best on rte1_dev.xml")).all()
     strip = at.html[0].value  # the verdict strip, first on the page
     assert "gold: entailment" in strip and "MANLI alignment score" in strip and "…" not in strip
-    assert any(c.value.startswith(f"Cutoffs: {len(scores)} shipped defaults") for c in at.caption)
+    assert any(c.value.startswith(f"Cutoffs: {len(tuned(scores))} shipped defaults") for c in at.caption)
     breakdown = frame(at, "brevity penalty")
     assert "1-grams" in breakdown.columns and "4-grams" in breakdown.columns
     assert at.slider, "the cutoff slider is missing"
@@ -256,6 +263,18 @@ def test_evaluate_page_chooses_the_cutoff_on_a_dev_set() -> None:
     assert len(charts(at)) == 4  # the development set's own curves as well
 
 
+def test_evaluate_page_shows_the_cutoff_transfer_from_the_dev_set() -> None:
+    at = page(start(), EVALUATE)
+    at.selectbox(key="evaluate_dev").set_value("sample: pairs.csv").run()
+    table = frame(at, "lost by transfer")
+    assert set(table["scorer"]) >= {"BLEU", "Modified BLEU"}
+    assert {"cutoff", "accuracy on pairs.csv", "best possible on typical.xml", "AP on typical.xml"} <= set(table.columns)
+    midpoint = list(table["cutoff"])
+    at.selectbox(key="evaluate_rule").set_value("prior").run()
+    assert not at.exception
+    assert list(frame(at, "lost by transfer")["cutoff"]) != midpoint
+
+
 def test_evaluate_page_with_no_scorer_asks_for_one() -> None:
     at = page(start(), EVALUATE)
     at.multiselect(key="evaluate_scorers").set_value([]).run()
@@ -300,7 +319,7 @@ def test_graded_data_gets_correlations_and_no_decisions() -> None:
     assert len(table) == 4 and "correct" not in table.columns
     page(at, PAIR)
     assert not at.error
-    assert frame(at, "decision")["cutoff from"].str.startswith("shipped default").all()
+    assert tuned(frame(at, "decision"))["cutoff from"].str.startswith("shipped default").all()
 
 
 def test_dataset_page_upload_good_and_malformed_files() -> None:
@@ -395,16 +414,16 @@ def test_dataset_cutoffs_are_chosen_on_request_and_typed_pairs_keep_the_defaults
     assert "typical.xml" in button.label and "56 pairs" in button.label
     button.click().run()
     assert not at.exception and not at.error
-    scores = frame(at, "decision")
+    scores = tuned(frame(at, "decision"))
     assert scores["cutoff from"].str.startswith("this dataset: best on typical.xml (56 pairs").all()
     assert not [b for b in at.button if b.key == "choose_cutoffs"]  # nothing left to choose
     assert any(c.value.startswith(f"Cutoffs: {len(scores)} from this dataset") for c in at.caption)
     # A fresh session finds them on disk at once.
-    assert frame(start(), "decision")["cutoff from"].str.startswith("this dataset").all()
+    assert tuned(frame(start(), "decision"))["cutoff from"].str.startswith("this dataset").all()
     # A typed pair is not from the dataset: it is judged with the shipped defaults.
     at.text_area(key="pair_text").set_value("The cat sat on the mat.")
     at.text_area(key="pair_hypothesis").set_value("A cat sat.").run()
-    assert frame(at, "decision")["cutoff from"].str.startswith("shipped default").all()
+    assert tuned(frame(at, "decision"))["cutoff from"].str.startswith("shipped default").all()
     assert "no gold label" in at.html[0].value
 
 
@@ -582,7 +601,7 @@ def test_a_typed_pair_uses_the_development_set_chosen_on_evaluate() -> None:
     at.text_area(key="pair_hypothesis").set_value("A cat sat.").run()
     source = frame(at, "decision").set_index("name")["cutoff from"]
     assert source[["bleu", "mbleu", "bleu_pa"]].str.startswith("development set: best on blind_spots.xml (24 pairs").all()
-    assert source.drop(["bleu", "mbleu", "bleu_pa"]).str.startswith("shipped default").all()
+    assert source.drop(["bleu", "mbleu", "bleu_pa", *OWN_CUTOFF]).str.startswith("shipped default").all()
 
 
 def test_slow_method_tabs_give_their_verdict_and_identical_figures_do_not_clash() -> None:
