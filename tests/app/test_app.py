@@ -78,7 +78,7 @@ def test_app_opens_on_the_pair_page_with_the_sample() -> None:
     assert set(scores["name"]) >= {"manli", "itg", "pfsm", "ppda"}
     assert (tuned(scores)["cutoff from"].str.startswith("shipped default: best on rte1_dev.xml")).all()
     strip = at.html[0].value  # the verdict strip, first on the page
-    assert "gold: entailment" in strip and "MANLI alignment score" in strip and "…" not in strip
+    assert "gold: entailment" in strip and SCORERS["manli"].label in strip and "…" not in strip
     assert any(c.value.startswith(f"Cutoffs: {len(tuned(scores))} shipped defaults") for c in at.caption)
     breakdown = frame(at, "brevity penalty")
     assert "1-grams" in breakdown.columns and "4-grams" in breakdown.columns
