@@ -28,7 +28,7 @@ import numpy as np
 from explorer.edit_distance.features import FeatureIndex, PairFeatures, pair_features
 from explorer.edit_distance.model import Batch, EditDistanceModel, fit
 from explorer.pairs import Pair
-from explorer.preprocess import analyze_pair
+from explorer.preprocess import AnalyzedPair, analyze_pair
 
 Log = Callable[[str], None]
 
@@ -174,3 +174,187 @@ def train_pfsm(pairs: Sequence[Pair], out: Path, options: dict[str, str], log: L
 def train_ppda(pairs: Sequence[Pair], out: Path, options: dict[str, str], log: Log) -> None:
     """The ``train ppda`` command."""
     _train("ppda", pairs, out, options, log)
+
+
+# -- settings compared across files (bench/edit_distance_transfer.py) ----------------------
+
+#: Regression targets. ``norm`` is the paper's ``log Z / (|t| + |h|) + alpha``;
+#: ``affine`` adds a free (unregularised) scale, ``beta * log Z / (|t| + |h|) + alpha``,
+#: so the L2 penalty shrinks the shape of the weights rather than the range of the
+#: prediction; ``plain`` regresses on ``beta * log Z + alpha`` with no length normalisation.
+TARGETS = ("norm", "affine", "plain")
+
+#: Preprocessing variants: ``asis``; ``lower`` lowercases both sentences before
+#: tokenising and tagging; ``nopunct`` drops punctuation tokens; ``lower_nopunct`` both.
+PREPS = ("asis", "lower", "nopunct", "lower_nopunct")
+
+
+def prepare_pair(pair: Pair, prep: str = "asis") -> AnalyzedPair:
+    """The analysed pair under a preprocessing variant (:data:`PREPS`)."""
+    from explorer.preprocess import Analysis, analyze
+
+    if prep not in PREPS:
+        raise ValueError(f"unknown preprocessing {prep!r}; choose from {', '.join(PREPS)}")
+    lower = prep.startswith("lower")
+    sides = []
+    for text, tokens in ((pair.text, pair.text_tokens), (pair.hypothesis, pair.hypothesis_tokens)):
+        if lower:
+            a = analyze(text.lower(), None if tokens is None else tuple(t.lower() for t in tokens))
+        else:
+            a = analyze(text, tokens)
+        if prep.endswith("nopunct"):
+            kept = tuple(t for t, p in zip(a.tokens, a.is_punct) if not p)
+            a = Analysis(text=a.text, tokens=kept or a.tokens)
+        sides.append(a)
+    return AnalyzedPair(pair, sides[0], sides[1])
+
+
+class TransferSettings:
+    """One training configuration of the transfer experiments."""
+
+    def __init__(self, kind: str, lam: float, max_iter: int, warm: bool, min_count: int, lexical: bool,
+                 target: str, balance: bool, per_file: bool = False) -> None:
+        if target not in TARGETS:
+            raise ValueError(f"unknown target {target!r}; choose from {', '.join(TARGETS)}")
+        self.kind, self.lam, self.max_iter, self.warm = kind, lam, max_iter, warm
+        self.min_count, self.lexical, self.target, self.balance = min_count, lexical, target, balance
+        self.per_file = per_file
+
+    @classmethod
+    def parse(cls, items: dict[str, str]) -> TransferSettings:
+        return cls(items.get("kind", "pfsm"), float(items.get("lam", "5")), int(items.get("max_iter", "100")),
+                   bool(int(items.get("warm", "0"))), int(items.get("min_count", "5")),
+                   bool(int(items.get("lexical", "1"))), items.get("target", "norm"),
+                   bool(int(items.get("balance", "0"))), bool(int(items.get("per_file", "0"))))
+
+
+def feature_index(encoded: Sequence[PairFeatures], *, min_count: int, lexical: bool = True) -> FeatureIndex:
+    """Features kept for training: seen in ``min_count`` cells; without ``lexical``, the
+    word-identity features of deletions and insertions (``del:w=...``) are left out."""
+    index = FeatureIndex.fit(encoded, min_count=min_count)
+    if lexical:
+        return index
+    return FeatureIndex(tuple(name for name in index.names if ":w=" not in name))
+
+
+def sample_weights(sources: Sequence[str], balance: bool) -> np.ndarray:
+    """1 per pair, or (``balance``) weights giving every source file the same total."""
+    src = np.array(sources)
+    if not balance:
+        return np.ones(len(src))
+    names = list(dict.fromkeys(sources))
+    out = np.zeros(len(src))
+    for name in names:
+        mask = src == name
+        out[mask] = len(src) / (len(names) * mask.sum())
+    return out
+
+
+def _target_objective(model: EditDistanceModel, batch: Batch, gold: np.ndarray, theta: np.ndarray, *,
+                      lam: float, target: str, weight: np.ndarray, group: np.ndarray,
+                      groups: int) -> tuple[float, np.ndarray]:
+    """Weighted squared loss of ``scale[g] * log Z / length + offset[g]`` plus
+    ``lam * ||weights||²``, and its gradient. ``theta`` is the model's parameters
+    (whose own ``alpha`` is unused here) followed by one offset and one scale per group
+    (``group[i]`` of pair ``i``); scales stay 1 under the ``norm`` target."""
+    from explorer.edit_distance.automaton import N_CLASSES, N_LAST
+    from explorer.edit_distance.features import TABLES
+
+    k = groups
+    offsets, scales = theta[-2 * k : -k], (theta[-k:] if target != "norm" else np.ones(k))
+    current = model.with_theta(theta[: -2 * k])
+    log_z, counts = current.log_z(batch, counts=True)
+    assert counts is not None  # counts=True always returns them
+    length = (batch.n + batch.m).astype(float) if target != "plain" else np.ones(len(batch))
+    u = log_z / length
+    scale = scales[group]
+    resid = scale * u + offsets[group] - gold
+    factor = 2.0 * weight * resid * scale / length
+    f = len(model.names)
+    grad = np.zeros_like(theta)
+    for table in TABLES:
+        grad[:f] += batch.matrices[table].T @ (counts.tables[table] * factor[batch.owner[table]])
+    t = N_LAST * N_CLASSES
+    grad[f : f + t] = np.tensordot(factor, counts.trans, axes=1).ravel()
+    if model.max_jump:
+        grad[f + t : f + t + model.max_jump] = factor @ counts.jump[:, : model.max_jump]
+    grad[-2 * k : -k] = 2.0 * np.bincount(group, weights=weight * resid, minlength=k)
+    if target != "norm":
+        grad[-k:] = 2.0 * np.bincount(group, weights=weight * resid * u, minlength=k)
+    reg = theta.copy()
+    reg[-2 * k - 1 :] = 0.0  # neither alpha nor the offsets and scales are penalised
+    return float(weight @ (resid * resid) + lam * reg @ reg), grad + 2.0 * lam * reg
+
+
+def fit_target(model: EditDistanceModel, batch: Batch, gold: np.ndarray, *, lam: float, max_iter: int,
+               target: str = "norm", weight: np.ndarray | None = None,
+               group: np.ndarray | None = None) -> tuple[EditDistanceModel, float]:
+    """L-BFGS fit under a regression target (:data:`TARGETS`), optionally with one
+    offset (and, for ``affine`` / ``plain``, one scale) per group of pairs (``group``:
+    the source file of each pair). Returns the model, whose ``alpha`` is the pair-weighted
+    mean offset, and its mean scale (1 for ``norm``)."""
+    from scipy.optimize import minimize
+
+    from explorer.edit_distance.model import ModelError
+
+    weight = np.ones(len(gold)) if weight is None else weight
+    group = np.zeros(len(gold), dtype=np.int64) if group is None else np.asarray(group, dtype=np.int64)
+    k = int(group.max()) + 1
+    started = time.perf_counter()
+    log_z, _ = model.log_z(batch)
+    length = (batch.n + batch.m).astype(float) if target != "plain" else np.ones(len(batch))
+    u = log_z / length
+    offsets0, scales0 = np.zeros(k), np.ones(k)
+    for g in range(k):
+        mask = group == g
+        if target != "norm" and np.std(u[mask]) > 0:
+            cov = np.cov(u[mask], gold[mask], aweights=weight[mask])
+            scales0[g] = float(np.clip(abs(cov[0, 1] / cov[0, 0]), 1e-3, 1e3))
+        offsets0[g] = float(np.average(gold[mask] - scales0[g] * u[mask], weights=weight[mask]))
+    theta0 = np.concatenate([model.theta(), offsets0, scales0])
+
+    def fun(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        try:
+            return _target_objective(model, batch, gold, theta, lam=lam, target=target, weight=weight,
+                                     group=group, groups=k)
+        except ModelError:
+            return 1e30, np.zeros_like(theta)
+
+    result = minimize(fun, theta0, jac=True, method="L-BFGS-B", options={"maxiter": max_iter})
+    share = np.bincount(group, minlength=k) / len(group)
+    offsets, scales = result.x[-2 * k : -k], result.x[-k:]
+    params = result.x[: -2 * k].copy()
+    params[-1] = float(share @ offsets)
+    fitted = model.with_theta(params, loss=float(result.fun), iterations=int(result.nit),
+                              stop=str(result.message), seconds=round(time.perf_counter() - started, 1),
+                              lam=lam, pairs=len(batch), target=target)
+    return fitted, float(share @ scales) if target != "norm" else 1.0
+
+
+def train_settings(settings: TransferSettings, encoded: Sequence[PairFeatures], gold: np.ndarray,
+                   sources: Sequence[str]) -> tuple[EditDistanceModel, float]:
+    """Fit one configuration on the given pairs (returns the model and its scale)."""
+    index = feature_index(encoded, min_count=settings.min_count, lexical=settings.lexical)
+    batch = Batch.build(encoded, index)
+    weight = sample_weights(sources, settings.balance)
+    names = list(dict.fromkeys(sources))
+    group = np.array([names.index(s) for s in sources]) if settings.per_file else None
+    model = EditDistanceModel.zero(settings.kind, index)
+    if settings.kind == "ppda" and settings.warm:
+        fsm, _ = fit_target(EditDistanceModel.zero("pfsm", index), batch, gold, lam=settings.lam,
+                            max_iter=settings.max_iter, target=settings.target, weight=weight, group=group)
+        theta = model.theta()
+        f = len(index.names)
+        theta[:f] = fsm.weights
+        theta[f : f + fsm.trans.size] = fsm.trans.ravel()
+        model = model.with_theta(theta, warm_start="pfsm")
+    return fit_target(model, batch, gold, lam=settings.lam, max_iter=settings.max_iter,
+                      target=settings.target, weight=weight, group=group)
+
+
+def score_values(model: EditDistanceModel, encoded: Sequence[PairFeatures], target: str, scale: float) -> np.ndarray:
+    """Predictions of a model trained under ``target`` (on the training scale)."""
+    batch = Batch.build(list(encoded), model.index)
+    log_z, _ = model.log_z(batch)
+    length = (batch.n + batch.m).astype(float) if target != "plain" else np.ones(len(batch))
+    return scale * log_z / length + model.alpha
