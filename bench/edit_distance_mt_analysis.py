@@ -59,9 +59,22 @@ def stats(name: str, path: Path) -> dict[str, np.ndarray]:
           f"| {rel.mean():.3f} | {100 * trunc_t.mean():.0f}% / {100 * trunc.mean():.0f}% | {100 * punct.mean():.1f}% "
           f"| {100 * lower_start.mean():.0f}% | {gold.mean():.2f} ± {gold.std():.2f} "
           f"| {' '.join(f'{x:.2f}' for x in q)} |")
-    corr = {"n+m": _pearson(n + m, gold), "|n-m|/(n+m)": _pearson(rel, gold), "overlap": _pearson(ov, gold),
+    corr = {"n+m": _pearson(n + m, gold), "abs(n-m)/(n+m)": _pearson(rel, gold), "overlap": _pearson(ov, gold),
             "overlap w/o punct": _pearson(ov_np, gold), "truncated 2nd": _pearson(trunc.astype(float), gold)}
+    corr["overlap, lengths partialled out"] = _partial(ov, gold, _length_design(n, m))
     return {"n": n, "m": m, "gold": gold, "corr": corr, "trunc": trunc}  # type: ignore[dict-item]
+
+
+def _length_design(n: np.ndarray, m: np.ndarray) -> np.ndarray:
+    rel = np.abs(n - m) / (n + m)
+    return np.column_stack([np.ones_like(n), rel, rel * rel, n + m])
+
+
+def _partial(a: np.ndarray, b: np.ndarray, design: np.ndarray) -> float:
+    """Pearson of ``a`` and ``b`` after regressing both on the length design."""
+    ra = a - design @ np.linalg.lstsq(design, a, rcond=None)[0]
+    rb = b - design @ np.linalg.lstsq(design, b, rcond=None)[0]
+    return _pearson(ra, rb)
 
 
 def main() -> None:
@@ -90,8 +103,12 @@ def main() -> None:
             gold, length = d["gold"], d["n"] + d["m"]
             if len(pred) != len(gold):
                 continue
+            rel = np.abs(d["n"] - d["m"]) / length
+            design = _length_design(d["n"], d["m"])
+            lengths_only = design @ np.linalg.lstsq(design, gold, rcond=None)[0]
             print(f"\n{path.name}: Pearson {_pearson(pred, gold):.3f}; with n+m {_pearson(pred, length):.3f}; "
-                  f"truncated s2 {_pearson(pred, d['trunc'].astype(float)):.3f}")
+                  f"with abs(n-m)/(n+m) {_pearson(pred, rel):.3f}; lengths partialled out {_partial(pred, gold, design):.3f} "
+                  f"(a least-squares fit of gold on the lengths alone, in-sample: {_pearson(lengths_only, gold):.3f})")
             edges = np.percentile(length, [0, 25, 50, 75, 100])
             cells = []
             for lo, hi in zip(edges[:-1], edges[1:]):

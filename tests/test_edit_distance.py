@@ -403,7 +403,7 @@ def test_train_command_writes_a_loadable_model(tmp_path) -> None:  # type: ignor
 
 # -- training settings compared across files (explorer/edit_distance/training.py) ----------
 
-@pytest.mark.parametrize("target", ["norm", "affine", "plain"])
+@pytest.mark.parametrize("target", ["norm", "affine", "plain", "mean"])
 def test_target_objective_gradient_with_per_file_offsets(toy: tuple[list, np.ndarray], target: str) -> None:
     from explorer.edit_distance.training import _target_objective
 
@@ -415,18 +415,21 @@ def test_target_objective_gradient_with_per_file_offsets(toy: tuple[list, np.nda
     weight = np.array([1.0, 2.0, 0.5, 1.0, 1.0, 1.5])
     rng = np.random.default_rng(5)
     theta = np.concatenate([rng.normal(0, 0.2, len(model.theta())), [0.3, -0.2], [1.2, 0.7]])
+    base = rng.normal(5.0, 1.0, 6) if target == "mean" else None
 
     def loss(t: np.ndarray) -> float:
-        return _target_objective(model, batch, gold[:6], t, lam=2.0, target=target, weight=weight, group=group, groups=2)[0]
+        return _target_objective(model, batch, gold[:6], t, lam=2.0, target=target, weight=weight, group=group,
+                                 groups=2, base=base)[0]
 
-    _, grad = _target_objective(model, batch, gold[:6], theta, lam=2.0, target=target, weight=weight, group=group, groups=2)
+    _, grad = _target_objective(model, batch, gold[:6], theta, lam=2.0, target=target, weight=weight, group=group,
+                                groups=2, base=base)
     eps = 1e-6
     nonzero = np.flatnonzero(np.abs(grad) > 1e-6)
     for k in [*nonzero[:5], *range(len(theta) - 4, len(theta))]:
         step = np.zeros_like(theta)
         step[k] = eps
         assert grad[k] == pytest.approx((loss(theta + step) - loss(theta - step)) / (2 * eps), rel=1e-4, abs=1e-5)
-    if target == "norm":
+    if target in ("norm", "mean"):
         assert grad[-1] == grad[-2] == 0.0  # scales are fixed at 1
 
 

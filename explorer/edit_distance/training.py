@@ -13,6 +13,12 @@ Options (``--option KEY=VALUE``):
 * ``seed`` (0): fold assignment.
 * ``warm_start`` (0): pPDA only; 1 first fits a pFSM on the same training pairs and
   starts the pPDA from its weights (jump weights at zero) instead of from zero.
+* ``per_file`` (0): 1 fits one offset ``alpha`` per training file instead of one for all
+  (files whose gold scores sit at different levels, STS 0-5 vs SICK 1-5, or MSRpar's 3.3
+  vs SMTeuroparl's 4.3 mean, then need not be told apart by the edit weights); the model
+  keeps the pair-weighted mean offset.
+* ``lexical`` (1): 0 leaves out the word-identity features of insertions and deletions.
+* ``balance`` (0): 1 weights the squared loss so every training file counts the same.
 
 The final model is fitted on all pairs given and written as JSON.
 """
@@ -26,14 +32,15 @@ from pathlib import Path
 import numpy as np
 
 from explorer.edit_distance.features import FeatureIndex, PairFeatures, pair_features
-from explorer.edit_distance.model import Batch, EditDistanceModel, fit
+from explorer.edit_distance.model import Batch, EditDistanceModel
 from explorer.pairs import Pair
 from explorer.preprocess import AnalyzedPair, analyze_pair
 
 Log = Callable[[str], None]
 
 _DEFAULTS = {"lam": "5", "min_count": "5", "max_iter": "100", "max_jump": "5", "cv": "0",
-             "scheme": "all", "test": "", "seed": "0", "warm_start": "0"}
+             "scheme": "all", "test": "", "seed": "0", "warm_start": "0", "per_file": "0", "lexical": "1",
+             "balance": "0"}
 
 
 class _Options:
@@ -52,6 +59,9 @@ class _Options:
             self.cv = int(merged["cv"])
             self.seed = int(merged["seed"])
             self.warm_start = bool(int(merged["warm_start"]))
+            self.per_file = bool(int(merged["per_file"]))
+            self.lexical = bool(int(merged["lexical"]))
+            self.balance = bool(int(merged["balance"]))
         except ValueError as err:
             raise TrainingOptionError(f"bad option value: {err}") from None
         self.scheme = merged["scheme"]
@@ -80,19 +90,12 @@ def encode(pairs: Sequence[Pair], log: Log) -> list[PairFeatures]:
 
 
 def train_model(kind: str, encoded: Sequence[PairFeatures], gold: np.ndarray, opts: _Options,
-                log: Log | None) -> EditDistanceModel:
-    index = FeatureIndex.fit(encoded, min_count=opts.min_count)
-    model = EditDistanceModel.zero(kind, index, max_jump=opts.max_jump)
-    batch = Batch.build(encoded, index)
-    if kind == "ppda" and opts.warm_start:
-        fsm = fit(EditDistanceModel.zero("pfsm", index), batch, gold, lam=opts.lam,
-                  max_iter=opts.max_iter, progress=log)
-        theta = model.theta()
-        f = len(index.names)
-        theta[:f] = fsm.weights
-        theta[f : f + fsm.trans.size] = fsm.trans.ravel()
-        model = model.with_theta(theta, warm_start="pfsm")
-    return fit(model, batch, gold, lam=opts.lam, max_iter=opts.max_iter, progress=log)
+                log: Log | None, sources: Sequence[str] | None = None) -> EditDistanceModel:
+    sources = list(sources) if sources is not None else ["data"] * len(encoded)
+    settings = TransferSettings(kind, opts.lam, opts.max_iter, opts.warm_start, opts.min_count, opts.lexical,
+                                "norm", opts.balance, opts.per_file)
+    model, _ = train_settings(settings, encoded, gold, sources, max_jump=opts.max_jump, progress=log)
+    return model
 
 
 def cross_validate(kind: str, encoded: Sequence[PairFeatures], gold: np.ndarray, sources: Sequence[str],
@@ -108,7 +111,8 @@ def cross_validate(kind: str, encoded: Sequence[PairFeatures], gold: np.ndarray,
         train = np.flatnonzero(folds != k)
         test = np.flatnonzero(folds == k)
         started = time.perf_counter()
-        model = train_model(kind, [encoded[int(i)] for i in train], gold[train], opts, None)
+        model = train_model(kind, [encoded[int(i)] for i in train], gold[train], opts, None,
+                            [sources[int(i)] for i in train])
         pred[test] = model.predict_batch(Batch.build([encoded[int(i)] for i in test], model.index))
         r, rho = _correlations(pred[test], gold[test])
         log(f"{kind} fold {k + 1}/{opts.cv}: {len(train)} train / {len(test)} held out: "
@@ -148,12 +152,13 @@ def _train(kind: str, pairs: Sequence[Pair], out: Path, options: dict[str, str],
             pred = cross_validate(kind, enc, g, src, opts, log)
             _report(kind, label, pred, g, src, log)
         started = time.perf_counter()
-        model = train_model(kind, enc, g, opts, log)
+        model = train_model(kind, enc, g, opts, log, src)
         log(f"{kind}: trained on {len(enc)} pairs of {', '.join(group)} in {time.perf_counter() - started:.1f} s "
             f"({len(model.names)} features)")
     assert model is not None  # groups is never empty: pairs were loaded
     model = model.with_theta(model.theta(), data=[Path(s).name for s in dict.fromkeys(sources)],
-                             scheme=opts.scheme, min_count=opts.min_count)
+                             scheme=opts.scheme, min_count=opts.min_count, per_file=opts.per_file,
+                             lexical=opts.lexical, balance=opts.balance)
     model.save(out)
     if opts.test:
         from explorer.datasets import load
@@ -181,8 +186,12 @@ def train_ppda(pairs: Sequence[Pair], out: Path, options: dict[str, str], log: L
 #: Regression targets. ``norm`` is the paper's ``log Z / (|t| + |h|) + alpha``;
 #: ``affine`` adds a free (unregularised) scale, ``beta * log Z / (|t| + |h|) + alpha``,
 #: so the L2 penalty shrinks the shape of the weights rather than the range of the
-#: prediction; ``plain`` regresses on ``beta * log Z + alpha`` with no length normalisation.
-TARGETS = ("norm", "affine", "plain")
+#: prediction; ``plain`` regresses on ``beta * log Z + alpha`` with no length normalisation;
+#: ``mean`` subtracts the log number of edit sequences, ``(log Z - log Z0) / (|t| + |h|) +
+#: alpha`` with ``Z0`` the same lattice with every weight at zero: the log of the *mean*
+#: exponentiated sequence score instead of their sum, so the count of sequences, which
+#: grows with the lengths alone, is not part of the score.
+TARGETS = ("norm", "affine", "plain", "mean")
 
 #: Preprocessing variants: ``asis``; ``lower`` lowercases both sentences before
 #: tokenising and tagging; ``nopunct`` drops punctuation tokens; ``lower_nopunct`` both.
@@ -252,8 +261,8 @@ def sample_weights(sources: Sequence[str], balance: bool) -> np.ndarray:
 
 def _target_objective(model: EditDistanceModel, batch: Batch, gold: np.ndarray, theta: np.ndarray, *,
                       lam: float, target: str, weight: np.ndarray, group: np.ndarray,
-                      groups: int) -> tuple[float, np.ndarray]:
-    """Weighted squared loss of ``scale[g] * log Z / length + offset[g]`` plus
+                      groups: int, base: np.ndarray | None = None) -> tuple[float, np.ndarray]:
+    """Weighted squared loss of ``scale[g] * (log Z - base) / length + offset[g]`` plus
     ``lam * ||weights||²``, and its gradient. ``theta`` is the model's parameters
     (whose own ``alpha`` is unused here) followed by one offset and one scale per group
     (``group[i]`` of pair ``i``); scales stay 1 under the ``norm`` target."""
@@ -261,12 +270,12 @@ def _target_objective(model: EditDistanceModel, batch: Batch, gold: np.ndarray, 
     from explorer.edit_distance.features import TABLES
 
     k = groups
-    offsets, scales = theta[-2 * k : -k], (theta[-k:] if target != "norm" else np.ones(k))
+    offsets, scales = theta[-2 * k : -k], (theta[-k:] if target in ("affine", "plain") else np.ones(k))
     current = model.with_theta(theta[: -2 * k])
     log_z, counts = current.log_z(batch, counts=True)
     assert counts is not None  # counts=True always returns them
     length = (batch.n + batch.m).astype(float) if target != "plain" else np.ones(len(batch))
-    u = log_z / length
+    u = (log_z if base is None else log_z - base) / length
     scale = scales[group]
     resid = scale * u + offsets[group] - gold
     factor = 2.0 * weight * resid * scale / length
@@ -279,7 +288,7 @@ def _target_objective(model: EditDistanceModel, batch: Batch, gold: np.ndarray, 
     if model.max_jump:
         grad[f + t : f + t + model.max_jump] = factor @ counts.jump[:, : model.max_jump]
     grad[-2 * k : -k] = 2.0 * np.bincount(group, weights=weight * resid, minlength=k)
-    if target != "norm":
+    if target in ("affine", "plain"):
         grad[-k:] = 2.0 * np.bincount(group, weights=weight * resid * u, minlength=k)
     reg = theta.copy()
     reg[-2 * k - 1 :] = 0.0  # neither alpha nor the offsets and scales are penalised
@@ -288,7 +297,7 @@ def _target_objective(model: EditDistanceModel, batch: Batch, gold: np.ndarray, 
 
 def fit_target(model: EditDistanceModel, batch: Batch, gold: np.ndarray, *, lam: float, max_iter: int,
                target: str = "norm", weight: np.ndarray | None = None,
-               group: np.ndarray | None = None) -> tuple[EditDistanceModel, float]:
+               group: np.ndarray | None = None, progress: Log | None = None) -> tuple[EditDistanceModel, float]:
     """L-BFGS fit under a regression target (:data:`TARGETS`), optionally with one
     offset (and, for ``affine`` / ``plain``, one scale) per group of pairs (``group``:
     the source file of each pair). Returns the model, whose ``alpha`` is the pair-weighted
@@ -302,59 +311,79 @@ def fit_target(model: EditDistanceModel, batch: Batch, gold: np.ndarray, *, lam:
     k = int(group.max()) + 1
     started = time.perf_counter()
     log_z, _ = model.log_z(batch)
+    base = path_count(model, batch) if target == "mean" else None
     length = (batch.n + batch.m).astype(float) if target != "plain" else np.ones(len(batch))
-    u = log_z / length
+    u = (log_z if base is None else log_z - base) / length
     offsets0, scales0 = np.zeros(k), np.ones(k)
     for g in range(k):
         mask = group == g
-        if target != "norm" and np.std(u[mask]) > 0:
+        if target in ("affine", "plain") and np.std(u[mask]) > 0:
             cov = np.cov(u[mask], gold[mask], aweights=weight[mask])
             scales0[g] = float(np.clip(abs(cov[0, 1] / cov[0, 0]), 1e-3, 1e3))
         offsets0[g] = float(np.average(gold[mask] - scales0[g] * u[mask], weights=weight[mask]))
     theta0 = np.concatenate([model.theta(), offsets0, scales0])
 
+    calls = [0]
+
     def fun(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        calls[0] += 1
         try:
-            return _target_objective(model, batch, gold, theta, lam=lam, target=target, weight=weight,
-                                     group=group, groups=k)
+            loss, grad = _target_objective(model, batch, gold, theta, lam=lam, target=target, weight=weight,
+                                           group=group, groups=k, base=base)
         except ModelError:
+            # A line-search probe with weights so large the lattice overflows: report a
+            # huge loss so the search steps back.
             return 1e30, np.zeros_like(theta)
+        if progress is not None:
+            progress(f"{model.kind}: evaluation {calls[0]}: loss {loss:.3f} ({time.perf_counter() - started:.0f} s)")
+        return loss, grad
 
     result = minimize(fun, theta0, jac=True, method="L-BFGS-B", options={"maxiter": max_iter})
     share = np.bincount(group, minlength=k) / len(group)
     offsets, scales = result.x[-2 * k : -k], result.x[-k:]
     params = result.x[: -2 * k].copy()
     params[-1] = float(share @ offsets)
-    fitted = model.with_theta(params, loss=float(result.fun), iterations=int(result.nit),
+    fitted = model.with_theta(params, loss=float(result.fun), iterations=int(result.nit), evaluations=calls[0],
                               stop=str(result.message), seconds=round(time.perf_counter() - started, 1),
                               lam=lam, pairs=len(batch), target=target)
-    return fitted, float(share @ scales) if target != "norm" else 1.0
+    return fitted, float(share @ scales) if target in ("affine", "plain") else 1.0
 
 
 def train_settings(settings: TransferSettings, encoded: Sequence[PairFeatures], gold: np.ndarray,
-                   sources: Sequence[str]) -> tuple[EditDistanceModel, float]:
+                   sources: Sequence[str], *, max_jump: int = 5,
+                   progress: Log | None = None) -> tuple[EditDistanceModel, float]:
     """Fit one configuration on the given pairs (returns the model and its scale)."""
     index = feature_index(encoded, min_count=settings.min_count, lexical=settings.lexical)
     batch = Batch.build(encoded, index)
     weight = sample_weights(sources, settings.balance)
     names = list(dict.fromkeys(sources))
     group = np.array([names.index(s) for s in sources]) if settings.per_file else None
-    model = EditDistanceModel.zero(settings.kind, index)
+    model = EditDistanceModel.zero(settings.kind, index, max_jump=max_jump)
     if settings.kind == "ppda" and settings.warm:
         fsm, _ = fit_target(EditDistanceModel.zero("pfsm", index), batch, gold, lam=settings.lam,
-                            max_iter=settings.max_iter, target=settings.target, weight=weight, group=group)
+                            max_iter=settings.max_iter, target=settings.target, weight=weight, group=group,
+                            progress=progress)
         theta = model.theta()
         f = len(index.names)
         theta[:f] = fsm.weights
         theta[f : f + fsm.trans.size] = fsm.trans.ravel()
         model = model.with_theta(theta, warm_start="pfsm")
     return fit_target(model, batch, gold, lam=settings.lam, max_iter=settings.max_iter,
-                      target=settings.target, weight=weight, group=group)
+                      target=settings.target, weight=weight, group=group, progress=progress)
+
+
+def path_count(model: EditDistanceModel, batch: Batch) -> np.ndarray:
+    """``log Z0``: the log number of edit sequences of every pair (all weights zero)."""
+    zero = EditDistanceModel(model.kind, model.max_jump, model.names, np.zeros(len(model.names)),
+                             np.zeros_like(model.trans), np.zeros_like(model.jump))
+    return zero.log_z(batch)[0]
 
 
 def score_values(model: EditDistanceModel, encoded: Sequence[PairFeatures], target: str, scale: float) -> np.ndarray:
     """Predictions of a model trained under ``target`` (on the training scale)."""
     batch = Batch.build(list(encoded), model.index)
     log_z, _ = model.log_z(batch)
+    if target == "mean":
+        log_z = log_z - path_count(model, batch)
     length = (batch.n + batch.m).astype(float) if target != "plain" else np.ones(len(batch))
     return scale * log_z / length + model.alpha
