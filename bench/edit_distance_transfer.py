@@ -117,14 +117,14 @@ def run(config: dict[str, str], exp: str, sets: Sets, log: Path | None, test_pre
         started = time.perf_counter()
         model, scale = train_settings(settings, enc, np.concatenate(gold_parts), sources)
         seconds = time.perf_counter() - started
-        for held in test_names:
-            e, g = sets.get(held, "test", test_prep or prep)
+        for held, tprep in [(h, t) for h in test_names for t in (test_prep.split(",") if test_prep else [prep])]:
+            e, g = sets.get(held, "test", tprep)
             pred = score_values(model, e, settings.target, scale)
             r, rho = _corr(pred, g)
             row = {"config": " ".join(f"{k}={v}" for k, v in config.items() if DEFAULT.get(k) != v) or "default",
                    "train": "+".join(train_names), "test": held, "pearson": round(r, 4), "spearman": round(rho, 4),
                    "seconds": round(seconds), "iterations": model.info.get("iterations"),
-                   "test_prep": test_prep or prep, "sick_train": sets.sick_train}
+                   "test_prep": tprep, "sick_train": sets.sick_train}
             rows.append(row)
             if save is not None:
                 save.mkdir(parents=True, exist_ok=True)
@@ -166,7 +166,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--log", type=Path)
     parser.add_argument("--save", type=Path, help="write models and held-out predictions here")
-    parser.add_argument("--test-prep", help="score the held-out sets under this preprocessing instead")
+    parser.add_argument("--test-prep", help="score the held-out sets under these preprocessings (comma-separated) instead")
     parser.add_argument("--table", type=Path, nargs="*", help="print the table of these JSONL logs and stop")
     args = parser.parse_args()
     if args.table:
