@@ -25,9 +25,11 @@ The final model is fitted on all pairs given and written as JSON.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -193,6 +195,9 @@ def train_ppda(pairs: Sequence[Pair], out: Path, options: dict[str, str], log: L
 #: grows with the lengths alone, is not part of the score.
 TARGETS = ("norm", "affine", "plain", "mean")
 
+#: L-BFGS restarts after a line search cut short by an overflowing probe.
+_MAX_RESTARTS = 5
+
 #: Preprocessing variants: ``asis``; ``lower`` lowercases both sentences before
 #: tokenising and tagging; ``nopunct`` drops punctuation tokens; ``lower_nopunct`` both.
 PREPS = ("asis", "lower", "nopunct", "lower_nopunct")
@@ -324,6 +329,8 @@ def fit_target(model: EditDistanceModel, batch: Batch, gold: np.ndarray, *, lam:
     theta0 = np.concatenate([model.theta(), offsets0, scales0])
 
     calls = [0]
+    best: list[Any] = [math.inf, theta0]
+    overflowed = [False]
 
     def fun(theta: np.ndarray) -> tuple[float, np.ndarray]:
         calls[0] += 1
@@ -333,19 +340,36 @@ def fit_target(model: EditDistanceModel, batch: Batch, gold: np.ndarray, *, lam:
         except ModelError:
             # A line-search probe with weights so large the lattice overflows: report a
             # huge loss so the search steps back.
+            overflowed[0] = True
             return 1e30, np.zeros_like(theta)
+        if loss < best[0]:
+            best[0], best[1] = loss, theta.copy()
         if progress is not None:
             progress(f"{model.kind}: evaluation {calls[0]}: loss {loss:.3f} ({time.perf_counter() - started:.0f} s)")
         return loss, grad
 
-    result = minimize(fun, theta0, jac=True, method="L-BFGS-B", options={"maxiter": max_iter})
+    # An overflowing probe can end L-BFGS's line search early (a flat 1e30 with no
+    # gradient): then restart from the best point so far with a fresh, short first step,
+    # up to a few times, within the same total iteration budget.
+    iterations, restarts, theta = 0, 0, theta0
+    while True:
+        overflowed[0] = False
+        result = minimize(fun, theta, jac=True, method="L-BFGS-B", options={"maxiter": max_iter - iterations})
+        iterations += int(result.nit)
+        theta = best[1]
+        if not overflowed[0] or iterations >= max_iter or restarts >= _MAX_RESTARTS:
+            break
+        restarts += 1
+        if progress is not None:
+            progress(f"{model.kind}: restart {restarts} after an overflowing step ({result.message})")
     share = np.bincount(group, minlength=k) / len(group)
-    offsets, scales = result.x[-2 * k : -k], result.x[-k:]
-    params = result.x[: -2 * k].copy()
+    offsets, scales = theta[-2 * k : -k], theta[-k:]
+    params = theta[: -2 * k].copy()
     params[-1] = float(share @ offsets)
-    fitted = model.with_theta(params, loss=float(result.fun), iterations=int(result.nit), evaluations=calls[0],
-                              stop=str(result.message), seconds=round(time.perf_counter() - started, 1),
-                              lam=lam, pairs=len(batch), target=target)
+    fitted = model.with_theta(params, loss=float(best[0]), iterations=iterations, evaluations=calls[0],
+                              restarts=restarts, stop=str(result.message),
+                              seconds=round(time.perf_counter() - started, 1), lam=lam, pairs=len(batch),
+                              target=target)
     return fitted, float(share @ scales) if target in ("affine", "plain") else 1.0
 
 
