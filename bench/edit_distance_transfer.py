@@ -123,7 +123,7 @@ def run(config: dict[str, str], exp: str, sets: Sets, log: Path | None, test_pre
             r, rho = _corr(pred, g)
             row = {"config": " ".join(f"{k}={v}" for k, v in config.items() if DEFAULT.get(k) != v) or "default",
                    "train": "+".join(train_names), "test": held, "pearson": round(r, 4), "spearman": round(rho, 4),
-                   "seconds": round(seconds), "iterations": model.info.get("iterations"),
+                   "seconds": round(seconds), "iterations": model.info.get("iterations"), "restarts": model.info.get("restarts"),
                    "test_prep": tprep, "sick_train": sets.sick_train}
             rows.append(row)
             if save is not None:
