@@ -36,6 +36,7 @@ COMMANDS: dict[str, tuple[str, Configure, Run]] = {
     "corpus-stats": ("lengths, length difference ratio and edit distance per task (Finch et al. Table 1)", *_lazy("explorer.mtcommands", "configure_corpus_stats", "run_corpus_stats")),
     "align-eval": ("evaluate an aligner against gold alignments (P/R/F1, exact match)", *_lazy("explorer.alignment_eval", "configure", "run")),
     "train": ("train a method's model on gold data (e.g. MANLI weights on gold alignments)", *_lazy("explorer.training", "configure_train", "run_train")),
+    "batch": ("score a whole corpus on Dask into resumable Parquet chunks", *_lazy("explorer.batch.cli", "configure", "run")),
 }
 
 
