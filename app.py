@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from components import batch_view
 from components.state import current_dataset, guarded
 from explorer import resources
 
@@ -29,6 +30,7 @@ PAGES: list[tuple[str, str, str]] = [
 def sidebar() -> None:
     """The current dataset and the NLTK resources that are missing, with what degrades."""
     loaded = current_dataset()
+    batch_view.sidebar_note()
     st.sidebar.caption(f"Dataset: **{loaded.name}** ({len(loaded.dataset)} pairs, {loaded.origin})")
     missing = resources.missing()
     if missing:

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from components import batch_view
 from components.compare_figures import agreement, score_scatter, selected_ids
 from components.data import LoadedDataset, dataset_best_cutoff, dataset_scores
 from components.state import current_dataset, open_pair
@@ -114,6 +115,8 @@ def annotator_section() -> None:
 
 
 def main() -> None:
+    if batch_view.compare_section():  # a whole-corpus batch result is open
+        return
     st.title("Compare")
     loaded = current_dataset()
     scorer_section(loaded)

@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from components import batch_view
 from components.annotation_panel import render_bulk_tagging, with_tags
 from components.data import (
     SAMPLES,
@@ -119,6 +120,8 @@ def filter_table(
 
 def main() -> None:
     st.title("Dataset")
+    if batch_view.dataset_section():  # a whole-corpus batch result is open
+        return
     loaded = choose_dataset()
     dataset = loaded.dataset
     st.caption(

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from components import figures
+from components import batch_view, figures
 from components.data import SAMPLES, LoadedDataset, dataset_scores, gold, load_file, load_uploaded, nltk_rte_files
 from components.state import current_dataset, dev_dataset, set_dev_dataset
 from explorer import published
@@ -207,6 +207,8 @@ DEFAULT_SCORERS = ("bleu", "mbleu", "bleu_pa")
 
 
 def main() -> None:
+    if batch_view.evaluate_section():  # a whole-corpus batch result is open
+        return
     st.title("Evaluate")
     loaded = current_dataset()
     dataset = loaded.dataset

@@ -8,7 +8,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from components import figures
+from components import batch_view, figures
 from components.annotation_panel import render_annotation_section
 from components.data import LoadedDataset, dataset_scores, default_cutoff, is_scored
 from components.method_panels import PANELS
@@ -237,7 +237,7 @@ def panels_section(analyzed: AnalyzedPair) -> None:
 
 def main() -> None:
     st.title("Pair")
-    loaded = current_dataset()
+    loaded = batch_view.pair_dataset() or current_dataset()
     pair = pair_controls(loaded)
     if pair is None:
         return

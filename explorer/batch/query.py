@@ -135,7 +135,9 @@ class BatchResult:
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> Any:
         """Run SQL in which ``{source}`` stands for the result's rows; a DuckDB relation."""
-        return self._connection().execute(sql.replace("{source}", self._source), list(params))
+        # a cursor per query: DuckDB refuses new work on a connection whose last result
+        # was not read to the end (a count's fetchone, say)
+        return self._connection().cursor().execute(sql.replace("{source}", self._source), list(params))
 
     # ---------------------------------------------------------------- filters
     def _where(self, f: Filters) -> tuple[str, list[Any]]:
@@ -202,6 +204,17 @@ class BatchResult:
         row = rel.fetchone()
         return None if row is None else dict(zip(names, row, strict=True))
 
+    def pairs(self, pair_ids: Sequence[str]) -> Any:
+        """The pair columns of the given ids (at most :data:`MAX_PAGE`), in dataset order,
+        as a DataFrame."""
+        ids = list(dict.fromkeys(str(i) for i in pair_ids))
+        if not 0 < len(ids) <= MAX_PAGE:
+            raise BatchError(f"ask for 1-{MAX_PAGE} pairs, not {len(ids)}")
+        names = ", ".join(f'"{name}"' for name, _ in PAIR_COLUMNS)
+        return self.query(
+            f"SELECT {names} FROM {{source}} WHERE id IN ({', '.join('?' for _ in ids)}) ORDER BY position", ids
+        ).df()
+
     def sample(self, columns: Sequence[str], n: int = 5000, *, seed: int = 0,
                filters: Filters = Filters()) -> Any:
         """A reproducible random sample of at most ``n`` rows (reservoir sampling), as a
@@ -222,7 +235,7 @@ class BatchResult:
         if scorer in self._columns_cache:
             return self._columns_cache[scorer]
         col = self._scorer(scorer)
-        table = self._connection().sql(
+        table = self._connection().cursor().sql(
             f"SELECT {col} AS v, CAST(entails AS DOUBLE) AS e, coalesce(task, '') AS t, gold_score AS g "
             f"FROM {self._source} ORDER BY position").to_arrow_table()
         values = table.column("v").to_numpy(zero_copy_only=False).astype(float)

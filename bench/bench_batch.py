@@ -1,0 +1,265 @@
+"""Benchmark: whole-corpus batch scoring on Dask and browsing its 500k-pair result.
+
+Subcommands (each prints figures; see docs/BENCHMARKS.md for the recorded ones):
+
+``corpus``      build the benchmark corpus: the real development pairs on this machine
+                (RTE1-3 dev XML from NLTK's rte corpus, MSRP train+val, SICK train+trial,
+                STS 2012 MSRpar+SMTeuroparl) repeated to ``--pairs`` pairs, as JSON lines
+                under /tmp (never in the repository). Copy k > 0 of a pair gets `` #k``
+                appended to its text, so the per-process caches (the analysis cache, the
+                BLEU n-gram count cache) cannot serve repeats: every pair costs what a new
+                pair would. The task is the source corpus.
+``throughput``  per scorer: pairs/s with 1 and 2 local worker processes on the first
+                ``--pairs`` pairs (cluster start and scorer warm-up excluded), the speed-up,
+                peak resident memory per worker, and the projected time for SNLI train
+                (570,152 pairs) at the 2-worker rate.
+``run``         the whole corpus through ``python -m explorer batch`` (a subprocess),
+                optionally killed with SIGKILL after ``--kill-after`` seconds and then
+                resumed: reports chunks finished at the kill, chunks the resumed run
+                scored, and the work lost.
+``query``       the query layer on a finished result: the Dataset page's first paint
+                (count, first sorted page, labels, tasks, range, best cutoff) and a filter
+                change; the Evaluate page's figures (sweep, thinned curve, report with
+                per-task figures, histograms) per scorer; a 5,000-row scatter sample.
+                Medians over ``--runs``.
+
+Usage:
+    NLTK_DATA=../shared/nltk_data python bench/bench_batch.py corpus --out /tmp/bench500k.jsonl
+    NLTK_DATA=... python bench/bench_batch.py throughput --corpus /tmp/bench500k.jsonl --pairs 4000 --scorers bleu,mbleu,wer
+    NLTK_DATA=... python bench/bench_batch.py run --corpus /tmp/bench500k.jsonl --out /tmp/bench500k.out --scorers bleu,mbleu,bleu_pa,wer,per --kill-after 120
+    python bench/bench_batch.py query --result /tmp/bench500k.out --scorers bleu,mbleu,bleu_pa
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+SNLI_TRAIN = 570_152
+
+
+def _load_avg() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.1f} / {five:.1f} / {fifteen:.1f} on {os.cpu_count()} cores"
+
+
+def _sources(shared: Path) -> list[Path]:
+    import nltk
+
+    rte = Path(str(nltk.data.find("corpora/rte")))
+    return [
+        rte / "rte1_dev.xml", rte / "rte2_dev.xml", rte / "rte3_dev.xml",
+        shared / "data/msrp/msr-para-train.tsv", shared / "data/msrp/msr-para-val.tsv",
+        shared / "data/sick/SICK_train.txt", shared / "data/sick/SICK_trial.txt",
+        shared / "data/sts2012/MSRpar.train.tsv", shared / "data/sts2012/SMTeuroparl.train.tsv",
+    ]
+
+
+def corpus(args: argparse.Namespace) -> None:
+    from explorer.datasets import load
+
+    real = []
+    for path in _sources(Path(args.shared)):
+        data = load(path)
+        task = path.stem.replace(".train", "").replace("-", "_")
+        real += [(task, p) for p in data.pairs]
+        print(f"{path.name}: {len(data)} pairs", file=sys.stderr)
+    print(f"{len(real)} real pairs, repeated to {args.pairs:,}", file=sys.stderr)
+    with open(args.out, "w", encoding="utf-8") as out:
+        for i in range(args.pairs):
+            copy, k = divmod(i, len(real))
+            task, p = real[k]
+            record = {"id": f"{copy}-{task}-{p.id}", "text": p.text + (f" #{copy}" if copy else ""),
+                      "hypothesis": p.hypothesis, "task": task}
+            if p.label is not None:
+                record["label"] = p.label
+            if p.score is not None:
+                record["score"] = p.score
+            out.write(json.dumps(record, ensure_ascii=False) + "\n")
+    print(f"wrote {args.out}: {os.path.getsize(args.out) / 2**20:.1f} MiB", file=sys.stderr)
+
+
+def _peak_rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def throughput(args: argparse.Namespace) -> None:
+    from distributed import Client, LocalCluster
+
+    from explorer.batch.runner import run_batch
+    from explorer.datasets import Dataset, load
+
+    full = load(args.corpus)
+    print(_load_avg())
+    print(f"{'scorer':<10} {'pairs':>6} {'1 worker':>12} {'2 workers':>12} {'speed-up':>8} "
+          f"{'peak MiB/worker':>16} {'SNLI train (2 w)':>17}")
+    for scorer in args.scorers.split(","):
+        n = int(args.slow_pairs) if scorer in args.slow.split(",") else int(args.pairs)
+        data = Dataset(full.name, full.format, full.pairs[:n])
+        rates, peaks = {}, {}
+        for workers in (1, 2):
+            out = Path(tempfile.mkdtemp(prefix="bench-batch-"))
+            seen = []
+            with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                              dashboard_address=None) as cluster, Client(cluster) as client:
+                run_batch(data, [scorer], out / "r", chunk_size=args.chunk_size, client=client,
+                          progress=seen.append)
+                peaks[workers] = max(client.run(_peak_rss_mib).values())
+            rates[workers] = seen[-1].pairs_per_second
+            shutil.rmtree(out)
+        print(f"{scorer:<10} {n:>6} {rates[1]:>10.0f}/s {rates[2]:>10.0f}/s {rates[2] / rates[1]:>7.2f}x "
+              f"{max(peaks.values()):>16.0f} {SNLI_TRAIN / rates[2] / 60:>13.1f} min", flush=True)
+    print(_load_avg())
+
+
+def _finished(out: Path) -> int:
+    from explorer.batch.schema import finished_chunks
+
+    return len(finished_chunks(out))
+
+
+def run(args: argparse.Namespace) -> None:
+    from explorer.batch.schema import read_manifest
+
+    command = [sys.executable, "-m", "explorer", "batch", args.corpus, "--scorer", args.scorers,
+               "--out", args.out, "--chunk-size", str(args.chunk_size), "--no-register", "--json"]
+    print(_load_avg())
+    print("$ " + " ".join(command))
+    if args.kill_after:
+        start = time.perf_counter()
+        # its own session, so the kill reaches the local cluster it starts (and nothing else)
+        process = subprocess.Popen(command, start_new_session=True, cwd=ROOT,
+                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        try:
+            process.wait(timeout=args.kill_after)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+        at_kill = _finished(Path(args.out))
+        manifest = read_manifest(args.out)
+        print(f"killed after {time.perf_counter() - start:.0f} s: {at_kill} of {manifest.n_chunks} chunks finished "
+              f"({at_kill * manifest.chunk_size:,} pairs)")
+        temporaries = list((Path(args.out) / "chunks").glob(".chunk-*"))
+        print(f"temporary (half-written) chunk files left by the kill: {len(temporaries)}")
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, check=False)
+    seconds = time.perf_counter() - start
+    if done.returncode != 0:
+        print(done.stderr)
+        raise SystemExit(done.returncode)
+    body = json.loads(done.stdout)
+    print(f"{'resumed' if args.kill_after else 'ran'}: {body['chunks_run']} chunks scored, "
+          f"{body['chunks_skipped']} skipped, complete={body['complete']}, {seconds:.0f} s wall "
+          f"(batch {body['seconds']:.0f} s, {body['workers']} workers)")
+    if args.kill_after:
+        lost = body["chunks_run"] + body["chunks_skipped"] - at_kill - body["chunks_run"]
+        print(f"work lost: chunks scored twice = {body['chunks_run'] - (body['chunks'] - at_kill)} "
+              f"(the resumed run scored exactly the {body['chunks'] - at_kill} unfinished chunks; "
+              f"{lost} skipped chunks were not finished at the kill)")
+    print(f"refused: {body['refused']}")
+    print(_load_avg())
+
+
+def _median_ms(fn, runs: int) -> float:  # type: ignore[no-untyped-def]
+    times = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return 1000 * statistics.median(times)
+
+
+def query(args: argparse.Namespace) -> None:
+    from explorer.batch.query import CORRECT, BatchResult, Filters
+
+    scorers = args.scorers.split(",")
+    print(_load_avg())
+    result = BatchResult.open(args.result)
+    print(f"{result.manifest.dataset}: {result.count():,} rows, {len(result.manifest.scorers)} scorers")
+    first = scorers[0]
+
+    def first_paint() -> None:
+        fresh = BatchResult.open(args.result)  # nothing cached: a new session
+        fresh.count()
+        fresh.page(Filters(), sort="position", limit=50,
+                   columns=["id", "task", "label", "text", "hypothesis", first])
+        fresh.distinct("label")
+        fresh.distinct("task")
+        fresh.value_range(first)
+        fresh.best_cutoff(first)
+
+    cutoff = result.best_cutoff(first)[0]
+    tasks = result.distinct("task")
+
+    def filter_change() -> None:
+        f = Filters(labels=("entailment",), tasks=tuple(tasks[:3]), scorer=first, cutoff=cutoff,
+                    outcome=CORRECT, score_range=(0.1, 0.9))
+        result.page(f, sort=first, descending=True, limit=50,
+                    columns=["id", "task", "label", "text", "hypothesis", first])
+
+    def search() -> None:
+        result.page(Filters(search="percent"), sort=first, limit=50, columns=["id", "text", "hypothesis", first])
+
+    def evaluate_figures() -> None:
+        fresh = BatchResult.open(args.result)
+        for s in scorers:
+            fresh.curve(s)
+            fresh.report(s)
+            fresh.histogram(s)
+
+    def scatter() -> None:
+        result.sample([scorers[0], scorers[-1], "label"], n=5000, seed=1)
+
+    for name, fn in (("Dataset first paint (count, page 1 sorted, labels, tasks, range, best cutoff)", first_paint),
+                     ("Dataset filter change (label, 3 tasks, correct, score range; sorted by score)", filter_change),
+                     ("Dataset text search", search),
+                     (f"Evaluate figures for {len(scorers)} scorers (curves, reports by task, histograms)", evaluate_figures),
+                     ("Compare scatter sample (5,000 rows)", scatter)):
+        print(f"{_median_ms(fn, args.runs):8.0f} ms  {name}")
+    print(f"peak resident memory of this process: {_peak_rss_mib():.0f} MiB")
+    print(_load_avg())
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = parser.add_subparsers(dest="command", required=True)
+    c = sub.add_parser("corpus")
+    c.add_argument("--out", default="/tmp/bench500k.jsonl")
+    c.add_argument("--pairs", type=int, default=500_000)
+    c.add_argument("--shared", default=str(ROOT.parent / "shared") if (ROOT.parent / "shared").is_dir() else "/work/shared")
+    t = sub.add_parser("throughput")
+    t.add_argument("--corpus", default="/tmp/bench500k.jsonl")
+    t.add_argument("--scorers", default="bleu,mbleu,bleu_pa,bleu4,wer,per,nist5")
+    t.add_argument("--pairs", type=int, default=4000)
+    t.add_argument("--slow", default="pos_per,bow,itg,itg_lex,manli,pfsm,ppda")
+    t.add_argument("--slow-pairs", type=int, default=200)
+    t.add_argument("--chunk-size", type=int, default=200)
+    r = sub.add_parser("run")
+    r.add_argument("--corpus", default="/tmp/bench500k.jsonl")
+    r.add_argument("--out", default="/tmp/bench500k.out")
+    r.add_argument("--scorers", default="bleu,mbleu,bleu_pa,wer,per")
+    r.add_argument("--chunk-size", type=int, default=2000)
+    r.add_argument("--kill-after", type=float, default=0)
+    q = sub.add_parser("query")
+    q.add_argument("--result", default="/tmp/bench500k.out")
+    q.add_argument("--scorers", default="bleu,mbleu,bleu_pa")
+    q.add_argument("--runs", type=int, default=5)
+    args = parser.parse_args()
+    {"corpus": corpus, "throughput": throughput, "run": run, "query": query}[args.command](args)
+
+
+if __name__ == "__main__":
+    main()

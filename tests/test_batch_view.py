@@ -1,0 +1,124 @@
+"""A batch result in the app: the Dataset, Evaluate and Compare pages browse it through
+the query layer, and a pair opened from its table shows on the Pair page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from components.batch_figures import binned_histograms
+from components.batch_view import BATCH
+from explorer.batch.runner import prepare, write_chunk
+from explorer.batch.schema import arrow_schema
+from explorer.batch.worker import compact_pair, score_chunk
+from explorer.datasets import load
+from tests.conftest import ROOT
+from tests.test_batch import ROWS, write_csv
+
+APP = str(ROOT / "app.py")
+SCORERS = ["mbleu", "bleu", "wer"]
+
+
+def build_result(data_path: Path, out: Path, chunk_size: int = 5) -> Path:
+    """A batch result written chunk by chunk in this process (the Dask path is tested in
+    test_batch.py; the pages only read the files)."""
+    data = load(data_path)
+    manifest = prepare(data, SCORERS, out, chunk_size=chunk_size)
+    schema = arrow_schema(SCORERS)
+    for index in range(manifest.n_chunks):
+        start = index * chunk_size
+        pairs = data.pairs[start : start + manifest.chunk_rows(index)]
+        write_chunk(out, index, pairs, start, score_chunk([compact_pair(p) for p in pairs], SCORERS), schema)
+    from explorer.batch.runner import refusals
+    from explorer.batch.schema import write_manifest
+
+    manifest.complete = True
+    manifest.refused = refusals(out, manifest)
+    write_manifest(out, manifest)
+    return out
+
+
+@pytest.fixture(scope="module")
+def result_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    folder = tmp_path_factory.mktemp("batchview")
+    return build_result(write_csv(folder / "small.csv", ROWS), folder / "out")
+
+
+def opened(result_dir: Path, page: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state[BATCH] = str(result_dir)
+    at.run()
+    at.switch_page(page).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def table_with(at: AppTest, column: str):  # type: ignore[no-untyped-def]
+    for df in at.dataframe:
+        if column in df.value.columns:
+            return df.value
+    raise AssertionError(f"no table with {column!r}")
+
+
+def test_dataset_page_pages_filters_and_opens_a_batch_pair(result_dir: Path) -> None:
+    at = opened(result_dir, "components/pages/dataset.py")
+    table = table_with(at, "decision")
+    assert len(table) == len(ROWS)
+    assert list(table["mbleu"]) == sorted(table["mbleu"], reverse=True)  # sorted by score, descending
+    at.multiselect(key="batch_filter_task").set_value(["nature"]).run()
+    assert set(table_with(at, "decision")["task"]) == {"nature"}
+    at.multiselect(key="batch_filter_task").set_value([]).run()
+    at.radio(key="batch_filter_outcome").set_value("incorrect").run()
+    wrong = table_with(at, "decision")
+    assert 0 < len(wrong) < len(ROWS)
+    assert all((row.decision == "entails") != (row.label == "entailment") for row in wrong.itertuples())
+    at.radio(key="batch_filter_outcome").set_value("all").run()
+    at.text_input(key="batch_filter_search").set_value("glacier").run()
+    found = table_with(at, "decision")
+    assert list(found["id"]) == ["p7"]
+    at.session_state["batch_table"] = {"selection": {"rows": [0], "columns": [], "cells": []}}
+    at.run()
+    assert not at.exception, at.exception
+    assert at.title[0].value == "Pair"
+    assert at.text_area(key="pair_hypothesis").value == "Scientists dislike glaciers."
+    # the cutoff comes from the whole result, not from the page the pair was on
+    scores = table_with(at, "cutoff from")
+    assert any("whole batch result" in str(v) for v in scores["cutoff from"])
+
+
+def test_evaluate_page_draws_curves_reports_and_tasks_from_stored_scores(result_dir: Path) -> None:
+    at = opened(result_dir, "components/pages/evaluate.py")
+    assert at.title[0].value == "Evaluate"
+    summary = table_with(at, "accuracy")
+    assert len(summary) == 3 and set(summary["refused"]) == {0}
+    assert len(list(at.get("plotly_chart"))) == 3  # curves, histograms, per task
+
+
+def test_compare_page_scatters_a_sample(result_dir: Path) -> None:
+    at = opened(result_dir, "components/pages/compare.py")
+    assert at.title[0].value == "Compare"
+    assert len(list(at.get("plotly_chart"))) == 1
+    assert len(table_with(at, "agreement")) == len(ROWS)
+
+
+def test_a_folder_without_a_result_is_a_message(tmp_path: Path) -> None:
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.switch_page("components/pages/dataset.py").run()
+    at.text_input(key="batch_folder").set_value(str(tmp_path)).run()
+    at.button(key="batch_open").click().run()
+    assert not at.exception
+    assert any("no batch result here" in e.value for e in at.error)
+    assert at.radio(key="dataset_source").value == "Built-in sample"  # the page carries on
+
+
+def test_binned_histograms_draw_one_bar_trace_per_group_and_check_shapes() -> None:
+    edges = np.linspace(0, 1, 5)
+    fig = binned_histograms({"A": {"entailment": (edges, np.array([1, 2, 3, 4])),
+                                   "not entailment": (edges, np.array([4, 3, 2, 1]))}}, cutoffs={"A": 0.5})
+    assert [t.name for t in fig.data] == ["entailment", "not entailment"]
+    assert list(fig.data[0].y) == [1, 2, 3, 4]
+    with pytest.raises(ValueError, match="edges"):
+        binned_histograms({"A": {"entailment": (edges, np.array([1, 2]))}})
