@@ -13,7 +13,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from explorer.batch.query import ALL, CORRECT, INCORRECT, REFUSED, BatchResult, Filters
+from explorer.batch.query import CORRECT, INCORRECT, REFUSED, BatchResult, Filters
 from explorer.batch.runner import run_batch
 from explorer.batch.schema import CHUNK_DIR, BatchError, chunk_name, finished_chunks, read_manifest
 from explorer.batch.worker import score_chunk

@@ -138,7 +138,6 @@ def score_chunk(pairs: Sequence[Pair], scorers: Sequence[str]) -> dict[str, list
 
     Never raises for a pair: a refusal is a null value with its reason.
     """
-    n = len(pairs)
     analysed: list[AnalyzedPair | None] = []
     analysis_error: list[str | None] = []
     for pair in pairs:
@@ -150,52 +149,66 @@ def score_chunk(pairs: Sequence[Pair], scorers: Sequence[str]) -> dict[str, list
             analysis_error.append(_reason(err))
     columns: dict[str, list[Any]] = {}
     for name in scorers:
-        values: list[float | None] = [None] * n
-        errors: list[str | None] = list(analysis_error)
-        fields = {f: [None] * n for f in BREAKDOWN.get(name, ())}
-        ok = [i for i in range(n) if analysed[i] is not None]
-        try:
-            many = _many_path(name)
-            one = None if many is not None else pair_path(name)
-        except Exception as err:  # the scorer cannot even be built: every pair refused
-            reason = _reason(err)
-            errors = [e or reason for e in errors]
-            many = one = None
-            ok = []
-        if many is not None and ok:
-            try:
-                got = many([analysed[i] for i in ok])  # type: ignore[misc]
-                for i, v in zip(ok, got, strict=True):
-                    values[i] = float(v)
-                ok = []
-            except Exception:  # some pair failed the batch: score one by one to find it
-                from explorer.scorers import get_scorer
-
-                scorer = get_scorer(name)
-
-                def one_pair(a: AnalyzedPair) -> Row:
-                    return float(scorer.score(a).value), {}
-
-                one = one_pair
-        for i in ok:
-            try:
-                value, extra = one(analysed[i])  # type: ignore[misc,arg-type]
-            except Exception as err:  # a refusal (bounded method) or a method's error
-                errors[i] = _reason(err)
-                continue
-            values[i] = value
-            for f, v in extra.items():
-                if f in fields:
-                    fields[f][i] = _number(v)
-        for i, v in enumerate(values):
-            if v is not None and not math.isfinite(v):
-                values[i] = None
-                errors[i] = errors[i] or f"the value {v} is not a finite number"
-        columns[name] = values
-        columns[error_column(name)] = errors
-        for f, column in fields.items():
-            columns[breakdown_column(name, f)] = column
+        columns.update(_score_with(name, analysed, analysis_error))
     return columns
+
+
+def _values_only(name: str) -> Callable[[AnalyzedPair], Row]:
+    from explorer.scorers import get_scorer
+
+    scorer = get_scorer(name)
+
+    def score(a: AnalyzedPair) -> Row:
+        return float(scorer.score(a).value), {}
+
+    return score
+
+
+def _score_with(name: str, analysed: Sequence[AnalyzedPair | None],
+                analysis_error: Sequence[str | None]) -> dict[str, list[Any]]:
+    """One scorer's columns for analysed pairs (None where analysis failed)."""
+    n = len(analysed)
+    values: list[float | None] = [None] * n
+    errors: list[str | None] = list(analysis_error)
+    fields: dict[str, list[float | None]] = {f: [None] * n for f in BREAKDOWN.get(name, ())}
+    todo = [i for i in range(n) if analysed[i] is not None]
+    one: Callable[[AnalyzedPair], Row] | None = None
+    try:
+        many = _many_path(name)
+        if many is None:
+            one = pair_path(name)
+    except Exception as err:  # the scorer cannot even be built: every pair refused
+        reason = _reason(err)
+        errors = [e or reason for e in errors]
+        many, todo = None, []
+    if many is not None and todo:
+        try:
+            got = many([a for a in analysed if a is not None])
+            for i, v in zip(todo, got, strict=True):
+                values[i] = float(v)
+            todo = []
+        except Exception:  # some pair failed the batch: score one by one to find it
+            one = _values_only(name)
+    for i in todo:
+        pair = analysed[i]
+        assert pair is not None and one is not None
+        try:
+            value, extra = one(pair)
+        except Exception as err:  # a refusal (bounded method) or a method's error
+            errors[i] = _reason(err)
+            continue
+        values[i] = value
+        for f, field_value in extra.items():
+            if f in fields:
+                fields[f][i] = _number(field_value)
+    for i, got_value in enumerate(values):
+        if got_value is not None and not math.isfinite(got_value):
+            values[i] = None
+            errors[i] = errors[i] or f"the value {got_value} is not a finite number"
+    out: dict[str, list[Any]] = {name: values, error_column(name): errors}
+    for f, column in fields.items():
+        out[breakdown_column(name, f)] = column
+    return out
 
 
 #: A short pair every scorer can score: running it once per worker compiles the numba
