@@ -125,6 +125,54 @@ def throughput(args: argparse.Namespace) -> None:
     print(_load_avg())
 
 
+def paths(args: argparse.Namespace) -> None:
+    """Where a worker's time goes, in one process: analysing (tokenising) the pairs, then
+    each scorer through its batch path (values + breakdown, what a chunk stores) and
+    through ``score()`` (the full result the Pair page draws). Caches cleared per run."""
+    from explorer.batch.worker import _score_with
+    from explorer.datasets import load
+    from explorer.metrics.bleu import order_counts
+    from explorer.preprocess import analyze, analyze_pair
+    from explorer.scorers import get_scorer
+
+    if args.data is None:
+        import nltk
+
+        args.data = str(Path(str(nltk.data.find("corpora/rte"))) / "rte3_dev.xml")
+    pairs = list(load(args.data).pairs)
+    scorers = args.scorers.split(",")
+    for name in scorers:  # build and warm once
+        get_scorer(name)
+        _score_with(name, [analyze_pair(pairs[0])], [None])
+
+    def clear() -> None:
+        analyze.cache_clear()
+        order_counts.cache_clear()
+
+    def analysing() -> None:
+        clear()
+        [analyze_pair(p) for p in pairs]
+
+    print(_load_avg())
+    print(f"{len(pairs)} pairs of {args.data}; microseconds per pair, median of {args.runs} runs")
+    print(f"{'analyse (tokenise)':<22} {1e6 * _median_ms(analysing, args.runs) / 1000 / len(pairs):8.0f}")
+    for name in scorers:
+        scorer = get_scorer(name)
+
+        def batch_path(name: str = name) -> None:
+            order_counts.cache_clear()
+            _score_with(name, analysed, [None] * len(analysed))
+
+        def full_result(scorer: object = scorer) -> None:
+            order_counts.cache_clear()
+            [scorer.score(a) for a in analysed]  # type: ignore[attr-defined]
+
+        analysed = [analyze_pair(p) for p in pairs]
+        b = 1e3 * _median_ms(batch_path, args.runs) / len(pairs)
+        f = 1e3 * _median_ms(full_result, args.runs) / len(pairs)
+        print(f"{name:<22} batch path {b:8.0f}   score() {f:8.0f}   ratio {f / b:5.1f}x")
+
+
 def _finished(out: Path) -> int:
     from explorer.batch.schema import finished_chunks
 
@@ -257,8 +305,12 @@ def main() -> None:
     q.add_argument("--result", default="/tmp/bench500k.out")
     q.add_argument("--scorers", default="bleu,mbleu,bleu_pa")
     q.add_argument("--runs", type=int, default=5)
+    p = sub.add_parser("paths")
+    p.add_argument("--data", help="dataset file (default: NLTK's rte3_dev.xml)")
+    p.add_argument("--scorers", default="bleu,mbleu,bleu_pa,bleu4,wer,per,nist5")
+    p.add_argument("--runs", type=int, default=5)
     args = parser.parse_args()
-    {"corpus": corpus, "throughput": throughput, "run": run, "query": query}[args.command](args)
+    {"paths": paths, "corpus": corpus, "throughput": throughput, "run": run, "query": query}[args.command](args)
 
 
 if __name__ == "__main__":
