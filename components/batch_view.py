@@ -14,6 +14,7 @@ result is open.
 
 from __future__ import annotations
 
+import html
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +26,7 @@ from components.compare_figures import agreement, score_scatter, selected_ids
 from components.data import KNOWN_CUTOFFS, Cutoff, LoadedDataset
 from components.state import open_pair
 from components.store_access import _DATASET_IDS
+from components.text import plain
 from explorer.batch.query import ALL, CORRECT, INCORRECT, REFUSED, BatchResult, Filters
 from explorer.batch.schema import BatchError, finished_chunks
 from explorer.datasets import Dataset
@@ -66,7 +68,7 @@ def active() -> BatchResult | None:
     try:
         return open_result(directory)
     except (BatchError, OSError) as err:
-        st.error(f"The batch result {directory} cannot be read any more: {err}")
+        st.error(f"The batch result {plain(directory)} cannot be read any more: {plain(err)}")
         close()
         return None
 
@@ -86,10 +88,10 @@ def _header(result: BatchResult) -> None:
     rows = result.count()
     state = "complete" if m.complete else f"partial: {rows:,} of {m.n_pairs:,} pairs scored so far"
     st.caption(
-        f"Batch result **{m.dataset}** ({result.directory}): {m.n_pairs:,} pairs, {m.kind} labels, "
-        f"scorers {', '.join(m.scorers)}; {state}."
+        f"Batch result **{plain(m.dataset)}** ({plain(result.directory)}): {m.n_pairs:,} pairs, {plain(m.kind)} labels, "
+        f"scorers {plain(', '.join(m.scorers))}; {state}."
         + ("" if not any(m.refused.values()) else
-           " Refused pairs (no value): " + ", ".join(f"{s} {n:,}" for s, n in m.refused.items() if n) + ".")
+           " Refused pairs (no value): " + ", ".join(f"{plain(s)} {n:,}" for s, n in m.refused.items() if n) + ".")
     )
 
 
@@ -99,7 +101,7 @@ def opener() -> bool:
                      expanded=bool(st.session_state.get(BATCH))):
         current = st.session_state.get(BATCH)
         if current:
-            st.caption(f"Open: `{current}`. The pages browse it instead of the dataset chosen below.")
+            st.caption(f"Open: {plain(current)}. The pages browse it instead of the dataset chosen below.")
             if st.button("Close the batch result", key="batch_close"):
                 close()
                 st.rerun()
@@ -112,7 +114,7 @@ def opener() -> bool:
             try:
                 open_result(folder.strip())
             except (BatchError, OSError) as err:
-                st.error(f"Cannot open {folder.strip()}: {err}")
+                st.error(f"Cannot open {plain(folder.strip())}: {plain(err)}")
                 return False
             st.session_state[BATCH] = folder.strip()
             st.rerun()
@@ -278,7 +280,7 @@ def evaluate_section() -> bool:
     st.subheader("Accuracy against cutoff")
     cutoffs = {label[n]: reports[n]["cutoff"] for n in names}
     st.plotly_chart(figures.accuracy_curves({label[n]: result.curve(n) for n in names}, cutoffs,
-                                            title=f"{m.dataset}: cutoffs chosen on the result itself"),
+                                            title=f"{html.escape(m.dataset)}: cutoffs chosen on the result itself"),
                     key="batch_accuracy_curves")
     st.subheader("Scores by gold label")
     st.plotly_chart(batch_figures.binned_histograms({label[n]: result.histogram(n) for n in names}, cutoffs=cutoffs),
@@ -359,4 +361,4 @@ def sidebar_note() -> None:
     """A line in the sidebar while a batch result is open."""
     directory = st.session_state.get(BATCH)
     if directory:
-        st.sidebar.caption(f"Batch result open: `{directory}` (Dataset, Evaluate and Compare pages)")
+        st.sidebar.caption(f"Batch result open: {plain(directory)} (Dataset, Evaluate and Compare pages)")
