@@ -15,6 +15,7 @@ result is open.
 from __future__ import annotations
 
 import html
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -355,6 +356,38 @@ def compare_section() -> bool:
                 else table[table["id"] == pair_id], pair_id)
         open_pair(pair_id)
     return True
+
+
+@dataclass(frozen=True)
+class BatchRuns:
+    """A batch result registered in the app's store: its dataset and runs there."""
+
+    name: str
+    dataset_id: int
+    runs: dict[str, int]
+
+
+def errors_runs() -> BatchRuns | None:
+    """For the Errors page: the open batch result's stored dataset and runs, when it was
+    registered in the store this app uses (else None, with a note saying so)."""
+    result = active()
+    if result is None:
+        return None
+    m = result.manifest
+    if m.store_dataset_id is None or m.store != str(default_path()) or not m.runs:
+        st.info(f"The open batch result {plain(m.dataset)} is not registered in this app's store, so this page "
+                "shows the dataset chosen on the Dataset page. Register it by running `batch` again "
+                "without --no-register (and with --store pointing at this store).")
+        return None
+    return BatchRuns(m.dataset, m.store_dataset_id, dict(m.runs))
+
+
+def open_batch_pair(pair_id: str) -> None:
+    """Open one pair of the open batch result on the Pair page."""
+    result = active()
+    if result is not None:
+        _window(result, pd.DataFrame({"id": [pair_id]}), pair_id)
+    open_pair(pair_id)
 
 
 def sidebar_note() -> None:

@@ -122,3 +122,32 @@ def test_binned_histograms_draw_one_bar_trace_per_group_and_check_shapes() -> No
     assert list(fig.data[0].y) == [1, 2, 3, 4]
     with pytest.raises(ValueError, match="edges"):
         binned_histograms({"A": {"entailment": (edges, np.array([1, 2]))}})
+
+
+def test_errors_page_uses_the_registered_batch_runs(tmp_path: Path) -> None:
+    from explorer.batch.register import register
+    from explorer.store import Store, default_path
+
+    data_path = write_csv(tmp_path / "errors.csv", ROWS)
+    out = build_result(data_path, tmp_path / "out")
+    store = Store(default_path())  # the app's store (a temporary one in tests)
+    runs = register(out, load(data_path), store)
+    dataset_id = read_dataset_id(out)
+    store.tag_pairs(dataset_id, ["p3"], ["negation"], author="tester")
+    at = opened(out, "components/pages/errors.py")
+    assert any("errors.csv" in c.value for c in at.caption)
+    assert at.selectbox(key="errors_scorer").options[1:] == [SCORERS_LABELS[s] for s in SCORERS]
+    assert any(f"Run #{runs['mbleu']}" in c.value for c in at.caption)
+    pivot = table_with(at, "tag")
+    assert "negation" in set(pivot["tag"])
+
+
+SCORERS_LABELS = {"mbleu": "Modified BLEU", "bleu": "BLEU", "wer": "1 - WER"}
+
+
+def read_dataset_id(out: Path) -> int:
+    from explorer.batch.schema import read_manifest
+
+    dataset_id = read_manifest(out).store_dataset_id
+    assert dataset_id is not None
+    return dataset_id

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from components import batch_view
 from components.state import current_dataset, open_pair
 from components.store_access import get_store, scorer_run, store_dataset_id
 from components.text import plain
@@ -28,14 +29,15 @@ NO_RUN = "(no scorer: count tags only)"
 ANY = "(any)"
 
 
-def run_controls(loaded_name: str) -> str | None:
-    """The scorer whose decisions say correct / incorrect (None: no decisions)."""
+def run_controls(loaded_name: str, stored: list[str] | None = None) -> str | None:
+    """The scorer whose decisions say correct / incorrect (None: no decisions); ``stored``:
+    the scorers of a batch result's runs, when one is open."""
     interactive = [n for n, info in SCORERS.items() if info.interactive]
-    options = [NO_RUN, *interactive]
+    options = [NO_RUN, *(stored if stored is not None else interactive)]
     default = options.index("mbleu") if "mbleu" in options else 0
     choice = st.selectbox(
         "Correct / incorrect under", options, index=default, key="errors_scorer",
-        format_func=lambda n: n if n == NO_RUN else SCORERS[n].label,
+        format_func=lambda n: n if n == NO_RUN or n not in SCORERS else SCORERS[n].label,
         help=f"The scorer's decision (score > its best cutoff on {loaded_name}) against the gold label. "
              "The run is recorded in the store the first time.",
     )
@@ -83,25 +85,27 @@ def taxonomy_editor() -> None:
 def main() -> None:
     st.title("Errors")
     loaded = current_dataset()
+    batch = batch_view.errors_runs()  # a registered batch result is open: its dataset and runs
+    name = batch.name if batch else loaded.name
     try:
         store = get_store()
-        dataset_id = store_dataset_id(loaded)
+        dataset_id = batch.dataset_id if batch else store_dataset_id(loaded)
     except StoreError as error:
         st.error(f"The annotation store cannot be opened: {error}")
         return
-    st.caption(f"Tags recorded on **{plain(loaded.name)}** (store: `{store.path}`). Tag pairs on the Pair page, "
+    st.caption(f"Tags recorded on **{plain(name)}** (store: `{store.path}`). Tag pairs on the Pair page, "
                "or many at once under the Dataset table.")
     left, right = st.columns([2, 1])
     with left:
-        scorer = run_controls(loaded.name)
+        scorer = run_controls(name, list(batch.runs) if batch else None)
     by = right.radio("Columns", DIMENSIONS, index=DIMENSIONS.index("outcome"), horizontal=True, key="errors_by")
     run_id = None
     if scorer is not None:
         try:
-            with st.spinner(f"Scoring {loaded.name} with {SCORERS[scorer].label}..."):
-                run_id = scorer_run(loaded, scorer)
+            with st.spinner(f"Scoring {name} with {SCORERS[scorer].label}..."):
+                run_id = batch.runs[scorer] if batch else scorer_run(loaded, scorer)
         except Exception as error:  # a failing scorer: say so, counting still works without it
-            st.error(f"{SCORERS[scorer].label} could not be run on {loaded.name}: {type(error).__name__}: {error}")
+            st.error(f"{SCORERS[scorer].label} could not be run on {name}: {type(error).__name__}: {error}")
     table = crosstab(store, dataset_id, run_id)
     if run_id is not None:
         cut = table.cutoff
@@ -121,7 +125,7 @@ def main() -> None:
         with st.expander("Every cell (tag x task x label x outcome)"):
             st.dataframe(detail, hide_index=True, width="stretch")
         c1, c2 = st.columns(2)
-        stem = loaded.name.rsplit(".", 1)[0]
+        stem = name.rsplit(".", 1)[0]
         c1.download_button("Cross-tab as CSV", table.to_csv(), f"{stem}-crosstab.csv", "text/csv",
                            key="errors_csv")
         c2.download_button("Cross-tab as JSON", table.to_json(), f"{stem}-crosstab.json", "application/json",
@@ -142,9 +146,9 @@ def main() -> None:
         st.caption("Click a row to open the pair.")
         rows = event.selection.rows if event is not None else []
         if rows:
-            open_pair(str(pairs.iloc[rows[0]]["pair_id"]))
+            (batch_view.open_batch_pair if batch else open_pair)(str(pairs.iloc[rows[0]]["pair_id"]))
         c1, c2 = st.columns(2)
-        stem = loaded.name.rsplit(".", 1)[0]
+        stem = name.rsplit(".", 1)[0]
         c1.download_button("Annotations as CSV", annotations_to_csv(records), f"{stem}-annotations.csv",
                            "text/csv", key="annotations_csv")
         c2.download_button("Annotations as JSON", annotations_to_json(records), f"{stem}-annotations.json",
@@ -159,7 +163,7 @@ def main() -> None:
         st.subheader("Corrected alignments")
         st.caption(f"{len(aligned)} pairs have a corrected alignment (the latest of each is exported).")
         c1, c2 = st.columns(2)
-        stem = loaded.name.rsplit(".", 1)[0]
+        stem = name.rsplit(".", 1)[0]
         c1.download_button("MSR format", to_msr(aligned), f"{stem}.align.txt", "text/plain", key="msr_export")
         c2.download_button("sureAlign JSON lines", to_sure_align_json(aligned), f"{stem}.sure.jsonl",
                            "application/json", key="sure_export")
