@@ -251,15 +251,19 @@ def query(args: argparse.Namespace) -> None:
 
     cutoff = result.best_cutoff(first)[0]
     tasks = result.distinct("task")
+    turn = iter(range(10_000))  # every run a new filter, so no count is remembered
 
     def filter_change() -> None:
-        f = Filters(labels=("entailment",), tasks=tuple(tasks[:3]), scorer=first, cutoff=cutoff,
-                    outcome=CORRECT, score_range=(0.1, 0.9))
+        k = next(turn)
+        f = Filters(labels=("entailment",), tasks=tuple(tasks[k % 5: k % 5 + 3]), scorer=first, cutoff=cutoff,
+                    outcome=CORRECT, score_range=(0.1 + k / 1000, 0.9))
         result.page(f, sort=first, descending=True, limit=50,
                     columns=["id", "task", "label", "text", "hypothesis", first])
 
+    words = iter(["percent", "market", "police", "children", "company", "water", "minister", "guitar", "river", "school"] * 10)
+
     def search() -> None:
-        result.page(Filters(search="percent"), sort=first, limit=50, columns=["id", "text", "hypothesis", first])
+        result.page(Filters(search=next(words)), sort=first, limit=50, columns=["id", "text", "hypothesis", first])
 
     def evaluate_figures() -> None:
         fresh = BatchResult.open(args.result)
@@ -278,6 +282,43 @@ def query(args: argparse.Namespace) -> None:
                      ("Compare scatter sample (5,000 rows)", scatter)):
         print(f"{_median_ms(fn, args.runs):8.0f} ms  {name}")
     print(f"peak resident memory of this process: {_peak_rss_mib():.0f} MiB")
+    print(_load_avg())
+
+
+def pages(args: argparse.Namespace) -> None:
+    """The pages themselves under Streamlit's AppTest (script, widgets, tables, figures;
+    no browser): the Dataset page opened on the result, a filter change, a text search,
+    the Evaluate page with its default three scorers. Medians over ``--runs`` fresh app
+    sessions (the query layer's caches are per opened result and shared, as on a server)."""
+    from streamlit.testing.v1 import AppTest
+
+    from components.batch_view import BATCH
+
+    print(_load_avg())
+    timings: dict[str, list[float]] = {}
+
+    def timed(label: str, at: AppTest) -> None:
+        start = time.perf_counter()
+        at.run()
+        timings.setdefault(label, []).append(time.perf_counter() - start)
+        assert not at.exception, at.exception
+
+    for k in range(args.runs):
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+        at.session_state[BATCH] = args.result
+        at.run()
+        at.switch_page("components/pages/dataset.py")
+        timed("Dataset page, first paint", at)
+        at.multiselect(key="batch_filter_label").set_value(["entailment"] if k % 2 else ["neutral"])
+        timed("Dataset page, filter change (gold label)", at)
+        at.text_input(key="batch_filter_search").set_value(["percent", "market", "police", "water", "river"][k % 5])
+        timed("Dataset page, text search", at)
+        at.switch_page("components/pages/evaluate.py")
+        timed("Evaluate page (3 scorers: curves, histograms, per task)", at)
+        at.switch_page("components/pages/compare.py")
+        timed("Compare page (5,000-pair sample scatter)", at)
+    for label, values in timings.items():
+        print(f"{1000 * statistics.median(values):8.0f} ms  {label}  (runs: {', '.join(f'{1000 * v:.0f}' for v in values)})")
     print(_load_avg())
 
 
@@ -309,8 +350,11 @@ def main() -> None:
     p.add_argument("--data", help="dataset file (default: NLTK's rte3_dev.xml)")
     p.add_argument("--scorers", default="bleu,mbleu,bleu_pa,bleu4,wer,per,nist5")
     p.add_argument("--runs", type=int, default=5)
+    a = sub.add_parser("pages")
+    a.add_argument("--result", default="/tmp/bench500k.out")
+    a.add_argument("--runs", type=int, default=3)
     args = parser.parse_args()
-    {"paths": paths, "corpus": corpus, "throughput": throughput, "run": run, "query": query}[args.command](args)
+    {"pages": pages, "paths": paths, "corpus": corpus, "throughput": throughput, "run": run, "query": query}[args.command](args)
 
 
 if __name__ == "__main__":

@@ -329,10 +329,12 @@ def compare_section() -> bool:
                            n=min(SAMPLE_SIZE, result.count()), seed=0).dropna(subset=[x_name, y_name])
     x_label, y_label = _label(x_name), _label(y_name)
     groups = []
-    for xs, ys, gold in zip(sample[x_name], sample[y_name], sample["entails"], strict=True):
-        known = gold is not None and gold == gold and x_cut is not None and y_cut is not None
-        groups.append(agreement(bool((xs > x_cut) == gold) if known else None,  # type: ignore[operator]
-                                bool((ys > y_cut) == gold) if known else None,  # type: ignore[operator]
+    golds = [None if pd.isna(g) else bool(g) for g in sample["entails"]]
+    for xs, ys, gold in zip(sample[x_name], sample[y_name], golds, strict=True):
+        if gold is None or x_cut is None or y_cut is None:
+            groups.append(agreement(None, None, x_name=x_label, y_name=y_label))
+            continue
+        groups.append(agreement(bool((xs > x_cut) == gold), bool((ys > y_cut) == gold),
                                 x_name=x_label, y_name=y_label))
     sample = sample.assign(agreement=groups)
     st.caption(f"A random sample of {len(sample):,} of {result.count():,} pairs (the whole result is on the "

@@ -151,3 +151,14 @@ def read_dataset_id(out: Path) -> int:
     dataset_id = read_manifest(out).store_dataset_id
     assert dataset_id is not None
     return dataset_id
+
+
+def test_compare_and_evaluate_pages_take_unlabelled_pairs(tmp_path: Path) -> None:
+    rows = [*ROWS, ("A heron stood still in the shallow pond.", "A bird stood in a pond.", "", "nature")]
+    out = build_result(write_csv(tmp_path / "mixed.csv", rows), tmp_path / "out")
+    at = opened(out, "components/pages/compare.py")
+    table = table_with(at, "agreement")
+    assert "no gold label" in set(table["agreement"])
+    at.switch_page("components/pages/evaluate.py").run()
+    assert not at.exception, at.exception
+    assert list(table_with(at, "accuracy")["n"]) == [len(ROWS)] * 3  # accuracy over the labelled pairs

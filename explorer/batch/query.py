@@ -74,7 +74,8 @@ class ScoreColumn:
 
     values: np.ndarray
     entails: np.ndarray  # float: 1.0 / 0.0, NaN when unlabelled
-    tasks: np.ndarray  # object (str), "" when none
+    task_codes: np.ndarray  # int: index into task_names
+    task_names: tuple[str, ...]  # "" for pairs without a task
     gold_score: np.ndarray  # float, NaN when none
     refused: int
 
@@ -88,6 +89,8 @@ class BatchResult:
     manifest: Manifest
     _local: threading.local = field(default_factory=threading.local, repr=False)
     _columns_cache: dict[str, ScoreColumn] = field(default_factory=dict, repr=False)
+    _sweeps: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict, repr=False)
+    _counts: dict[Filters, int] = field(default_factory=dict, repr=False)
 
     @classmethod
     def open(cls, directory: str | Path) -> BatchResult:
@@ -162,15 +165,20 @@ class BatchResult:
             if f.score_range is not None:
                 clauses.append(f"{col} BETWEEN ? AND ?")
                 params += [float(f.score_range[0]), float(f.score_range[1])]
-        needle = f.search.strip().lower()
+        needle = f.search.strip()
         if needle:
-            clauses.append("(contains(lower(id), ?) OR contains(lower(text), ?) OR contains(lower(hypothesis), ?))")
-            params += [needle] * 3
+            # ILIKE: case-insensitive without building lower-cased copies (twice as fast)
+            pattern = "%" + needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            clauses.append("(id ILIKE ? ESCAPE '\\' OR text ILIKE ? ESCAPE '\\' OR hypothesis ILIKE ? ESCAPE '\\')")
+            params += [pattern] * 3
         return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
 
     def count(self, filters: Filters = Filters()) -> int:
-        where, params = self._where(filters)
-        return int(self.query(f"SELECT count(*) FROM {{source}}{where}", params).fetchone()[0])
+        """Rows passing ``filters`` (remembered: paging and sorting do not count again)."""
+        if filters not in self._counts:
+            where, params = self._where(filters)
+            self._counts[filters] = int(self.query(f"SELECT count(*) FROM {{source}}{where}", params).fetchone()[0])
+        return self._counts[filters]
 
     def page(self, filters: Filters = Filters(), *, sort: str = "position", descending: bool = False,
              offset: int = 0, limit: int = 50, columns: Sequence[str] | None = None) -> Page:
@@ -240,10 +248,13 @@ class BatchResult:
             f"FROM {self._source} ORDER BY position").to_arrow_table()
         values = table.column("v").to_numpy(zero_copy_only=False).astype(float)
         keep = ~np.isnan(values)
+        # tasks as integer codes: no Python string per pair
+        tasks = table.column("t").combine_chunks().dictionary_encode()
         column = ScoreColumn(
             values=values[keep],
             entails=table.column("e").to_numpy(zero_copy_only=False).astype(float)[keep],
-            tasks=np.asarray(table.column("t").to_numpy(zero_copy_only=False), dtype=object)[keep],
+            task_codes=tasks.indices.to_numpy(zero_copy_only=False)[keep],
+            task_names=tuple(str(t) for t in tasks.dictionary.to_pylist()),
             gold_score=table.column("g").to_numpy(zero_copy_only=False).astype(float)[keep],
             refused=int((~keep).sum()),
         )
@@ -255,21 +266,22 @@ class BatchResult:
         known = ~np.isnan(c.entails)
         if not known.any():
             raise BatchError(f"{self.manifest.dataset} has no entailment labels, so no accuracy")
-        return c.values[known], c.entails[known].astype(bool), c.tasks[known]
+        return c.values[known], c.entails[known].astype(bool), c.task_codes[known]
 
     def sweep(self, scorer: str) -> tuple[np.ndarray, np.ndarray]:
         """Accuracy at every distinct cutoff over the labelled, scored pairs (exact; as
         :func:`explorer.evaluation.sweep`)."""
         from explorer.evaluation import sweep
 
-        values, gold, _ = self._labelled(scorer)
-        return sweep(values, gold)
+        if scorer not in self._sweeps:
+            values, gold, _ = self._labelled(scorer)
+            self._sweeps[scorer] = sweep(values, gold)
+        return self._sweeps[scorer]
 
     def best_cutoff(self, scorer: str) -> tuple[float, float]:
-        from explorer.evaluation import best_cutoff
-
-        values, gold, _ = self._labelled(scorer)
-        return best_cutoff(values, gold)
+        cutoffs, accuracies = self.sweep(scorer)
+        best = int(np.argmax(accuracies))  # the first, i.e. lowest, of the best (as evaluation.best_cutoff)
+        return float(cutoffs[best]), float(accuracies[best])
 
     def curve(self, scorer: str, points: int = CURVE_POINTS) -> tuple[np.ndarray, np.ndarray]:
         """The sweep thinned to at most ``points`` cutoffs for drawing (evenly by rank,
@@ -284,17 +296,20 @@ class BatchResult:
     def report(self, scorer: str, cutoff: float | None = None) -> dict[str, Any]:
         """Accuracy, CWS and average precision at ``cutoff`` (the best on this result
         when None), overall and per task; as ``evaluate --json`` reports them."""
-        from explorer.evaluation import accuracy, average_precision, best_cutoff, confidence_weighted_score
+        from explorer.evaluation import accuracy, average_precision, confidence_weighted_score
 
-        values, gold, tasks = self._labelled(scorer)
+        values, gold, codes = self._labelled(scorer)
+        names = self.scores(scorer).task_names
         source = "given"
         if cutoff is None:
-            cutoff, _ = best_cutoff(values, gold)
+            cutoff, _ = self.best_cutoff(scorer)
             source = "self"
         by_task = {}
-        for task in sorted(set(tasks) - {""}):
-            mask = tasks == task
-            by_task[str(task)] = {
+        for code, task in sorted(enumerate(names), key=lambda item: item[1]):
+            mask = codes == code
+            if not task or not mask.any():
+                continue
+            by_task[task] = {
                 "n": int(mask.sum()), "accuracy": accuracy(values[mask], gold[mask], cutoff),
                 "cws": confidence_weighted_score(values[mask], gold[mask], cutoff),
                 "average_precision": average_precision(values[mask], gold[mask]),
