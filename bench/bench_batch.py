@@ -93,6 +93,14 @@ def corpus(args: argparse.Namespace) -> None:
 
 
 def _peak_rss_mib() -> float:
+    """This process's peak resident memory (VmHWM: unlike ru_maxrss it is not inherited
+    from the parent a worker was started from)."""
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
@@ -115,7 +123,8 @@ def throughput(args: argparse.Namespace) -> None:
             seen = []
             with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                               dashboard_address=None) as cluster, Client(cluster) as client:
-                run_batch(data, [scorer], out / "r", chunk_size=args.chunk_size, client=client,
+                # at least 20 chunks, so both workers stay busy to the end
+                run_batch(data, [scorer], out / "r", chunk_size=min(args.chunk_size, max(1, n // 20)), client=client,
                           progress=seen.append)
                 peaks[workers] = max(client.run(_peak_rss_mib).values())
             rates[workers] = seen[-1].pairs_per_second
