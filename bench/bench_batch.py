@@ -165,6 +165,7 @@ def paths(args: argparse.Namespace) -> None:
     print(_load_avg())
     print(f"{len(pairs)} pairs of {args.data}; microseconds per pair, median of {args.runs} runs")
     print(f"{'analyse (tokenise)':<22} {1e6 * _median_ms(analysing, args.runs) / 1000 / len(pairs):8.0f}")
+    analysed = [analyze_pair(p) for p in pairs]
     for name in scorers:
         scorer = get_scorer(name)
 
@@ -176,7 +177,6 @@ def paths(args: argparse.Namespace) -> None:
             order_counts.cache_clear()
             [scorer.score(a) for a in analysed]  # type: ignore[attr-defined]
 
-        analysed = [analyze_pair(p) for p in pairs]
         b = 1e3 * _median_ms(batch_path, args.runs) / len(pairs)
         f = 1e3 * _median_ms(full_result, args.runs) / len(pairs)
         print(f"{name:<22} batch path {b:8.0f}   score() {f:8.0f}   ratio {f / b:5.1f}x")
@@ -222,10 +222,10 @@ def run(args: argparse.Namespace) -> None:
           f"{body['chunks_skipped']} skipped, complete={body['complete']}, {seconds:.0f} s wall "
           f"(batch {body['seconds']:.0f} s, {body['workers']} workers)")
     if args.kill_after:
-        lost = body["chunks_run"] + body["chunks_skipped"] - at_kill - body["chunks_run"]
-        print(f"work lost: chunks scored twice = {body['chunks_run'] - (body['chunks'] - at_kill)} "
-              f"(the resumed run scored exactly the {body['chunks'] - at_kill} unfinished chunks; "
-              f"{lost} skipped chunks were not finished at the kill)")
+        unfinished = body["chunks"] - at_kill
+        print(f"the resumed run scored {body['chunks_run']} chunks; {unfinished} were unfinished at the kill, "
+              f"so {body['chunks_run'] - unfinished} finished chunks were scored twice. Lost at the kill: the "
+              f"partial work on the chunks in flight (at most 2 per worker, {2 * body['workers']} chunks here)")
     print(f"refused: {body['refused']}")
     print(_load_avg())
 
