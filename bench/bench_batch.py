@@ -105,9 +105,9 @@ def _peak_rss_mib() -> float:
 
 
 def throughput(args: argparse.Namespace) -> None:
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
-    from explorer.batch.runner import run_batch
+    from explorer.batch.runner import local_cluster, run_batch
     from explorer.datasets import Dataset, load
 
     full = load(args.corpus)
@@ -121,8 +121,7 @@ def throughput(args: argparse.Namespace) -> None:
         for workers in (1, 2):
             out = Path(tempfile.mkdtemp(prefix="bench-batch-"))
             seen = []
-            with LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                              dashboard_address=None) as cluster, Client(cluster) as client:
+            with local_cluster(workers) as cluster, Client(cluster) as client:
                 # at least 20 chunks, so both workers stay busy to the end
                 run_batch(data, [scorer], out / "r", chunk_size=min(args.chunk_size, max(1, n // 20)), client=client,
                           progress=seen.append)

@@ -55,9 +55,10 @@ def write_csv(path: Path, rows: list[tuple[str, str, str, str]]) -> Path:
 @pytest.fixture(scope="module")
 def cluster():
     """A real dask.distributed cluster: two worker processes, one thread each."""
-    from distributed import LocalCluster
+    from explorer.batch.runner import local_cluster
 
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as local:
+    with local_cluster(2) as local:
+        assert len(local.workers) == 2
         yield local
 
 

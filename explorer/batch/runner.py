@@ -204,20 +204,43 @@ def _missing_resources() -> list[str]:
     return [r.nltk_id for r in resources.missing()]
 
 
+def local_cluster(workers: int | None = None) -> Any:
+    """A local Dask cluster of ``workers`` single-threaded worker processes (default: one
+    per core).
+
+    Worker processes are spawned, and a spawned process re-imports the parent's
+    ``__main__`` file unless told otherwise; under a script runner such as Streamlit's
+    (or a test suite that ran one) that file is an app that must not run again. The
+    workers only need :mod:`explorer`, so they start from a bare ``__main__``.
+    """
+    import sys
+    import types
+
+    from distributed import LocalCluster
+
+    n = workers or os.cpu_count() or 1
+    saved = sys.modules.get("__main__")
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        return LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                            dashboard_address=None, silence_logs=logging.ERROR)
+    finally:
+        if saved is not None:
+            sys.modules["__main__"] = saved
+
+
 def _client(scheduler: str | None, workers: int | None) -> tuple[Any, Any]:
     """A Dask client: on an existing scheduler, or on a new local cluster of processes
     (one single-threaded worker per core: the scorers are pure Python, the GIL allows
     no more)."""
-    from distributed import Client, LocalCluster
+    from distributed import Client
 
     if scheduler:
         try:
             return Client(scheduler, timeout="30s"), None
         except (OSError, TimeoutError) as err:
             raise BatchError(f"cannot reach the Dask scheduler at {scheduler}: {err}") from None
-    n = workers or os.cpu_count() or 1
-    cluster = LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                           dashboard_address=None, silence_logs=logging.ERROR)
+    cluster = local_cluster(workers)
     return Client(cluster), cluster
 
 
