@@ -6,7 +6,7 @@
 * :mod:`explorer.batch.query`: filter / sort / page, curves, samples and per-task
   figures over a finished (or partial) result, without loading it;
 * :mod:`explorer.batch.register`: a result's scores as runs in the store;
-* :mod:`explorer.batch.cli`: ``python -m explorer batch``.
+* :mod:`explorer.cli.batch`: ``python -m explorer batch``.
 """
 
 from explorer.batch.schema import BatchError, Manifest, read_manifest

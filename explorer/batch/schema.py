@@ -34,6 +34,8 @@ from typing import Any
 
 import pyarrow as pa
 
+from explorer.errors import ExplorerError
+
 MANIFEST = "batch.json"
 CHUNK_DIR = "chunks"
 CHUNK_GLOB = "chunk-*.parquet"
@@ -66,7 +68,7 @@ PAIR_COLUMNS: tuple[tuple[str, pa.DataType], ...] = (
 )
 
 
-class BatchError(ValueError):
+class BatchError(ExplorerError, ValueError):
     """A batch that cannot be run or read as asked; the message says what to do."""
 
 

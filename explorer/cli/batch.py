@@ -1,7 +1,5 @@
-"""``python -m explorer batch DATA --scorer a,b --out DIR``: score a whole corpus on Dask.
-
-A ``configure(parser)`` / ``run(args)`` pair, registered in the CLI's command table.
-"""
+"""``python -m explorer batch DATA --scorer a,b --out DIR``: score a whole corpus on Dask
+(the library part is :mod:`explorer.batch`)."""
 
 from __future__ import annotations
 
@@ -17,7 +15,7 @@ from explorer.batch.runner import DEFAULT_CHUNK_SIZE, Progress
 FAST = "fast"
 
 
-def configure(parser: argparse.ArgumentParser) -> None:
+def configure_batch(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("data", help="dataset file (any format `evaluate` reads)")
     parser.add_argument("--scorer", default="bleu,mbleu,bleu_pa",
                         help="comma-separated scorer names, 'fast' (every interactive scorer) or 'all'")
@@ -77,8 +75,8 @@ class ProgressBar:
             print(f"{done:,}/{p.pairs_total:,} pairs{resumed}  {rate}{left}", file=self.stream, flush=True)
 
 
-def run(args: argparse.Namespace) -> int:
-    from explorer.batch.runner import run_batch
+def run_batch(args: argparse.Namespace) -> int:
+    from explorer.batch.runner import run_batch as score_corpus
     from explorer.batch.schema import BatchError
     from explorer.datasets import DatasetError, load
     from explorer.scorers import SCORERS, UnknownScorerError, parse_scorer_names
@@ -96,7 +94,7 @@ def run(args: argparse.Namespace) -> int:
             return fail("--workers must be at least 1")
         data = load(args.data)
         print(f"{data.name}: {len(data):,} pairs ({data.kind}); scorers {', '.join(names)}", file=sys.stderr)
-        summary = run_batch(data, names, args.out, chunk_size=args.chunk_size, scheduler=args.scheduler,
+        summary = score_corpus(data, names, args.out, chunk_size=args.chunk_size, scheduler=args.scheduler,
                             workers=args.workers, progress=ProgressBar())
     except (BatchError, DatasetError, UnknownScorerError, OSError) as err:
         return fail(str(err))
