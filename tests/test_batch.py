@@ -269,5 +269,8 @@ def test_batch_command_errors_are_one_line(small: Path, tmp_path: Path, capsys: 
     err = capsys.readouterr().err
     assert "not a batch folder" in err and "Traceback" not in err
     assert main(["batch", str(small), "--out", str(tmp_path / "y"), "--chunk-size", "0"]) == 2
-    assert "chunk size" in capsys.readouterr().err
+    assert "--chunk-size: 0 is outside" in capsys.readouterr().err
+    assert main(["batch", str(small), "--out", str(tmp_path / "y"), "--workers", "0"]) == 2
+    assert "--workers: 0 is outside" in capsys.readouterr().err
+    assert not (tmp_path / "y").exists()
     assert os.listdir(tmp_path / "busy") == ["notes.txt"]

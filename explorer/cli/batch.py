@@ -9,7 +9,8 @@ import sys
 import time
 from typing import TextIO
 
-from explorer.batch.runner import DEFAULT_CHUNK_SIZE, Progress
+from explorer.batch.runner import DEFAULT_CHUNK_SIZE, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE, Progress
+from explorer.cli.output import int_in
 
 #: Scorers named by ``--scorer fast``: those the Pair page runs on every keystroke.
 FAST = "fast"
@@ -20,11 +21,11 @@ def configure_batch(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--scorer", default="bleu,mbleu,bleu_pa",
                         help="comma-separated scorer names, 'fast' (every interactive scorer) or 'all'")
     parser.add_argument("--out", required=True, help="result folder (created; an existing one of the same batch is resumed)")
-    parser.add_argument("--chunk-size", type=int, default=DEFAULT_CHUNK_SIZE,
+    parser.add_argument("--chunk-size", type=int_in(MIN_CHUNK_SIZE, MAX_CHUNK_SIZE), default=DEFAULT_CHUNK_SIZE,
                         help=f"pairs per chunk: the unit of work, of resuming and of loss on a kill (default {DEFAULT_CHUNK_SIZE})")
     parser.add_argument("--scheduler", metavar="ADDRESS",
                         help="an existing Dask scheduler (e.g. tcp://10.0.0.5:8786); default: a local cluster")
-    parser.add_argument("--workers", type=int, help="local cluster size (default: one process per core)")
+    parser.add_argument("--workers", type=int_in(1, 1024), help="local cluster size (default: one process per core)")
     parser.add_argument("--store", help="store file to register the result in (default: the app's store)")
     parser.add_argument("--no-register", action="store_true", help="do not register the result in the store")
     parser.add_argument("--json", action="store_true", help="print one JSON object at the end")
@@ -90,8 +91,6 @@ def run_batch(args: argparse.Namespace) -> int:
             names = [n for n, info in SCORERS.items() if info.interactive]
         else:
             names = parse_scorer_names(args.scorer)
-        if args.workers is not None and args.workers < 1:
-            return fail("--workers must be at least 1")
         data = load(args.data)
         print(f"{data.name}: {len(data):,} pairs ({data.kind}); scorers {', '.join(names)}", file=sys.stderr)
         summary = score_corpus(data, names, args.out, chunk_size=args.chunk_size, scheduler=args.scheduler,
