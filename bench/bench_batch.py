@@ -300,7 +300,7 @@ def pages(args: argparse.Namespace) -> None:
     sessions (the query layer's caches are per opened result and shared, as on a server)."""
     from streamlit.testing.v1 import AppTest
 
-    from components.batch_view import BATCH
+    from components import state
 
     print(_load_avg())
     timings: dict[str, list[float]] = {}
@@ -313,7 +313,7 @@ def pages(args: argparse.Namespace) -> None:
 
     for k in range(args.runs):
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
-        at.session_state[BATCH] = args.result
+        at.session_state[state.BATCH_DIR.key] = args.result
         at.run()
         at.switch_page("components/pages/dataset.py")
         timed("Dataset page, first paint", at)

@@ -7,7 +7,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components import batch_view
+from components.guard import attempt
+from components.sections import batch_results
 from components.state import current_dataset, open_pair
 from components.store_access import get_store, scorer_run, store_dataset_id
 from components.text import plain
@@ -85,7 +86,7 @@ def taxonomy_editor() -> None:
 def main() -> None:
     st.title("Errors")
     loaded = current_dataset()
-    batch = batch_view.errors_runs()  # a registered batch result is open: its dataset and runs
+    batch = batch_results.errors_runs()  # a registered batch result is open: its dataset and runs
     name = batch.name if batch else loaded.name
     try:
         store = get_store()
@@ -101,11 +102,12 @@ def main() -> None:
     by = right.radio("Columns", DIMENSIONS, index=DIMENSIONS.index("outcome"), horizontal=True, key="errors_by")
     run_id = None
     if scorer is not None:
-        try:
+        if batch:
+            run_id = batch.runs[scorer]
+        else:
             with st.spinner(f"Scoring {name} with {SCORERS[scorer].label}..."):
-                run_id = batch.runs[scorer] if batch else scorer_run(loaded, scorer)
-        except Exception as error:  # a failing scorer: say so, counting still works without it
-            st.error(f"{SCORERS[scorer].label} could not be run on {name}: {type(error).__name__}: {error}")
+                # A failing scorer is reported; counting still works without it.
+                run_id = attempt(lambda: scorer_run(loaded, scorer), SCORERS[scorer].label, where=f"on {name}")
     table = crosstab(store, dataset_id, run_id)
     if run_id is not None:
         cut = table.cutoff
@@ -146,7 +148,7 @@ def main() -> None:
         st.caption("Click a row to open the pair.")
         rows = event.selection.rows if event is not None else []
         if rows:
-            (batch_view.open_batch_pair if batch else open_pair)(str(pairs.iloc[rows[0]]["pair_id"]))
+            (batch_results.open_batch_pair if batch else open_pair)(str(pairs.iloc[rows[0]]["pair_id"]))
         c1, c2 = st.columns(2)
         stem = name.rsplit(".", 1)[0]
         c1.download_button("Annotations as CSV", annotations_to_csv(records), f"{stem}-annotations.csv",

@@ -222,7 +222,7 @@ def local_cluster(workers: int | None = None) -> Any:
     saved = sys.modules.get("__main__")
     sys.modules["__main__"] = types.ModuleType("__main__")
     try:
-        return LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+        return LocalCluster(n_workers=n, threads_per_worker=1, processes=True,  # type: ignore[no-untyped-call]
                             dashboard_address=None, silence_logs=logging.ERROR)
     finally:
         if saved is not None:
@@ -237,11 +237,11 @@ def _client(scheduler: str | None, workers: int | None) -> tuple[Any, Any]:
 
     if scheduler:
         try:
-            return Client(scheduler, timeout="30s"), None
+            return Client(scheduler, timeout="30s"), None  # type: ignore[no-untyped-call]
         except (OSError, TimeoutError) as err:
             raise BatchError(f"cannot reach the Dask scheduler at {scheduler}: {err}") from None
     cluster = local_cluster(workers)
-    return Client(cluster), cluster
+    return Client(cluster), cluster  # type: ignore[no-untyped-call]
 
 
 def run_batch(
@@ -313,7 +313,7 @@ def run_batch(
                 future.chunk_index = index
                 return future
 
-            running = as_completed([submit(i) for _, i in zip(range(window), pending, strict=False)])
+            running = as_completed([submit(i) for _, i in zip(range(window), pending, strict=False)])  # type: ignore[no-untyped-call]
             for future in running:
                 index = future.chunk_index
                 scores = future.result()
@@ -326,7 +326,7 @@ def run_batch(
                 report()
                 following = next(pending, None)
                 if following is not None:
-                    running.add(submit(following))
+                    running.add(submit(following))  # type: ignore[no-untyped-call]
         finally:
             if client is None:
                 own_client.close()

@@ -229,7 +229,7 @@ def warm(scorers: Sequence[str]) -> dict[str, str]:
     return failed
 
 
-class WarmScorers(WorkerPlugin):  # type: ignore[misc]
+class WarmScorers(WorkerPlugin):
     """A Dask worker plugin that warms the scorers when a worker starts (or joins)."""
 
     name = "explorer-warm-scorers"
