@@ -316,7 +316,13 @@ def run_batch(
             running = as_completed([submit(i) for _, i in zip(range(window), pending, strict=False)])  # type: ignore[no-untyped-call]
             for future in running:
                 index = future.chunk_index
-                scores = future.result()
+                try:
+                    scores = future.result()
+                except Exception as err:  # a worker died (memory, a kill) or lost its scheduler
+                    raise BatchError(
+                        f"chunk {index} failed on the cluster ({type(err).__name__}: {err}); the "
+                        f"{skipped_chunks + done_chunks} finished chunks are kept: run the same command "
+                        "again to resume") from None
                 begin = index * manifest.chunk_size
                 write_chunk(directory, index, data.pairs[begin : begin + manifest.chunk_rows(index)],
                             begin, scores, schema)

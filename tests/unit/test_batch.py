@@ -282,3 +282,28 @@ def test_batch_command_errors_are_one_line(small: Path, tmp_path: Path, capsys: 
     assert "--workers: 0 is outside" in capsys.readouterr().err
     assert not (tmp_path / "y").exists()
     assert os.listdir(tmp_path / "busy") == ["notes.txt"]
+
+
+@pytest.mark.slow  # an in-process Dask cluster
+def test_a_chunk_that_fails_on_the_cluster_stops_the_run_resumably(small: Path, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from distributed import Client, LocalCluster
+
+    from explorer.batch import runner
+
+    calls = []
+
+    def dies_on_chunk_two(pairs, scorers):  # type: ignore[no-untyped-def]
+        calls.append(pairs[0].id)
+        if pairs[0].id == "p9":
+            raise MemoryError("worker out of memory")
+        return score_chunk(pairs, scorers)
+
+    monkeypatch.setattr(runner, "score_chunk", dies_on_chunk_two)
+    out = tmp_path / "out"
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as local, \
+            Client(local) as client:
+        with pytest.raises(BatchError, match="chunk 2 failed on the cluster .*run the same command again"):
+            run_batch(load(small), ["mbleu"], out, chunk_size=4, client=client)
+    assert not read_manifest(out).complete
+    assert 2 not in finished_chunks(out)
