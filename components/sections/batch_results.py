@@ -29,7 +29,7 @@ from components.figures import evaluation as figures
 from components.figures.compare import agreement, score_scatter, selected_ids
 from components.state import open_pair
 from components.text import plain
-from explorer.batch.query import ALL, CORRECT, INCORRECT, REFUSED, BatchResult, Filters
+from explorer.batch.query import ALL, CORRECT, INCORRECT, NO_LABEL, REFUSED, BatchResult, Filters
 from explorer.batch.schema import BatchError, finished_chunks
 from explorer.datasets import Dataset
 from explorer.pairs import Pair
@@ -182,7 +182,10 @@ def dataset_section() -> bool:
     right.caption("Decisions: score > cutoff means entails; " + (
         f"cutoff {cutoff:.4f}, best on the whole result." if cutoff is not None else "no entailment labels, so no decisions."))
     f1, f2, f3 = st.columns(3)
-    labels = f1.multiselect("Gold label", result.distinct("label"), key="batch_filter_label")
+    label_options = result.distinct("label")
+    if result.count(Filters(labels=(NO_LABEL,))):  # e.g. SNLI pairs without consensus
+        label_options.append(NO_LABEL)
+    labels = f1.multiselect("Gold label", label_options, key="batch_filter_label")
     tasks = f2.multiselect("Task", result.distinct("task"), key="batch_filter_task")
     outcome = f3.radio("Decision", [ALL, CORRECT, INCORRECT, REFUSED], horizontal=True, key="batch_filter_outcome",
                        disabled=cutoff is None)

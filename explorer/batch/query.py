@@ -41,6 +41,8 @@ MAX_SAMPLE = 20_000
 #: Points kept of an accuracy-vs-cutoff curve for drawing (the sweep itself is exact).
 CURVE_POINTS = 2000
 ALL, CORRECT, INCORRECT, REFUSED = "all", "correct", "incorrect", "refused"
+#: The label filter's name for pairs without a gold label.
+NO_LABEL = "(none)"
 
 
 @dataclass(frozen=True)
@@ -148,7 +150,7 @@ class BatchResult:
         params: list[Any] = []
         if f.labels:
             clauses.append(f"coalesce(label, '') IN ({', '.join('?' for _ in f.labels)})")
-            params += [("" if lab == "(none)" else lab) for lab in f.labels]
+            params += [("" if lab == NO_LABEL else lab) for lab in f.labels]
         if f.tasks:
             clauses.append(f"coalesce(task, '') IN ({', '.join('?' for _ in f.tasks)})")
             params += list(f.tasks)
@@ -342,4 +344,4 @@ class BatchResult:
                 for name, mask in groups.items() if mask.any()}
 
 
-__all__ = ["ALL", "CORRECT", "INCORRECT", "REFUSED", "BatchResult", "Filters", "Page", "ScoreColumn"]
+__all__ = ["ALL", "CORRECT", "INCORRECT", "NO_LABEL", "REFUSED", "BatchResult", "Filters", "Page", "ScoreColumn"]

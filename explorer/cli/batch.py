@@ -93,6 +93,8 @@ def run_batch(args: argparse.Namespace) -> int:
             names = parse_scorer_names(args.scorer)
         data = load(args.data)
         print(f"{data.name}: {len(data):,} pairs ({data.kind}); scorers {', '.join(names)}", file=sys.stderr)
+        for note in data.notes:  # e.g. SNLI pairs without annotator consensus, kept unlabelled
+            print(f"note: {note}", file=sys.stderr)
         summary = score_corpus(data, names, args.out, chunk_size=args.chunk_size, scheduler=args.scheduler,
                             workers=args.workers, progress=ProgressBar())
     except (BatchError, DatasetError, UnknownScorerError, OSError) as err:

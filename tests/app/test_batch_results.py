@@ -155,7 +155,10 @@ def read_dataset_id(out: Path) -> int:
 def test_compare_and_evaluate_pages_take_unlabelled_pairs(tmp_path: Path) -> None:
     rows = [*ROWS, ("A heron stood still in the shallow pond.", "A bird stood in a pond.", "", "nature")]
     out = build_result(write_csv(tmp_path / "mixed.csv", rows), tmp_path / "out")
-    at = opened(out, "components/pages/compare.py")
+    at = opened(out, "components/pages/dataset.py")
+    at.multiselect(key="batch_filter_label").set_value(["(none)"]).run()
+    assert list(table_with(at, "decision")["id"]) == [f"p{len(rows)}"]
+    at.switch_page("components/pages/compare.py").run()
     table = table_with(at, "agreement")
     assert "no gold label" in set(table["agreement"])
     at.switch_page("components/pages/evaluate.py").run()
