@@ -121,6 +121,10 @@ def opener() -> bool:
 
 
 def _best_cutoff(result: BatchResult, scorer: str) -> float | None:
+    """The cutoff decisions use: a trained classifier's own, else the best on the result."""
+    info = SCORERS.get(scorer)
+    if info is not None and info.cutoff is not None:
+        return float(info.cutoff)
     if result.manifest.kind not in ("binary", "three_way"):
         return None
     try:
@@ -272,7 +276,9 @@ def evaluate_section() -> bool:
                                                    title=f"Score against gold similarity ({len(sample):,}-pair sample)"),
                             key="batch_graded_scatter")
         return True
-    reports = {n: result.report(n) for n in names}
+    # a trained classifier keeps its own cutoff; the others get the best on the result
+    reports = {n: result.report(n, cutoff=(info.cutoff if (info := SCORERS.get(n)) is not None else None))
+               for n in names}
     st.subheader("Summary")
     st.dataframe(pd.DataFrame([{
         "scorer": label[n], "n": r["n"], "refused": r["refused"], "accuracy": _fmt(r["accuracy"], True),

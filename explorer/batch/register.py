@@ -15,6 +15,7 @@ from typing import Any
 from explorer.batch.query import BatchResult
 from explorer.batch.schema import BatchError, read_manifest, write_manifest
 from explorer.datasets import Dataset
+from explorer.scorers import SCORERS
 
 
 def register(directory: str | Path, data: Dataset, store: Any) -> dict[str, int]:
@@ -44,8 +45,9 @@ def register(directory: str | Path, data: Dataset, store: Any) -> dict[str, int]
     for scorer in manifest.scorers:
         rows = result.query(f'SELECT id, "{scorer}" FROM {{source}}').fetchall()
         scores = {str(pid): (None if value is None else float(value)) for pid, value in rows}
-        cutoff = None
-        if manifest.kind in ("binary", "three_way"):
+        info = SCORERS.get(scorer)
+        cutoff = None if info is None else info.cutoff  # a trained classifier's own decision
+        if cutoff is None and manifest.kind in ("binary", "three_way"):
             try:
                 cutoff = result.best_cutoff(scorer)[0]
             except BatchError:  # every pair refused, or no labels after all
