@@ -221,6 +221,12 @@ class Cutoff:
     kind: str = "dataset"
 
 
+#: Cutoffs chosen on more data than a dataset holds, by dataset key: a page of a batch
+#: result opened on the Pair page keeps the cutoffs of the whole result
+#: (:mod:`components.sections.batch_results` fills it).
+KNOWN_CUTOFFS: dict[str, dict[str, Cutoff]] = {}
+
+
 @st.cache_data(show_spinner=False, max_entries=64)
 def _fingerprint(key: str, _pairs: Sequence[object]) -> str:
     from explorer.cutoffs import fingerprint, labelled
@@ -250,6 +256,9 @@ def default_cutoff(
     fixed = SCORERS[scorer].cutoff if scorer in SCORERS else None
     if fixed is not None:  # a trained classifier decides at its own cutoff
         return Cutoff(fixed, "the model's own decision", "model")
+    known = KNOWN_CUTOFFS.get(loaded.key, {}).get(scorer)
+    if known is not None and not typed:  # a page of a batch result: the whole result's
+        return known
     if not typed:
         fp = fingerprint_of(loaded)
         if fp is not None:

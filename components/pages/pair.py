@@ -22,6 +22,7 @@ from components.data import (
 from components.figures.ngram_grid import ngram_grid
 from components.guard import attempt
 from components.panels import PANELS
+from components.sections import batch_results
 from components.sections.annotation import render_annotation_section
 from components.sections.verdicts import choose_dataset_cutoffs, cutoff_sources, page_cutoffs, render_strip, verdicts
 from components.state import current_dataset, dev_dataset, select_pair, selected_pair_id
@@ -298,7 +299,7 @@ def panels_section(analyzed: AnalyzedPair) -> None:
 
 def main() -> None:
     st.title("Pair")
-    loaded = current_dataset()
+    loaded = batch_results.pair_dataset() or current_dataset()
     if loaded.origin == SAMPLE_ORIGIN and loaded.name == BLIND_SPOTS.name:
         st.caption(SAMPLE_ABOUT[BLIND_SPOTS.name])  # what the blind-spot set is for
     pair = pair_controls(loaded)
