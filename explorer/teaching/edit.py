@@ -23,10 +23,11 @@ KINDS = ("pfsm", "ppda")
 @dataclass(frozen=True)
 class EditTraceStep:
     """``phase`` ``start``, ``op`` (one Viterbi operation: the machine moves from
-    ``start`` to ``end`` on the lattice), ``stop`` (the machine's end transition) or ``score``. ``value`` is the running log
+    ``start`` to ``end`` on the lattice), ``return`` (the pPDA resumes after the words it
+    jumped over, once it has gone back for the skipped ones: its stack pops, at no weight), ``stop`` (the machine's end transition) or ``score``. ``value`` is the running log
     score of the path (the final score for ``score``)."""
 
-    phase: Literal["start", "op", "stop", "score"]
+    phase: Literal["start", "op", "return", "stop", "score"]
     start: tuple[int, int]
     end: tuple[int, int]
     explain: str
@@ -81,6 +82,13 @@ def trace_edit(pair: AnalyzedPair, *, kind: str = "ppda") -> EditTrace:
             end = (after.text_position, after.hyp_position) if after is not None else (len(p), len(h))
         else:
             end = (step.text_span[1] if step.text_span else start[0], step.hyp_span[1] if step.hyp_span else start[1])
+        if steps[-1].end != start and steps[-1].phase == "op":
+            steps.append(EditTraceStep(
+                "return", steps[-1].end, start,
+                f"The skipped words are done: the machine returns to text word {start[0] + 1} (its stack pops; "
+                f"no weight).",
+                running,
+            ))
         running += step.log_weight
         steps.append(EditTraceStep(
             "op", start, end,
@@ -88,6 +96,12 @@ def trace_edit(pair: AnalyzedPair, *, kind: str = "ppda") -> EditTrace:
             running, step, prob,
         ))
     end = (len(p), len(h))
+    if steps[-1].end != end:
+        steps.append(EditTraceStep(
+            "return", steps[-1].end, end,
+            "The skipped words are done: the machine returns to the end of the text (its stack pops; no weight).",
+            running,
+        ))
     steps.append(EditTraceStep(
         "stop", end, end,
         f"Stopping at the end of both sentences weighs {result.best_log_score - running:+.2f}: "
