@@ -34,8 +34,8 @@ def test_presentation_layout_has_larger_type(traces: dict[str, object]) -> None:
 
 
 def test_words_reach_the_figures_escaped(traces: dict[str, object]) -> None:
-    for method in ("wer", "manli"):
-        labels = [str(x) for x in step_figure(traces[method], 0).data[0].x]
+    for method, axis in (("wer", "y"), ("manli", "x")):  # the text's axis
+        labels = [str(x) for x in getattr(step_figure(traces[method], 0).data[0], axis)]
         assert "&lt;<sub>4</sub>" in labels, method  # the tokenizer splits "<b>" into "<", "b", ">"
         assert not any(label.startswith("<") and not label.startswith("<sub>") for label in labels), method
 
