@@ -8,7 +8,7 @@ reach a label (Plotly renders a few tags in text).
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import plotly.graph_objects as go
@@ -62,7 +62,7 @@ def bleu_figure(trace: BleuTrace, index: int, *, large: bool = False) -> go.Figu
                            marker_color=GREEN)
         figure.update_layout(barmode="group")
         figure.update_yaxes(title="count", dtick=1, rangemode="tozero")
-        title = f"{step.n}-grams of the hypothesis" + (": precision %.3f" % step.value if step.phase == "clip" else "")
+        title = f"{step.n}-grams of the hypothesis" + (f": precision {step.value:.3f}" if step.phase == "clip" else "")
         if not grams:
             figure.add_annotation(text=f"no {step.n}-grams: the hypothesis is too short", showarrow=False,
                                   x=0.5, y=0.5, xref="paper", yref="paper")
@@ -120,9 +120,10 @@ def itg_figure(trace: ItgTrace, index: int, *, large: bool = False) -> go.Figure
         figure = tree_figure(trace.parse.tree, trace.text, trace.hypothesis)
         return figure.update_layout(font={"size": font_size(large)})
     if step.phase == "links":
-        z = [[1.0 if trace.allowed[p, h] else 0.0 for p in range(len(trace.text))] for h in range(len(trace.hypothesis))]
+        links = [[1.0 if trace.allowed[p, h] else 0.0 for p in range(len(trace.text))]
+                 for h in range(len(trace.hypothesis))]
         figure = go.Figure(go.Heatmap(
-            z=z, x=_labels(trace.text), y=_labels(trace.hypothesis), colorscale=[[0, "#ffffff"], [1, GREEN]],
+            z=links, x=_labels(trace.text), y=_labels(trace.hypothesis), colorscale=[[0, "#ffffff"], [1, GREEN]],
             showscale=False, xgap=1, ygap=1, hovertemplate="%{y} · %{x}<extra></extra>",
         ))
         figure.update_yaxes(autorange="reversed", type="category", title="hypothesis")
@@ -218,7 +219,7 @@ def edit_figure(trace: EditTrace, index: int, *, large: bool = False) -> go.Figu
                    height=max(420, 40 * m + 180))
 
 
-BUILDERS = {"bleu": bleu_figure, "wer": wer_figure, "itg": itg_figure, "manli": manli_figure, "edit": edit_figure}
+BUILDERS: dict[str, Callable[..., go.Figure]] = {"bleu": bleu_figure, "wer": wer_figure, "itg": itg_figure, "manli": manli_figure, "edit": edit_figure}
 
 
 def step_figure(trace: Any, index: int, *, large: bool = False) -> go.Figure:
