@@ -36,7 +36,7 @@ def _labels(tokens: Sequence[str]) -> list[str]:
 def _finish(figure: go.Figure, *, large: bool, title: str, height: int = 520) -> go.Figure:
     figure.update_layout(
         title=title or None, font={"size": font_size(large)},
-        height=int(height * (1.35 if large else 1.0)),
+        height=int(height * (1.15 if large else 1.0)),
         margin={"l": 10, "r": 10, "t": 60 if title else 20, "b": 10},
         plot_bgcolor="#ffffff", legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
     )

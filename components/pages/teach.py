@@ -101,7 +101,9 @@ def _show_steps(trace: Any, large: bool) -> None:
     shown = trace.steps[step - 1]
     st.markdown(f"### Step {step} of {last}")
     st.markdown(plain(shown.explain))
-    st.plotly_chart(step_figure(trace, step - 1, large=large), key="teach_figure", width="stretch")
+    # Without Streamlit's chart theme in the presentation layout, so the figure's large type shows.
+    st.plotly_chart(step_figure(trace, step - 1, large=large), key="teach_figure", width="stretch",
+                    theme=None if large else "streamlit")
 
 
 def render() -> None:

@@ -120,7 +120,7 @@ def trace_bleu(pair: AnalyzedPair, *, variant: Variant = "mbleu", max_n: int = 4
     ))
     final_bp = bp if uses_bp else 1.0
     value = combine(tuple(orders), final_bp, variant)
-    precisions = " , ".join(f"{o.precision:.3f}" for o in orders)
+    precisions = ", ".join(f"{o.precision:.3f}" for o in orders)
     if variant == "bleu":
         how = (f"geometric mean of ({precisions}) x {final_bp:.3f}"
                + (" is 0 because one order has no match" if min(o.precision for o in orders) == 0 else ""))
