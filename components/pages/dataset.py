@@ -125,6 +125,8 @@ def main() -> None:
         + (f", tasks {', '.join(dataset.tasks)}" if dataset.tasks else "")
         + f"; read as {LOADERS[dataset.format].description}."
     )
+    for note in dataset.notes:
+        st.caption(note)
     interactive = [n for n, info in SCORERS.items() if info.interactive]
     names = interactive + [n for n in SCORERS if n not in interactive]
     left, right = st.columns([1, 3])

@@ -103,7 +103,7 @@ def test_numeric_options_are_checked_before_any_work(argv, capsys):
 
 
 def test_output_paths_are_checked_before_training(tmp_path, capsys):
-    gold = str(ROOT / "sample_data" / "sample_align.txt")
+    gold = str(SAMPLE_DATA / "sample_align.txt")
     assert main(["train", "manli", gold, "--out", str(tmp_path)]) == 2  # a folder
     assert "is a folder" in capsys.readouterr().err
     assert main(["train", "manli", gold, "--out", str(tmp_path / "no" / "m.json")]) == 2

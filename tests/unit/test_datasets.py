@@ -122,7 +122,7 @@ def test_generic_csv_and_jsonl():
         pytest.param(b"id,text,hypothesis,label\n1,a,b,perhaps\n", "x.csv", "unknown label 'perhaps'", id="csv-label"),
         pytest.param(b"id,text,hypothesis\n1,a,b,extra\n", "x.csv", "more fields than the header", id="csv-extra"),
         pytest.param(b'{"text": "a", "hypothesis": "b"}\n{"text": \n', "x.jsonl", "line 2: invalid JSON", id="jsonl-broken"),
-        pytest.param(b'[{"text": 3, "hypothesis": "b"}]', "x.json", "record 1: needs string fields", id="json-types"),
+        pytest.param(b'[{"text": 3, "hypothesis": "b"}]', "x.json", "record 1: text is an integer; expected a sentence", id="json-types"),
         pytest.param(b"\x89PNG\r\n\x1a\n\x00\x00", "x.png", "binary file", id="binary"),
         pytest.param(b"caf\xe9 au lait", "x.csv", "not valid UTF-8", id="latin1"),
         pytest.param(b"just some words", "notes.md", "not a dataset format", id="unknown-format"),
