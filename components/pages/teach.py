@@ -90,14 +90,12 @@ def _show_steps(trace: Any, large: bool) -> None:
     last = len(trace.steps)
     if state.TEACH_PLAY.get():
         if (state.TEACH_STEP.get() or 1) >= last:
-            state.TEACH_PLAY.set(False)
-        else:
-            _advance(1, last)
-    cols = st.columns([1, 1, 1, 6])
+            st.rerun()  # the whole page: it switches the player off and stops the timer
+        _advance(1, last)
+    cols = st.columns([1, 1, 6])
     cols[0].button("Previous", on_click=_advance, args=(-1, last), key="teach_prev", width="stretch")
     cols[1].button("Next step", on_click=_advance, args=(1, last), key="teach_next", width="stretch")
-    cols[2].toggle("Play", key=state.TEACH_PLAY.key)
-    step = cols[3].slider("Step", 1, last, key=state.TEACH_STEP.key) if last > 1 else 1
+    step = cols[2].slider("Step", 1, last, key=state.TEACH_STEP.key) if last > 1 else 1
     shown = trace.steps[step - 1]
     st.markdown(f"### Step {step} of {last}")
     st.markdown(plain(shown.explain))
@@ -137,7 +135,10 @@ def render() -> None:
         state.TEACH_SHOWN.set((method, option, key))
         state.TEACH_STEP.set(1)
         state.TEACH_PLAY.set(False)
-    playing = bool(state.TEACH_PLAY.get())
+    if state.TEACH_PLAY.get() and (state.TEACH_STEP.get() or 1) >= len(trace.steps):
+        state.TEACH_PLAY.set(False)  # the player reached the last step
+    # Outside the steps' fragment: switching it reruns the page, which starts or stops the timer.
+    playing = st.toggle(f"Play (a step every {PLAY_INTERVAL:g} s)", key=state.TEACH_PLAY.key)
     st.fragment(run_every=PLAY_INTERVAL if playing else None)(_show_steps)(trace, large)
 
 

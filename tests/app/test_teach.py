@@ -59,3 +59,16 @@ def test_teach_page_refuses_a_long_pair_with_the_limit() -> None:
     assert not at.exception, at.exception
     assert any(f"at most {TEACHING_MAX_TOKENS} tokens" in w.value for w in at.warning)
     assert not at.get("plotly_chart")
+
+
+def test_teach_page_player_advances_and_stops_at_the_end() -> None:
+    at = open_teach()
+    at.toggle(key=state.TEACH_PLAY.key).set_value(True).run()
+    assert not at.exception, at.exception
+    assert at.slider(key=state.TEACH_STEP.key).value == 2  # each run of the player moves one step
+    last = int(at.slider(key=state.TEACH_STEP.key).max)
+    at.slider(key=state.TEACH_STEP.key).set_value(last).run()
+    at.run()
+    assert not at.exception, at.exception
+    assert not at.toggle(key=state.TEACH_PLAY.key).value  # stopped at the last step
+    assert at.slider(key=state.TEACH_STEP.key).value == last
