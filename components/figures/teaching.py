@@ -123,7 +123,8 @@ def itg_figure(trace: ItgTrace, index: int, *, large: bool = False) -> go.Figure
         links = [[1.0 if trace.allowed[p, h] else 0.0 for p in range(len(trace.text))]
                  for h in range(len(trace.hypothesis))]
         figure = go.Figure(go.Heatmap(
-            z=links, x=_labels(trace.text), y=_labels(trace.hypothesis), colorscale=[[0, "#ffffff"], [1, GREEN]],
+            z=links, x=_labels(trace.text), y=_labels(trace.hypothesis), colorscale=[[0, "#f4f6f8"], [1, GREEN]],
+            zmin=0, zmax=1,
             showscale=False, xgap=1, ygap=1, hovertemplate="%{y} · %{x}<extra></extra>",
         ))
         figure.update_yaxes(autorange="reversed", type="category", title="hypothesis")
@@ -163,8 +164,9 @@ def manli_figure(trace: ManliTrace, index: int, *, large: bool = False) -> go.Fi
     grid = [[0.0] * len(xl) for _ in yl]
     for p, h in step.links:
         grid[h][p] = 1.0
-    figure.add_trace(go.Heatmap(z=grid, x=xl, y=yl, colorscale=[[0, "#ffffff"], [1, BLUE]], showscale=False,
-                                xgap=1, ygap=1, hovertemplate="%{y} · %{x}<extra></extra>"), row=1, col=1)
+    figure.add_trace(go.Heatmap(z=grid, x=xl, y=yl, colorscale=[[0, "#f4f6f8"], [1, BLUE]], showscale=False,
+                                zmin=0, zmax=1, xgap=1, ygap=1, hovertemplate="%{y} · %{x}<extra></extra>"),
+                     row=1, col=1)
     shown = trace.steps[: index + 1]
     rounds = [s.round for s in shown]
     figure.add_trace(go.Scatter(x=rounds, y=[s.total for s in shown], mode="lines", name="score",
@@ -176,10 +178,11 @@ def manli_figure(trace: ManliTrace, index: int, *, large: bool = False) -> go.Fi
     last = trace.steps[-1].round
     figure.update_xaxes(range=[0, max(last, 1)], title="round", row=1, col=2)
     figure.update_yaxes(autorange="reversed", type="category", row=1, col=1)
-    figure.update_xaxes(side="top", type="category", row=1, col=1)
+    figure.update_xaxes(type="category", tickangle=-45, row=1, col=1)
     figure.update_yaxes(title="alignment score", row=1, col=2, secondary_y=False)
     figure.update_yaxes(title="temperature", row=1, col=2, secondary_y=True, rangemode="tozero")
-    return _finish(figure, large=large, title="", height=560)
+    _finish(figure, large=large, title="", height=580)
+    return figure.update_layout(legend={"orientation": "h", "yanchor": "top", "y": -0.22, "x": 0.55})
 
 
 # -- pFSM / pPDA -----------------------------------------------------------------------------
@@ -211,10 +214,11 @@ def edit_figure(trace: EditTrace, index: int, *, large: bool = False) -> go.Figu
             line={"color": _op_colour(s), "width": 7 if current else 4, "dash": "dash" if jump else "solid"},
             marker={"size": 9}, hovertext=html.escape(s.explain), hoverinfo="text",
         ))
-    figure.update_xaxes(tickvals=list(range(n)), ticktext=[html.escape(t) for t in trace.text], title="text",
-                        range=[-0.5, n + 0.5], ticklabelposition="outside right")
-    figure.update_yaxes(tickvals=list(range(m)), ticktext=[html.escape(t) for t in trace.hypothesis],
-                        title="hypothesis", autorange="reversed", ticklabelposition="outside bottom")
+    # A word sits between the two lattice points that reading it moves between.
+    figure.update_xaxes(tickvals=[i + 0.5 for i in range(n)], ticktext=[html.escape(t) for t in trace.text],
+                        title="text", range=[-0.5, n + 0.5], side="top", showgrid=False)
+    figure.update_yaxes(tickvals=[j + 0.5 for j in range(m)], ticktext=[html.escape(t) for t in trace.hypothesis],
+                        title="hypothesis", range=[m + 0.5, -0.5], showgrid=False)
     return _finish(figure, large=large, title=f"{trace.kind} edit lattice: the best path so far",
                    height=max(420, 40 * m + 180))
 
