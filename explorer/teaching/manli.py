@@ -3,8 +3,10 @@ alignment after the move, its score), then the final greedy climb.
 
 The walk is the decoder's own compiled walk (:func:`explorer.aligners.manli.anneal_logged`
 with ``record=True``: it writes each round into arrays), on the aligner's own candidate
-edits and gains, so the last step is exactly :class:`~explorer.aligners.manli.ManliScorer`'s
-value.
+edits and gains. The walk maximises the alignment's total score; each step also shows the
+``manli`` scorer's entailment value of its alignment
+(:func:`~explorer.aligners.manli.entailment_score`), so the last step is exactly
+:class:`~explorer.aligners.manli.ManliScorer`'s value.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Literal
 
 import numpy as np
 
-from explorer.aligners.manli import ManliAligner, anneal_logged
+from explorer.aligners.manli import HYPOTHESIS_SCORE_WEIGHT, ManliAligner, ManliResult, anneal_logged, entailment_score
 from explorer.alignment import Alignment, Edit
 from explorer.preprocess import AnalyzedPair
 from explorer.teaching import check_size, words
@@ -24,7 +26,8 @@ from explorer.teaching import check_size, words
 class ManliStep:
     """One round of the walk (``anneal``: sampled at ``temperature``; ``greedy``: the
     zero-temperature climb from the best alignment seen) or the ``final`` alignment.
-    ``total`` is the alignment's score, ``value`` that score per token of the pair."""
+    ``total`` is the alignment's score (what the walk maximises), ``value`` the ``manli``
+    scorer's entailment value of the same alignment."""
 
     phase: Literal["start", "anneal", "greedy", "final"]
     round: int
@@ -62,14 +65,16 @@ def trace_manli(pair: AnalyzedPair, *, aligner: ManliAligner | None = None) -> M
     n_tokens = max(feats.p_len + feats.h_len, 1)
     p, h = pair.text.tokens, pair.hypothesis.tokens
 
-    def links(chosen: np.ndarray) -> frozenset[tuple[int, int]]:
-        edits = feats.edits(chosen, weights)
-        return frozenset(Alignment.from_edits(feats.p_len, feats.h_len, edits).sure)
+    def scored(chosen: np.ndarray, total: float) -> tuple[frozenset[tuple[int, int]], float]:
+        """The alignment's links and its entailment value (the scorer's own function)."""
+        alignment = Alignment.from_edits(feats.p_len, feats.h_len, feats.edits(chosen, weights))
+        result = ManliResult(alignment, total, total / n_tokens, len(feats))
+        return frozenset(alignment.sure), entailment_score(pair, result).value
 
     k = int(log.useful.size)
     steps = [ManliStep(
-        "start", 0, float(log.temperature[0]) if log.temperature.size else aligner.decoder.t0, base, base / n_tokens,
-        frozenset(),
+        "start", 0, float(log.temperature[0]) if log.temperature.size else aligner.decoder.t0, base,
+        scored(np.zeros(0, dtype=np.int64), base)[1], frozenset(),
         f"Start with no links: every word deleted or inserted scores {base:.2f}. {k} candidate phrase edits "
         f"could raise it; each round samples a move, likelier the more it raises the score and the hotter it is.",
     )]
@@ -92,13 +97,16 @@ def trace_manli(pair: AnalyzedPair, *, aligner: ManliAligner | None = None) -> M
             explain = (f"Greedy round {r + 1 - iterations} (from the best alignment seen): {verb} {what}, "
                        f"the best single move; score {total:.2f}.")
             phase = "greedy"
-        chosen = log.useful[log.chosen[r]]
-        steps.append(ManliStep(phase, r + 1, float(log.temperature[r]), total, total / n_tokens, links(chosen),
-                               explain))
+        links, value = scored(log.useful[log.chosen[r]], total)
+        steps.append(ManliStep(phase, r + 1, float(log.temperature[r]), total, value, links, explain))
     total = base + float(gain[final].sum())
+    alignment = Alignment.from_edits(feats.p_len, feats.h_len, feats.edits(final, weights))
+    score = entailment_score(pair, ManliResult(alignment, total, total / n_tokens, len(feats)))
     steps.append(ManliStep(
-        "final", len(steps), 0.0, total, total / n_tokens, links(final),
-        f"Final alignment after a last compound climb: {len(final)} phrase edit(s), score {total:.2f} over "
-        f"{n_tokens} tokens = {total / n_tokens:.3f}, the MANLI score.",
+        "final", len(steps), 0.0, total, score.value, frozenset(alignment.sure),
+        f"Final alignment after a last compound climb: {len(final)} phrase edit(s), alignment score {total:.2f}. "
+        f"The entailment value is the share of hypothesis content words linked, {score.content_coverage:.2f}, "
+        f"plus {HYPOTHESIS_SCORE_WEIGHT:g} x the hypothesis side's score per word, {score.hypothesis_score:.2f}: "
+        f"{score.value:.3f}.",
     ))
-    return ManliTrace("manli", p, h, k, tuple(steps), total / n_tokens)
+    return ManliTrace("manli", p, h, k, tuple(steps), score.value)
