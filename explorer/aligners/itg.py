@@ -435,6 +435,14 @@ class BracketingItg:
         Raises:
             ItgError: if the similarity matrix has the wrong shape or values.
         """
+        gain, allowed, sim, wp, wh = self.link_matrices(text, hypothesis)
+        return self._parse_matrix(gain, allowed, sim, wp, wh, text.lower, hypothesis.lower)
+
+    def link_matrices(
+        self, text: Analysis, hypothesis: Analysis
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """What the chart is filled from: each link's gain, whether it is a lexical rule
+        at all, the similarity, and the per-word null costs of each side."""
         n_p, n_h = len(text), len(hypothesis)
         sim = np.asarray(self.similarity.matrix(text, hypothesis), dtype=float)
         if sim.shape != (n_p, n_h):
@@ -446,7 +454,7 @@ class BracketingItg:
         pair_null = wp[:, None] + wh[None, :]
         allowed = (sim >= self.config.min_similarity) & (pair_null > 0)
         gain = np.where(allowed, sim * pair_null, 0.0)
-        return self._parse_matrix(gain, allowed, sim, wp, wh, text.lower, hypothesis.lower)
+        return gain, allowed, sim, wp, wh
 
     def _parse_matrix(self, gain: np.ndarray, allowed: np.ndarray, sim: np.ndarray,
                       wp: np.ndarray, wh: np.ndarray, p_words: Sequence[str],

@@ -134,9 +134,15 @@ def default_model() -> ManliModel:
 
 # -- the annealing walk -----------------------------------------------------------------
 
-def _anneal_py(p_start, p_end, h_start, h_end, gain, p_len, h_len, iterations, t0, rate, seed):  # type: ignore[no-untyped-def]
+def _anneal_py(p_start, p_end, h_start, h_end, gain, p_len, h_len, iterations, t0, rate, seed, log, log_chosen):  # type: ignore[no-untyped-def]
     """The walk over candidates ``0..K-1`` (all with positive gain); returns the chosen
-    mask of the best alignment seen. Plain Python, compiled by numba."""
+    mask of the best alignment seen. Plain Python, compiled by numba.
+
+    ``log`` (rounds x 3) and ``log_chosen`` (rounds x K) record, for each of their rows'
+    rounds, the temperature, the score after the move and the move (candidate ``c`` added,
+    or ``K + c`` dropped), and the alignment after the move: teaching mode's trace. The
+    decoder passes zero-row arrays, so nothing is recorded.
+    """
     np.random.seed(seed)
     k = gain.size
     chosen = np.zeros(k, dtype=np.bool_)
@@ -149,6 +155,7 @@ def _anneal_py(p_start, p_end, h_start, h_end, gain, p_len, h_len, iterations, t
     temperature = t0
     for rnd in range(iterations + 2 * k + 2):
         greedy = rnd >= iterations
+        t_used = temperature
         if rnd == iterations:
             # The final climb starts from the best alignment seen.
             chosen[:] = best
@@ -248,6 +255,11 @@ def _anneal_py(p_start, p_end, h_start, h_end, gain, p_len, h_len, iterations, t
         if current > best_score + 1e-12:
             best_score = current
             best[:] = chosen
+        if rnd < log.shape[0]:
+            log[rnd, 0] = t_used
+            log[rnd, 1] = current
+            log[rnd, 2] = pick
+            log_chosen[rnd, :] = chosen
     return best
 
 
@@ -364,9 +376,43 @@ def anneal(
         The indices (into the given arrays) of the aligned edits of the best alignment
         found; tokens outside them are DEL / INS.
     """
+    return anneal_logged(gain, p_start, p_end, h_start, h_end, p_len, h_len, config=config)[0]
+
+
+@dataclass(frozen=True)
+class AnnealLog:
+    """What the walk did, round by round (teaching mode): ``useful`` maps the walk's
+    candidates to the given arrays; per round the temperature, the score after the
+    move (over the empty alignment), the move (``c`` added, ``K + c`` dropped) and the
+    alignment after it; ``walk_best`` is the walk's result before the final climb."""
+
+    useful: np.ndarray
+    temperature: np.ndarray
+    score: np.ndarray
+    move: np.ndarray
+    chosen: np.ndarray
+    walk_best: np.ndarray
+
+
+def anneal_logged(
+    gain: np.ndarray,
+    p_start: np.ndarray,
+    p_end: np.ndarray,
+    h_start: np.ndarray,
+    h_end: np.ndarray,
+    p_len: int,
+    h_len: int,
+    *,
+    config: DecoderConfig = DecoderConfig(),
+    record: bool = False,
+) -> tuple[np.ndarray, AnnealLog | None]:
+    """:func:`anneal`, and with ``record=True`` the walk's log (the same compiled walk,
+    writing each round into arrays it is given)."""
     useful = np.flatnonzero(gain > 1e-12)
     if useful.size == 0:
-        return useful
+        empty = np.zeros(0)
+        return useful, (AnnealLog(useful, empty, empty, empty.astype(np.int64), np.zeros((0, 0), dtype=np.bool_),
+                                  np.zeros(0, dtype=np.bool_)) if record else None)
     walk, climb = _compiled()
     arrays = (
         np.ascontiguousarray(p_start[useful], dtype=np.int64),
@@ -375,9 +421,18 @@ def anneal(
         np.ascontiguousarray(h_end[useful], dtype=np.int64),
         np.ascontiguousarray(gain[useful], dtype=np.float64),
     )
-    mask = walk(*arrays, int(p_len), int(h_len), int(config.iterations), float(config.t0), float(config.rate), int(config.seed))
-    mask = climb(*arrays, int(p_len), int(h_len), mask)
-    return useful[mask]
+    k = int(useful.size)
+    rounds = int(config.iterations) + 2 * k + 2 if record else 0
+    log = np.full((rounds, 3), np.nan)
+    log_chosen = np.zeros((rounds, k), dtype=np.bool_)
+    mask = walk(*arrays, int(p_len), int(h_len), int(config.iterations), float(config.t0), float(config.rate),
+                int(config.seed), log, log_chosen)
+    final = climb(*arrays, int(p_len), int(h_len), mask)
+    if not record:
+        return useful[final], None
+    done = int(np.count_nonzero(~np.isnan(log[:, 0])))
+    return useful[final], AnnealLog(useful, log[:done, 0].copy(), log[:done, 1].copy(),
+                                    log[:done, 2].astype(np.int64), log_chosen[:done].copy(), mask.copy())
 
 
 def decode(
