@@ -52,6 +52,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from explorer.alignment import Alignment, Edit, EditKind
+from explorer.limits import Limits, check, lexical_words
 from explorer.preprocess import Analysis, AnalyzedPair
 
 Span = tuple[int, int]
@@ -586,12 +587,16 @@ class ItgScorer:
     def name(self) -> str:
         return self._name
 
-    def score(self, pair: AnalyzedPair) -> ItgParse:
+    def score(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> ItgParse:
+        """Raises :class:`explorer.limits.LimitError` for a pair past the limits."""
+        lexical = not isinstance(self.parser.similarity, ExactSimilarity)
+        check(self.name, len(pair.text), len(pair.hypothesis), model="itg", limits=limits,
+              words=lexical_words(pair) if lexical else None)
         return self.parser.parse(pair)
 
 
 class ItgAligner(ItgScorer):
     """A registered aligner: ``align(pair).alignment`` is read off the Viterbi tree."""
 
-    def align(self, pair: AnalyzedPair) -> ItgParse:
-        return self.parser.parse(pair)
+    def align(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> ItgParse:
+        return self.score(pair, limits=limits)
