@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from components.access import require_access
 from components.state import current_dataset, guarded
+from components.store_access import author_box
+from components.text import plain
 from explorer import resources
 
 TITLE = "Entailment Alignment Explorer"
@@ -29,7 +32,8 @@ PAGES: list[tuple[str, str, str]] = [
 def sidebar() -> None:
     """The current dataset and the NLTK resources that are missing, with what degrades."""
     loaded = current_dataset()
-    st.sidebar.caption(f"Dataset: **{loaded.name}** ({len(loaded.dataset)} pairs, {loaded.origin})")
+    st.sidebar.caption(f"Dataset: **{plain(loaded.name)}** ({len(loaded.dataset)} pairs, {loaded.origin})")
+    author_box()
     missing = resources.missing()
     if missing:
         lines = "\n".join(f"- `{r.nltk_id}`: {r.without_it}" for r in missing)
@@ -43,6 +47,8 @@ def sidebar() -> None:
 
 def main() -> None:
     st.set_page_config(page_title=TITLE, page_icon=":material/join_inner:", layout="wide")
+    if not require_access():
+        return
     page = st.navigation([st.Page(script, title=title, icon=icon) for script, title, icon in PAGES])
     guarded(page.run, what=f"the {page.title} page")
     # After the page, so the sidebar names a dataset the page has just loaded.

@@ -19,6 +19,7 @@ import streamlit as st
 from components.alignment_figures import alignment_grid
 from components.data import LoadedDataset
 from components.store_access import author, get_store, store_dataset_id
+from components.text import plain
 from explorer.alignment import Alignment, Link
 from explorer.alignment_eval import score_pair
 from explorer.pairs import Pair
@@ -159,13 +160,15 @@ def render_alignment_editor(loaded: LoadedDataset, pair: Pair) -> None:
         cols[2].metric("Precision / recall", f"{now.precision:.2f} / {now.recall:.2f}")
         cols[3].metric("F1 against gold", f"{now.f1:.3f}", delta=round(now.f1 - before.f1, 3) or None)
     _render_manli_decision(loaded, pair, working)
-    if st.button("Save as corrected alignment", key=f"{key}_save", type="primary"):
-        store.add_gold_alignment(dataset_id, pair.id, working, author=author(),
+    who = author()
+    if st.button("Save as corrected alignment", key=f"{key}_save", type="primary", disabled=not who,
+                 help=None if who else "Type your name in the sidebar's Annotator box first."):
+        store.add_gold_alignment(dataset_id, pair.id, working, author=who,
                                  text_tokens=p_tokens, hypothesis_tokens=h_tokens)
         st.success(f"Saved {len(working.links)} links for pair {pair.id}.")
         saved = store.gold_alignment(dataset_id, pair.id)
     if saved is not None:
-        st.caption(f"Saved correction: {len(saved.alignment.links)} links, by {saved.author} "
+        st.caption(f"Saved correction: {len(saved.alignment.links)} links, by {plain(saved.author)} "
                    f"({saved.created_at[:16].replace('T', ' ')}).")
 
 

@@ -15,7 +15,8 @@ import streamlit as st
 
 from components.data import LoadedDataset
 from components.state import find_pair, selected_pair_id
-from components.store_access import author_input, get_store, store_dataset_id
+from components.store_access import author_caption, get_store, store_dataset_id
+from components.text import plain
 from explorer.pairs import Pair
 from explorer.preprocess import InputError, analyze_pair, make_pair
 from explorer.store import StoreError
@@ -81,11 +82,13 @@ def _annotation_form(loaded: LoadedDataset, pair: Pair) -> None:
             "Tags", taxonomy, key=tag_key, help="Why does the method get this pair wrong (or right)? "
             + "; ".join(f"{n}: {d}" for n, d in descriptions.items() if d),
         )
-        who = author_input(right)
+        who = author_caption(right)
         note = st.text_input("Add a note", key=note_key,
                              placeholder="What decides this pair?")
         saved = st.form_submit_button("Save annotation", type="primary")
-    if saved:
+    if saved and not who:
+        st.warning("Nothing was saved: type your name in the sidebar's *Annotator* box first (it is kept with every tag and note).")
+    elif saved:
         store.set_pair_tags(dataset_id, pair.id, chosen, author=who, previous=seen[key])
         if note.strip():
             store.add_note(dataset_id, pair.id, note, author=who)
@@ -95,10 +98,11 @@ def _annotation_form(loaded: LoadedDataset, pair: Pair) -> None:
         st.toast(f"Saved the annotation of pair {pair.id}.")
         st.rerun()
     stored = store.pair_tags(dataset_id, pair.id)
-    st.caption("Stored tags: " + (", ".join(f"`{t}`" for t in stored) if stored else "none yet"))
+    st.caption("Stored tags: " + (", ".join(plain(t) for t in stored) if stored else "none yet"))
     notes = store.notes(dataset_id, pair.id)
     for n in notes:
-        st.markdown(f"- **{n.author}** ({n.created_at[:16].replace('T', ' ')}): {n.body}")
+        # Other annotators' words: shown as typed, never as Markdown (no remote images or links).
+        st.markdown(f"- **{plain(n.author)}** ({n.created_at[:16].replace('T', ' ')}): {plain(n.body)}")
 
 
 def with_tags(loaded: LoadedDataset, table: pd.DataFrame) -> pd.DataFrame:
@@ -125,12 +129,15 @@ def render_bulk_tagging(loaded: LoadedDataset, pair_ids: Sequence[str]) -> None:
     with st.expander(f"Tag the {len(pair_ids)} pairs shown"):
         with st.form("bulk_tagging", border=False):
             tags = st.multiselect("Tags", taxonomy, key="bulk_tags")
-            who = author_input()
+            who = author_caption()
             add_col, remove_col = st.columns(2)
             add = add_col.form_submit_button(f"Add to all {len(pair_ids)}", type="primary")
             remove = remove_col.form_submit_button(f"Remove from all {len(pair_ids)}")
         if (add or remove) and not tags:
             st.warning("Choose at least one tag.")
+            return
+        if add and not who:
+            st.warning("Nothing was tagged: type your name in the sidebar's *Annotator* box first.")
             return
         try:
             if add:

@@ -8,12 +8,12 @@ Everything that can fail (a read-only folder, a locked file past the retries) ra
 
 from __future__ import annotations
 
-import getpass
 import os
 
 import streamlit as st
 
 from components.data import LoadedDataset, dataset_best_cutoff, dataset_scores
+from components.text import plain
 from explorer import __version__
 from explorer.scorers import SCORERS
 from explorer.store import Store, StoreError, default_path
@@ -47,31 +47,41 @@ def store_dataset_id(loaded: LoadedDataset) -> int:
 
 
 def _default_author() -> str:
-    try:
-        return os.environ.get("ENTAILMENT_EXPLORER_AUTHOR") or getpass.getuser()
-    except Exception:  # no login name (some containers)
-        return "anonymous"
+    """``$ENTAILMENT_EXPLORER_AUTHOR`` for a one-person install, else nobody: on a shared
+    server every browser session is asked for its own name (the server's login name would
+    put one person's name on everyone's annotations)."""
+    return os.environ.get("ENTAILMENT_EXPLORER_AUTHOR", "").strip()
 
 
 def author() -> str:
-    """Who is annotating (kept for the session; defaults to the login name)."""
+    """Who is annotating in this browser session ("" until they say)."""
+    typed = str(st.session_state.get(AUTHOR_WIDGET, "")).strip()
+    if typed:  # the box's value is known from the start of the run, wherever it is drawn
+        st.session_state[AUTHOR] = typed
     if AUTHOR not in st.session_state:
         st.session_state[AUTHOR] = _default_author()
     name: str = st.session_state[AUTHOR]
     return name
 
 
-def author_input(container: object = None) -> str:
-    """A small text box for the annotator's name; returns the name."""
-    target = container if container is not None else st
+def author_box() -> str:
+    """The annotator's name box (in the sidebar, one per browser session); returns the name."""
     if AUTHOR_WIDGET not in st.session_state:
         st.session_state[AUTHOR_WIDGET] = author()
-    name = target.text_input("Annotator", key=AUTHOR_WIDGET,  # type: ignore[attr-defined]
-                             help="Saved with every tag, note and alignment you record.")
-    name = str(name).strip()
-    if name:
-        st.session_state[AUTHOR] = name
+    st.sidebar.text_input("Annotator", key=AUTHOR_WIDGET, placeholder="your name",
+                          help="Saved with every tag, note and alignment you record in this browser session.")
     return author()
+
+
+def author_caption(container: object = None) -> str:
+    """Says under which name annotations will be saved (or how to give one); returns it."""
+    target = container if container is not None else st
+    name = author()
+    if name:
+        target.caption(f"Saving as **{plain(name)}** (change it in the sidebar).")  # type: ignore[attr-defined]
+    else:
+        target.caption("Type your name in the sidebar's *Annotator* box to save.")  # type: ignore[attr-defined]
+    return name
 
 
 def scorer_run(loaded: LoadedDataset, scorer: str) -> int:

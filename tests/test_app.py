@@ -22,7 +22,7 @@ APP = str(ROOT / "app.py")
 PAIR = "components/pages/pair.py"
 DATASET = "components/pages/dataset.py"
 EVALUATE = "components/pages/evaluate.py"
-TIMEOUT = 60
+TIMEOUT = 120  # generous: shared, loaded machines
 
 
 def start() -> AppTest:

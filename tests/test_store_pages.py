@@ -25,7 +25,7 @@ PAIR = "components/pages/pair.py"
 DATASET = "components/pages/dataset.py"
 ERRORS = "components/pages/errors.py"
 COMPARE = "components/pages/compare.py"
-TIMEOUT = 60
+TIMEOUT = 120  # generous: shared, loaded machines
 
 
 @pytest.fixture
@@ -57,6 +57,15 @@ def test_tags_and_note_saved_on_the_pair_page_are_in_the_store(store_path: Path)
     tags.set_value(["negation", "numbers"])
     next(t for t in at.text_input if t.label == "Add a note").input("the number decides it")
     button(at, "Save annotation").click().run()
+    # Nobody is named yet: nothing is saved (a shared server never borrows a login name).
+    assert not at.exception, at.exception
+    assert any("type your name" in w.value for w in at.warning)
+    assert Store(store_path).datasets() == [] or not Store(store_path).tags_by_pair(Store(store_path).datasets()[0].id)
+    next(t for t in at.text_input if t.label == "Annotator").input("ann")
+    tags = next(m for m in at.multiselect if m.label == "Tags")
+    tags.set_value(["negation", "numbers"])
+    next(t for t in at.text_input if t.label == "Add a note").input("the number decides it")
+    button(at, "Save annotation").click().run()
     assert not at.exception, at.exception
     assert next(t for t in at.text_input if t.label == "Add a note").value == ""  # ready for the next
 
@@ -78,6 +87,7 @@ def test_bulk_tagging_from_the_dataset_table(store_path: Path) -> None:
     next(m for m in at.multiselect if m.label == "Task").set_value(["QA"]).run()
     shown = next(d.value for d in at.dataframe if "hypothesis" in d.value.columns)
     next(m for m in at.multiselect if m.label == "Tags").set_value(["world-knowledge"])
+    next(t for t in at.text_input if t.label == "Annotator").input("ann")
     button(at, f"Add to all {len(shown)}").click().run()
     assert not at.exception, at.exception
     store = Store(store_path)
@@ -240,6 +250,8 @@ def test_alignment_editor_toggles_links_scores_and_saves(store_path: Path) -> No
     assert next(m for m in at.metric if m.label == "F1 against gold").value == "0.889"
     # MANLI scores the edited alignment and says what it decides, after every edit.
     assert any("MANLI on this alignment" in m.value for m in at.markdown), [m.value for m in at.markdown]
+    assert button(at, "Save as corrected alignment").disabled  # nobody named yet
+    next(t for t in at.text_input if t.label == "Annotator").input("ann").run()
     button(at, "Save as corrected alignment").click().run()
     assert not at.exception, at.exception
     store = Store(store_path)
@@ -364,3 +376,17 @@ def test_a_failing_aligner_start_is_a_warning(store_path: Path, monkeypatch: pyt
     assert not at.exception, at.exception
     assert any("deliberately broken" in w.value for w in at.warning)
     assert next(m for m in at.metric if m.label == "Links").value == "0"
+
+
+def test_notes_are_shown_as_text_not_markdown(store_path: Path) -> None:
+    """One annotator's note can never make another's browser fetch a URL."""
+    at = start()
+    next(t for t in at.text_input if t.label == "Annotator").input("mallory")
+    hostile = "see ![x](http://example.invalid/track.png) [link](http://example.invalid)"
+    next(t for t in at.text_input if t.label == "Add a note").input(hostile)
+    button(at, "Save annotation").click().run()
+    assert not at.exception, at.exception
+    again = start()  # another browser session
+    shown = [md.value for md in again.markdown if "mallory" in md.value]
+    assert shown, "the note is listed"
+    assert all("![" not in v and "](" not in v for v in shown)

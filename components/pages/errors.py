@@ -9,6 +9,7 @@ import streamlit as st
 
 from components.state import current_dataset, open_pair
 from components.store_access import get_store, scorer_run, store_dataset_id
+from components.text import plain
 from explorer.error_analysis import (
     DIMENSIONS,
     OUTCOMES,
@@ -52,7 +53,7 @@ def taxonomy_editor() -> None:
             if st.form_submit_button("Add tag"):
                 try:
                     store.add_tag(name, description)
-                    st.success(f"Added {name.strip().lower()!r}.")
+                    st.success(f"Added {plain(name.strip().lower())}.")
                 except StoreError as error:
                     st.error(str(error))
         tags = store.tags()
@@ -69,11 +70,11 @@ def taxonomy_editor() -> None:
         try:
             if renamed and old:
                 store.rename_tag(old, new)
-                st.toast(f"Renamed {old!r} to {new.strip().lower()!r}.")
+                st.toast(f"Renamed {plain(old)} to {plain(new.strip().lower())}.")
                 st.rerun()  # the table and the tag pickers above list the old name
             if deleted and old:
                 n = store.delete_tag(old, force=force)
-                st.toast(f"Deleted {old!r}" + (f" and removed it from {n} pairs." if n else "."))
+                st.toast(f"Deleted {plain(old)}" + (f" and removed it from {n} pairs." if n else "."))
                 st.rerun()
         except StoreError as error:
             st.error(str(error))
@@ -88,7 +89,7 @@ def main() -> None:
     except StoreError as error:
         st.error(f"The annotation store cannot be opened: {error}")
         return
-    st.caption(f"Tags recorded on **{loaded.name}** (store: `{store.path}`). Tag pairs on the Pair page, "
+    st.caption(f"Tags recorded on **{plain(loaded.name)}** (store: `{store.path}`). Tag pairs on the Pair page, "
                "or many at once under the Dataset table.")
     left, right = st.columns([2, 1])
     with left:

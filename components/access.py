@@ -1,0 +1,57 @@
+"""An optional shared password in front of the whole app, for serving a class.
+
+The app binds to localhost by default (``.streamlit/config.toml``). To serve a class on a
+network, start it on another address and set a password, either in the environment
+(``ENTAILMENT_EXPLORER_PASSWORD``) or in Streamlit secrets (``.streamlit/secrets.toml``:
+``explorer_password = "..."``). Each browser session then enters it once; nothing else of
+the app (pages, uploads, the store) is reached before that.
+"""
+
+from __future__ import annotations
+
+import hmac
+import os
+import time
+
+import streamlit as st
+
+ENV_VAR = "ENTAILMENT_EXPLORER_PASSWORD"
+SECRET = "explorer_password"
+_GRANTED = "explorer_access_granted"
+_FAILURE_DELAY_S = 1.0  # slows guessing; only the guessing session waits
+
+
+def configured_password() -> str | None:
+    """The password from the environment, else from Streamlit secrets, else None."""
+    from_env = os.environ.get(ENV_VAR, "")
+    if from_env:
+        return from_env
+    try:
+        value = st.secrets.get(SECRET)
+    except Exception:  # no secrets file, or an unreadable one: no password from there
+        return None
+    return str(value) if value else None
+
+
+def matches(given: str, expected: str) -> bool:
+    """Constant-time comparison (no timing hint of how much of a guess was right)."""
+    return hmac.compare_digest(given.encode("utf-8"), expected.encode("utf-8"))
+
+
+def require_access() -> bool:
+    """True when this session may use the app; otherwise draws the password form."""
+    expected = configured_password()
+    if expected is None or st.session_state.get(_GRANTED):
+        return True
+    st.title("Entailment Alignment Explorer")
+    with st.form("access"):
+        given = st.text_input("Password", type="password",
+                              help="This explorer is shared; ask whoever runs it for the password.")
+        sent = st.form_submit_button("Enter", type="primary")
+    if sent:
+        if matches(given, expected):
+            st.session_state[_GRANTED] = True
+            st.rerun()
+        time.sleep(_FAILURE_DELAY_S)
+        st.error("That is not the password.")
+    return False
