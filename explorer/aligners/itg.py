@@ -52,7 +52,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from explorer.alignment import Alignment, Edit, EditKind
-from explorer.limits import Limits, check, lexical_words
+from explorer.limits import Limits, check, distinct_words
 from explorer.preprocess import Analysis, AnalyzedPair
 
 Span = tuple[int, int]
@@ -587,11 +587,16 @@ class ItgScorer:
     def name(self) -> str:
         return self._name
 
+    def check_limits(self, text: Analysis, hypothesis: Analysis, limits: Limits | None = None) -> None:
+        """Refuse a pair past the limits (:mod:`explorer.limits`); the lexical variants
+        also bound the distinct word pairs whose similarity is looked up."""
+        lexical = not isinstance(self.parser.similarity, ExactSimilarity)
+        words = (distinct_words(text.lower), distinct_words(hypothesis.lower)) if lexical else None
+        check(self.name, len(text), len(hypothesis), model="itg", limits=limits, words=words)
+
     def score(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> ItgParse:
         """Raises :class:`explorer.limits.LimitError` for a pair past the limits."""
-        lexical = not isinstance(self.parser.similarity, ExactSimilarity)
-        check(self.name, len(pair.text), len(pair.hypothesis), model="itg", limits=limits,
-              words=lexical_words(pair) if lexical else None)
+        self.check_limits(pair.text, pair.hypothesis, limits)
         return self.parser.parse(pair)
 
 

@@ -11,7 +11,14 @@ returned, after a final greedy climb (the zero-temperature limit of the same wal
 Because an edit's score does not depend on the rest of the alignment, a successor's
 score is the current score plus the new edit's gain minus the gains of the edits it
 replaces; only candidates with a positive gain can improve an alignment, so the others
-are dropped before the walk. The walk itself is compiled with numba.
+are dropped before the walk. The walk and the final climb are compiled with numba
+(:mod:`explorer.aligners.manli_kernel`).
+
+Cost: up to :func:`explorer.limits.manli_candidates` candidate edits (phrases of up to
+``max_phrase`` tokens on each side, about ``36 |t| |h|``), each with a float32 feature
+row (:mod:`explorer.aligners.manli_features`); the walk is linear in the candidates per
+round. :class:`ManliAligner` checks the limits of :mod:`explorer.limits` before it
+computes anything.
 
 An alignment's entailment score (scorer ``manli``) is its total score divided by the
 number of tokens of the pair.

@@ -10,13 +10,24 @@ of the words the operation touches.
 Both machines here share one representation: a small table of *control states*
 (:class:`Automaton`) that says, for each state and operation, where the operation leads
 and how far it moves in the text. The pFSM has one mode; the pPDA adds jump modes
-(:func:`explorer.edit_distance.ppda.ppda_automaton`). The kernels below walk the
+(:func:`build_automaton` with ``max_jump > 0``). The kernels below walk the
 lattice ``(hypothesis position, text position, control state)`` in a topological order
 that the table provides, so the forward, backward and Viterbi passes are written once.
 
 Weights are kept in linear space with a per-token shift (every complete edit sequence
 consumes exactly ``|text| + |hypothesis|`` tokens, so dividing each token-consuming edge
-by ``exp(shift)`` per token rescales every path alike and keeps the sums in range).
+by ``exp(shift)`` per token rescales every path alike and keeps the sums in range for
+sentence-length pairs). Long or lopsided pairs (hundreds of tokens, or a long text
+against a short hypothesis) can still leave float64's range, so each kernel has a
+log-space twin (:func:`forward_log`, :func:`backward_counts_log`, :func:`viterbi_log`)
+that the model uses for lattices over :data:`LOG_SPACE_CELLS` cells and for any pair
+whose linear result leaves ``[SAFE_LOW, SAFE_HIGH]``.
+
+Cost: every pass visits ``(|h| + 1)(|t| + 1)`` cells times the control states (5 for
+the pFSM, 37 for the pPDA with jumps of up to 5) times their operations; memory is one
+``(|h| + 1, |t| + 1, states)`` float64 table per pass, plus 12 bytes per node of
+back-pointers for the log-space Viterbi (48 for the linear one). The limits in
+:mod:`explorer.limits` bound both before a pair is scored.
 """
 
 from __future__ import annotations
