@@ -9,9 +9,12 @@ holds the limits a pair must fit before the method starts:
 limit                     default     what it bounds
 ========================  ==========  =====================================================
 ``max_tokens``            2,000       tokens on each side, for every method
-``max_token_pairs``       100,000     text tokens x hypothesis tokens, for methods whose
-                                      work grows with the product (lexical similarity
-                                      matrices, edit tables and lattices, ITG, MANLI)
+``max_token_pairs``       100,000     text tokens x hypothesis tokens, for methods that do
+                                      slow work for every token pair (the pFSM / pPDA's
+                                      Python features and lattices, MANLI); the cheaper
+                                      quadratic methods (WER's table, the ITG's and the
+                                      bag-of-words' matrices) are bounded by ``max_tokens``
+                                      and their memory estimate
 ``max_word_pairs``        40,000      distinct text words x distinct hypothesis words, for
                                       methods that look up the lexical similarity (WordNet,
                                       PPDB, string resemblance) of every word pair: ``bow``,
@@ -163,7 +166,8 @@ class CostModel:
 
     Attributes:
         growth: the cost in words (shown in docs and error messages).
-        quadratic: the work grows with ``|text| * |hypothesis|`` (``max_token_pairs`` applies).
+        quadratic: slow work for every text x hypothesis token pair (``max_token_pairs``
+            applies).
         memory: estimated bytes of the method's own arrays for ``(p_len, h_len, candidates)``.
         candidates: MANLI's candidate bound for ``(p_len, h_len)`` (``max_candidates``
             applies), else None.
@@ -202,12 +206,14 @@ COST_MODELS: dict[str, CostModel] = {
     "nist": CostModel("linear n-gram tables, |t| + |h| per order", False, _linear(2_000.0)),
     "per": CostModel("linear word counts", False, _linear(200.0)),
     "pos_per": CostModel("linear word counts and tags", False, _linear(500.0)),
-    "wer": CostModel("edit-distance table of (|t| + 1)(|h| + 1) cells, filled in Python", True, _per_pair(50.0)),
-    "bow": CostModel("lexical similarity of every word pair, |t| |h| look-ups", True, _per_pair(60.0)),
+    "wer": CostModel("edit-distance table of (|t| + 1)(|h| + 1) cells, filled in Python (about 1 s per "
+                     "million cells)", False, _per_pair(50.0)),
+    "bow": CostModel("lexical similarity of every distinct word pair, then |t| |h| float matrices", False,
+                     _per_pair(60.0)),
     "itg": CostModel(
         "similarity matrix |t| |h|; chart (|t'| + 1)^2 (|h'| + 1)^2 cells over the words with link "
         "candidates, O(|t'|^3 |h'|^3) time, approximated beyond 3.6 M cells (explorer.aligners.itg)",
-        True, _per_pair(80.0, 32 * MB),
+        False, _per_pair(80.0, 32 * MB),
     ),
     "manli": CostModel(
         "candidate edits: text x hypothesis phrases of up to 6 tokens, at most about 36 |t| |h|; "

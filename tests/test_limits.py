@@ -29,11 +29,11 @@ def test_limits_must_be_positive_finite_numbers(bad: object) -> None:
 
 def test_refusal_names_the_limit_the_size_and_how_to_raise_it() -> None:
     with pytest.raises(LimitError) as info:
-        check("wer", 400, 300, limits=Limits(max_token_pairs=1_000))
+        check("pfsm", 400, 300, limits=Limits(max_token_pairs=1_000))
     err = info.value
-    assert (err.method, err.limit, err.value, err.maximum) == ("wer", "max_token_pairs", 120_000, 1_000)
+    assert (err.method, err.limit, err.value, err.maximum) == ("pfsm", "max_token_pairs", 120_000, 1_000)
     message = str(err)
-    for part in ("wer", "400 x 300 tokens", "120,000", "1,000", "max_token_pairs", "--max-token-pairs"):
+    for part in ("pfsm", "400 x 300 tokens", "120,000", "1,000", "max_token_pairs", "--max-token-pairs"):
         assert part in message
     assert isinstance(err, ValueError)
 
