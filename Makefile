@@ -11,10 +11,12 @@ endif
 
 .PHONY: run test setup setup-dev lint resources bench clean
 
-$(BIN)/.installed: requirements.txt
+$(BIN)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -r requirements.txt
+	# The package itself, editable: `entailment-explorer` on PATH, no sys.path edits.
+	$(BIN)/pip install --quiet --no-deps -e .
 	touch $@
 
 $(BIN)/.installed-dev: $(BIN)/.installed requirements-dev.txt
@@ -41,8 +43,8 @@ test: lint
 	$(BIN)/python -m pytest -q
 
 bench: setup-dev
-	$(BIN)/python bench/bench_bleu.py
-	$(BIN)/python bench/bench_pages.py
+	$(BIN)/python -m bench.bench_bleu
+	$(BIN)/python -m bench.bench_pages
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

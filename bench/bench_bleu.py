@@ -5,7 +5,7 @@ pre-tokenised pairs, (b) nltk.translate.bleu_score.sentence_bleu on the same tok
 (c) their ratio measured in the same run, and (d) one Pair-page computation (tokenise
 and analyse a fresh pair, then run every BLEU scorer).
 
-Usage: NLTK_DATA=../shared/nltk_data python bench/bench_bleu.py [DATA] [--runs 5]
+Usage: NLTK_DATA=../shared/nltk_data python -m bench.bench_bleu [DATA] [--runs 5]
 (DATA defaults to RTE3 dev, 800 pairs, when ../shared is present, else the sample.)
 """
 
@@ -13,18 +13,16 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
 import warnings
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from explorer.datasets import load
+from explorer.metrics.bleu import VARIANTS, order_counts
+from explorer.preprocess import analyze, analyze_pair, make_pair
+from explorer.scorers import get_scorer
 
-from explorer.datasets import load  # noqa: E402
-from explorer.metrics.bleu import VARIANTS, order_counts  # noqa: E402
-from explorer.preprocess import analyze, analyze_pair, make_pair  # noqa: E402
-from explorer.scorers import get_scorer  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def main() -> None:

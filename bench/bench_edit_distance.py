@@ -8,27 +8,25 @@ Pair-page computation (features, forward, backward and Viterbi) for each machine
 evaluation (forward + backward + gradient over every pair) and, with ``--fit``, a
 whole L-BFGS fit of ``--max-iter`` iterations.
 
-Usage: NLTK_DATA=../shared/nltk_data taskset -c 0 python bench/bench_edit_distance.py [--runs 3] [--fit]
+Usage: NLTK_DATA=../shared/nltk_data taskset -c 0 python -m bench.bench_edit_distance [--runs 3] [--fit]
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from explorer.datasets import load
+from explorer.edit_distance.features import FeatureIndex, pair_features
+from explorer.edit_distance.model import Batch, EditDistanceModel, fit, objective
+from explorer.edit_distance.scoring import DEFAULT_MODELS, EditDistanceScorer
+from explorer.preprocess import analyze_pair
 
-from explorer.datasets import load  # noqa: E402
-from explorer.edit_distance.features import FeatureIndex, pair_features  # noqa: E402
-from explorer.edit_distance.model import Batch, EditDistanceModel, fit, objective  # noqa: E402
-from explorer.edit_distance.scoring import DEFAULT_MODELS, EditDistanceScorer  # noqa: E402
-from explorer.preprocess import analyze_pair  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _median_time(function, runs: int) -> float:  # type: ignore[no-untyped-def]

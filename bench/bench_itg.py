@@ -12,27 +12,25 @@ Prints medians over several runs of
 (g) ``itg_lex`` per pair on RTE2 dev (one run; the lexical similarity matrices, computed
     by :mod:`explorer.lexical`, dominate), after its resources are loaded.
 
-Usage: NLTK_DATA=../shared/nltk_data taskset -c 0 python bench/bench_itg.py [--runs 5]
+Usage: NLTK_DATA=../shared/nltk_data taskset -c 0 python -m bench.bench_itg [--runs 5]
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from explorer.aligners.itg import BracketingItg, ItgConfig, ItgScorer
+from explorer.aligners.itg_kernel import fill_chart
+from explorer.datasets import load
+from explorer.evaluation import evaluate
+from explorer.preprocess import Analysis, analyze_pair, make_pair
 
-from explorer.aligners.itg import BracketingItg, ItgConfig, ItgScorer  # noqa: E402
-from explorer.aligners.itg_kernel import fill_chart  # noqa: E402
-from explorer.datasets import load  # noqa: E402
-from explorer.evaluation import evaluate  # noqa: E402
-from explorer.preprocess import Analysis, analyze_pair, make_pair  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 RTE = ROOT.parent / "shared" / "nltk_data" / "corpora" / "rte"
 

@@ -6,7 +6,7 @@ pass (every word pair new to the process) and warm passes (memoised), (c) the
 bag-of-words aligner per pair, cold and warm. Tagging and lemmatisation happen before
 any clock starts. Figures are medians over pairs (and over runs for warm passes).
 
-Usage: NLTK_DATA=../shared/nltk_data python bench/bench_lexical.py [DATA] [--runs 5]
+Usage: NLTK_DATA=../shared/nltk_data python -m bench.bench_lexical [DATA] [--runs 5]
 (DATA defaults to NLTK's RTE2 dev, 400 pairs.)
 """
 
@@ -14,23 +14,21 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from explorer.aligners.bow import BowAligner, brown_idf  # noqa: E402
-from explorer.datasets import load  # noqa: E402
-from explorer.lexical import (  # noqa: E402
+from explorer.aligners.bow import BowAligner, brown_idf
+from explorer.datasets import load
+from explorer.lexical import (
     LexicalConfig,
     LexicalSimilarity,
     brown_information_content,
     levenshtein,
     load_ppdb,
 )
-from explorer.preprocess import analyze_pair  # noqa: E402
+from explorer.preprocess import analyze_pair
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def timed(fn):  # type: ignore[no-untyped-def]

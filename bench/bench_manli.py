@@ -11,7 +11,7 @@ Prints, in one run and on one core (BLAS threads pinned to 1):
 * train (with ``--train``): features + 50 perceptron epochs on all problems, and the
   peak memory of the process.
 
-Usage: NLTK_DATA=../shared/nltk_data python bench/bench_manli.py [GOLD...] [--train] [--limit N]
+Usage: NLTK_DATA=../shared/nltk_data python -m bench.bench_manli [GOLD...] [--train] [--limit N]
 (GOLD defaults to the three MSR RTE2 dev annotator files, merged by majority.)
 """
 
@@ -22,20 +22,18 @@ import os
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-import argparse  # noqa: E402
+import argparse  # noqa: E402 -- after the thread settings above
 import resource  # noqa: E402
 import statistics  # noqa: E402
-import sys  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
 from explorer.aligners.manli import ManliAligner, decode, default_model  # noqa: E402
 from explorer.aligners.manli_learn import TrainConfig, prepare, train  # noqa: E402
 from explorer.alignment_eval import load_gold  # noqa: E402
 from explorer.preprocess import analyze_pair, make_pair  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def _ms(values: list[float]) -> str:

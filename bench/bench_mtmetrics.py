@@ -7,7 +7,7 @@ tagging and lemmatising the pairs once (loading the tagger and WordNet timed apa
 from the one reference, one direction) on the same tokens, with the ratio to our NIST
 (both directions, N = 1..5) in the same run, and (e) one Pair-page computation.
 
-Usage: NLTK_DATA=../shared/nltk_data python bench/bench_mtmetrics.py [DATA] [--runs 5] [--limit 1725]
+Usage: NLTK_DATA=../shared/nltk_data python -m bench.bench_mtmetrics [DATA] [--runs 5] [--limit 1725]
 (DATA defaults to MSRP train + val from ../shared, the first 1,725 pairs: the size of
 the MSRP test set the paper's target speaks of.)
 """
@@ -16,18 +16,16 @@ from __future__ import annotations
 
 import argparse
 import statistics
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from explorer.datasets import load
+from explorer.metrics import nist
+from explorer.metrics.bleu import order_counts
+from explorer.metrics.features import ALL_GROUPS, feature_matrix
+from explorer.preprocess import analyze, analyze_pair, make_pair
 
-from explorer.datasets import load  # noqa: E402
-from explorer.metrics import nist  # noqa: E402
-from explorer.metrics.bleu import order_counts  # noqa: E402
-from explorer.metrics.features import ALL_GROUPS, feature_matrix  # noqa: E402
-from explorer.preprocess import analyze, analyze_pair, make_pair  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 SCALAR = tuple(g for g in ALL_GROUPS if g != "pos")
 

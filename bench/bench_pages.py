@@ -12,7 +12,7 @@ Prints medians over several runs of
 on the first pair of the built-in sample and on the RTE1 dev pair with the longest text
 (when ../shared is present). Target: (a) under 300 ms.
 
-Usage: NLTK_DATA=../shared/nltk_data python bench/bench_pages.py [--runs 15]
+Usage: NLTK_DATA=../shared/nltk_data python -m bench.bench_pages [--runs 15]
 """
 
 from __future__ import annotations
@@ -20,19 +20,17 @@ from __future__ import annotations
 import argparse
 import os
 import statistics
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from components import figures
+from explorer.datasets import load
+from explorer.metrics.bleu import ngram_matches, order_counts
+from explorer.pairs import Pair
+from explorer.preprocess import analyze, analyze_pair, make_pair
+from explorer.scorers import SCORERS, get_scorer
 
-from components import figures  # noqa: E402
-from explorer.datasets import load  # noqa: E402
-from explorer.metrics.bleu import ngram_matches, order_counts  # noqa: E402
-from explorer.pairs import Pair  # noqa: E402
-from explorer.preprocess import analyze, analyze_pair, make_pair  # noqa: E402
-from explorer.scorers import SCORERS, get_scorer  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def pair_page_computation(text: str, hypothesis: str) -> None:

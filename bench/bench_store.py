@@ -11,7 +11,7 @@ the default taxonomy, plus notes on a tenth as many pairs), then times, as media
 * the same cross-tab computed in Python from fetched rows, for a ratio in the same run;
 * one tag write (``set_pair_tags``) on the full store.
 
-Usage: python bench/bench_store.py [--pairs 30000] [--annotations 100000] [--runs 15]
+Usage: python -m bench.bench_store [--pairs 30000] [--annotations 100000] [--runs 15]
 """
 
 from __future__ import annotations
@@ -19,20 +19,18 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
-import sys
 import tempfile
 import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from explorer.datasets import Dataset
+from explorer.error_analysis import annotated_pairs, crosstab
+from explorer.pairs import ENTAILMENT, NON_ENTAILMENT, Pair
+from explorer.store import Store
 
-from explorer.datasets import Dataset  # noqa: E402
-from explorer.error_analysis import annotated_pairs, crosstab  # noqa: E402
-from explorer.pairs import ENTAILMENT, NON_ENTAILMENT, Pair  # noqa: E402
-from explorer.store import Store  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 TASKS = ("CD", "IE", "IR", "MT", "PP", "QA", "RC")
 

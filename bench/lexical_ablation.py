@@ -7,24 +7,22 @@ full lexical matrix of :mod:`explorer.lexical`) when that similarity is at least
 all components, each component left out in turn, and Levenshtein alone. This measures
 the lexical evidence only; MANLI's own ablations are in its section.
 
-Usage: NLTK_DATA=../shared/nltk_data python bench/lexical_ablation.py GOLD... [--threshold 0.5]
+Usage: NLTK_DATA=../shared/nltk_data python -m bench.lexical_ablation GOLD... [--threshold 0.5]
 (GOLD defaults to the three MSR RTE2 dev annotator files, merged by majority.)
 """
 
 from __future__ import annotations
 
 import argparse
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from explorer.alignment import Alignment
+from explorer.alignment_eval import load_gold, report, score_pair
+from explorer.lexical import COMPONENTS, LexicalConfig, LexicalSimilarity
+from explorer.preprocess import analyze_pair
 
-from explorer.alignment import Alignment  # noqa: E402
-from explorer.alignment_eval import load_gold, report, score_pair  # noqa: E402
-from explorer.lexical import COMPONENTS, LexicalConfig, LexicalSimilarity  # noqa: E402
-from explorer.preprocess import analyze_pair  # noqa: E402
+ROOT = Path(__file__).resolve().parents[1]
 
 
 def probe(similarity: LexicalSimilarity, pairs, threshold: float):  # type: ignore[no-untyped-def]

@@ -15,7 +15,7 @@ Ablations (``--ablation``): ``phrase1`` (max phrase size 1; gold blocks larger t
 1 x 1 are dropped from training), ``no_wordnet``, ``no_ppdb`` (lexical components off),
 ``no_context`` (no distortion, neighbour or anchor features).
 
-Usage: NLTK_DATA=../shared/nltk_data python bench/manli_experiments.py
+Usage: NLTK_DATA=../shared/nltk_data python -m bench.manli_experiments
        [GOLD...] [--protocol split|kfold|both] [--ablation NAME] [--epochs 50] [--json]
 (GOLD defaults to the three MSR RTE2 dev annotator files, merged by majority.)
 """
@@ -31,12 +31,9 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from explorer.aligners.manli import _lexical_similarity, decode  # noqa: E402
-from explorer.aligners.manli_features import FeatureConfig  # noqa: E402
-from explorer.aligners.manli_learn import (  # noqa: E402
+from explorer.aligners.manli import _lexical_similarity, decode
+from explorer.aligners.manli_features import FeatureConfig
+from explorer.aligners.manli_learn import (
     Problem,
     TrainConfig,
     lexical_flags_without,
@@ -44,8 +41,10 @@ from explorer.aligners.manli_learn import (  # noqa: E402
     score_vs_gold,
     train,
 )
-from explorer.alignment import Alignment  # noqa: E402
-from explorer.alignment_eval import load_gold, report, score_pair  # noqa: E402
+from explorer.alignment import Alignment
+from explorer.alignment_eval import load_gold, report, score_pair
+
+ROOT = Path(__file__).resolve().parents[1]
 
 ABLATIONS = {
     "none": ({}, FeatureConfig()),

@@ -40,7 +40,7 @@ def bow_contributions(result: BowResult, text_tokens: Sequence[str], hypothesis_
         customdata=hover, hovertemplate="%{customdata}<extra></extra>",
     ))
     figure.update_layout(
-        title=f"Score {result.score:+.3f} = sum of the bars (0 is best)",
+        title=f"Score {result.value:+.3f} = sum of the bars (0 is best)",
         height=max(200, 80 + 24 * len(hypothesis_tokens)),
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
         xaxis_title="idf(h) · log sim(h) / |H|",

@@ -23,7 +23,7 @@ def render_bow_panel(pair: AnalyzedPair) -> None:
         "Levenshtein distance (MacCartney et al. 2008's baseline). The score averages "
         "idf × log similarity over the hypothesis words: 0 when every word is found verbatim."
     )
-    st.metric("Bag-of-words score", f"{result.score:+.3f}")
+    st.metric("Bag-of-words score", f"{result.value:+.3f}")
     gold = pair.pair.gold_alignment
     if gold is not None and (gold.p_len, gold.h_len) != (result.alignment.p_len, result.alignment.h_len):
         gold = None

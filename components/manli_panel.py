@@ -26,7 +26,7 @@ def render_manli_panel(pair: AnalyzedPair) -> None:
         "its learned feature weights times its features (hover a cell to see them)."
     )
     left, middle, right = st.columns(3)
-    left.metric("Alignment score", f"{result.score:+.3f}")
+    left.metric("Alignment score", f"{result.total:+.3f}")
     middle.metric("Per token (entailment score)", f"{result.normalized:+.4f}")
     right.metric("Candidate edits", f"{result.n_candidates:,}")
     gold = pair.pair.gold_alignment
@@ -40,6 +40,6 @@ def render_manli_panel(pair: AnalyzedPair) -> None:
     )
     weights = dict(result.weights)
     rows = edit_rows(result.edits, text_tokens, hypothesis_tokens, weights)
-    st.markdown(f"**Edits** — their scores add up to the total, {result.score:+.3f}")
+    st.markdown(f"**Edits** — their scores add up to the total, {result.total:+.3f}")
     st.dataframe(rows, hide_index=True, key="manli_edits")
     st.plotly_chart(contribution_figure(result.edits, text_tokens, hypothesis_tokens), key="manli_contributions")

@@ -10,10 +10,10 @@ only when its tab is drawn.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from explorer.api import Registry, import_attr
 from explorer.preprocess import AnalyzedPair
 
 
@@ -27,14 +27,14 @@ class Panel:
     function: str
 
     def render(self, pair: AnalyzedPair) -> None:
-        draw: Callable[[AnalyzedPair], None] = getattr(importlib.import_module(self.module), self.function)
+        draw: Callable[[AnalyzedPair], None] = import_attr(f"{self.module}:{self.function}")
         draw(pair)
 
 
-PANELS: dict[str, Panel] = {
-    "mtmetrics": Panel("mtmetrics", "MT metrics", "components.mtmetrics_panel", "render_mtmetrics_panel"),
-    "bow": Panel("bow", "Bag of words", "components.bow_panel", "render_bow_panel"),
-    "itg": Panel("itg", "ITG parse", "components.itg_panel", "render_itg_panel"),
-    "manli": Panel("manli", "MANLI", "components.manli_panel", "render_manli_panel"),
-    "editdist": Panel("editdist", "Edit distance (pFSM / pPDA)", "components.edit_distance_panel", "render_edit_distance_panel"),
-}
+PANELS: Registry[Panel] = Registry("panel", [
+    Panel("mtmetrics", "MT metrics", "components.mtmetrics_panel", "render_mtmetrics_panel"),
+    Panel("bow", "Bag of words", "components.bow_panel", "render_bow_panel"),
+    Panel("itg", "ITG parse", "components.itg_panel", "render_itg_panel"),
+    Panel("manli", "MANLI", "components.manli_panel", "render_manli_panel"),
+    Panel("editdist", "Edit distance (pFSM / pPDA)", "components.edit_distance_panel", "render_edit_distance_panel"),
+])

@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from explorer.errors import ExplorerError
+
 Link = tuple[int, int]
 Span = tuple[int, int]  # [start, end) token offsets
 
@@ -27,7 +29,7 @@ class EditKind(StrEnum):
     INS = "INS"
 
 
-class AlignmentError(ValueError):
+class AlignmentError(ExplorerError, ValueError):
     """An alignment that breaks the representation's invariants."""
 
 

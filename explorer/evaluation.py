@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 
 from explorer.datasets import Dataset
+from explorer.errors import ExplorerError
 from explorer.pairs import Pair
 from explorer.preprocess import analyze_pair
 from explorer.scorers import get_scorer
@@ -39,7 +40,7 @@ Floats = Sequence[float] | np.ndarray
 Bools = Sequence[bool] | np.ndarray
 
 
-class EvaluationError(ValueError):
+class EvaluationError(ExplorerError, ValueError):
     """Data that cannot be evaluated the way that was asked."""
 
 

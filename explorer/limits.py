@@ -46,6 +46,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, fields, replace
 from typing import TYPE_CHECKING
 
+from explorer.errors import ExplorerError
+
 if TYPE_CHECKING:
     from explorer.preprocess import AnalyzedPair
 
@@ -57,7 +59,7 @@ __all__ = [
 MB = 2**20
 
 
-class LimitError(ValueError):
+class LimitError(ExplorerError, ValueError):
     """A pair too large for a method under the current limits.
 
     Attributes:

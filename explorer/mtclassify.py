@@ -28,13 +28,15 @@ from typing import Any
 
 import numpy as np
 
+from explorer.errors import ExplorerError
 from explorer.metrics.features import feature_matrix
 from explorer.metrics.wer import levenshtein
 from explorer.pairs import Pair
 from explorer.preprocess import analyze_pair
+from explorer.published import PAPER_MSRP_ACCURACY, PAPER_MSRP_JACKKNIFE
 
 
-class ClassifyError(ValueError):
+class ClassifyError(ExplorerError, ValueError):
     """Data that cannot be used for training or testing."""
 
 
@@ -293,13 +295,7 @@ def load_profile(path: Path = PROFILE_PATH) -> dict[str, Any] | None:
         return None
 
 
-# -- the paper's figures, for the side-by-side table ---------------------------------------
-
-#: Finch, Hwang & Sumita (2005): accuracy (%) on the MSRP test set (1,725 pairs) with an
-#: RBF SVM trained on the MSRP training set (4,076 pairs), per feature set.
-PAPER_MSRP_ACCURACY: dict[str, float] = {"per": 71.9, "bleu1": 73.2, "pos": 74.2, "all": 74.96}
-#: Their 10-fold jackknifing over all 5,801 MSRP pairs with every feature: mean, +/-.
-PAPER_MSRP_JACKKNIFE: tuple[float, float] = (75.35, 1.13)
+# -- the paper's figures (in explorer.published), for the side-by-side table ---------------
 
 
 def comparison_rows(reports: Sequence[tuple[str, Report]]) -> list[dict[str, Any]]:

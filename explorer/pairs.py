@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from explorer.errors import ExplorerError
+
 if TYPE_CHECKING:
     from explorer.alignment import Alignment
 
@@ -45,7 +47,7 @@ _LABEL_ALIASES = {
 }
 
 
-class LabelError(ValueError):
+class LabelError(ExplorerError, ValueError):
     """A label string that no corpus convention recognises."""
 
 

@@ -17,6 +17,7 @@ from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING
 
 from explorer import resources
+from explorer.errors import ExplorerError
 
 if TYPE_CHECKING:
     from explorer.pairs import Pair
@@ -41,7 +42,7 @@ _FALLBACK_STOPWORDS = frozenset(
 )
 
 
-class InputError(ValueError):
+class InputError(ExplorerError, ValueError):
     """Text the explorer cannot process; the message says what to change."""
 
 

@@ -12,7 +12,12 @@ Sources:
   chosen on RTE1 dev (0.221 for the modified BLEU; for BLEU two equal peaks, 0.002 and
   0.132, of which the paper took the lower).
 * MacCartney, Galley & Manning (2008): accuracy and average precision of the
-  bag-of-words aligner's score as an entailment classifier, cutoff tuned on RTE2 dev.
+  bag-of-words aligner's score as an entailment classifier, cutoff tuned on RTE2 dev;
+  their Table 1 alignment figures on RTE2 test (:data:`PAPER_TABLE1`, the Aligners page).
+* Finch, Hwang & Sumita (2005): MSRP accuracy of the MT-metric SVM per feature set
+  (:data:`PAPER_MSRP_ACCURACY`, :data:`PAPER_MSRP_JACKKNIFE`, the ``classify`` command).
+
+Every published figure the explorer shows lives in this module.
 """
 
 from __future__ import annotations
@@ -96,3 +101,21 @@ def lookup(dataset: str | None, scorer: str, *, metric: str | None = None) -> li
         f for f in PUBLISHED
         if f.dataset == dataset and f.scorer == scorer and (metric is None or f.metric == metric)
     ]
+
+
+# -- tables shown beside the explorer's own runs -------------------------------------------------
+
+#: Finch, Hwang & Sumita (2005): accuracy (%) on the MSRP test set (1,725 pairs) with an
+#: RBF SVM trained on the MSRP training set (4,076 pairs), per feature set.
+PAPER_MSRP_ACCURACY: dict[str, float] = {"per": 71.9, "bleu1": 73.2, "pos": 74.2, "all": 74.96}
+#: Their 10-fold jackknifing over all 5,801 MSRP pairs with every feature: mean, +/-.
+PAPER_MSRP_JACKKNIFE: tuple[float, float] = (75.35, 1.13)
+
+#: MacCartney, Galley & Manning (2008), Table 1, RTE2 *test* (the dev rows are not
+#: reproduced here): P / R / F1 / exact match in %, None where we do not cite a figure.
+PAPER_TABLE1: tuple[tuple[str, float | None, float | None, float | None, float | None], ...] = (
+    ("Bag-of-words", None, None, 70.9, None),
+    ("GIZA++", None, None, 74.8, None),
+    ("Stanford RTE aligner", None, None, 79.1, None),
+    ("MANLI", 85.4, 85.3, 85.3, 21.3),
+)

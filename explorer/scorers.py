@@ -8,127 +8,67 @@ breakdown the UI draws. Adding a method is one module and one line here.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
-from functools import cache
-from typing import Protocol
 
-from explorer.preprocess import AnalyzedPair
+from explorer.api import Registry, Scorer, ScoreResult, ScorerInfo, UnknownNameError, caps, lazy
 
-
-class ScoreResult(Protocol):
-    @property
-    def value(self) -> float: ...
-
-
-class Scorer(Protocol):
-    @property
-    def name(self) -> str: ...
-
-    def score(self, pair: AnalyzedPair) -> ScoreResult: ...
-
-
-@dataclass(frozen=True)
-class ScorerInfo:
-    """What the CLI and UI show about a scorer, and how to build it."""
-
-    name: str
-    label: str
-    description: str
-    factory: Callable[[], Scorer]
-    # False for scorers too slow to rerun on every keystroke (trained decoders, biparsers
-    # on long pairs): the Pair page runs them only when asked.
-    interactive: bool = True
+# What each family needs (declared, so the UI and CLI can filter instead of failing).
+_TAGGED = caps("tagger", "wordnet", interactive=False)
+_BROWN = caps("brown")
+_SLOW = caps(interactive=False)
+_LEXICAL = caps("tagger", "wordnet", "ppdb", interactive=False)
+_TRAINED = caps("tagger", "wordnet", "ppdb", "model", interactive=False)
 
 
 def _bleu(variant: str) -> Callable[[], Scorer]:
-    def build() -> Scorer:
-        from explorer.metrics.bleu import BleuScorer
-
-        return BleuScorer(variant=variant)  # type: ignore[arg-type]
-
-    return build
-
-
-def _bow() -> Scorer:
-    from explorer.aligners.bow import BowScorer
-
-    return BowScorer()
+    return lazy("explorer.metrics.bleu:BleuScorer", variant=variant)
 
 
 def _itg(variant: str) -> Callable[[], Scorer]:
-    def build() -> Scorer:
-        from explorer.aligners.itg import ItgScorer
-
-        return ItgScorer(variant)
-
-    return build
-
-
-def _mt(module: str, cls: str, **options: object) -> Callable[[], Scorer]:
-    """Finch et al. (2005) MT-metric scorers, imported on first use."""
-
-    def build() -> Scorer:
-        import importlib
-
-        return getattr(importlib.import_module(module), cls)(**options)  # type: ignore[no-any-return]
-
-    return build
-
-
-def _manli() -> Scorer:
-    from explorer.aligners.manli import ManliScorer
-
-    return ManliScorer()
+    return lazy("explorer.aligners.itg:ItgScorer", variant)
 
 
 def _edit_distance(kind: str) -> Callable[[], Scorer]:
-    def build() -> Scorer:
-        from explorer.edit_distance.scoring import EditDistanceScorer
-
-        return EditDistanceScorer(kind)
-
-    return build
+    return lazy("explorer.edit_distance.scoring:EditDistanceScorer", kind)
 
 
-SCORERS: dict[str, ScorerInfo] = {
-    "bleu": ScorerInfo("bleu", "BLEU", "Papineni BLEU-4: geometric mean, brevity penalty", _bleu("bleu")),
-    "mbleu": ScorerInfo("mbleu", "Modified BLEU", "Szymanski: linear mean, no brevity penalty", _bleu("mbleu")),
-    "bleu_pa": ScorerInfo("bleu_pa", "BLEU (Pérez & Alfonseca)", "linear mean with brevity penalty", _bleu("bleu_pa")),
-    "wer": ScorerInfo("wer", "1 - WER", "Finch et al.: 1 - word error rate, both directions averaged", _mt("explorer.metrics.wer", "WerScorer")),
-    "per": ScorerInfo("per", "1 - PER", "Finch et al.: 1 - position-independent error rate, both directions", _mt("explorer.metrics.per", "PerScorer")),
-    "pos_per": ScorerInfo("pos_per", "POS-decomposed PER", "Finch et al.: share of matched words, split by POS tag", _mt("explorer.metrics.per", "PosPerScorer"), interactive=False),
-    **{f"bleu{n}": ScorerInfo(f"bleu{n}", f"BLEU-{n} (no BP)", f"Finch et al.: geometric mean of orders 1-{n}, no brevity penalty, both directions", _mt("explorer.metrics.bleu", "BleuNScorer", n=n)) for n in range(1, 5)},
-    **{f"nist{n}": ScorerInfo(f"nist{n}", f"NIST-{n}", f"Finch et al.: NIST up to order {n}, Brown information weights, both directions", _mt("explorer.metrics.nist", "NistScorer", max_n=n)) for n in range(1, 6)},
-    "bow": ScorerInfo("bow", "Bag-of-words alignment", "idf-weighted log similarity of each hypothesis word's best text match, per hypothesis word", _bow),
-    "itg": ScorerInfo("itg", "Bracketing ITG", "Wu 2005: best biparse, unit costs, exact matches", _itg("itg"), interactive=False),
-    "itg_stop": ScorerInfo("itg_stop", "Bracketing ITG (stoplist)", "ITG with stopwords and punctuation left out of the lexical rules", _itg("itg_stop"), interactive=False),
-    "itg_entail": ScorerInfo("itg_entail", "Bracketing ITG (cheap text nulls)", "ITG where unaligned text words cost 0.1", _itg("itg_entail"), interactive=False),
-    "itg_lex": ScorerInfo("itg_lex", "Bracketing ITG (lexical similarity)", "ITG whose links use the shared WordNet/PPDB similarity", _itg("itg_lex"), interactive=False),
-    "manli": ScorerInfo("manli", "MANLI alignment score", "MANLI alignment score / number of tokens (MacCartney et al. 2008)", _manli, interactive=False),
-    "pfsm": ScorerInfo("pfsm", "Probabilistic edit distance (pFSM)", "Wang & Cer 2012: log-sum over edit sequences, regressed on STS 2012 scores", _edit_distance("pfsm"), interactive=False),
-    "ppda": ScorerInfo("ppda", "Probabilistic edit distance with jumps (pPDA)", "Wang & Cer 2012: pFSM plus forward/backward jumps of up to 5 tokens, regressed on STS 2012", _edit_distance("ppda"), interactive=False),
-}
+_ENTRIES: list[ScorerInfo] = [
+    ScorerInfo("bleu", "BLEU", "Papineni BLEU-4: geometric mean, brevity penalty", _bleu("bleu")),
+    ScorerInfo("mbleu", "Modified BLEU", "Szymanski: linear mean, no brevity penalty", _bleu("mbleu")),
+    ScorerInfo("bleu_pa", "BLEU (Pérez & Alfonseca)", "linear mean with brevity penalty", _bleu("bleu_pa")),
+    ScorerInfo("wer", "1 - WER", "Finch et al.: 1 - word error rate, both directions averaged", lazy("explorer.metrics.wer:WerScorer")),
+    ScorerInfo("per", "1 - PER", "Finch et al.: 1 - position-independent error rate, both directions", lazy("explorer.metrics.per:PerScorer")),
+    ScorerInfo("pos_per", "POS-decomposed PER", "Finch et al.: share of matched words, split by POS tag", lazy("explorer.metrics.per:PosPerScorer"), capabilities=_TAGGED),
+    *(ScorerInfo(f"bleu{n}", f"BLEU-{n} (no BP)", f"Finch et al.: geometric mean of orders 1-{n}, no brevity penalty, both directions", lazy("explorer.metrics.bleu:BleuNScorer", n=n)) for n in range(1, 5)),
+    *(ScorerInfo(f"nist{n}", f"NIST-{n}", f"Finch et al.: NIST up to order {n}, Brown information weights, both directions", lazy("explorer.metrics.nist:NistScorer", max_n=n), capabilities=_BROWN) for n in range(1, 6)),
+    ScorerInfo("bow", "Bag-of-words alignment", "idf-weighted log similarity of each hypothesis word's best text match, per hypothesis word", lazy("explorer.aligners.bow:BowScorer"), capabilities=caps("brown", "wordnet")),
+    ScorerInfo("itg", "Bracketing ITG", "Wu 2005: best biparse, unit costs, exact matches", _itg("itg"), capabilities=_SLOW),
+    ScorerInfo("itg_stop", "Bracketing ITG (stoplist)", "ITG with stopwords and punctuation left out of the lexical rules", _itg("itg_stop"), capabilities=_SLOW),
+    ScorerInfo("itg_entail", "Bracketing ITG (cheap text nulls)", "ITG where unaligned text words cost 0.1", _itg("itg_entail"), capabilities=_SLOW),
+    ScorerInfo("itg_lex", "Bracketing ITG (lexical similarity)", "ITG whose links use the shared WordNet/PPDB similarity", _itg("itg_lex"), capabilities=_LEXICAL),
+    ScorerInfo("manli", "MANLI alignment score", "MANLI alignment score / number of tokens (MacCartney et al. 2008)", lazy("explorer.aligners.manli:ManliScorer"), capabilities=_TRAINED, model="manli_rte2dev.json"),
+    ScorerInfo("pfsm", "Probabilistic edit distance (pFSM)", "Wang & Cer 2012: log-sum over edit sequences, regressed on STS 2012 scores", _edit_distance("pfsm"), capabilities=_TRAINED, model="pfsm_sts2012.json"),
+    ScorerInfo("ppda", "Probabilistic edit distance with jumps (pPDA)", "Wang & Cer 2012: pFSM plus forward/backward jumps of up to 5 tokens, regressed on STS 2012", _edit_distance("ppda"), capabilities=_TRAINED, model="ppda_sts2012.json"),
+]
 
 
-class UnknownScorerError(KeyError):
-    def __str__(self) -> str:
-        return str(self.args[0])
+class UnknownScorerError(UnknownNameError):
+    """A scorer name the registry does not have."""
 
 
-@cache
+SCORERS: Registry[ScorerInfo] = Registry("scorer", _ENTRIES, error=UnknownScorerError)
+
+
 def get_scorer(name: str) -> Scorer:
     """The scorer registered under ``name`` (built once).
 
     Raises:
         UnknownScorerError: naming the known scorers.
     """
-    try:
-        info = SCORERS[name]
-    except KeyError:
-        raise UnknownScorerError(
-            f"unknown scorer {name!r}; choose from: {', '.join(SCORERS)}"
-        ) from None
-    return info.factory()
+    return SCORERS.build(name)  # type: ignore[no-any-return]
+
+
+# As when it was functools.cache'd (tests and callers clear it).
+get_scorer.cache_clear = lambda: SCORERS.clear_cache()  # type: ignore[attr-defined]
 
 
 def parse_scorer_names(spec: str) -> list[str]:
@@ -137,6 +77,8 @@ def parse_scorer_names(spec: str) -> list[str]:
     if not names:
         raise UnknownScorerError("no scorer named; give e.g. --scorer mbleu,bleu")
     for name in names:
-        if name not in SCORERS:
-            raise UnknownScorerError(f"unknown scorer {name!r}; choose from: {', '.join(SCORERS)}")
+        SCORERS.info(name)
     return names
+
+
+__all__ = ["SCORERS", "ScoreResult", "Scorer", "ScorerInfo", "UnknownScorerError", "get_scorer", "parse_scorer_names"]

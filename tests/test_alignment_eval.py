@@ -93,7 +93,9 @@ def test_align_eval_json_contract_and_predictions(tmp_path: Path, capsys: pytest
     out = tmp_path / "pred.json"
     assert main(["align-eval", str(gold), "--aligner", "bow", "--json", "--out", str(out)]) == 0
     result = json.loads(capsys.readouterr().out)
-    assert list(result) == ["gold", "aligner", "n", "precision", "recall", "f1", "mean_pair_f1", "exact", "seconds_per_pair_median"]
+    assert list(result) == ["gold", "aligner", "n", "precision", "recall", "f1", "mean_pair_f1", "exact",
+                            "seconds_per_pair_median", "signature"]
+    assert result["signature"]["method"] == "bow" and "model" not in result["signature"]
     assert result["aligner"] == "bow" and result["n"] == 2
     # Every hypothesis word occurs verbatim in its text: bow aligns them all correctly.
     assert result["precision"] == result["recall"] == result["exact"] == 1.0

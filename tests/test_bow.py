@@ -33,7 +33,7 @@ def test_registered_as_aligner_and_scorer() -> None:
 
 def test_verbatim_hypothesis_scores_zero_and_links_every_word(idf_table: dict[str, float]) -> None:
     result = aligned("the cat sat on the mat", "the cats sat")
-    assert result.score == pytest.approx(0.0)
+    assert result.value == pytest.approx(0.0)
     # "the" occurs twice; the first is taken. "cats" matches "cat" through its lemma.
     assert result.alignment.sure == {(0, 0), (1, 1), (2, 2)}
     assert result.value == result.score
@@ -44,16 +44,16 @@ def test_hand_computed_score(idf_table: dict[str, float]) -> None:
     # with any text word (sim 0, floored), so it stays unaligned.
     result = aligned("the cat sat", "a dog")
     expected = (1.0 * math.log(1 / 3) + 2.0 * math.log(SIM_FLOOR)) / 2
-    assert result.score == pytest.approx(expected)
+    assert result.value == pytest.approx(expected)
     assert result.alignment.sure == {(1, 0)}
     assert result.best_text == (1, -1)
-    assert sum(result.contributions) == pytest.approx(result.score)
+    assert sum(result.contributions) == pytest.approx(result.value)
 
 
 def test_min_similarity_leaves_weak_matches_unaligned(idf_table: dict[str, float]) -> None:
     result = aligned("the cat sat", "a dog", min_similarity=0.5)
     assert result.alignment.sure == frozenset()
-    assert result.score == pytest.approx(aligned("the cat sat", "a dog").score)
+    assert result.value == pytest.approx(aligned("the cat sat", "a dog").value)
 
 
 def test_min_similarity_is_checked() -> None:
@@ -62,7 +62,7 @@ def test_min_similarity_is_checked() -> None:
 
 
 def test_more_of_the_hypothesis_found_scores_higher(idf_table: dict[str, float]) -> None:
-    assert aligned("the dog barked", "the dog").score > aligned("the cat barked", "the dog").score
+    assert aligned("the dog barked", "the dog").value > aligned("the cat barked", "the dog").value
 
 
 def test_unseen_words_weigh_most(idf_table: dict[str, float]) -> None:
@@ -78,4 +78,4 @@ def test_without_brown_every_word_weighs_one(monkeypatch: pytest.MonkeyPatch) ->
 def test_empty_hypothesis() -> None:
     pair = Pair(id="e", text="a b", hypothesis="x", text_tokens=("a", "b"), hypothesis_tokens=())
     result = BowAligner().align(analyze_pair(pair))
-    assert result.score == 0.0 and result.alignment.sure == frozenset()
+    assert result.value == 0.0 and result.alignment.sure == frozenset()

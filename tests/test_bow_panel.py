@@ -24,7 +24,7 @@ def test_contribution_bars_sum_to_the_score() -> None:
     figure = bow_contributions(result, ("the", "dog", "barked"), ("a", "dog", "barked"))
     bars = figure.data[0]
     assert list(bars.y) == ["0: a", "1: dog", "2: barked"]
-    assert sum(bars.x) == pytest.approx(result.score)
+    assert sum(bars.x) == pytest.approx(result.value)
     assert bars.x[1] == pytest.approx(0.0) and bars.x[2] == pytest.approx(0.0)  # found verbatim
     # "a" is closest to the lemma "bark" (1 - 3/4), not to "the" (no letter in common).
     assert "text[2] <b>barked</b>" in bars.customdata[0] and "similarity 0.250" in bars.customdata[0]

@@ -2,6 +2,7 @@ import json
 
 import pytest
 
+import explorer
 from explorer.cli import main
 
 from .conftest import ROOT, shared_file
@@ -16,7 +17,9 @@ def test_evaluate_json_contract(capsys):
     assert [r["scorer"] for r in out["results"]] == ["bleu", "mbleu"]
     for r in out["results"]:
         assert set(r) == {"scorer", "n", "cutoff", "cutoff_source", "accuracy", "cws",
-                          "average_precision", "by_task", "seconds"}
+                          "average_precision", "by_task", "seconds", "signature"}
+        assert r["signature"]["method"] == r["scorer"] and r["signature"]["cutoff_source"] == "self"
+        assert r["signature"]["version"] == explorer.__version__
         assert r["cutoff_source"] == "self" and r["n"] == 70
         assert 0 <= r["accuracy"] <= 1 and 0 <= r["cws"] <= 1
         assert set(r["by_task"]) == {"CD", "IE", "IR", "MT", "PP", "QA", "RC"}
@@ -27,7 +30,7 @@ def test_evaluate_with_dev_uses_dev_cutoff(capsys):
     csv = str(ROOT / "sample_data" / "pairs.csv")
     assert main(["evaluate", csv, "--dev", SAMPLE, "--scorer", "mbleu", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)["results"][0]
-    assert result["cutoff_source"] == "dev"
+    assert result["cutoff_source"] == "dev" == result["signature"]["cutoff_source"]
 
 
 def test_evaluate_graded(tmp_path, capsys):
@@ -37,7 +40,8 @@ def test_evaluate_graded(tmp_path, capsys):
                     "3.0\tA man cooks pasta.\tA man is cooking.\n")
     assert main(["evaluate", str(data), "--scorer", "mbleu", "--json"]) == 0
     result = json.loads(capsys.readouterr().out)["results"][0]
-    assert set(result) == {"scorer", "n", "pearson", "spearman", "seconds"} and result["pearson"] > 0.5
+    assert set(result) == {"scorer", "n", "pearson", "spearman", "seconds", "signature"} and result["pearson"] > 0.5
+    assert "cutoff_source" not in result["signature"]  # graded data has no cutoff
 
 
 @pytest.mark.parametrize(
@@ -74,3 +78,16 @@ def test_rte1_dev_cross_set(capsys):
     bleu, mbleu = json.loads(capsys.readouterr().out)["results"]
     assert bleu["cutoff_source"] == mbleu["cutoff_source"] == "dev"
     assert mbleu["accuracy"] > bleu["accuracy"]
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["--version"])
+    assert exit_.value.code == 0 and explorer.__version__ in capsys.readouterr().out
+
+
+def test_unwritable_output_is_a_message(tmp_path, capsys):
+    csv = str(ROOT / "sample_data" / "pairs.csv")
+    out = tmp_path / "missing-dir" / "profile.json"
+    assert main(["classify", csv, "--folds", "2", "--features", "wer", "--save-profile", str(out)]) == 2
+    assert "error:" in capsys.readouterr().err

@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from explorer.aligners import ALIGNERS, get_aligner
+from explorer.errors import ExplorerError
 from explorer.pairs import Pair
 from explorer.preprocess import analyze_pair, make_pair
 from explorer.scorers import SCORERS, get_scorer
@@ -33,8 +34,8 @@ TOKENS = st.lists(st.text(min_size=0, max_size=30), min_size=1, max_size=8).map(
 
 
 def _own_error(err: BaseException) -> bool:
-    """One of the project's errors: a ValueError (or KeyError) defined under explorer."""
-    return isinstance(err, ValueError | KeyError) and type(err).__module__.startswith("explorer")
+    """One of the project's errors (:class:`explorer.errors.ExplorerError`)."""
+    return isinstance(err, ExplorerError)
 
 
 def _run_every_method(pair: Pair) -> None:

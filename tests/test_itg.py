@@ -303,7 +303,7 @@ def test_registered_scorers_and_aligner() -> None:
     assert "itg" in ALIGNERS
     result = get_aligner("itg").align(pair)
     assert result.alignment.sure == {(0, 2), (1, 1), (2, 0)}
-    assert result.score == get_scorer("itg").score(pair).value
+    assert result.value == get_scorer("itg").score(pair).value
 
 
 # -- figures and panel ----------------------------------------------------------------

@@ -106,8 +106,8 @@ def test_figure1_features_and_alignment_scores_add_up() -> None:
 def test_shipped_model_aligns_figure1_content_words() -> None:
     result = ManliAligner(similarity=SurfaceSimilarity()).align(analyze_pair(fig1_pair()))
     assert {(8, 0), (9, 4), (10, 5)} <= result.alignment.sure
-    assert sum(e.score for e in result.edits) == pytest.approx(result.score)
-    assert result.normalized == pytest.approx(result.score / (len(FIG1_TEXT) + len(FIG1_HYP)))
+    assert sum(e.score for e in result.edits) == pytest.approx(result.total)
+    assert result.normalized == pytest.approx(result.total / (len(FIG1_TEXT) + len(FIG1_HYP)))
 
 
 def test_chunk_boundaries_mark_noun_phrases() -> None:
@@ -244,7 +244,7 @@ def test_scorer_normalises_by_tokens() -> None:
     pair = analyze_pair(fig1_pair())
     result = scorer.score(pair)
     assert result.n_tokens == len(FIG1_TEXT) + len(FIG1_HYP)
-    assert result.value == pytest.approx(result.alignment_score / result.n_tokens)
+    assert result.value == pytest.approx(result.total / result.n_tokens)
 
 
 def test_registries_know_manli() -> None:
@@ -321,7 +321,7 @@ def test_a_decoded_alignment_rescores_to_its_own_total() -> None:
     rescored, dropped = aligner.score_alignment(pair, Alignment.from_links(
         decoded.alignment.p_len, decoded.alignment.h_len, decoded.alignment.sure))
     assert dropped == 0
-    assert rescored.score == pytest.approx(decoded.score)
+    assert rescored.total == pytest.approx(decoded.total)
     assert rescored.alignment.sure == decoded.alignment.sure
 
 
@@ -333,6 +333,20 @@ def test_removing_a_good_link_lowers_the_edited_alignments_score() -> None:
     assert eq_links, "the shipped model should find some EQ edits on Figure 1"
     fewer = Alignment.from_links(decoded.alignment.p_len, decoded.alignment.h_len,
                                  decoded.alignment.sure - {eq_links[0]})
-    assert aligner.score_alignment(pair, fewer)[0].score < decoded.score
+    assert aligner.score_alignment(pair, fewer)[0].total < decoded.total
     with pytest.raises(ValueError, match="tokens"):
         aligner.score_alignment(pair, Alignment(1, 1))
+
+
+def test_result_names_value_is_per_token_total_is_the_sum() -> None:
+    """One result contract: ``value`` is what a cutoff compares (per token, as the
+    scorer's value), ``total`` the alignment's sum; the old names still read."""
+    from explorer.aligners.manli import ManliResult, ManliScore
+
+    alignment = Alignment(2, 1)
+    result = ManliResult(alignment, total=-1.5, normalized=-0.5, n_candidates=3)
+    assert result.value == -0.5 and result.score == result.total == -1.5
+    score = ManliScore(value=-0.5, total=-1.5, n_tokens=3, aligned_links="")
+    assert score.alignment_score == -1.5
+    assert score.to_json()["total"] == score.to_json()["alignment_score"] == -1.5
+    assert "value -0.5000" in result.summary()

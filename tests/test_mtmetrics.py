@@ -432,17 +432,6 @@ def test_figures_build_without_streamlit():
         edit_sequence(wer, p.tokens[:1], h.tokens)
 
 
-def test_figures_module_does_not_import_streamlit():
-    import ast
-    from pathlib import Path
-
-    source = Path(__file__).resolve().parents[1] / "components" / "mtmetrics_figures.py"
-    imported = {alias.name.split(".")[0] for node in ast.walk(ast.parse(source.read_text()))
-                if isinstance(node, ast.Import | ast.ImportFrom)
-                for alias in (node.names if isinstance(node, ast.Import) else [ast.alias(node.module or "")])}
-    assert "streamlit" not in imported
-
-
 def test_panel_registered_and_renders(uniform_nist):
     from streamlit.testing.v1 import AppTest
 

@@ -300,7 +300,7 @@ def two_fake_aligners(monkeypatch: pytest.MonkeyPatch) -> None:
 
     class Result:
         def __init__(self, alignment: Alignment) -> None:
-            self.alignment, self.score = alignment, 0.0
+            self.alignment, self.value = alignment, 0.0
 
     class Diagonal:
         name = "diagonal"
@@ -315,10 +315,12 @@ def two_fake_aligners(monkeypatch: pytest.MonkeyPatch) -> None:
         def align(self, pair):  # type: ignore[no-untyped-def]
             return Result(Alignment(len(pair.text.tokens), len(pair.hypothesis.tokens)))
 
-    fake = {
-        "diagonal": aligners.AlignerInfo("diagonal", "Diagonal", "token i to token i", Diagonal),
-        "nothing": aligners.AlignerInfo("nothing", "Nothing", "no links", Nothing),
-    }
+    from explorer.api import Registry
+
+    fake = Registry("aligner", [
+        aligners.AlignerInfo("diagonal", "Diagonal", "token i to token i", Diagonal),
+        aligners.AlignerInfo("nothing", "Nothing", "no links", Nothing),
+    ])
     monkeypatch.setattr(aligners, "ALIGNERS", fake)
 
 
@@ -368,8 +370,10 @@ def test_a_failing_aligner_start_is_a_warning(store_path: Path, monkeypatch: pyt
         def align(self, pair):  # type: ignore[no-untyped-def]
             raise RuntimeError("deliberately broken")
 
+    from explorer.api import Registry
+
     monkeypatch.setattr(aligners, "ALIGNERS",
-                        {"broken": aligners.AlignerInfo("broken", "Broken", "fails", Broken)})
+                        Registry("aligner", [aligners.AlignerInfo("broken", "Broken", "fails", Broken)]))
     at = start()
     next(t for t in at.toggle if t.label == "Edit this pair's alignment").set_value(True).run()
     next(s for s in at.selectbox if s.label == "Start from").set_value("broken").run()

@@ -11,20 +11,13 @@ from components.data import SAMPLE_DIR, LoadedDataset, load_file
 from components.state import current_dataset, guarded, open_pair, set_dataset
 from explorer.aligners import ALIGNERS
 from explorer.pairs import Pair
+from explorer.published import PAPER_TABLE1
 
 SAMPLE_GOLD = SAMPLE_DIR / "sample_align.txt"
 MSR_DIR = SAMPLE_DIR.parents[1] / "shared" / "data" / "msr_align"
 MSR_FILES = tuple(MSR_DIR / f"RTE2_dev_{x}.align.txt" for x in "ABC")
 MAX_PROBLEMS = 800
 
-#: MacCartney, Galley & Manning (2008), Table 1, RTE2 *test* (the dev rows are not
-#: reproduced here): P / R / F1 / exact match in %, None where we do not cite a figure.
-PAPER_TABLE1: tuple[tuple[str, float | None, float | None, float | None, float | None], ...] = (
-    ("Bag-of-words", None, None, 70.9, None),
-    ("GIZA++", None, None, 74.8, None),
-    ("Stanford RTE aligner", None, None, 79.1, None),
-    ("MANLI", 85.4, 85.3, 85.3, 21.3),
-)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

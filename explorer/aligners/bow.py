@@ -26,11 +26,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
 from explorer import resources
 from explorer.alignment import Alignment
+from explorer.api import ResultMixin
 from explorer.lexical import LexicalConfig, LexicalSimilarity
 from explorer.limits import Limits, check, lexical_words
 from explorer.preprocess import AnalyzedPair
@@ -76,13 +78,14 @@ def idf(word: str, lemma: str | None = None) -> float:
 
 
 @dataclass(frozen=True)
-class BowResult:
+class BowResult(ResultMixin):
     """A bag-of-words alignment and its score.
 
     Attributes:
         alignment: one link per aligned hypothesis token (token view only: two
             hypothesis tokens may share a text token).
-        score: ``(1/|H|) * sum idf(h) * log sim(h)``; 0 is the best.
+        value: ``(1/|H|) * sum idf(h) * log sim(h)``; 0 is the best (the number
+            compared to a cutoff; higher = more entailed).
         best_text: for each hypothesis token, the text token it was matched to (-1 if
             left unaligned).
         similarity: each hypothesis token's best similarity.
@@ -90,15 +93,18 @@ class BowResult:
     """
 
     alignment: Alignment
-    score: float
+    value: float
     best_text: tuple[int, ...] = field(default=())
     similarity: tuple[float, ...] = field(default=())
     weights: tuple[float, ...] = field(default=())
 
     @property
-    def value(self) -> float:
-        """The score, for the scorer interface (higher = more entailed)."""
-        return self.score
+    def score(self) -> float:
+        """Old name of :attr:`value` (kept for callers written before the rename)."""
+        return self.value
+
+    def to_json(self) -> dict[str, Any]:
+        return {**super().to_json(), "score": self.value}  # the key before the rename stays
 
     @property
     def contributions(self) -> tuple[float, ...]:
@@ -149,7 +155,7 @@ class BowAligner:
         alignment = Alignment.from_links(p_len, h_len, links)
         return BowResult(
             alignment=alignment,
-            score=float(score),
+            value=float(score),
             best_text=tuple(best_text),
             similarity=tuple(float(s) for s in sims),
             weights=tuple(weights),

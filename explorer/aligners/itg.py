@@ -52,6 +52,8 @@ from typing import Any, Protocol
 import numpy as np
 
 from explorer.alignment import Alignment, Edit, EditKind
+from explorer.api import ResultMixin
+from explorer.errors import ExplorerError
 from explorer.limits import Limits, check, distinct_words
 from explorer.preprocess import Analysis, AnalyzedPair
 
@@ -66,7 +68,7 @@ MAX_CHART_CELLS = 3_600_000
 _TIE = 1e-4
 
 
-class ItgError(ValueError):
+class ItgError(ExplorerError, ValueError):
     """A pair or a configuration the ITG parser cannot handle; the message says why."""
 
 
@@ -204,7 +206,7 @@ class ItgConfig:
 
 
 @dataclass(frozen=True)
-class ItgParse:
+class ItgParse(ResultMixin):
     """The best biparse of a pair and everything derived from it.
 
     Attributes:

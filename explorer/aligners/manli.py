@@ -30,7 +30,7 @@ import json
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -44,6 +44,8 @@ from explorer.aligners.manli_features import (
 )
 from explorer.aligners.manli_kernel import anneal_walk, climb
 from explorer.alignment import Alignment, Edit
+from explorer.api import ResultMixin
+from explorer.errors import ExplorerError
 from explorer.limits import Limits, check, lexical_words, manli_candidates
 
 if TYPE_CHECKING:
@@ -52,7 +54,7 @@ if TYPE_CHECKING:
 DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "models" / "manli_rte2dev.json"
 
 
-class ManliModelError(ValueError):
+class ManliModelError(ExplorerError, ValueError):
     """A weights file that cannot be used."""
 
 
@@ -181,15 +183,16 @@ def decode(
 # -- the aligner and the scorer -------------------------------------------------------------
 
 @dataclass(frozen=True)
-class ManliResult:
+class ManliResult(ResultMixin):
     """A MANLI alignment: the edits carry their scores and features.
 
-    ``score`` is the alignment's total (the sum of every edit's score, DEL and INS
-    included); ``normalized`` divides it by the pair's number of tokens.
+    ``total`` is the alignment's total score (the sum of every edit's score, DEL and
+    INS included); ``normalized`` divides it by the pair's number of tokens and is the
+    ``value`` compared to a cutoff (the same number as the ``manli`` scorer's value).
     """
 
     alignment: Alignment
-    score: float
+    total: float
     normalized: float
     n_candidates: int
     weights: tuple[tuple[str, float], ...] = field(compare=False, default=())
@@ -197,6 +200,16 @@ class ManliResult:
     @property
     def edits(self) -> tuple[Edit, ...]:
         return self.alignment.edits or ()
+
+    @property
+    def value(self) -> float:
+        """The number compared to a cutoff: :attr:`normalized`."""
+        return self.normalized
+
+    @property
+    def score(self) -> float:
+        """Old name of :attr:`total` (kept for callers written before the rename)."""
+        return self.total
 
 
 def _lexical_similarity(flags: dict[str, bool]) -> SimilarityMatrix:
@@ -299,13 +312,22 @@ class ManliAligner:
 
 
 @dataclass(frozen=True)
-class ManliScore:
-    """The ``manli`` scorer's result: the normalised alignment score and its parts."""
+class ManliScore(ResultMixin):
+    """The ``manli`` scorer's result: the normalised alignment score (``value``) and
+    its parts (``total``: the alignment's total score)."""
 
     value: float
-    alignment_score: float
+    total: float
     n_tokens: int
     aligned_links: str
+
+    @property
+    def alignment_score(self) -> float:
+        """Old name of :attr:`total` (kept for callers written before the rename)."""
+        return self.total
+
+    def to_json(self) -> dict[str, Any]:
+        return {**super().to_json(), "alignment_score": self.total}  # the key before the rename stays
 
 
 class ManliScorer:
@@ -325,6 +347,6 @@ class ManliScorer:
     def score(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> ManliScore:
         result = self.aligner.align(pair, limits=limits)
         return ManliScore(
-            result.normalized, result.score,
+            result.normalized, result.total,
             len(pair.text) + len(pair.hypothesis), result.alignment.to_sure_align(),
         )

@@ -24,13 +24,14 @@ import numpy as np
 
 from explorer.aligners.manli import DecoderConfig, ManliModel, decode
 from explorer.aligners.manli_features import N_FEATURES, FeatureConfig, PairFeatures, SimilarityMatrix, extract
+from explorer.errors import ExplorerError
 from explorer.pairs import Pair
 from explorer.preprocess import analyze_pair
 
 Log = Callable[[str], None]
 
 
-class TrainingError(ValueError):
+class TrainingError(ExplorerError, ValueError):
     """Training data that cannot be used."""
 
 

@@ -7,18 +7,23 @@ returned as if it were complete.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from explorer.api import LoaderInfo, Registry, caps, lazy
+from explorer.errors import ExplorerError
 from explorer.pairs import Pair
 
 #: Uploads and files larger than this are refused before parsing.
 MAX_BYTES = 200 * 1024 * 1024
 
 
-class DatasetError(ValueError):
+class DatasetError(ExplorerError, ValueError):
     """A file that cannot be loaded; the message says where and what was expected."""
+
+
+class UnknownFormatError(DatasetError):
+    """A format name no loader has."""
 
 
 @dataclass(frozen=True)
@@ -58,27 +63,9 @@ class Dataset:
         return any(p.gold_alignment is not None for p in self.pairs)
 
 
-Parser = Callable[[str, str], list[Pair]]  # (file text, display name) -> pairs
-
-
-@dataclass(frozen=True)
-class LoaderInfo:
-    """A dataset format: how to recognise it and how to parse it."""
-
-    name: str
-    description: str
-    extensions: tuple[str, ...]
-    sniff: Callable[[str], bool]
-    parse: Parser
-
-
-def _lazy(module: str, function: str) -> Parser:
-    def parse(text: str, name: str) -> list[Pair]:
-        import importlib
-
-        return getattr(importlib.import_module(module), function)(text, name)  # type: ignore[no-any-return]
-
-    return parse
+_LABELS = caps("labels")
+_GRADED = caps("graded")
+_GOLD = caps("labels", "gold_alignments")
 
 
 def _sniff_rte(head: str) -> bool:
@@ -107,16 +94,8 @@ def _sniff_jsonl(head: str) -> bool:
     return head.lstrip("\ufeff \n\r\t")[:1] in ("{", "[") and '"sureAlign"' not in head
 
 
-def _sniff_msr_align(head: str) -> bool:
-    from explorer.datasets.msr_align import sniff
-
-    return sniff(head)
-
-
-def _sniff_edinburgh(head: str) -> bool:
-    from explorer.datasets.edinburgh import sniff
-
-    return sniff(head)
+_sniff_msr_align = lazy("explorer.datasets.msr_align:sniff")
+_sniff_edinburgh = lazy("explorer.datasets.edinburgh:sniff")
 
 
 def _sniff_csv(head: str) -> bool:
@@ -124,16 +103,16 @@ def _sniff_csv(head: str) -> bool:
     return "hypothesis" in first and "," in first
 
 
-LOADERS: dict[str, LoaderInfo] = {
-    "rte_xml": LoaderInfo("rte_xml", "PASCAL RTE XML (RTE1-3)", (".xml",), _sniff_rte, _lazy("explorer.datasets.rte", "parse_rte_xml")),
-    "msrp": LoaderInfo("msrp", "Microsoft Research Paraphrase TSV", (".tsv", ".txt"), _sniff_msrp, _lazy("explorer.datasets.tabular", "parse_msrp")),
-    "sick": LoaderInfo("sick", "SICK (SemEval-2014 task 1) TXT", (".txt", ".tsv"), _sniff_sick, _lazy("explorer.datasets.tabular", "parse_sick")),
-    "sts": LoaderInfo("sts", "STS TSV: score, sentence 1, sentence 2", (".tsv", ".txt"), _sniff_sts, _lazy("explorer.datasets.tabular", "parse_sts")),
-    "jsonl": LoaderInfo("jsonl", "JSON lines or a JSON list of {text, hypothesis, label, task, id}", (".jsonl", ".json"), _sniff_jsonl, _lazy("explorer.datasets.tabular", "parse_jsonl")),
-    "csv": LoaderInfo("csv", "CSV with header text (or premise), hypothesis, label, task, id", (".csv",), _sniff_csv, _lazy("explorer.datasets.tabular", "parse_csv")),
-    "msr_align": LoaderInfo("msr_align", "MSR RTE2 gold alignments (GIZA-style .align.txt)", (".txt",), _sniff_msr_align, _lazy("explorer.datasets.msr_align", "parse_msr_align_labelled")),
-    "edinburgh": LoaderInfo("edinburgh", "Edinburgh++ paraphrase alignments (JSON with sureAlign)", (".json",), _sniff_edinburgh, _lazy("explorer.datasets.edinburgh", "parse_edinburgh")),
-}
+LOADERS: Registry[LoaderInfo] = Registry("format", [
+    LoaderInfo("rte_xml", "PASCAL RTE XML (RTE1-3)", (".xml",), _sniff_rte, lazy("explorer.datasets.rte:parse_rte_xml"), _LABELS),
+    LoaderInfo("msrp", "Microsoft Research Paraphrase TSV", (".tsv", ".txt"), _sniff_msrp, lazy("explorer.datasets.tabular:parse_msrp"), _LABELS),
+    LoaderInfo("sick", "SICK (SemEval-2014 task 1) TXT", (".txt", ".tsv"), _sniff_sick, lazy("explorer.datasets.tabular:parse_sick"), caps("labels", "graded")),
+    LoaderInfo("sts", "STS TSV: score, sentence 1, sentence 2", (".tsv", ".txt"), _sniff_sts, lazy("explorer.datasets.tabular:parse_sts"), _GRADED),
+    LoaderInfo("jsonl", "JSON lines or a JSON list of {text, hypothesis, label, task, id}", (".jsonl", ".json"), _sniff_jsonl, lazy("explorer.datasets.tabular:parse_jsonl"), _LABELS),
+    LoaderInfo("csv", "CSV with header text (or premise), hypothesis, label, task, id", (".csv",), _sniff_csv, lazy("explorer.datasets.tabular:parse_csv"), _LABELS),
+    LoaderInfo("msr_align", "MSR RTE2 gold alignments (GIZA-style .align.txt)", (".txt",), _sniff_msr_align, lazy("explorer.datasets.msr_align:parse_msr_align_labelled"), _GOLD),
+    LoaderInfo("edinburgh", "Edinburgh++ paraphrase alignments (JSON with sureAlign)", (".json",), _sniff_edinburgh, lazy("explorer.datasets.edinburgh:parse_edinburgh"), caps("gold_alignments")),
+], error=UnknownFormatError)
 
 
 def detect_format(text: str, name: str) -> str:
@@ -175,11 +154,10 @@ def load_bytes(data: bytes, name: str, *, fmt: str | None = None) -> Dataset:
     """Load a dataset from bytes (an upload); ``name`` is used for detection and errors."""
     text = decode(data, name)
     key = fmt or detect_format(text, name)
-    if key not in LOADERS:
-        raise DatasetError(f"unknown format {key!r}; choose from: {', '.join(LOADERS)}")
-    pairs = LOADERS[key].parse(text, name)
+    info = LOADERS.info(key)
+    pairs = info.parse(text, name)
     if not pairs:
-        raise DatasetError(f"{name}: no pairs found in this {LOADERS[key].description} file")
+        raise DatasetError(f"{name}: no pairs found in this {info.description} file")
     ids = [p.id for p in pairs]
     if len(set(ids)) != len(ids):
         seen: set[str] = set()

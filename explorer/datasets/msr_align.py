@@ -290,3 +290,55 @@ def load_annotators(paths: Sequence[str | Path]) -> Dataset:
     names = [d.name for d in loaded]
     merged = merge_annotators([d.pairs for d in loaded], names)
     return Dataset(name="+".join(names), format="msr_align", pairs=tuple(merged))
+
+
+def file_format(path: str | Path) -> str | None:
+    """The loader key of a file judged by its first 4 KB (None when unreadable or
+    unknown)."""
+    from explorer.datasets import detect_format
+
+    try:
+        head = Path(path).read_bytes()[:4096].decode("utf-8-sig", errors="replace")
+    except OSError:
+        return None
+    if not head:
+        return None
+    try:
+        return detect_format(head, str(path))
+    except DatasetError:
+        return None
+
+
+def is_annotator_set(paths: Sequence[str | Path]) -> bool:
+    """True for two or more files that are all MSR annotator files (merged by majority
+    rather than concatenated)."""
+    return len(paths) > 1 and all(file_format(p) == "msr_align" for p in paths)
+
+
+def load_gold_files(paths: Sequence[str | Path]) -> Dataset:
+    """One gold file, or several MSR annotator files merged by majority
+    (:func:`load_annotators`).
+
+    Raises:
+        DatasetError: for no file, an unreadable file, several files that are not all
+            MSR, or a result without gold alignments.
+    """
+    from explorer.datasets import load
+
+    if not paths:
+        raise DatasetError("give at least one gold alignment file")
+    if len(paths) == 1:
+        dataset = load(paths[0])
+    else:
+        for path in paths:
+            if not Path(path).is_file():
+                raise DatasetError(f"{path}: no such file")
+            fmt = file_format(path)
+            if fmt != "msr_align":
+                raise DatasetError(
+                    f"{path}: several gold files are merged only when all are MSR annotator files; this one is {fmt or 'unknown'}"
+                )
+        dataset = load_annotators(paths)
+    if not dataset.has_gold_alignments:
+        raise DatasetError(f"{dataset.name}: has no gold alignments (use an MSR .align.txt or Edinburgh++ JSON file)")
+    return dataset

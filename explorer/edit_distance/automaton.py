@@ -10,7 +10,7 @@ of the words the operation touches.
 Both machines here share one representation: a small table of *control states*
 (:class:`Automaton`) that says, for each state and operation, where the operation leads
 and how far it moves in the text. The pFSM has one mode; the pPDA adds jump modes
-(:func:`build_automaton` with ``max_jump > 0``). The kernels below walk the
+(``build_automaton("ppda", max_jump)``; the jump rules are in the package docstring). The kernels below walk the
 lattice ``(hypothesis position, text position, control state)`` in a topological order
 that the table provides, so the forward, backward and Viterbi passes are written once.
 

@@ -11,8 +11,8 @@ posterior over edit sequences, which the backward pass provides.
 from __future__ import annotations
 
 import json
+import logging
 import math
-import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -36,6 +36,7 @@ from explorer.edit_distance.automaton import (
     build_automaton,
 )
 from explorer.edit_distance.features import TABLES, FeatureIndex, PairFeatures, pair_features
+from explorer.errors import ExplorerError
 from explorer.preprocess import AnalyzedPair
 
 #: Tokens each table's operation consumes (text + hypothesis), for the per-token shift.
@@ -43,7 +44,7 @@ _TABLE_TOKENS = {"sub": 2, "b12": 3, "b21": 3, "b22": 4, "ins": 1, "del": 1}
 _BLOCKS = ("b12", "b21", "b22")
 
 
-class ModelError(ValueError):
+class ModelError(ExplorerError, ValueError):
     """A model file that cannot be read, or a pair the model cannot score."""
 
 
@@ -410,8 +411,9 @@ class EditStep:
 Progress = Callable[[str], None]
 
 
-def _stderr(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
+def _log(message: str) -> None:
+    """Default progress: the ``explorer.edit_distance`` logger (the CLI passes its own)."""
+    logging.getLogger("explorer.edit_distance").info(message)
 
 
 def objective(model: EditDistanceModel, batch: Batch, gold: np.ndarray, theta: np.ndarray, *,
@@ -442,7 +444,7 @@ def objective(model: EditDistanceModel, batch: Batch, gold: np.ndarray, theta: n
 
 
 def fit(model: EditDistanceModel, batch: Batch, gold: Sequence[float] | np.ndarray, *, lam: float = 5.0,
-        max_iter: int = 100, progress: Progress | None = _stderr) -> EditDistanceModel:
+        max_iter: int = 100, progress: Progress | None = _log) -> EditDistanceModel:
     """Fit the weights by L-BFGS from ``model`` (normally zero weights).
 
     ``alpha`` starts at the least-squares offset for the starting weights, so the first

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
+from explorer.api import ResultMixin
 from explorer.limits import Limits, check
 from explorer.preprocess import AnalyzedPair
 
@@ -60,7 +61,7 @@ class NgramMatch:
 
 
 @dataclass(frozen=True)
-class BleuResult:
+class BleuResult(ResultMixin):
     """A BLEU-family score with everything that produced it."""
 
     variant: Variant
@@ -220,7 +221,7 @@ class BleuScorer:
 
 
 @dataclass(frozen=True)
-class SymmetricBleuResult:
+class SymmetricBleuResult(ResultMixin):
     """Finch et al.'s BLEU-n: no brevity penalty, both directions averaged.
 
     Attributes:

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from explorer.errors import ExplorerError
 from explorer.metrics import nist as nist_module
 from explorer.metrics.bleu import OrderStats, combine, order_counts
 from explorer.metrics.per import PENN_TAGS, per_tokens, pos_per
@@ -45,7 +46,7 @@ ALL_GROUPS: tuple[str, ...] = tuple(g for g in GROUPS if g != "pos_syn")
 SCORER_PREFIX = "scorer:"
 
 
-class FeatureError(ValueError):
+class FeatureError(ExplorerError, ValueError):
     """An unknown feature group."""
 
 

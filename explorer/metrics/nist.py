@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
+from explorer.api import ResultMixin
 from explorer.limits import Limits, check
 from explorer.preprocess import AnalyzedPair
 
@@ -140,7 +141,7 @@ class NistOrder:
 
 
 @dataclass(frozen=True)
-class NistResult:
+class NistResult(ResultMixin):
     """NIST-N of a pair, both directions averaged.
 
     Attributes:

@@ -31,6 +31,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from explorer.api import ResultMixin
 from explorer.limits import Limits, check
 from explorer.metrics.wer import error_rate
 from explorer.preprocess import Analysis, AnalyzedPair
@@ -54,7 +55,7 @@ def unmatched_count(a: Sequence[str], b: Sequence[str]) -> int:
 
 
 @dataclass(frozen=True)
-class PerResult:
+class PerResult(ResultMixin):
     """PER of a pair in both directions.
 
     Attributes:
@@ -156,7 +157,7 @@ def match_words(
 
 
 @dataclass(frozen=True)
-class PosPerResult:
+class PosPerResult(ResultMixin):
     """The POS-decomposed PER vectors of a pair.
 
     Attributes:

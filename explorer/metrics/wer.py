@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from explorer.alignment import Alignment, Edit, EditKind
+from explorer.api import ResultMixin
 from explorer.limits import Limits, check
 from explorer.preprocess import AnalyzedPair
 from explorer.sequences import edit_distance
@@ -84,7 +85,7 @@ def error_rate(errors: int, candidate_length: int, reference_length: int) -> flo
 
 
 @dataclass(frozen=True)
-class WerResult:
+class WerResult(ResultMixin):
     """WER of a pair in both directions, with the edit script behind it.
 
     Attributes:

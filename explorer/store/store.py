@@ -23,330 +23,36 @@ Design choices:
 Connections are per thread (Streamlit runs each session in its own thread).
 """
 
+
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 import random
 import sqlite3
-import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from explorer.alignment import Alignment, Edit, EditKind
-
-ENV_VAR = "ENTAILMENT_EXPLORER_STORE"
-APP_DIR = "entailment-explorer"
-FILE_NAME = "store.sqlite3"
-
-#: Tags a new store starts with; users edit the taxonomy freely afterwards.
-DEFAULT_TAGS: tuple[tuple[str, str], ...] = (
-    ("negation", "a negation (not, no, never, without) decides the pair"),
-    ("numbers", "numbers, dates or quantities differ or need arithmetic"),
-    ("world-knowledge", "needs knowledge not stated in the text"),
-    ("lexical-gap", "a synonym, hypernym or paraphrase the method does not know"),
-    ("wrong-alignment", "the method aligned the wrong words"),
-    ("syntax", "argument structure, passive, apposition or clause attachment"),
-    ("modality", "may, might, plans to, reportedly: hedged or unrealised events"),
-    ("annotation-error", "the gold label looks wrong"),
+from explorer.alignment import Alignment
+from explorer.store.alignment_json import alignment_from_dict, alignment_json
+from explorer.store.records import DatasetRecord, GoldAlignmentRecord, Note, RunRecord, TagInfo, dataset_fingerprint
+from explorer.store.schema import (
+    DEFAULT_TAGS,
+    ENV_VAR,
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    StoreError,
+    default_path,
+    is_busy,
+    statements,
 )
+from explorer.store.schema import now as timestamp
 
 T = TypeVar("T")
 
-
-class StoreError(RuntimeError):
-    """A store that cannot be opened, or a request it cannot satisfy."""
-
-
-# --------------------------------------------------------------------------- schema
-
-#: ``MIGRATIONS[i]`` takes the schema from version ``i`` to ``i + 1``.
-MIGRATIONS: tuple[str, ...] = (
-    # 1: base tables. Pairs and tags get integer keys: the Errors-page aggregation
-    # joins 100,000 tag rows to their pairs, and integer lookups keep that fast.
-    """
-    CREATE TABLE datasets (
-        id          INTEGER PRIMARY KEY,
-        name        TEXT NOT NULL,
-        format      TEXT NOT NULL,
-        fingerprint TEXT NOT NULL UNIQUE,
-        n_pairs     INTEGER NOT NULL,
-        created_at  TEXT NOT NULL
-    );
-    CREATE TABLE pairs (
-        pk          INTEGER PRIMARY KEY,
-        dataset_id  INTEGER NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,
-        pair_id     TEXT NOT NULL,
-        position    INTEGER NOT NULL,
-        task        TEXT,
-        label       TEXT,
-        text        TEXT NOT NULL,
-        hypothesis  TEXT NOT NULL,
-        UNIQUE (dataset_id, pair_id)
-    );
-    CREATE TABLE runs (
-        id          INTEGER PRIMARY KEY,
-        dataset_id  INTEGER NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,
-        kind        TEXT NOT NULL CHECK (kind IN ('scorer', 'aligner')),
-        method      TEXT NOT NULL,
-        parameters  TEXT NOT NULL DEFAULT '{}',
-        version     TEXT NOT NULL,
-        cutoff      REAL,
-        created_at  TEXT NOT NULL
-    );
-    CREATE TABLE run_results (
-        run_id      INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
-        pair_pk     INTEGER NOT NULL,
-        score       REAL,
-        alignment   TEXT,
-        PRIMARY KEY (run_id, pair_pk)
-    ) WITHOUT ROWID;
-    CREATE TABLE tags (
-        id          INTEGER PRIMARY KEY,
-        name        TEXT NOT NULL UNIQUE,
-        description TEXT NOT NULL DEFAULT '',
-        position    INTEGER NOT NULL DEFAULT 0
-    );
-    CREATE TABLE pair_tags (
-        dataset_id  INTEGER NOT NULL,
-        pair_pk     INTEGER NOT NULL REFERENCES pairs(pk) ON DELETE CASCADE,
-        tag_id      INTEGER NOT NULL REFERENCES tags(id) ON DELETE CASCADE,
-        author      TEXT NOT NULL,
-        created_at  TEXT NOT NULL,
-        PRIMARY KEY (dataset_id, pair_pk, tag_id)
-    ) WITHOUT ROWID;
-    CREATE TABLE notes (
-        id          INTEGER PRIMARY KEY,
-        pair_pk     INTEGER NOT NULL REFERENCES pairs(pk) ON DELETE CASCADE,
-        body        TEXT NOT NULL,
-        author      TEXT NOT NULL,
-        created_at  TEXT NOT NULL
-    );
-    CREATE TABLE gold_alignments (
-        id          INTEGER PRIMARY KEY,
-        pair_pk     INTEGER NOT NULL REFERENCES pairs(pk) ON DELETE CASCADE,
-        alignment   TEXT NOT NULL,
-        text_tokens TEXT,
-        hypothesis_tokens TEXT,
-        author      TEXT NOT NULL,
-        created_at  TEXT NOT NULL
-    );
-    """,
-    # 2: indexes. pairs_by_class covers the cross-tab's pass over a dataset's pairs
-    # (pair rows themselves are wide: they hold both sentences); pair_tags_by_pair covers
-    # its per-pair tag seek and the cascade when a pair goes; the others serve the
-    # per-tag pair list, the per-pair panels and the remaining cascades.
-    """
-    CREATE INDEX pair_tags_by_tag ON pair_tags (dataset_id, tag_id, pair_pk);
-    CREATE INDEX pair_tags_by_pair ON pair_tags (pair_pk);
-    CREATE INDEX pair_tags_by_tag_only ON pair_tags (tag_id);
-    CREATE INDEX notes_by_pair ON notes (pair_pk, id);
-    CREATE INDEX gold_alignments_by_pair ON gold_alignments (pair_pk, id);
-    CREATE INDEX runs_by_dataset ON runs (dataset_id, kind, method);
-    CREATE INDEX pairs_by_class ON pairs (dataset_id, task, label);
-    """,
-    # 3: each pair carries the bit mask of its tags (bit = tag id, ids up to 62),
-    # maintained by triggers in the transaction that adds or removes the tag, so the
-    # Errors-page cross-tab reads one covering index instead of seeking every pair's
-    # tags. Existing tags are folded in.
-    """
-    ALTER TABLE pairs ADD COLUMN tag_mask INTEGER NOT NULL DEFAULT 0;
-    UPDATE pairs SET tag_mask = COALESCE(
-        (SELECT SUM(1 << t.tag_id) FROM pair_tags t WHERE t.pair_pk = pairs.pk AND t.tag_id <= 62), 0);
-    CREATE TRIGGER pair_tags_mask_insert AFTER INSERT ON pair_tags WHEN NEW.tag_id <= 62
-    BEGIN
-        UPDATE pairs SET tag_mask = tag_mask | (1 << NEW.tag_id) WHERE pk = NEW.pair_pk;
-    END;
-    CREATE TRIGGER pair_tags_mask_delete AFTER DELETE ON pair_tags WHEN OLD.tag_id <= 62
-    BEGIN
-        UPDATE pairs SET tag_mask = tag_mask & ~(1 << OLD.tag_id) WHERE pk = OLD.pair_pk;
-    END;
-    DROP INDEX pairs_by_class;
-    CREATE INDEX pairs_by_class ON pairs (dataset_id, task, label, tag_mask);
-    """,
-)
-
-#: Tag ids up to this fit the 64-bit signed ``pairs.tag_mask``.
-MAX_MASK_TAG_ID = 62
-
-SCHEMA_VERSION = len(MIGRATIONS)
-
-
-def default_path() -> Path:
-    """``$ENTAILMENT_EXPLORER_STORE``, else the platform's per-user data folder.
-
-    Linux: ``$XDG_DATA_HOME`` or ``~/.local/share``; macOS: ``~/Library/Application
-    Support``; Windows: ``%LOCALAPPDATA%``. The file is ``entailment-explorer/store.sqlite3``.
-    """
-    env = os.environ.get(ENV_VAR, "").strip()
-    if env:
-        return Path(env).expanduser()
-    home = Path.home()
-    if sys.platform == "win32":
-        base = Path(os.environ.get("LOCALAPPDATA") or home / "AppData" / "Local")
-    elif sys.platform == "darwin":
-        base = home / "Library" / "Application Support"
-    else:
-        base = Path(os.environ.get("XDG_DATA_HOME") or home / ".local" / "share")
-    return base / APP_DIR / FILE_NAME
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="milliseconds")
-
-
-def _is_busy(error: sqlite3.OperationalError) -> bool:
-    message = str(error).lower()
-    return "locked" in message or "busy" in message
-
-
-# ----------------------------------------------------------------- alignment <-> JSON
-
-def alignment_to_dict(alignment: Alignment) -> dict[str, Any]:
-    """A JSON-ready dict: lengths, sorted SURE and POSSIBLE links, and edits if any."""
-    data: dict[str, Any] = {
-        "p_len": alignment.p_len,
-        "h_len": alignment.h_len,
-        "sure": [list(link) for link in sorted(alignment.sure)],
-        "possible": [list(link) for link in sorted(alignment.possible)],
-    }
-    if alignment.edits is not None:
-        data["edits"] = [
-            {
-                "kind": e.kind.value,
-                "p_span": list(e.p_span) if e.p_span else None,
-                "h_span": list(e.h_span) if e.h_span else None,
-                "score": e.score,
-            }
-            for e in alignment.edits
-        ]
-    return data
-
-
-def alignment_from_dict(data: Mapping[str, Any]) -> Alignment:
-    """Inverse of :func:`alignment_to_dict`.
-
-    Raises:
-        StoreError: when the record is not an alignment.
-    """
-    try:
-        sure = frozenset((int(p), int(h)) for p, h in data.get("sure", ()))
-        possible = frozenset((int(p), int(h)) for p, h in data.get("possible", ()))
-        edits = None
-        if data.get("edits") is not None:
-            edits = tuple(
-                Edit(
-                    EditKind(e["kind"]),
-                    tuple(e["p_span"]) if e.get("p_span") else None,  # type: ignore[arg-type]
-                    tuple(e["h_span"]) if e.get("h_span") else None,  # type: ignore[arg-type]
-                    float(e.get("score", 0.0)),
-                )
-                for e in data["edits"]
-            )
-        return Alignment(int(data["p_len"]), int(data["h_len"]), sure=sure,
-                         possible=possible - sure, edits=edits)
-    except (KeyError, TypeError, ValueError) as error:
-        raise StoreError(f"stored alignment is malformed: {error}") from None
-
-
-def _alignment_json(alignment: Alignment | None) -> str | None:
-    if alignment is None:
-        return None
-    return json.dumps(alignment_to_dict(alignment), separators=(",", ":"))
-
-
-def _alignment_load(text: str | None) -> Alignment | None:
-    return None if text is None else alignment_from_dict(json.loads(text))
-
-
-# --------------------------------------------------------------------------- records
-
-@dataclass(frozen=True)
-class DatasetRecord:
-    id: int
-    name: str
-    format: str
-    fingerprint: str
-    n_pairs: int
-    created_at: str
-
-
-@dataclass(frozen=True)
-class RunRecord:
-    """A stored run of one scorer or aligner over one dataset.
-
-    ``cutoff`` is the decision threshold (entailed when ``score > cutoff``) used to call
-    each pair correct or incorrect; None when the run makes no decisions.
-    """
-
-    id: int
-    dataset_id: int
-    kind: str
-    method: str
-    parameters: dict[str, Any]
-    version: str
-    cutoff: float | None
-    created_at: str
-
-    @property
-    def label(self) -> str:
-        params = ", ".join(f"{k}={v}" for k, v in sorted(self.parameters.items()))
-        extra = f" ({params})" if params else ""
-        return f"#{self.id} {self.method}{extra} · {self.created_at[:16].replace('T', ' ')}"
-
-
-@dataclass(frozen=True)
-class Note:
-    id: int
-    pair_id: str
-    body: str
-    author: str
-    created_at: str
-
-
-@dataclass(frozen=True)
-class TagInfo:
-    name: str
-    description: str
-    position: int
-
-
-@dataclass(frozen=True)
-class GoldAlignmentRecord:
-    """A corrected alignment, with the tokens it was drawn over when they were given."""
-
-    id: int
-    pair_id: str
-    alignment: Alignment
-    author: str
-    created_at: str
-    text_tokens: tuple[str, ...] | None = None
-    hypothesis_tokens: tuple[str, ...] | None = None
-
-
-def dataset_fingerprint(name: str, pairs: Iterable[Any]) -> str:
-    """A content hash of a dataset's pairs (ids, texts, labels, tasks).
-
-    The same file loaded again maps to the same stored dataset, so its annotations come
-    back; an edited file is a different dataset.
-    """
-    digest = hashlib.sha256(name.encode())
-    for pair in pairs:
-        for part in (pair.id, pair.text, pair.hypothesis, pair.label or "", pair.task or ""):
-            digest.update(b"\x1f")
-            digest.update(part.encode())
-        digest.update(b"\x1e")
-    return digest.hexdigest()
-
-
-# ----------------------------------------------------------------------------- store
 
 class Store:
     """One SQLite store file. Thread-safe: each thread gets its own connection.
@@ -402,7 +108,7 @@ class Store:
             try:
                 return fn()
             except sqlite3.OperationalError as error:
-                if not _is_busy(error) or attempt == self.retries:
+                if not is_busy(error) or attempt == self.retries:
                     raise StoreError(f"store {self.path}: {error}") from None
                 time.sleep(delay * (0.5 + random.random()))
                 delay = min(delay * 2, 0.5)
@@ -459,7 +165,7 @@ class Store:
                 )
             for target in range(version + 1, SCHEMA_VERSION + 1):
                 # executescript would COMMIT first; run statements one by one instead.
-                for statement in _statements(MIGRATIONS[target - 1]):
+                for statement in statements(MIGRATIONS[target - 1]):
                     conn.execute(statement)
                 if target == 1:
                     conn.executemany(
@@ -497,7 +203,7 @@ class Store:
                 return int(row[0])
             cur = conn.execute(
                 "INSERT INTO datasets (name, format, fingerprint, n_pairs, created_at) VALUES (?, ?, ?, ?, ?)",
-                (dataset.name, dataset.format, fingerprint, len(dataset.pairs), _now()),
+                (dataset.name, dataset.format, fingerprint, len(dataset.pairs), timestamp()),
             )
             dataset_id = int(cur.lastrowid or 0)
             conn.executemany(
@@ -581,12 +287,12 @@ class Store:
             cur = conn.execute(
                 "INSERT INTO runs (dataset_id, kind, method, parameters, version, cutoff, created_at) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (dataset_id, kind, method, params_json, version, cutoff, _now()),
+                (dataset_id, kind, method, params_json, version, cutoff, timestamp()),
             )
             run_id = int(cur.lastrowid or 0)
             conn.executemany(
                 "INSERT INTO run_results (run_id, pair_pk, score, alignment) VALUES (?, ?, ?, ?)",
-                [(run_id, pk, _float(scores.get(pid)), _alignment_json(alignments.get(pid)))
+                [(run_id, pk, _float(scores.get(pid)), alignment_json(alignments.get(pid)))
                  for pid, pk in zip(pair_ids, pks, strict=True)],
             )
             return run_id
@@ -693,12 +399,12 @@ class Store:
         def insert(conn: sqlite3.Connection) -> int:
             pks = self._pks(conn, dataset_id, pair_ids)
             tag_ids = _tag_ids(conn, tags)
-            now = _now()
+            stamp = timestamp()
             # rowcount, unlike total_changes, leaves out the tag-mask triggers' updates.
             cur = conn.executemany(
                 "INSERT OR IGNORE INTO pair_tags (dataset_id, pair_pk, tag_id, author, created_at) "
                 "VALUES (?, ?, ?, ?, ?)",
-                [(dataset_id, pk, tag_id, author, now) for pk in pks for tag_id in tag_ids],
+                [(dataset_id, pk, tag_id, author, stamp) for pk in pks for tag_id in tag_ids],
             )
             return max(cur.rowcount, 0)
 
@@ -735,12 +441,12 @@ class Store:
                 "SELECT t.name FROM pair_tags pt JOIN tags t ON t.id = pt.tag_id "
                 "WHERE pt.dataset_id = ? AND pt.pair_pk = ?", (dataset_id, pk))]
             seen = set(current if previous is None else previous)
-            now = _now()
+            stamp = timestamp()
             for tag in wanted:
                 if tag not in seen:
                     conn.execute(
                         "INSERT OR IGNORE INTO pair_tags (dataset_id, pair_pk, tag_id, author, created_at) "
-                        "SELECT ?, ?, id, ?, ? FROM tags WHERE name = ?", (dataset_id, pk, author, now, tag))
+                        "SELECT ?, ?, id, ?, ? FROM tags WHERE name = ?", (dataset_id, pk, author, stamp, tag))
             for tag in seen - set(wanted):
                 conn.execute(
                     "DELETE FROM pair_tags WHERE dataset_id = ? AND pair_pk = ? "
@@ -783,7 +489,7 @@ class Store:
             (pk,) = self._pks(conn, dataset_id, [pair_id])
             cur = conn.execute(
                 "INSERT INTO notes (pair_pk, body, author, created_at) VALUES (?, ?, ?, ?)",
-                (pk, body, author, _now()),
+                (pk, body, author, timestamp()),
             )
             return int(cur.lastrowid or 0)
 
@@ -824,7 +530,7 @@ class Store:
             cur = conn.execute(
                 "INSERT INTO gold_alignments (pair_pk, alignment, text_tokens, hypothesis_tokens, "
                 "author, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                (pk, _alignment_json(alignment), p_json, h_json, author, _now()),
+                (pk, alignment_json(alignment), p_json, h_json, author, timestamp()),
             )
             return int(cur.lastrowid or 0)
 
@@ -851,7 +557,7 @@ class Store:
 
     # ------------------------------------------------------------------ queries
     def execute_read(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> list[sqlite3.Row]:
-        """Run a read-only query (used by :mod:`explorer.error_analysis`)."""
+        """Run a read-only query (used by :mod:`explorer.store.crosstab` and :mod:`explorer.store.exports`)."""
         return self._read(sql, params)
 
     def count(self, table: str) -> int:
@@ -874,20 +580,6 @@ def _gold(r: sqlite3.Row) -> GoldAlignmentRecord:
 
 def _float(value: float | None) -> float | None:
     return None if value is None else float(value)
-
-
-def _statements(script: str) -> list[str]:
-    """Split a migration into statements (trigger bodies contain semicolons too)."""
-    statements: list[str] = []
-    current = ""
-    for line in script.splitlines(keepends=True):
-        current += line
-        if sqlite3.complete_statement(current):
-            statements.append(current.strip())
-            current = ""
-    if current.strip():
-        raise StoreError(f"incomplete statement in a migration: {current.strip()[:60]}")
-    return statements
 
 
 def _run(row: sqlite3.Row) -> RunRecord:

@@ -1,17 +1,17 @@
-"""CLI commands for the MT-metric features: ``classify`` and ``corpus-stats``."""
+"""Commands for the MT-metric features (Finch et al. 2005): ``classify`` and ``corpus-stats``."""
 
 from __future__ import annotations
 
 import argparse
 import json
-import sys
 from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from explorer.commands import _fail, _json_safe, _progress_printer, _warn_missing_resources
-from explorer.datasets import DatasetError, load
-from explorer.metrics.features import ALL_GROUPS, FeatureError, feature_matrix, feature_names, parse_groups
+from explorer.cli.output import fail, print_json, progress_printer, warn_missing_resources
+from explorer.datasets import load
+from explorer.errors import ExplorerError
+from explorer.metrics.features import ALL_GROUPS, feature_matrix, feature_names, parse_groups
 from explorer.mtclassify import (
     ClassifyError,
     Features,
@@ -23,7 +23,7 @@ from explorer.mtclassify import (
     train_test,
 )
 from explorer.pairs import Pair
-from explorer.preprocess import InputError, analyze_pair
+from explorer.preprocess import analyze_pair
 
 
 def configure_classify(parser: argparse.ArgumentParser) -> None:
@@ -51,7 +51,7 @@ def configure_classify(parser: argparse.ArgumentParser) -> None:
 
 def _cached_features(pairs: Sequence[Pair], groups: Sequence[str]) -> Callable[[Sequence[str]], Features]:
     """Compute the union of ``groups`` once; each experiment slices its columns."""
-    report = _progress_printer(sys.stderr.isatty())
+    report = progress_printer("pairs")
     names, matrix = feature_matrix([analyze_pair(p) for p in pairs], groups,
                                    progress=lambda i, n: report("features", i, n))
     rows = {id(p): i for i, p in enumerate(pairs)}
@@ -104,7 +104,7 @@ def run_classify(args: argparse.Namespace) -> int:
             raise ClassifyError("give TEST data, or --folds K for cross-validation over TRAIN")
         train = load(args.train)
         test = load(args.test) if args.test else None
-        _warn_missing_resources()
+        warn_missing_resources()
         pairs = list(train.pairs) + (list(test.pairs) if test else [])
         every = _cached_features(pairs, groups)
         if args.save_profile:
@@ -130,15 +130,15 @@ def run_classify(args: argparse.Namespace) -> int:
                                             seed=args.seed, features=every(wanted))
                     reports.append((f"{name} [{task} only]", report))
     except ValueError as err:
-        if isinstance(err, DatasetError | ClassifyError | FeatureError | InputError):
-            return _fail(str(err))
-        return _fail(f"invalid option: {err}")
+        if isinstance(err, ExplorerError):
+            raise
+        return fail(f"invalid option: {err}")
     protocol = (f"{args.folds}-fold cross-validation over {train.name}" + (f" + {test.name}" if test else "")
                 if args.folds else f"train {train.name} ({len(train)}), test {test.name if test else ''}")
     if args.json:
         payload = {"train": args.train, "test": args.test, "protocol": protocol,
                    "results": {name: r.to_json() for name, r in reports}}
-        print(json.dumps(_json_safe(payload), indent=2))
+        print_json(payload)
         return 0
     print(protocol + "; SVM (RBF), C=" + f"{args.c:g}, gamma={args.gamma}")
     for name, report in reports:
@@ -152,13 +152,10 @@ def configure_corpus_stats(parser: argparse.ArgumentParser) -> None:
 
 
 def run_corpus_stats(args: argparse.Namespace) -> int:
-    try:
-        data = load(args.data)
-        rows = corpus_statistics(data.pairs)
-    except (DatasetError, ClassifyError, InputError) as err:
-        return _fail(str(err))
+    data = load(args.data)
+    rows = corpus_statistics(data.pairs)
     if args.json:
-        print(json.dumps(_json_safe({"data": args.data, "rows": [r.__dict__ for r in rows]}), indent=2))
+        print_json({"data": args.data, "rows": [r.__dict__ for r in rows]})
         return 0
     print(f"{data.name}: {len(data)} pairs (lengths in tokens)")
     print(f"  {'group':<6} {'n':>5} {'pos.':>6} {'|text|':>7} {'|hyp|':>7} {'LDR':>6} {'edit':>6}")

@@ -1,50 +1,16 @@
-"""The backbone's CLI commands: ``evaluate``, ``score`` and ``resources``."""
+"""Commands ``evaluate``, ``score`` and ``resources``."""
 
 from __future__ import annotations
 
 import argparse
-import json
-import math
-import sys
-from typing import Any
 
 from explorer import resources
-from explorer.datasets import Dataset, DatasetError, load
-from explorer.evaluation import EvaluationError, evaluate
-from explorer.preprocess import InputError, analyze_pair, make_pair
-from explorer.scorers import SCORERS, UnknownScorerError, get_scorer, parse_scorer_names
-
-
-def _fail(message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
-    return 2
-
-
-def _json_safe(value: Any) -> Any:
-    """NaN and infinities become null so the output is strict JSON."""
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_json_safe(v) for v in value]
-    if isinstance(value, set | frozenset):  # e.g. an Alignment's links: sorted for stable output
-        try:
-            items = sorted(value)
-        except TypeError:
-            items = list(value)
-        return [_json_safe(v) for v in items]
-    return value
-
-
-def _warn_missing_resources() -> None:
-    for r in resources.missing():
-        print(
-            f"warning: NLTK resource {r.nltk_id!r} is missing: {r.without_it}. "
-            "Run `python -m explorer resources --download`.",
-            file=sys.stderr,
-        )
-
+from explorer.api import method_signature
+from explorer.cli.output import print_json, progress_printer, result_to_json, warn_missing_resources
+from explorer.datasets import Dataset, load
+from explorer.evaluation import evaluate
+from explorer.preprocess import analyze_pair, make_pair
+from explorer.scorers import SCORERS, get_scorer, parse_scorer_names
 
 # -- evaluate -----------------------------------------------------------------------
 
@@ -58,30 +24,23 @@ def configure_evaluate(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
-def _progress_printer(enabled: bool):  # type: ignore[no-untyped-def]
-    def report(name: str, i: int, n: int) -> None:
-        if enabled and (i == n or i % 100 == 0):
-            print(f"\r{name}: {i}/{n} pairs", end="\n" if i == n else "", file=sys.stderr, flush=True)
-
-    return report
-
-
 def run_evaluate(args: argparse.Namespace) -> int:
-    try:
-        names = parse_scorer_names(args.scorer)
-        data = load(args.data)
-        dev: Dataset | None = load(args.dev) if args.dev else None
-        _warn_missing_resources()
-        results = evaluate(data, names, dev=dev, progress=_progress_printer(sys.stderr.isatty()))
-    except (DatasetError, EvaluationError, InputError, UnknownScorerError) as err:
-        return _fail(str(err))
+    names = parse_scorer_names(args.scorer)
+    data = load(args.data)
+    dev: Dataset | None = load(args.dev) if args.dev else None
+    warn_missing_resources()
+    results = evaluate(data, names, dev=dev, progress=progress_printer("pairs"))
     if args.json:
         payload = {
             "data": args.data,
             "dev": args.dev,
-            "results": [r.to_json() for r in results],
+            "results": [
+                {**r.to_json(), "signature": method_signature(
+                    SCORERS[r.scorer], cutoff_source=getattr(r.report, "cutoff_source", None))}
+                for r in results
+            ],
         }
-        print(json.dumps(_json_safe(payload), indent=2))
+        print_json(payload)
         return 0
     print(f"{data.name}: {len(data)} pairs ({data.kind})" + (f"; cutoffs chosen on {dev.name}" if dev else ""))
     for r in results:
@@ -107,32 +66,17 @@ def configure_score(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
-def _result_to_json(result: Any) -> dict[str, Any]:
-    from dataclasses import asdict, is_dataclass
-
-    # Results that know their own JSON shape (e.g. deep trees, link sets) give it.
-    to_json = getattr(result, "to_json", None)
-    if callable(to_json):
-        return _json_safe(to_json())  # type: ignore[no-any-return]
-    if is_dataclass(result) and not isinstance(result, type):
-        return _json_safe(asdict(result))  # type: ignore[no-any-return]
-    return {"value": float(result.value)}
-
-
 def run_score(args: argparse.Namespace) -> int:
-    try:
-        names = parse_scorer_names(args.scorer)
-        pair = analyze_pair(make_pair(args.text, args.hypothesis))
-        results = {name: get_scorer(name).score(pair) for name in names}
-    except (InputError, UnknownScorerError) as err:
-        return _fail(str(err))
+    names = parse_scorer_names(args.scorer)
+    pair = analyze_pair(make_pair(args.text, args.hypothesis))
+    results = {name: get_scorer(name).score(pair) for name in names}
     if args.json:
         payload = {
             "text_tokens": list(pair.text.tokens),
             "hypothesis_tokens": list(pair.hypothesis.tokens),
-            "scores": {name: _result_to_json(r) for name, r in results.items()},
+            "scores": {name: result_to_json(r) for name, r in results.items()},
         }
-        print(json.dumps(payload, indent=2, ensure_ascii=False))
+        print_json(payload, ensure_ascii=False)
         return 0
     print("text:       " + " ".join(pair.text.tokens))
     print("hypothesis: " + " ".join(pair.hypothesis.tokens))

@@ -1,0 +1,28 @@
+"""The explorer's persistent store: datasets, runs and annotations in one SQLite file.
+
+* :mod:`~explorer.store.schema` — file location, migrations, default tags;
+* :mod:`~explorer.store.records` — the frozen rows the store returns;
+* :mod:`~explorer.store.alignment_json` — alignments as JSON;
+* :mod:`~explorer.store.store` — :class:`Store`: connections, transactions, reads and writes;
+* :mod:`~explorer.store.crosstab` — the Errors page's counts in SQL;
+* :mod:`~explorer.store.exports` — CSV/JSON and alignment exports.
+
+Every public name is importable from ``explorer.store``; see ``docs/STORE.md`` for the schema.
+"""
+
+from __future__ import annotations
+
+from explorer.store.alignment_json import alignment_from_dict, alignment_to_dict
+from explorer.store.records import DatasetRecord, GoldAlignmentRecord, Note, RunRecord, TagInfo, dataset_fingerprint
+from explorer.store.schema import (
+    APP_DIR,
+    DEFAULT_TAGS,
+    ENV_VAR,
+    FILE_NAME,
+    MAX_MASK_TAG_ID,
+    MIGRATIONS,
+    SCHEMA_VERSION,
+    StoreError,
+    default_path,
+)
+from explorer.store.store import Store

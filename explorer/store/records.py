@@ -1,0 +1,88 @@
+"""The store's records: frozen rows as the :class:`~explorer.store.Store` returns them."""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from explorer.alignment import Alignment
+
+
+@dataclass(frozen=True)
+class DatasetRecord:
+    id: int
+    name: str
+    format: str
+    fingerprint: str
+    n_pairs: int
+    created_at: str
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """A stored run of one scorer or aligner over one dataset.
+
+    ``cutoff`` is the decision threshold (entailed when ``score > cutoff``) used to call
+    each pair correct or incorrect; None when the run makes no decisions.
+    """
+
+    id: int
+    dataset_id: int
+    kind: str
+    method: str
+    parameters: dict[str, Any]
+    version: str
+    cutoff: float | None
+    created_at: str
+
+    @property
+    def label(self) -> str:
+        params = ", ".join(f"{k}={v}" for k, v in sorted(self.parameters.items()))
+        extra = f" ({params})" if params else ""
+        return f"#{self.id} {self.method}{extra} · {self.created_at[:16].replace('T', ' ')}"
+
+
+@dataclass(frozen=True)
+class Note:
+    id: int
+    pair_id: str
+    body: str
+    author: str
+    created_at: str
+
+
+@dataclass(frozen=True)
+class TagInfo:
+    name: str
+    description: str
+    position: int
+
+
+@dataclass(frozen=True)
+class GoldAlignmentRecord:
+    """A corrected alignment, with the tokens it was drawn over when they were given."""
+
+    id: int
+    pair_id: str
+    alignment: Alignment
+    author: str
+    created_at: str
+    text_tokens: tuple[str, ...] | None = None
+    hypothesis_tokens: tuple[str, ...] | None = None
+
+
+def dataset_fingerprint(name: str, pairs: Iterable[Any]) -> str:
+    """A content hash of a dataset's pairs (ids, texts, labels, tasks).
+
+    The same file loaded again maps to the same stored dataset, so its annotations come
+    back; an edited file is a different dataset.
+    """
+    digest = hashlib.sha256(name.encode())
+    for pair in pairs:
+        for part in (pair.id, pair.text, pair.hypothesis, pair.label or "", pair.task or ""):
+            digest.update(b"\x1f")
+            digest.update(part.encode())
+        digest.update(b"\x1e")
+    return digest.hexdigest()

@@ -1,0 +1,84 @@
+"""The contracts module: the registry helper, declared capabilities, signatures, the
+one exception base and the small public API."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+import explorer
+from explorer.api import Registry, ScorerInfo, UnknownNameError, caps, import_attr, lazy, method_signature
+from explorer.errors import ExplorerError
+
+
+def test_registry_builds_once_and_names_the_known_entries() -> None:
+    built: list[int] = []
+
+    def factory() -> object:
+        built.append(1)
+        return object()
+
+    reg: Registry[ScorerInfo] = Registry("widget", [ScorerInfo("a", "A", "first", factory)])
+    assert reg.build("a") is reg.build("a") and len(built) == 1
+    with pytest.raises(UnknownNameError, match="unknown widget 'b'; choose from: a"):
+        reg.build("b")
+    assert reg["a"].label == "A" and list(reg) == ["a"]  # still a plain dict of infos
+
+
+def test_lazy_targets_import_on_call() -> None:
+    join = lazy("os.path:join", "x")
+    assert join("y") in ("x/y", "x\\y")
+    with pytest.raises(ValueError, match="module:attr"):
+        import_attr("os.path.join")
+
+
+def test_capabilities_filter_methods() -> None:
+    assert "mbleu" in explorer.list_scorers(interactive=True)
+    assert "manli" not in explorer.list_scorers(interactive=True)
+    assert "manli" in explorer.list_scorers(model=True) and "bleu" not in explorer.list_scorers(model=True)
+    assert set(explorer.list_formats(gold_alignments=True)) == {"msr_align", "edinburgh"}
+    assert caps("wordnet", interactive=False).flags()["wordnet"] is True
+    with pytest.raises(ValueError, match="unknown capability"):
+        caps("wordnett")
+
+
+def test_signature_records_model_digest_and_lexical_switches() -> None:
+    from explorer.aligners import ALIGNERS
+    from explorer.scorers import SCORERS
+
+    sig = method_signature(ALIGNERS["manli"])
+    assert sig["method"] == "manli" and sig["version"] == explorer.__version__
+    assert sig["model"] == "manli_rte2dev.json" and len(sig["model_sha256"]) == 12
+    assert isinstance(sig["lexical"], dict)
+    assert "model" not in method_signature(SCORERS["mbleu"], cutoff_source="dev") and \
+        method_signature(SCORERS["mbleu"], cutoff_source="dev")["cutoff_source"] == "dev"
+
+
+def test_every_project_error_shares_one_base_and_keeps_its_builtin() -> None:
+    from explorer.aligners import UnknownAlignerError
+    from explorer.datasets import DatasetError
+    from explorer.preprocess import InputError
+    from explorer.scorers import UnknownScorerError
+    from explorer.store import StoreError
+
+    for cls, builtin in ((DatasetError, ValueError), (InputError, ValueError), (UnknownScorerError, KeyError),
+                         (UnknownAlignerError, KeyError), (StoreError, RuntimeError)):
+        assert issubclass(cls, ExplorerError) and issubclass(cls, builtin)
+    assert str(UnknownScorerError("unknown scorer 'x'")) == "unknown scorer 'x'"  # no KeyError quotes
+
+
+def test_public_api_scores_and_aligns() -> None:
+    result = explorer.score("A dog ran in the park.", "A dog ran.", scorer="mbleu")
+    assert 0 < result.value <= 1 and result.summary().startswith("value ")
+    aligned = explorer.align("A dog ran in the park.", "A dog ran.", aligner="bow")
+    assert aligned.alignment.h_len == 4 and aligned.to_json()["value"] == aligned.value
+    with pytest.raises(ExplorerError, match="unknown scorer"):
+        explorer.score("a", "b", scorer="nope")
+
+
+def test_import_explorer_is_cheap() -> None:
+    code = "import sys, explorer; print(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'nltk', 'explorer')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "['explorer']"
