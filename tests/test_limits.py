@@ -194,3 +194,19 @@ def test_anchor_lookup_matches_brute_force() -> None:
     right = brute(ap[:, None] - (p_end[None, :] - 1), ah[:, None] - (h_end[None, :] - 1))
     np.testing.assert_array_equal(mf._anchored(anchors, p_start, h_start, -1), left)
     np.testing.assert_array_equal(mf._anchored(anchors, p_end - 1, h_end - 1, +1), right)
+
+
+# -- the command line ------------------------------------------------------------------------
+
+def test_cli_limit_options_refuse_in_one_line_and_raise(capsys: pytest.CaptureFixture[str]) -> None:
+    from explorer.cli import main
+
+    args = ["score", "--text", "one two three four five six", "--hypothesis", "one two", "--scorer", "wer"]
+    assert main([*args, "--max-tokens", "5"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: wer:") and "max_tokens" in err and "--max-tokens" in err
+    assert "\n" not in err and "Traceback" not in err
+    assert main([*args, "--max-tokens", "6"]) == 0
+    with pytest.raises(SystemExit) as info:
+        main([*args, "--max-memory-mb", "inf"])
+    assert info.value.code == 2
