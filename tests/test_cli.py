@@ -81,9 +81,7 @@ def test_rte1_dev_cross_set(capsys):
 
 
 def test_version(capsys):
-    with pytest.raises(SystemExit) as exit_:
-        main(["--version"])
-    assert exit_.value.code == 0 and explorer.__version__ in capsys.readouterr().out
+    assert main(["--version"]) == 0 and explorer.__version__ in capsys.readouterr().out
 
 
 def test_unwritable_output_is_a_message(tmp_path, capsys):
@@ -91,3 +89,35 @@ def test_unwritable_output_is_a_message(tmp_path, capsys):
     out = tmp_path / "missing-dir" / "profile.json"
     assert main(["classify", csv, "--folds", "2", "--features", "wer", "--save-profile", str(out)]) == 2
     assert "error:" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [
+    ["classify", "A", "B", "--c", "inf"], ["classify", "A", "B", "--c", "0"], ["classify", "A", "B", "--c", "nan"],
+    ["classify", "A", "--folds", "-3"], ["classify", "A", "--folds", "1" + "0" * 40],
+    ["classify", "A", "B", "--gamma", "-1"], ["align-eval", "A", "--limit", "0"],
+])
+def test_numeric_options_are_checked_before_any_work(argv, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "error:" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_output_paths_are_checked_before_training(tmp_path, capsys):
+    gold = str(ROOT / "sample_data" / "sample_align.txt")
+    assert main(["train", "manli", gold, "--out", str(tmp_path)]) == 2  # a folder
+    assert "is a folder" in capsys.readouterr().err
+    assert main(["train", "manli", gold, "--out", str(tmp_path / "no" / "m.json")]) == 2
+    assert "does not exist" in capsys.readouterr().err
+
+
+def test_an_unexpected_exception_is_one_line(monkeypatch, capsys):
+    import explorer.cli.evaluate as evaluate_command
+
+    def broken(args):
+        raise ZeroDivisionError("boom")
+
+    monkeypatch.setattr(evaluate_command, "run_score", broken)
+    monkeypatch.delenv("EXPLORER_DEBUG", raising=False)
+    assert main(["score", "--text", "a", "--hypothesis", "a"]) == 2
+    err = capsys.readouterr().err
+    assert "unexpected ZeroDivisionError: boom" in err and "Traceback" not in err

@@ -16,6 +16,7 @@ import argparse
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import NoReturn
 
 from explorer.api import Registry, import_attr
 from explorer.errors import ExplorerError
@@ -50,10 +51,17 @@ COMMANDS: Registry[CommandInfo] = Registry("command", [
 ])
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a refused command line is one line on stderr (status 2), not the usage."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser(prog: str = "python -m explorer") -> argparse.ArgumentParser:
     from explorer import __version__
 
-    parser = argparse.ArgumentParser(prog=prog, description="The Entailment Alignment Explorer's command line.")
+    parser = _Parser(prog=prog, description="The Entailment Alignment Explorer's command line.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, info in COMMANDS.items():
@@ -97,7 +105,10 @@ def main(argv: list[str] | None = None) -> int:
 
     prog = "python -m explorer" if os.path.basename(sys.argv[0]) in ("__main__.py", "-m") else "entailment-explorer"
     parser = build_parser(prog)
-    args = parser.parse_args(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as done:  # --help, --version, or a refused command line (already said)
+        return int(done.code or 0) if not isinstance(done.code, str) else 2
     if getattr(args, "run", None) is None:
         parser.print_help()
         return 2
@@ -120,3 +131,12 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except (MemoryError, RecursionError) as err:
+        print(f"error: the input is too large or too deeply nested to process ({type(err).__name__})", file=sys.stderr)
+        return 2
+    except Exception as err:  # a bug of ours: still one line, never a traceback
+        if os.environ.get("EXPLORER_DEBUG"):
+            raise
+        print(f"error: unexpected {type(err).__name__}: {err} (a bug in the explorer; "
+              "set EXPLORER_DEBUG=1 to see where, and please report it)", file=sys.stderr)
+        return 2

@@ -11,7 +11,7 @@ from typing import Any
 from explorer.aligners import ALIGNERS, get_aligner
 from explorer.alignment_eval import load_gold, predictions_json, reachability, report, run_aligner, score_pair
 from explorer.api import method_signature
-from explorer.cli.output import fail, progress_printer
+from explorer.cli.output import fail, int_in, output_file, progress_printer
 
 
 def configure_align_eval(parser: argparse.ArgumentParser) -> None:
@@ -19,9 +19,9 @@ def configure_align_eval(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--aligner", help=f"aligner to evaluate (known: {', '.join(ALIGNERS) or 'none yet'})")
     parser.add_argument("--model", help="trained model file for aligners that take one")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--out", help="write predictions as a JSON list of {id, source, target, sureAlign}")
+    parser.add_argument("--out", type=output_file, help="write predictions as a JSON list of {id, source, target, sureAlign}")
     parser.add_argument("--reachability", action="store_true", help="report gold links no one-to-one phrase alignment can reach")
-    parser.add_argument("--limit", type=int, help="evaluate only the first N problems")
+    parser.add_argument("--limit", type=int_in(1, 10**9), help="evaluate only the first N problems")
 
 
 def _build_aligner(name: str, model: str | None) -> Any:

@@ -8,7 +8,15 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from explorer.cli.output import fail, print_json, progress_printer, warn_missing_resources
+from explorer.cli.output import (
+    fail,
+    finite_float,
+    int_in,
+    output_file,
+    print_json,
+    progress_printer,
+    warn_missing_resources,
+)
 from explorer.datasets import load
 from explorer.errors import ExplorerError
 from explorer.metrics.features import ALL_GROUPS, feature_matrix, feature_names, parse_groups
@@ -26,6 +34,10 @@ from explorer.pairs import Pair
 from explorer.preprocess import analyze_pair
 
 
+def _gamma(text: str) -> str | float:
+    return "scale" if text == "scale" else finite_float(0.0, 1e6, low_open=True)(text)
+
+
 def configure_classify(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("train", help="labelled training data (MSRP TSV, RTE XML, ...)")
     parser.add_argument("test", nargs="?", help="labelled test data; leave out with --folds")
@@ -35,16 +47,17 @@ def configure_classify(parser: argparse.ArgumentParser) -> None:
                         help="also run every named group on its own (features are computed once)")
     parser.add_argument("--ablate", action="store_true",
                         help="also run the named groups with each one left out in turn")
-    parser.add_argument("--folds", type=int, default=0,
+    parser.add_argument("--folds", type=int_in(0, 100), default=0,
                         help="k-fold cross-validation over TRAIN (and TEST, if given) instead of train/test")
-    parser.add_argument("--c", type=float, default=1.0, help="SVM regularisation C (default 1)")
-    parser.add_argument("--gamma", default="scale", help="RBF gamma: a number or 'scale' (default)")
+    parser.add_argument("--c", type=finite_float(0.0, 1e6, low_open=True), default=1.0,
+                        help="SVM regularisation C, in (0, 1e6] (default 1)")
+    parser.add_argument("--gamma", default="scale", type=_gamma, help="RBF gamma: a number in (0, 1e6] or 'scale' (default)")
     parser.add_argument("--ldr-split", action="store_true",
                         help="also report the low- and high-LDR halves (split at the median LDR)")
     parser.add_argument("--per-task", action="store_true",
                         help="with --folds: also train and cross-validate one classifier per task")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the fold split")
-    parser.add_argument("--save-profile", metavar="PATH",
+    parser.add_argument("--seed", type=int_in(0, 2**32 - 1), default=0, help="seed of the fold split")
+    parser.add_argument("--save-profile", metavar="PATH", type=output_file,
                         help="write per-class quantiles of TRAIN's scalar features (the Pair page's reference)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -97,7 +110,7 @@ def _print_report(name: str, report: Report) -> None:
 def run_classify(args: argparse.Namespace) -> int:
     try:
         groups = parse_groups(args.features)
-        gamma: str | float = args.gamma if args.gamma == "scale" else float(args.gamma)
+        gamma: str | float = args.gamma
         if args.c <= 0:
             raise ClassifyError("--c must be positive")
         if not args.folds and not args.test:

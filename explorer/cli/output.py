@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import argparse
 import json
+import math
+import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from explorer.api import json_safe, result_to_json
 
-__all__ = ["fail", "json_safe", "print_json", "progress_printer", "result_to_json", "stderr_log", "warn_missing_resources"]
+__all__ = ["fail", "finite_float", "int_in", "json_safe", "output_file", "print_json", "progress_printer",
+           "result_to_json", "stderr_log", "warn_missing_resources"]
 
 
 def fail(message: str) -> int:
@@ -55,3 +60,53 @@ def warn_missing_resources() -> None:
             "Run `python -m explorer resources --download`.",
             file=sys.stderr,
         )
+
+
+# -- argument types: checked when the command line is parsed, before any work ---------
+
+def finite_float(low: float, high: float, *, low_open: bool = False) -> Callable[[str], float]:
+    """An argparse ``type``: a finite number in ``[low, high]`` (``(low, high]`` if ``low_open``)."""
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not math.isfinite(value) or value > high or value < low or (low_open and value == low):
+            bracket = "(" if low_open else "["
+            raise argparse.ArgumentTypeError(f"{text} is outside {bracket}{low:g}, {high:g}]")
+        return value
+
+    return parse
+
+
+def int_in(low: int, high: int) -> Callable[[str], int]:
+    """An argparse ``type``: a whole number in ``[low, high]``."""
+    def parse(text: str) -> int:
+        if len(text) > 12:
+            raise argparse.ArgumentTypeError(f"{text[:12]}... is too long for a number of at most {high}")
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if not low <= value <= high:
+            raise argparse.ArgumentTypeError(f"{value} is outside [{low}, {high}]")
+        return value
+
+    return parse
+
+
+def output_file(text: str) -> Path:
+    """An argparse ``type`` for a file the command will write: refused at once (not after
+    minutes of training) when it names a folder, a missing or unwritable folder, or an
+    existing file that cannot be written."""
+    path = Path(text).expanduser()
+    if path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text} is a folder; give a file name inside it")
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise argparse.ArgumentTypeError(f"the folder {folder} does not exist; create it first")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise argparse.ArgumentTypeError(f"{text} exists and cannot be written")
+    if not path.exists() and not os.access(folder, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"cannot write into the folder {folder}")
+    return path

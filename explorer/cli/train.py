@@ -6,14 +6,14 @@ import argparse
 import time
 from pathlib import Path
 
-from explorer.cli.output import fail, stderr_log
+from explorer.cli.output import fail, output_file, stderr_log
 from explorer.training import TRAINERS, load_training_pairs, parse_options
 
 
 def configure_train(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("trainer", help=f"what to train (known: {', '.join(TRAINERS)})")
     parser.add_argument("gold", nargs="+", help="gold data files (any format the loaders read; several MSR annotator files are merged by majority)")
-    parser.add_argument("--out", required=True, help="where to write the model (JSON)")
+    parser.add_argument("--out", required=True, type=output_file, help="where to write the model (JSON); checked before training")
     parser.add_argument(
         "--option", action="append", default=[], metavar="KEY=VALUE",
         help="a trainer option, e.g. epochs=50 (repeatable)",

@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from explorer.store.csv_cells import spreadsheet_safe
 from explorer.store.schema import MAX_MASK_TAG_ID, StoreError
 from explorer.store.store import Store
 
@@ -99,12 +100,13 @@ class CrossTab:
         return [asdict(r) for r in self.rows]
 
     def to_csv(self) -> str:
-        """One line per cell: tag, task, label, outcome, count (totals included)."""
+        """One line per cell: tag, task, label, outcome, count (totals included; formula-like
+        text cells defused, :mod:`explorer.store.csv_cells`)."""
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
         writer.writerow(["tag", "task", "label", "outcome", "count"])
         for r in self.rows + self.totals:
-            writer.writerow([r.tag, r.task, r.label, r.outcome, r.count])
+            writer.writerow([spreadsheet_safe(v) for v in (r.tag, r.task, r.label, r.outcome, r.count)])
         return out.getvalue()
 
     def to_json(self) -> str:

@@ -20,17 +20,20 @@ from typing import Any
 
 from explorer.alignment import Alignment
 from explorer.store.crosstab import ANNOTATION_FIELDS
+from explorer.store.csv_cells import spreadsheet_safe
 from explorer.store.schema import StoreError
 from explorer.store.store import Store
 
 
 def annotations_to_csv(records: Iterable[dict[str, Any]]) -> str:
-    """Per-pair records as CSV (tags joined with ``;``)."""
+    """Per-pair records as CSV (tags joined with ``;``; formula-like text cells defused,
+    :mod:`explorer.store.csv_cells`)."""
     out = io.StringIO()
     writer = csv.DictWriter(out, fieldnames=ANNOTATION_FIELDS, lineterminator="\n")
     writer.writeheader()
     for record in records:
-        writer.writerow({**record, "tags": ";".join(record["tags"])})
+        row = {**record, "tags": ";".join(record["tags"])}
+        writer.writerow({key: spreadsheet_safe(value) for key, value in row.items()})
     return out.getvalue()
 
 

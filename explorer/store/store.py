@@ -31,6 +31,7 @@ import random
 import sqlite3
 import threading
 import time
+import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -91,7 +92,9 @@ class Store:
             conn.row_factory = sqlite3.Row
             conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
             conn.execute("PRAGMA foreign_keys = ON")
-            conn.execute("PRAGMA synchronous = NORMAL")  # safe with WAL; durable per checkpoint
+            # FULL: with WAL, each COMMIT is synced to disk before the write call returns, so
+            # an acknowledged write survives a power loss too (docs/STORE.md, Durability).
+            conn.execute("PRAGMA synchronous = FULL")
             self._local.conn = conn
         return conn
 
@@ -150,10 +153,19 @@ class Store:
 
     def _migrate(self) -> None:
         conn = self._connection()
+        # Before anything writes (switching to WAL rewrites the file header): a database of
+        # another program is left exactly as it is.
+        if (conn.execute("PRAGMA user_version").fetchone()[0] == 0
+                and conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]):
+            raise StoreError(
+                f"{self.path} is an SQLite database of another program (it has tables but no "
+                f"explorer schema version); it is left untouched: point {ENV_VAR} at a new file"
+            )
         mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if str(mode).lower() != "wal":
             raise StoreError(f"store {self.path}: cannot switch to WAL mode (got {mode})")
         if conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION:
+            self._check_writable(conn)
             return
         conn.execute("BEGIN IMMEDIATE")
         try:
@@ -177,6 +189,23 @@ class Store:
         except BaseException:
             if conn.in_transaction:
                 conn.execute("ROLLBACK")
+            raise
+
+    def _check_writable(self, conn: sqlite3.Connection) -> None:
+        """Refuse a read-only store when it is opened, not at the first save: a write that
+        changes nothing (the schema version, set to itself) inside a rolled-back transaction."""
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            finally:
+                conn.execute("ROLLBACK")
+        except sqlite3.OperationalError as error:
+            if "readonly" in str(error).replace("-", "").replace(" ", "") or "read-only" in str(error):
+                raise StoreError(
+                    f"the store {self.path} is read-only ({error}); annotations could not be saved: "
+                    f"make it writable or point {ENV_VAR} at a writable file"
+                ) from None
             raise
 
     @property
@@ -360,7 +389,7 @@ class Store:
         Raises:
             StoreError: when ``old`` is unknown or ``new`` exists already.
         """
-        new = _tag_name(new)
+        old, new = _tag_name(old), _tag_name(new)
 
         def update(conn: sqlite3.Connection) -> None:
             if conn.execute("SELECT 1 FROM tags WHERE name = ?", (old,)).fetchone() is None:
@@ -377,6 +406,8 @@ class Store:
         Raises:
             StoreError: when the tag is in use and ``force`` is False.
         """
+        name = _tag_name(name)
+
         def delete(conn: sqlite3.Connection) -> int:
             used = conn.execute(
                 "SELECT COUNT(*) FROM pair_tags WHERE tag_id = (SELECT id FROM tags WHERE name = ?)",
@@ -394,7 +425,7 @@ class Store:
         """Put every tag on every pair (bulk tagging); how many were new."""
         author = _author(author)
         pair_ids = list(dict.fromkeys(pair_ids))
-        tags = list(dict.fromkeys(tags))
+        tags = list(dict.fromkeys(_tag_name(t) for t in tags))
 
         def insert(conn: sqlite3.Connection) -> int:
             pks = self._pks(conn, dataset_id, pair_ids)
@@ -414,7 +445,7 @@ class Store:
         """Take the tags off the pairs; how many were removed."""
         def delete(conn: sqlite3.Connection) -> int:
             pks = self._pks(conn, dataset_id, list(dict.fromkeys(pair_ids)))
-            tag_ids = _tag_ids(conn, list(dict.fromkeys(tags)))
+            tag_ids = _tag_ids(conn, list(dict.fromkeys(_tag_name(t) for t in tags)))
             cur = conn.executemany(
                 "DELETE FROM pair_tags WHERE dataset_id = ? AND pair_pk = ? AND tag_id = ?",
                 [(dataset_id, pk, tag_id) for pk in pks for tag_id in tag_ids],
@@ -432,7 +463,8 @@ class Store:
         removed stays removed. Without it the stored set becomes exactly ``tags``.
         """
         author = _author(author)
-        wanted = list(dict.fromkeys(tags))
+        wanted = list(dict.fromkeys(_tag_name(t) for t in tags))
+        previous = None if previous is None else [_tag_name(t) for t in previous]
 
         def update(conn: sqlite3.Connection) -> None:
             (pk,) = self._pks(conn, dataset_id, [pair_id])
@@ -589,7 +621,9 @@ def _run(row: sqlite3.Row) -> RunRecord:
 
 
 def _tag_name(name: str) -> str:
-    name = " ".join(name.split()).lower()
+    """One spelling per tag: NFC-normalised (``café`` typed either way is one tag),
+    white space folded, case-folded."""
+    name = unicodedata.normalize("NFC", " ".join(name.split())).casefold()
     if not name:
         raise StoreError("a tag needs a name")
     if len(name) > 60:
@@ -606,6 +640,7 @@ def _author(author: str) -> str:
 
 def _tag_ids(conn: sqlite3.Connection, tags: Sequence[str]) -> list[int]:
     known = dict(conn.execute("SELECT name, id FROM tags").fetchall())
+    tags = [_tag_name(t) for t in tags]  # every caller spells tags as add_tag stored them
     unknown = [t for t in tags if t not in known]
     if unknown:
         raise StoreError(f"tag {unknown[0]!r} is not in the taxonomy; add it first")

@@ -1,0 +1,91 @@
+"""Store edges from the issue-10 review: one spelling per tag, refusals at open, CSV
+cells a spreadsheet will not run."""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import sqlite3
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from explorer.store import Store, StoreError
+from explorer.store.csv_cells import spreadsheet_safe
+from explorer.store.exports import annotations_to_csv
+
+
+def test_nfc_and_nfd_spellings_are_one_tag(tmp_path: Path) -> None:
+    store = Store(tmp_path / "s.sqlite3")
+    store.add_tag("Caf\u00e9")  # composed
+    store.add_tag("cafe\u0301")  # decomposed: the same tag (adding it again changes nothing)
+    assert sum(t.name == "caf\u00e9" for t in store.tags()) == 1
+
+
+def test_set_pair_tags_accepts_any_spelling_of_a_tag(tmp_path: Path) -> None:
+    from explorer.datasets import Dataset
+    from explorer.pairs import Pair
+
+    store = Store(tmp_path / "s.sqlite3")
+    dataset_id = store.add_dataset(Dataset("d", "test", (Pair("1", "a b", "a"),)))
+    store.add_tag("Caf\u00e9 Talk")
+    store.set_pair_tags(dataset_id, "1", ["CAFE\u0301  talk"], author="ann")
+    assert store.pair_tags(dataset_id, "1") == ["caf\u00e9 talk"]
+
+
+def test_a_foreign_sqlite_file_is_refused_and_left_untouched(tmp_path: Path) -> None:
+    path = tmp_path / "other.sqlite3"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE inventory (item TEXT)")
+        conn.execute("INSERT INTO inventory VALUES ('lamp')")
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match="another program"):
+        Store(path)
+    with sqlite3.connect(path) as conn:
+        assert conn.execute("SELECT name FROM sqlite_master").fetchall() == [("inventory",)]
+    assert path.read_bytes() == before
+
+
+@pytest.fixture
+def read_only_store(tmp_path: Path) -> Iterator[Path]:
+    """A valid store file nobody may write: chattr +i as root (root ignores file modes),
+    chmod otherwise."""
+    path = tmp_path / "s.sqlite3"
+    Store(path).close()
+    for extra in ("-wal", "-shm"):
+        Path(f"{path}{extra}").unlink(missing_ok=True)
+    if os.geteuid() == 0:
+        done = subprocess.run(["chattr", "+i", str(path)], capture_output=True)
+        assert done.returncode == 0, f"chattr +i failed: {done.stderr!r}"
+    else:
+        path.chmod(0o444)
+    try:
+        yield path
+    finally:
+        if os.geteuid() == 0:
+            subprocess.run(["chattr", "-i", str(path)], capture_output=True)
+        path.chmod(0o644)
+
+
+def test_a_read_only_store_is_refused_when_opened(read_only_store: Path) -> None:
+    with pytest.raises(StoreError, match="read-only"):
+        Store(read_only_store)
+
+
+@pytest.mark.parametrize("cell", ['=HYPERLINK("http://example.invalid","x")', "@SUM(A1:A2)", "+1+1",
+                                  "-2+3", "\t=1", "\uff1d1"])
+def test_formula_cells_are_defused(cell: str) -> None:
+    assert spreadsheet_safe(cell) == "'" + cell
+    row = next(csv.DictReader(io.StringIO(annotations_to_csv([{
+        "pair_id": cell, "task": cell, "label": None, "score": 0.5, "outcome": "correct",
+        "tags": [cell], "notes": cell, "has_corrected_alignment": False}]))))
+    assert all(not v.startswith(("=", "+", "-", "@", "\t", "\uff1d")) for v in row.values() if v)
+
+
+def test_plain_cells_and_numbers_pass_unchanged() -> None:
+    assert spreadsheet_safe("a = b") == "a = b"
+    assert spreadsheet_safe(-0.5) == -0.5
+    assert spreadsheet_safe("") == ""
