@@ -19,7 +19,7 @@ limit                     default     what it bounds
                                       methods that look up the lexical similarity (WordNet,
                                       PPDB, string resemblance) of every word pair: ``bow``,
                                       ``itg_lex``, ``manli``, ``pfsm``, ``ppda``
-``max_candidates``        500,000     MANLI's candidate phrase edits (the upper bound the
+``max_candidates``        300,000     MANLI's candidate phrase edits (the upper bound the
                                       pair's sizes allow, see :func:`manli_candidates`)
 ``max_memory_mb``         600         the method's own arrays, as estimated by its cost
                                       model (the process itself adds about 300 MB)
@@ -102,7 +102,7 @@ class Limits:
     max_tokens: int = 2_000
     max_token_pairs: int = 100_000
     max_word_pairs: int = 40_000
-    max_candidates: int = 500_000
+    max_candidates: int = 300_000
     max_memory_mb: float = 600.0
 
     def __post_init__(self) -> None:
