@@ -1,5 +1,7 @@
 # Two entry points for a newcomer: `make run` (the app on its sample data) and
-# `make test` (set up, lint, type-check, test). Both create .venv on first use.
+# `make test` (set up, lint, type-check, every test). Both create .venv on first use.
+# While working: `make test-fast` (the unit tests without the slow ones, well under a
+# minute) or one layer with `make test-unit`, `make test-app`, `make test-e2e`.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -9,7 +11,7 @@ ifneq ($(wildcard $(SHARED_NLTK)),)
 export NLTK_DATA ?= $(SHARED_NLTK)
 endif
 
-.PHONY: run test setup setup-dev lint resources bench clean
+.PHONY: run test test-fast test-unit test-app test-e2e setup setup-dev lint resources bench clean
 
 $(BIN)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +43,12 @@ lint: setup-dev
 
 test: lint
 	$(BIN)/python -m pytest -q
+
+test-fast: setup-dev
+	$(BIN)/python -m pytest -q -m "unit and not slow" tests/unit
+
+test-unit test-app test-e2e: test-%: setup-dev
+	$(BIN)/python -m pytest -q tests/$*
 
 bench: setup-dev
 	$(BIN)/python -m bench.bench_bleu

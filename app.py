@@ -10,7 +10,8 @@ from __future__ import annotations
 import streamlit as st
 
 from components.access import require_access
-from components.state import current_dataset, guarded
+from components.guard import guarded
+from components.state import current_dataset
 from components.store_access import author_box
 from components.text import plain
 from explorer import resources

@@ -23,7 +23,7 @@ import statistics
 import time
 from pathlib import Path
 
-from components import figures
+from components.figures.ngram_grid import ngram_grid
 from explorer.datasets import load
 from explorer.metrics.bleu import ngram_matches, order_counts
 from explorer.pairs import Pair
@@ -39,7 +39,7 @@ def pair_page_computation(text: str, hypothesis: str) -> None:
         if info.interactive:
             get_scorer(name).score(analysed)
     h, p = analysed.hypothesis, analysed.text
-    figure = figures.ngram_grid(ngram_matches(h.lower, p.lower, 4), p.tokens, h.tokens)
+    figure = ngram_grid(ngram_matches(h.lower, p.lower, 4), p.tokens, h.tokens)
     figure.to_json()
 
 

@@ -15,9 +15,10 @@ import time
 
 import streamlit as st
 
+from components import state
+
 ENV_VAR = "ENTAILMENT_EXPLORER_PASSWORD"
 SECRET = "explorer_password"
-_GRANTED = "explorer_access_granted"
 _FAILURE_DELAY_S = 1.0  # slows guessing; only the guessing session waits
 
 
@@ -41,7 +42,7 @@ def matches(given: str, expected: str) -> bool:
 def require_access() -> bool:
     """True when this session may use the app; otherwise draws the password form."""
     expected = configured_password()
-    if expected is None or st.session_state.get(_GRANTED):
+    if expected is None or state.ACCESS_GRANTED.get():
         return True
     st.title("Entailment Alignment Explorer")
     with st.form("access"):
@@ -50,7 +51,7 @@ def require_access() -> bool:
         sent = st.form_submit_button("Enter", type="primary")
     if sent:
         if matches(given, expected):
-            st.session_state[_GRANTED] = True
+            state.ACCESS_GRANTED.set(True)
             st.rerun()
         time.sleep(_FAILURE_DELAY_S)
         st.error("That is not the password.")

@@ -1,56 +1,174 @@
-"""Session-state helpers shared by the pages: the loaded dataset, the development set,
-the pair opened on the Pair page, and the guard that turns a failing page into a message.
+"""Every session-state key of the app, each with its type, in one place.
 
-Keys live here, in one place, so pages do not invent their own spellings.
+Pages, panels and sections never spell a key themselves: they read and write state
+through the :class:`Slot` objects and functions here (a unit test holds every other
+module to that). Three kinds of entries:
+
+- the app's own state (the loaded dataset, the pair shown, caches kept for the session);
+- widget values that code also sets or reads outside the widget (the text boxes of the
+  Pair page, the chosen ITG node, a chart's selection event);
+- entries keyed per instance (an alignment editor per dataset pair, a panel drawn under
+  a ``key=`` prefix), built by the functions at the end.
+
+Plain widget keys that only name a widget (``key="dataset_scorer"``) stay at the widget.
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar, cast
 
 import streamlit as st
 
 from components.data import LoadedDataset, default_dataset
+from explorer.alignment import Alignment, Link
 from explorer.pairs import Pair
 
-DATASET = "explorer_dataset"
-DEV_DATASET = "explorer_dev_dataset"
-PAIR_ID = "explorer_pair_id"
+T = TypeVar("T")
+
 PAIR_PAGE = "components/pages/pair.py"
 DATASET_PAGE = "components/pages/dataset.py"
 EVALUATE_PAGE = "components/pages/evaluate.py"
 
-log = logging.getLogger(__name__)
 
+class Slot(Generic[T]):
+    """One session-state entry: its key and the type of what it holds."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+    def __repr__(self) -> str:
+        return f"Slot({self.key!r})"
+
+    def present(self) -> bool:
+        return self.key in st.session_state
+
+    def get(self) -> T | None:
+        return cast("T | None", st.session_state.get(self.key))
+
+    def value(self) -> T:
+        """The entry (``KeyError`` when it is not set)."""
+        return cast(T, st.session_state[self.key])
+
+    def set(self, value: T) -> None:
+        st.session_state[self.key] = value
+
+    def pop(self) -> None:
+        st.session_state.pop(self.key, None)
+
+    def setdefault(self, make: Callable[[], T]) -> T:
+        """The entry, first set to ``make()`` when absent."""
+        if self.key not in st.session_state:
+            st.session_state[self.key] = make()
+        return cast(T, st.session_state[self.key])
+
+
+# -- the app's state ---------------------------------------------------------------------------
+
+#: This browser session gave the shared password (components/access.py).
+ACCESS_GRANTED: Slot[bool] = Slot("explorer_access_granted")
+DATASET: Slot[LoadedDataset] = Slot("explorer_dataset")
+DEV_DATASET: Slot[LoadedDataset] = Slot("explorer_dev_dataset")
+PAIR_ID: Slot[str] = Slot("explorer_pair_id")
+#: The Pair page's text and hypothesis (kept while the text boxes are not drawn).
+TYPED_TEXT: Slot[str] = Slot("explorer_typed_text")
+TYPED_HYPOTHESIS: Slot[str] = Slot("explorer_typed_hypothesis")
+#: (dataset key, pair id) last put into the Pair page's text boxes.
+PAIR_SHOWN: Slot[tuple[str, str]] = Slot("explorer_pair_shown")
+#: The slow scorers' results for the pair they were run on: (text, hypothesis) -> name -> result.
+SLOW_RESULTS: Slot[dict[tuple[str, str], dict[str, Any]]] = Slot("explorer_slow_results")
+#: The Compare page's alignments: (dataset key, aligner) -> pair id -> alignment.
+COMPARE_ALIGNMENTS: Slot[dict[tuple[str, str], dict[str, Alignment]]] = Slot("explorer_compare_alignments")
+#: The annotator's name for this session.
+AUTHOR: Slot[str] = Slot("explorer_author")
+#: The store's id of each dataset: dataset key -> (store file, id).
+STORE_DATASET_IDS: Slot[dict[str, tuple[str, int]]] = Slot("explorer_store_dataset_ids")
+#: Tags shown in each annotation form when it was drawn: form key -> tags.
+SEEN_TAGS: Slot[dict[str, list[str]]] = Slot("explorer_seen_tags")
+#: Saves per annotation form (a fresh note box after each): form key -> count.
+ANNOTATION_SAVES: Slot[dict[str, int]] = Slot("explorer_annotation_saves")
+
+# -- widgets whose values code sets or reads ----------------------------------------------
+
+TEXT_WIDGET: Slot[str] = Slot("pair_text")
+HYPOTHESIS_WIDGET: Slot[str] = Slot("pair_hypothesis")
+AUTHOR_WIDGET: Slot[str] = Slot("annotation_author")
+DATASET_SOURCE: Slot[str] = Slot("dataset_source")
+#: The Dataset table's selection event (tests set it to click a row).
+DATASET_TABLE: Slot[Any] = Slot("dataset_table")
+EVALUATE_DEV: Slot[str] = Slot("evaluate_dev")
+
+
+def pair_pick(dataset_key: str) -> Slot[str]:
+    """The Pair page's pair picker for one dataset."""
+    return Slot(f"pair_pick_{dataset_key}")
+
+
+def annotation_tags(form_key: str) -> Slot[list[str]]:
+    return Slot(f"annotation_tags_{form_key}")
+
+
+def annotation_note(form_key: str, saves: int) -> Slot[str]:
+    return Slot(f"annotation_note_{form_key}_{saves}")
+
+
+def itg_node(key: str, variant: str) -> Slot[int]:
+    """The ITG panel's chosen node (an index into the tree's internal nodes)."""
+    return Slot(f"{key}_node_{variant}")
+
+
+def chart_event(key: str) -> Slot[Any]:
+    """The selection event of the chart drawn with ``key=key``."""
+    return Slot(key)
+
+
+def manli_decoded(dataset_key: str, pair_id: str) -> Slot[float]:
+    """MANLI's per-token score for its own alignment of one pair (decoded once)."""
+    return Slot(f"manli_decoded_{dataset_key}_{pair_id}")
+
+
+@dataclass(frozen=True)
+class EditorState:
+    """An alignment editor's working copy: where it started and the links so far.
+    ``version`` names the grid chart, so a click is applied once."""
+
+    start: str
+    begin: Alignment
+    links: frozenset[Link]
+    possible: frozenset[Link]
+    version: int = 0
+
+
+def alignment_editor(key: str) -> Slot[EditorState]:
+    return Slot(f"{key}_state")
+
+
+# -- the dataset and the pair ------------------------------------------------------------------
 
 def current_dataset() -> LoadedDataset:
     """The dataset the pages work on (the built-in sample until another is loaded)."""
-    if DATASET not in st.session_state:
-        st.session_state[DATASET] = default_dataset()
-    loaded: LoadedDataset = st.session_state[DATASET]
-    return loaded
+    return DATASET.setdefault(default_dataset)
 
 
 def set_dataset(loaded: LoadedDataset) -> None:
     """Make ``loaded`` the current dataset; a pair opened from the old one is forgotten."""
-    previous = st.session_state.get(DATASET)
-    st.session_state[DATASET] = loaded
+    previous = DATASET.get()
+    DATASET.set(loaded)
     if previous is None or previous.key != loaded.key:
-        st.session_state.pop(PAIR_ID, None)
+        PAIR_ID.pop()
 
 
 def dev_dataset() -> LoadedDataset | None:
     """The development set on which cutoffs are chosen, if one is loaded."""
-    loaded: LoadedDataset | None = st.session_state.get(DEV_DATASET)
-    return loaded
+    return DEV_DATASET.get()
 
 
 def set_dev_dataset(loaded: LoadedDataset | None) -> None:
     if loaded is None:
-        st.session_state.pop(DEV_DATASET, None)
+        DEV_DATASET.pop()
     else:
-        st.session_state[DEV_DATASET] = loaded
+        DEV_DATASET.set(loaded)
 
 
 def find_pair(loaded: LoadedDataset, pair_id: str | None) -> Pair | None:
@@ -62,7 +180,7 @@ def find_pair(loaded: LoadedDataset, pair_id: str | None) -> Pair | None:
 def selected_pair_id() -> str | None:
     """The pair to show on the Pair page: from the session, else the ``?pair=`` query
     parameter (so a link can open a pair)."""
-    pair_id = st.session_state.get(PAIR_ID)
+    pair_id = PAIR_ID.get()
     if pair_id is None:
         pair_id = st.query_params.get("pair")
     return None if pair_id is None else str(pair_id)
@@ -70,31 +188,15 @@ def selected_pair_id() -> str | None:
 
 def open_pair(pair_id: str) -> None:
     """Open a pair of the current dataset on the Pair page."""
-    st.session_state[PAIR_ID] = pair_id
+    PAIR_ID.set(pair_id)
     st.switch_page(PAIR_PAGE, query_params={"pair": pair_id})
 
 
 def select_pair(pair_id: str | None) -> None:
     """Remember the pair shown on the Pair page without switching page."""
     if pair_id is None:
-        st.session_state.pop(PAIR_ID, None)
+        PAIR_ID.pop()
         st.query_params.pop("pair", None)
     else:
-        st.session_state[PAIR_ID] = pair_id
+        PAIR_ID.set(pair_id)
         st.query_params["pair"] = pair_id
-
-
-def guarded(body: Callable[[], None], *, what: str = "this page") -> None:
-    """Run a page body; an unexpected error becomes a short message, never a traceback.
-
-    Streamlit's own control flow (``st.stop``, ``st.rerun``, ``st.switch_page``) raises
-    ``BaseException`` subclasses and passes through untouched.
-    """
-    try:
-        body()
-    except Exception as err:  # the last line of defence: report, log, carry on
-        log.exception("error while drawing %s", what)
-        st.error(
-            f"Something went wrong while drawing {what}: {type(err).__name__}: {err}. "
-            "Try other input, or reload the page."
-        )

@@ -12,15 +12,12 @@ import os
 
 import streamlit as st
 
+from components import state
 from components.data import LoadedDataset, dataset_best_cutoff, dataset_scores
 from components.text import plain
 from explorer import __version__
 from explorer.scorers import SCORERS
 from explorer.store import Store, StoreError, default_path
-
-AUTHOR = "explorer_author"
-AUTHOR_WIDGET = "annotation_author"
-_DATASET_IDS = "explorer_store_dataset_ids"
 
 
 @st.cache_resource(show_spinner=False)
@@ -36,7 +33,7 @@ def get_store() -> Store:
 
 def store_dataset_id(loaded: LoadedDataset) -> int:
     """The current dataset's id in the store, registering it on first use."""
-    ids: dict[str, tuple[str, int]] = st.session_state.setdefault(_DATASET_IDS, {})
+    ids = state.STORE_DATASET_IDS.setdefault(dict)
     path = str(default_path())
     cached = ids.get(loaded.key)
     if cached is not None and cached[0] == path:
@@ -55,20 +52,16 @@ def _default_author() -> str:
 
 def author() -> str:
     """Who is annotating in this browser session ("" until they say)."""
-    typed = str(st.session_state.get(AUTHOR_WIDGET, "")).strip()
+    typed = str(state.AUTHOR_WIDGET.get() or "").strip()
     if typed:  # the box's value is known from the start of the run, wherever it is drawn
-        st.session_state[AUTHOR] = typed
-    if AUTHOR not in st.session_state:
-        st.session_state[AUTHOR] = _default_author()
-    name: str = st.session_state[AUTHOR]
-    return name
+        state.AUTHOR.set(typed)
+    return state.AUTHOR.setdefault(_default_author)
 
 
 def author_box() -> str:
     """The annotator's name box (in the sidebar, one per browser session); returns the name."""
-    if AUTHOR_WIDGET not in st.session_state:
-        st.session_state[AUTHOR_WIDGET] = author()
-    st.sidebar.text_input("Annotator", key=AUTHOR_WIDGET, placeholder="your name",
+    state.AUTHOR_WIDGET.setdefault(author)
+    st.sidebar.text_input("Annotator", key=state.AUTHOR_WIDGET.key, placeholder="your name",
                           help="Saved with every tag, note and alignment you record in this browser session.")
     return author()
 

@@ -33,6 +33,7 @@ _ABBREVIATIONS = frozenset(
     "oct nov dec u.s a.m p.m e.g i.e".split()
 )
 _WHITESPACE = re.compile(r"\s+")
+_ASCII_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
 _PUNCT = re.compile(r"^\W+$")
 
 _FALLBACK_STOPWORDS = frozenset(
@@ -50,6 +51,13 @@ def clean_text(text: str) -> str:
     """Normalise Unicode (NFC), drop control characters, collapse white space."""
     if not isinstance(text, str):
         raise InputError(f"expected text, got {type(text).__name__}")
+    # Fast paths with the same result (loaders clean every sentence of a corpus): ASCII
+    # needs no NFC and its only control characters are C0 and DEL; a printable string
+    # has no control or format characters at all.
+    if text.isascii():
+        return _WHITESPACE.sub(" ", _ASCII_CONTROL.sub(" ", text)).strip()
+    if text.isprintable():
+        return _WHITESPACE.sub(" ", unicodedata.normalize("NFC", text)).strip()
     text = unicodedata.normalize("NFC", text)
     text = "".join(
         ch if not unicodedata.category(ch).startswith("C") or ch in "\t\n" else " "

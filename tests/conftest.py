@@ -1,16 +1,35 @@
-"""Shared test fixtures: where the shared data lives, and a skip when it is absent."""
+"""Shared test set-up: where the shared data lives, a throwaway annotation store, the
+markers each test directory carries, and fixtures for the repository and the shared data.
+
+Tests take what they need as fixtures (``repo_root``, ``shared_file``); nothing is
+imported from this file.
+
+Layers (each directory's tests get its marker here, so ``-m unit`` selects a layer):
+
+- ``tests/unit``: the library and the pure figure builders, no Streamlit runtime;
+- ``tests/app``: pages, panels and sections under Streamlit's ``AppTest``;
+- ``tests/e2e``: the served app in a real browser (Playwright + Debian's Chromium).
+
+``slow`` marks single tests that take seconds (training, whole-corpus runs);
+``make test-fast`` runs ``unit and not slow``.
+"""
 
 from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from explorer.pairs import Pair
+
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 SHARED_NLTK = SHARED / "nltk_data"
+#: Test directory -> the marker its tests carry.
+LAYERS = {"unit": "unit", "app": "app", "e2e": "e2e"}
 
 if SHARED_NLTK.is_dir() and "NLTK_DATA" not in os.environ:
     os.environ["NLTK_DATA"] = str(SHARED_NLTK)
@@ -22,9 +41,65 @@ if "ENTAILMENT_EXPLORER_STORE" not in os.environ:
         Path(tempfile.mkdtemp(prefix="explorer-store-")) / "store.sqlite3")
 
 
-def shared_file(*parts: str) -> Path:
-    """A file under ../shared, or a skip naming what is missing."""
-    path = SHARED.joinpath(*parts)
-    if not path.is_file():
-        pytest.skip(f"shared data not present: {path} (place ../shared beside the repository)")
-    return path
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark every test with its directory's layer (a test outside the three layers is an
+    error: it would escape ``make test-fast`` and the layer selections)."""
+    tests_dir = Path(__file__).resolve().parent
+    for item in items:
+        parts = Path(str(item.path)).resolve().relative_to(tests_dir).parts
+        layer = LAYERS.get(parts[0]) if len(parts) > 1 else None
+        if layer is None:
+            raise pytest.UsageError(f"{item.nodeid}: tests live in tests/unit, tests/app or tests/e2e")
+        item.add_marker(layer)
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    """The repository's top folder (where app.py and sample_data/ are)."""
+    return ROOT
+
+
+@pytest.fixture(scope="session")
+def shared_file() -> Callable[..., Path]:
+    """``shared_file("data", "msr_align", "x.txt")``: a file under ../shared, or a skip
+    naming what is missing (the shared corpora are not part of the repository)."""
+
+    def find(*parts: str) -> Path:
+        path = SHARED.joinpath(*parts)
+        if not path.is_file():
+            pytest.skip(f"shared data not present: {path} (place ../shared beside the repository)")
+        return path
+
+    return find
+
+
+@pytest.fixture
+def uniform_nist(monkeypatch: pytest.MonkeyPatch) -> None:
+    """NIST scorers with uniform weights: tests do not build the Brown table."""
+    from explorer.metrics import nist
+
+    monkeypatch.setattr(nist, "default_weights", nist.InformationWeights.uniform_weights)
+
+
+SUBJECTS = ["the mayor", "a local firm", "the school board", "our neighbour", "the river authority",
+            "a young pilot", "the old library", "the city council", "a small bakery", "the football club"]
+ACTIONS = ["opened a new office", "repaired the east bridge", "sold the harbour land",
+           "bought two electric buses", "closed the night market"]
+OTHERS = ["heavy snow blocked every road", "copper prices fell for a week", "the festival drew large crowds",
+          "a storm damaged several roofs", "the museum lent out a painting"]
+
+
+@pytest.fixture(scope="session")
+def classifier_pairs() -> tuple[Pair, ...]:
+    """50 labelled pairs in two tasks for the MT-metric classifier: entailed hypotheses
+    restate the text's event, the others name an unrelated one."""
+    pairs = []
+    for i, subject in enumerate(SUBJECTS):
+        for j, action in enumerate(ACTIONS):
+            text = f"On Tuesday {subject} {action} after a long vote."
+            if (i + j) % 2:
+                hyp, label = f"{subject.capitalize()} {action} on Tuesday.", "entailment"
+            else:
+                hyp, label = f"{OTHERS[j].capitalize()} yesterday.", "non-entailment"
+            pairs.append(Pair(id=f"{i}-{j}", text=text, hypothesis=hyp, label=label, task="AB"[i % 2]))
+    return tuple(pairs)

@@ -8,7 +8,8 @@ import pandas as pd
 import streamlit as st
 
 from components.data import SAMPLE_DIR, LoadedDataset, load_file
-from components.state import current_dataset, guarded, open_pair, set_dataset
+from components.guard import guarded
+from components.state import current_dataset, open_pair, set_dataset
 from explorer.aligners import ALIGNERS
 from explorer.pairs import Pair
 from explorer.published import PAPER_TABLE1

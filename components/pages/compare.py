@@ -8,8 +8,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from components.compare_figures import agreement, score_scatter, selected_ids
+from components import state
 from components.data import LoadedDataset, dataset_best_cutoff, dataset_scores
+from components.figures.compare import agreement, score_scatter, selected_ids
+from components.guard import attempt
 from components.state import current_dataset, open_pair
 from explorer.alignment import Alignment
 from explorer.error_analysis import agreement as annotator_agreement
@@ -18,14 +20,13 @@ from explorer.preprocess import analyze_pair
 from explorer.scorers import SCORERS
 
 CHART = "compare_scatter"
-ALIGNED = "explorer_compare_alignments"
 
 
 def _aligned(loaded: LoadedDataset, name: str) -> dict[str, Alignment]:
     """Every pair's alignment by one aligner (kept for the session: aligners can be slow)."""
     from explorer.aligners import get_aligner
 
-    store: dict[tuple[str, str], dict[str, Alignment]] = st.session_state.setdefault(ALIGNED, {})
+    store = state.COMPARE_ALIGNMENTS.setdefault(dict)
     if (loaded.key, name) not in store:
         aligner = get_aligner(name)
         pairs = [p for p in loaded.dataset.pairs if p.gold_alignment is not None]
@@ -60,14 +61,13 @@ def aligner_section(loaded: LoadedDataset) -> None:
     if first == second:
         st.info("Choose two different aligners.")
         return
-    done = st.session_state.get(ALIGNED, {})
+    done = state.COMPARE_ALIGNMENTS.get() or {}
     if not ((loaded.key, first) in done and (loaded.key, second) in done):
         if not st.button(f"Align the {len(gold)} pairs with both", key="compare_align_run"):
             return
-    try:
-        rows = f1_differences(_aligned(loaded, first), _aligned(loaded, second), gold)  # type: ignore[arg-type]
-    except Exception as error:  # a failing aligner: say which, keep the page
-        st.error(f"Aligning failed: {type(error).__name__}: {error}")
+    rows = attempt(lambda: f1_differences(_aligned(loaded, first), _aligned(loaded, second), gold),
+                   "Aligning", where=f"with {ALIGNERS[first].label} or {ALIGNERS[second].label}")
+    if rows is None:
         return
     if not rows:
         st.caption("No problem could be compared (the aligners tokenise differently from the gold).")
@@ -105,7 +105,7 @@ def annotator_section() -> None:
             st.error(f"{upload.name} could not be read: {error}")
             return
         systems[upload.name] = {p.id: p.gold_alignment for p in data.pairs if p.gold_alignment is not None}
-    rows = annotator_agreement(systems)  # type: ignore[arg-type]
+    rows = annotator_agreement(systems)
     st.dataframe(pd.DataFrame([
         {"first": a.first, "second": a.second, "problems": a.problems,
          "agreement (Dice of SURE links)": round(a.dice, 3), "identical problems": f"{100 * a.exact:.1f}%"}
@@ -138,13 +138,12 @@ def scorer_section(loaded: LoadedDataset) -> None:
     if x_name == y_name:
         st.info("Choose two different scorers.")
         return
-    try:
-        with st.spinner(f"Scoring {loaded.name} with both..."):
-            x = dataset_scores(loaded, x_name)
-            y = dataset_scores(loaded, y_name)
-    except Exception as error:  # a failing scorer: say which
-        st.error(f"Scoring failed: {type(error).__name__}: {error}. Choose other scorers.")
+    with st.spinner(f"Scoring {loaded.name} with both..."):
+        scored = attempt(lambda: (dataset_scores(loaded, x_name), dataset_scores(loaded, y_name)),
+                         "Scoring", where=f"on {loaded.name}", then=". Choose other scorers.")
+    if scored is None:
         return
+    x, y = scored
     pairs = loaded.dataset.pairs
     x_best, y_best = dataset_best_cutoff(loaded, x_name), dataset_best_cutoff(loaded, y_name)
     x_cut = None if x_best is None else x_best[0]

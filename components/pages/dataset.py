@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from components.annotation_panel import render_bulk_tagging, with_tags
+from components import state
 from components.data import (
     SAMPLES,
     LoadedDataset,
@@ -18,6 +18,8 @@ from components.data import (
     load_uploaded,
     nltk_rte_files,
 )
+from components.guard import attempt
+from components.sections.bulk_tagging import render_bulk_tagging, with_tags
 from components.state import current_dataset, open_pair, set_dataset
 from explorer.datasets import LOADERS, DatasetError
 from explorer.scorers import SCORERS
@@ -25,8 +27,6 @@ from explorer.scorers import SCORERS
 SAMPLE = "Built-in sample"
 UPLOAD = "Upload a file"
 NLTK = "NLTK RTE corpus"
-SOURCE = "dataset_source"
-TABLE = "dataset_table"
 ALL, CORRECT, WRONG = "all", "correct", "incorrect"
 
 
@@ -36,10 +36,9 @@ def source_controls() -> LoadedDataset | None:
     current = current_dataset()
     rte_files = nltk_rte_files()
     options = [SAMPLE, UPLOAD] + ([NLTK] if rte_files else [])
-    if SOURCE not in st.session_state:
-        by_origin = {"built-in sample": SAMPLE, "uploaded file": UPLOAD, "NLTK RTE corpus": NLTK}
-        st.session_state[SOURCE] = by_origin.get(current.origin, SAMPLE)
-    source = st.radio("Source", options, horizontal=True, key=SOURCE)
+    by_origin = {"built-in sample": SAMPLE, "uploaded file": UPLOAD, "NLTK RTE corpus": NLTK}
+    state.DATASET_SOURCE.setdefault(lambda: by_origin.get(current.origin, SAMPLE))
+    source = st.radio("Source", options, horizontal=True, key=state.DATASET_SOURCE.key)
     if not rte_files:
         st.caption("NLTK's RTE corpus is not installed (`python -m explorer resources --download`); the sample and uploads still work.")
     if source == SAMPLE:
@@ -126,6 +125,8 @@ def main() -> None:
         + (f", tasks {', '.join(dataset.tasks)}" if dataset.tasks else "")
         + f"; read as {LOADERS[dataset.format].description}."
     )
+    for note in dataset.notes:
+        st.caption(note)
     interactive = [n for n, info in SCORERS.items() if info.interactive]
     names = interactive + [n for n in SCORERS if n not in interactive]
     left, right = st.columns([1, 3])
@@ -134,12 +135,12 @@ def main() -> None:
         format_func=lambda n: SCORERS[n].label + ("" if SCORERS[n].interactive else " (slow)"),
         key="dataset_scorer",
     )
-    try:
-        with st.spinner(f"Scoring {len(dataset)} pairs with {SCORERS[scorer].label}..."):
-            table, cutoff, how = build_table(loaded, scorer)
-    except Exception as err:  # a failing method: say so, the other scorers remain choosable
-        st.error(f"{SCORERS[scorer].label} failed on {loaded.name}: {type(err).__name__}: {err}. Choose another scorer.")
+    with st.spinner(f"Scoring {len(dataset)} pairs with {SCORERS[scorer].label}..."):
+        built = attempt(lambda: build_table(loaded, scorer), SCORERS[scorer].label, where=f"on {loaded.name}",
+                        then=". Choose another scorer.")
+    if built is None:  # the other scorers remain choosable
         return
+    table, cutoff, how = built
     right.caption(f"Decisions: score > cutoff means entails; {how}.")
     table = with_tags(loaded, table)
 
@@ -162,7 +163,7 @@ def main() -> None:
         st.info("No pair passes these filters.")
         return
     event = st.dataframe(
-        shown, key=TABLE, on_select="rerun", selection_mode="single-row", hide_index=True, width="stretch",
+        shown, key=state.DATASET_TABLE.key, on_select="rerun", selection_mode="single-row", hide_index=True, width="stretch",
         column_config={
             "score": st.column_config.NumberColumn(format="%.4f"),
             "text": st.column_config.TextColumn(width="large"),

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from components.guard import attempt
 from components.state import current_dataset, open_pair
 from components.store_access import get_store, scorer_run, store_dataset_id
 from components.text import plain
@@ -97,11 +98,9 @@ def main() -> None:
     by = right.radio("Columns", DIMENSIONS, index=DIMENSIONS.index("outcome"), horizontal=True, key="errors_by")
     run_id = None
     if scorer is not None:
-        try:
-            with st.spinner(f"Scoring {loaded.name} with {SCORERS[scorer].label}..."):
-                run_id = scorer_run(loaded, scorer)
-        except Exception as error:  # a failing scorer: say so, counting still works without it
-            st.error(f"{SCORERS[scorer].label} could not be run on {loaded.name}: {type(error).__name__}: {error}")
+        with st.spinner(f"Scoring {loaded.name} with {SCORERS[scorer].label}..."):
+            # A failing scorer is reported; counting still works without it.
+            run_id = attempt(lambda: scorer_run(loaded, scorer), SCORERS[scorer].label, where=f"on {loaded.name}")
     table = crosstab(store, dataset_id, run_id)
     if run_id is not None:
         cut = table.cutoff

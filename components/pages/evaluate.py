@@ -6,13 +6,16 @@ Pearson/Spearman instead. All figures come from :mod:`explorer.evaluation`."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from components import figures
+from components import state
 from components.data import SAMPLES, LoadedDataset, dataset_scores, gold, load_file, load_uploaded, nltk_rte_files
+from components.figures import evaluation as figures
+from components.guard import attempt
 from components.state import current_dataset, dev_dataset, set_dev_dataset
 from explorer import published
 from explorer.datasets import DatasetError
@@ -29,11 +32,11 @@ def dev_controls(loaded: LoadedDataset) -> LoadedDataset | None:
     rte = {f"NLTK RTE: {name}": path for name, path in nltk_rte_files().items()}
     options = [SELF, *samples, *rte, UPLOAD]
     current = dev_dataset()
-    if "evaluate_dev" not in st.session_state and current is not None:
+    if current is not None:
         match = [o for o in options if o.endswith(current.name)]
-        st.session_state["evaluate_dev"] = match[0] if match else SELF
+        state.EVALUATE_DEV.setdefault(lambda: match[0] if match else SELF)
     choice = st.selectbox(
-        "Choose the cutoff on", options, key="evaluate_dev",
+        "Choose the cutoff on", options, key=state.EVALUATE_DEV.key,
         help="As in Szymanski's paper: tune the cutoff on a development set (e.g. rte1_dev.xml) and apply it unchanged here.",
     )
     try:
@@ -77,11 +80,12 @@ def score_all(loaded: LoadedDataset, names: Sequence[str], dev: LoadedDataset | 
 
         if name in failed:
             continue
-        try:
-            (dev_scores if is_dev else scores)[name] = dataset_scores(data, name, progress=report)
-        except Exception as err:  # one failing method must not hide the others
+        result = attempt(partial(dataset_scores, data, name, progress=report),
+                         SCORERS[name].label, where=f"on {data.name}", then=". It is left out.")
+        if result is None:
             failed.add(name)
-            st.error(f"{SCORERS[name].label} failed on {data.name}, so it is left out: {type(err).__name__}: {err}")
+        else:
+            (dev_scores if is_dev else scores)[name] = result
     bar.empty()
     for name in failed:
         scores.pop(name, None)

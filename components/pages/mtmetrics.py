@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from components.data import LoadedDataset, load_file, load_uploaded, nltk_rte_files
-from components.mtmetrics_comparison import render_corpus_statistics, render_mtmetrics_comparison
+from components.sections.mt_experiment import render_corpus_statistics, render_mtmetrics_comparison
 from components.state import current_dataset
 from explorer.datasets import DatasetError
 

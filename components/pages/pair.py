@@ -3,27 +3,26 @@ n-gram match grid, the decision at a cutoff, and one tab per registered method p
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import pandas as pd
 import streamlit as st
 
-from components import figures
-from components.annotation_panel import render_annotation_section
+from components import state
 from components.data import LoadedDataset, dataset_scores, default_cutoff, is_scored
-from components.method_panels import PANELS
+from components.figures.ngram_grid import ngram_grid
+from components.guard import attempt
+from components.panels import PANELS
+from components.sections.annotation import render_annotation_section
 from components.state import current_dataset, select_pair, selected_pair_id
 from explorer.metrics.bleu import ngram_matches
 from explorer.pairs import Pair
 from explorer.preprocess import AnalyzedPair, InputError, analyze_pair, make_pair
 from explorer.scorers import SCORERS, get_scorer
 
-TEXT = "explorer_typed_text"
-HYPOTHESIS = "explorer_typed_hypothesis"
-SHOWN = "explorer_pair_shown"
-SLOW_RESULTS = "explorer_slow_results"
-TEXT_WIDGET = "pair_text"
-HYPOTHESIS_WIDGET = "pair_hypothesis"
+#: Each text box and where its value is kept while the box is not drawn.
+TEXT_BOXES = ((state.TEXT_WIDGET, state.TYPED_TEXT), (state.HYPOTHESIS_WIDGET, state.TYPED_HYPOTHESIS))
 #: Longer sides are drawn truncated in the grid (the scores use every token).
 GRID_MAX_TOKENS = 150
 
@@ -42,12 +41,13 @@ def _pair_caption(pair: Pair) -> str:
 
 def _show_pair(pair: Pair) -> None:
     """Put a dataset pair into the text boxes."""
-    st.session_state[TEXT] = st.session_state[TEXT_WIDGET] = pair.text
-    st.session_state[HYPOTHESIS] = st.session_state[HYPOTHESIS_WIDGET] = pair.hypothesis
+    for (widget, kept), value in zip(TEXT_BOXES, (pair.text, pair.hypothesis), strict=True):
+        widget.set(value)
+        kept.set(value)
 
 
-def _copy_widget(widget: str, target: str) -> None:
-    st.session_state[target] = st.session_state[widget]
+def _copy_widget(widget: state.Slot[str], kept: state.Slot[str]) -> None:
+    kept.set(widget.value())
 
 
 def pair_controls(loaded: LoadedDataset) -> Pair | None:
@@ -62,33 +62,25 @@ def pair_controls(loaded: LoadedDataset) -> Pair | None:
     wanted = selected_pair_id()
     if wanted not in by_id:
         wanted = ids[0]
-    pick_key = f"pair_pick_{loaded.key}"
-    st.session_state[pick_key] = wanted
+    pick = state.pair_pick(loaded.key)
+    pick.set(wanted)
     st.selectbox(
         f"Pair from {loaded.name}",
         ids,
-        key=pick_key,
+        key=pick.key,
         format_func=lambda i: _pair_caption(by_id[i]),
-        on_change=lambda: select_pair(st.session_state[pick_key]),
+        on_change=lambda: select_pair(pick.value()),
         help="Or open one from the Dataset page; or just type your own pair below.",
     )
     chosen = by_id[wanted]
-    if st.session_state.get(SHOWN) != (loaded.key, chosen.id) or TEXT not in st.session_state:
+    if state.PAIR_SHOWN.get() != (loaded.key, chosen.id) or not state.TYPED_TEXT.present():
         _show_pair(chosen)
-        st.session_state[SHOWN] = (loaded.key, chosen.id)
-    for widget, target in ((TEXT_WIDGET, TEXT), (HYPOTHESIS_WIDGET, HYPOTHESIS)):
-        if widget not in st.session_state:
-            st.session_state[widget] = st.session_state[target]
-    left, right = st.columns(2)
-    left.text_area(
-        "Text (premise)", key=TEXT_WIDGET, height=130,
-        on_change=_copy_widget, args=(TEXT_WIDGET, TEXT),
-    )
-    right.text_area(
-        "Hypothesis", key=HYPOTHESIS_WIDGET, height=130,
-        on_change=_copy_widget, args=(HYPOTHESIS_WIDGET, HYPOTHESIS),
-    )
-    text, hypothesis = st.session_state[TEXT], st.session_state[HYPOTHESIS]
+        state.PAIR_SHOWN.set((loaded.key, chosen.id))
+    for widget, kept in TEXT_BOXES:
+        widget.setdefault(kept.value)
+    for column, label, (widget, kept) in zip(st.columns(2), ("Text (premise)", "Hypothesis"), TEXT_BOXES, strict=True):
+        column.text_area(label, key=widget.key, height=130, on_change=_copy_widget, args=(widget, kept))
+    text, hypothesis = state.TYPED_TEXT.value(), state.TYPED_HYPOTHESIS.value()
     if text == chosen.text and hypothesis == chosen.hypothesis:
         st.caption(f"Pair **{chosen.id}** of {loaded.name}" + (f", gold label: **{chosen.label}**" if chosen.label else ""))
         return chosen
@@ -120,28 +112,31 @@ def _decision(value: float, cutoff: float) -> str:
     return "entails" if value > cutoff else "does not entail"
 
 
+def _score(name: str, analyzed: AnalyzedPair) -> Any:
+    return get_scorer(name).score(analyzed)
+
+
+def _score_each(names: list[str], analyzed: AnalyzedPair) -> dict[str, Any]:
+    """Each scorer's result on the pair; a failing scorer is reported and left out."""
+    results: dict[str, Any] = {}
+    for name in names:
+        result = attempt(partial(_score, name, analyzed), SCORERS[name].label, where="on this pair")
+        if result is not None:
+            results[name] = result
+    return results
+
+
 def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair) -> dict[str, Any]:
     """Every interactive scorer's value, decision and breakdown; slow ones on request."""
-    results: dict[str, Any] = {}
-    for name, info in SCORERS.items():
-        if info.interactive:
-            try:
-                results[name] = get_scorer(name).score(analyzed)
-            except Exception as err:  # one failing method must not hide the others
-                st.error(f"{info.label} failed on this pair: {err}")
+    results = _score_each([name for name, info in SCORERS.items() if info.interactive], analyzed)
     slow = [name for name, info in SCORERS.items() if not info.interactive]
     pair_key = (analyzed.pair.text, analyzed.pair.hypothesis)
-    stored: dict[tuple[str, str], Any] = st.session_state.setdefault(SLOW_RESULTS, {})
+    stored = state.SLOW_RESULTS.setdefault(dict)
     if slow:
         labels = ", ".join(SCORERS[n].label for n in slow)
         if st.button(f"Run slow methods ({labels})", key="run_slow"):
-            found = {}
             with st.spinner("Running the slow methods..."):
-                for name in slow:
-                    try:
-                        found[name] = get_scorer(name).score(analyzed)
-                    except Exception as err:
-                        st.error(f"{SCORERS[name].label} failed on this pair: {err}")
+                found = _score_each(slow, analyzed)
             stored.clear()
             stored[pair_key] = found
         results.update(stored.get(pair_key, {}))
@@ -206,7 +201,7 @@ def grid_section(analyzed: AnalyzedPair) -> None:
         st.caption(f"Long pair: the grid shows the first {GRID_MAX_TOKENS} tokens of each side; the scores use all of them.")
     matches = ngram_matches(h.lower[:GRID_MAX_TOKENS], p.lower[:GRID_MAX_TOKENS], 4)
     st.caption("Rows: hypothesis tokens; columns: text tokens (lower-cased match). Darker cells lie on longer matched n-grams, which show as diagonal runs.")
-    st.plotly_chart(figures.ngram_grid(matches, p_tokens, h_tokens), key="ngram_grid")
+    st.plotly_chart(ngram_grid(matches, p_tokens, h_tokens), key="ngram_grid")
 
 
 def gold_alignment_section(analyzed: AnalyzedPair) -> None:
@@ -214,7 +209,7 @@ def gold_alignment_section(analyzed: AnalyzedPair) -> None:
     gold = analyzed.pair.gold_alignment
     if gold is None:
         return
-    from components.alignment_figures import alignment_grid
+    from components.figures.alignment import alignment_grid
 
     with st.expander("Gold alignment (from the dataset)"):
         st.plotly_chart(
@@ -227,12 +222,11 @@ def panels_section(analyzed: AnalyzedPair) -> None:
     if not PANELS:
         return
     tabs = st.tabs([panel.label for panel in PANELS.values()])
-    for tab, panel in zip(tabs, PANELS.values()):
+    for tab, panel in zip(tabs, PANELS.values(), strict=True):
         with tab:
-            try:
-                panel.render(analyzed)
-            except Exception as err:  # one failing method must not hide the others
-                st.error(f"{panel.label} could not be drawn for this pair: {type(err).__name__}: {err}")
+            # Each panel's widgets and charts are keyed under its name.
+            attempt(partial(panel.render, analyzed, key=panel.name), panel.label,
+                    where="to draw for this pair")
 
 
 def main() -> None:

@@ -43,6 +43,8 @@ def run_evaluate(args: argparse.Namespace) -> int:
         print_json(payload)
         return 0
     print(f"{data.name}: {len(data)} pairs ({data.kind})" + (f"; cutoffs chosen on {dev.name}" if dev else ""))
+    for note in data.notes:
+        print(f"  note: {note}")
     for r in results:
         body = r.to_json()
         if "pearson" in body:

@@ -2,11 +2,15 @@
 
 Every loader returns a complete :class:`Dataset` or raises :class:`DatasetError`
 naming the file, the line or record, and what was expected; nothing partial is
-returned as if it were complete.
+returned as if it were complete. All of them read through one layer
+(:mod:`explorer.datasets.reading`: one encoding policy, explicit limits) and one field
+layer (:mod:`explorer.datasets.fields`: strictly typed ids, tasks, labels and scores).
+Formats are recognised from the whole decoded text, not from a fixed-size head.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,8 +18,12 @@ from explorer.api import LoaderInfo, Registry, caps, lazy
 from explorer.errors import ExplorerError
 from explorer.pairs import Pair
 
-#: Uploads and files larger than this are refused before parsing.
+#: Uploads (bytes handed to :func:`load_bytes`) larger than this are refused before parsing.
 MAX_BYTES = 200 * 1024 * 1024
+#: Files read from disk by :func:`load` larger than this are refused before they are read:
+#: room for SNLI train as JSON lines (about 470 MB), which loads in about 1.4 GB per 375 MB
+#: (docs/BENCHMARKS.md).
+MAX_FILE_BYTES = 1024 * 1024 * 1024
 
 
 class DatasetError(ExplorerError, ValueError):
@@ -34,11 +42,14 @@ class Dataset:
         name: a short display name (the file name).
         format: the loader that read it (a key of :data:`LOADERS`).
         pairs: every pair, in file order.
+        notes: what the loader wants the reader to know about the file (e.g. how many
+            pairs were kept unlabelled); shown with the dataset's summary.
     """
 
     name: str
     format: str
     pairs: tuple[Pair, ...]
+    notes: tuple[str, ...] = ()
 
     def __len__(self) -> int:
         return len(self.pairs)
@@ -68,38 +79,57 @@ _GRADED = caps("graded")
 _GOLD = caps("labels", "gold_alignments")
 
 
-def _sniff_rte(head: str) -> bool:
-    return "<entailment-corpus" in head
+# Each sniff sees the whole decoded text and reads only as far as it needs (the first
+# line, or a substring search), so a long first record or line does not hide a format.
+
+def _first_line(text: str) -> str:
+    text = text.lstrip("\ufeff")
+    end = text.find("\n")
+    return text if end < 0 else text[:end]
 
 
-def _sniff_msrp(head: str) -> bool:
-    return head.lstrip("\ufeff").startswith("Quality\t")
+def _sniff_rte(text: str) -> bool:
+    return text.lstrip("\ufeff \n\t")[:1] == "<" and "<entailment-corpus" in text
 
 
-def _sniff_sick(head: str) -> bool:
-    return head.lstrip("\ufeff").startswith("pair_ID\t")
+def _sniff_msrp(text: str) -> bool:
+    return text.lstrip("\ufeff").startswith("Quality\t")
 
 
-def _sniff_sts(head: str) -> bool:
-    first = head.lstrip("\ufeff").split("\n", 1)[0].split("\t")
-    try:
-        float(first[0])
-    except ValueError:
-        return False
-    return len(first) == 3
+def _sniff_sick(text: str) -> bool:
+    return text.lstrip("\ufeff").startswith("pair_ID\t")
 
 
-def _sniff_jsonl(head: str) -> bool:
-    # Edinburgh++ alignment files are JSON lists too; their own loader reads them.
-    return head.lstrip("\ufeff \n\r\t")[:1] in ("{", "[") and '"sureAlign"' not in head
+def _sniff_sts(text: str) -> bool:
+    from explorer.datasets.fields import is_number
+
+    first = _first_line(text).split("\t")
+    return len(first) == 3 and is_number(first[0])
+
+
+def _sniff_nli(corpus: str) -> Callable[[str], bool]:
+    def sniff(text: str) -> bool:
+        from explorer.datasets.nli import sniff
+
+        return sniff(text) == corpus
+
+    return sniff
+
+
+def _sniff_jsonl(text: str) -> bool:
+    # Edinburgh++ alignment files and SNLI / MultiNLI are JSON too; their own loaders read them.
+    from explorer.datasets.edinburgh import sniff as edinburgh
+    from explorer.datasets.nli import sniff as nli
+
+    return text.lstrip("\ufeff \n\t")[:1] in ("{", "[") and not edinburgh(text) and nli(text) is None
 
 
 _sniff_msr_align = lazy("explorer.datasets.msr_align:sniff")
 _sniff_edinburgh = lazy("explorer.datasets.edinburgh:sniff")
 
 
-def _sniff_csv(head: str) -> bool:
-    first = head.lstrip("\ufeff").split("\n", 1)[0].lower()
+def _sniff_csv(text: str) -> bool:
+    first = _first_line(text).lower()
     return "hypothesis" in first and "," in first
 
 
@@ -112,18 +142,19 @@ LOADERS: Registry[LoaderInfo] = Registry("format", [
     LoaderInfo("csv", "CSV with header text (or premise), hypothesis, label, task, id", (".csv",), _sniff_csv, lazy("explorer.datasets.tabular:parse_csv"), _LABELS),
     LoaderInfo("msr_align", "MSR RTE2 gold alignments (GIZA-style .align.txt)", (".txt",), _sniff_msr_align, lazy("explorer.datasets.msr_align:parse_msr_align_labelled"), _GOLD),
     LoaderInfo("edinburgh", "Edinburgh++ paraphrase alignments (JSON with sureAlign)", (".json",), _sniff_edinburgh, lazy("explorer.datasets.edinburgh:parse_edinburgh"), caps("gold_alignments")),
+    LoaderInfo("snli", "SNLI, JSON lines or TSV (sentence1, sentence2, gold_label, pairID)", (".jsonl", ".txt", ".tsv"), _sniff_nli("snli"), lazy("explorer.datasets.nli:parse_snli"), _LABELS),
+    LoaderInfo("multinli", "MultiNLI, JSON lines or TSV (SNLI's fields plus genre as the task)", (".jsonl", ".txt", ".tsv"), _sniff_nli("multinli"), lazy("explorer.datasets.nli:parse_multinli"), _LABELS),
 ], error=UnknownFormatError)
 
 
 def detect_format(text: str, name: str) -> str:
-    """The key of the loader for a file: content first, then extension.
+    """The key of the loader for a file's decoded text: content first, then extension.
 
     Raises:
         DatasetError: when no loader recognises the file.
     """
-    head = text[:4096]
     suffix = Path(name).suffix.lower()
-    by_content = [key for key, info in LOADERS.items() if info.sniff(head)]
+    by_content = [key for key, info in LOADERS.items() if info.sniff(text)]
     for key in by_content:
         if suffix in LOADERS[key].extensions:
             return key
@@ -133,37 +164,63 @@ def detect_format(text: str, name: str) -> str:
     raise DatasetError(f"{name}: not a dataset format the explorer knows. Supported: {formats}")
 
 
-def decode(data: bytes, name: str) -> str:
-    """Decode file bytes as UTF-8 (with or without BOM).
+def decode(data: bytes, name: str, *, max_bytes: int | None = None) -> str:
+    """Decode file bytes under the one encoding policy of :mod:`explorer.datasets.reading`
+    (UTF-8, optional BOM, line ends normalised).
 
     Raises:
-        DatasetError: for binary or non-UTF-8 content, or a file over :data:`MAX_BYTES`.
+        DatasetError: for binary or non-UTF-8 content, a conflicting XML encoding
+            declaration, or a file over :data:`MAX_BYTES`.
     """
-    if len(data) > MAX_BYTES:
-        raise DatasetError(f"{name}: {len(data):,} bytes is over the {MAX_BYTES:,}-byte limit")
-    if b"\x00" in data[:8192]:
-        raise DatasetError(f"{name}: looks like a binary file; expected UTF-8 text (XML, TSV, CSV or JSON)")
-    try:
-        return data.decode("utf-8-sig")
-    except UnicodeDecodeError as err:
-        line = data[: err.start].count(b"\n") + 1
-        raise DatasetError(f"{name}: line {line} is not valid UTF-8; save the file as UTF-8") from None
+    from explorer.datasets.reading import decode as decode_text
+
+    return decode_text(data, name, max_bytes=max_bytes)
 
 
-def load_bytes(data: bytes, name: str, *, fmt: str | None = None) -> Dataset:
-    """Load a dataset from bytes (an upload); ``name`` is used for detection and errors."""
-    text = decode(data, name)
+def load_bytes(data: bytes, name: str, *, fmt: str | None = None, max_bytes: int | None = None) -> Dataset:
+    """Load a dataset from bytes (an upload); ``name`` is used for detection and errors.
+    ``max_bytes`` defaults to :data:`MAX_BYTES`."""
+    from explorer.datasets.reading import check_count
+
+    text = decode(data, name, max_bytes=max_bytes)
     key = fmt or detect_format(text, name)
     info = LOADERS.info(key)
-    pairs = info.parse(text, name)
+    try:
+        pairs = info.parse(text, name)
+    except RecursionError:  # a guard only: every parser bounds its nesting first
+        raise DatasetError(f"{name}: nested too deeply to read") from None
     if not pairs:
         raise DatasetError(f"{name}: no pairs found in this {info.description} file")
+    check_count(len(pairs), name)
     ids = [p.id for p in pairs]
     if len(set(ids)) != len(ids):
         seen: set[str] = set()
         dup = next(i for i in ids if i in seen or seen.add(i))  # type: ignore[func-returns-value]
         raise DatasetError(f"{name}: pair id {dup!r} occurs more than once; ids must be unique")
-    return Dataset(name=Path(name).name, format=key, pairs=tuple(pairs))
+    notes = tuple(getattr(pairs, "notes", ()))
+    return Dataset(name=Path(name).name, format=key, pairs=tuple(pairs), notes=notes)
+
+
+def _read(path: Path) -> bytes:
+    from explorer.datasets.reading import check_size
+
+    if not path.is_file():
+        raise DatasetError(f"{path}: no such file")
+    try:
+        check_size(path.stat().st_size, str(path), MAX_FILE_BYTES)
+        return path.read_bytes()
+    except OSError as err:
+        raise DatasetError(f"{path}: cannot read ({err.strerror})") from None
+
+
+def detect_file_format(path: str | Path) -> str:
+    """The format key of a file, read and decoded as :func:`load` would.
+
+    Raises:
+        DatasetError: for a missing, unreadable or unrecognised file.
+    """
+    path = Path(path)
+    return detect_format(decode(_read(path), str(path), max_bytes=MAX_FILE_BYTES), str(path))
 
 
 def load(path: str | Path, *, fmt: str | None = None) -> Dataset:
@@ -173,11 +230,4 @@ def load(path: str | Path, *, fmt: str | None = None) -> Dataset:
         DatasetError: for a missing, unreadable or malformed file.
     """
     path = Path(path)
-    if not path.is_file():
-        raise DatasetError(f"{path}: no such file")
-    try:
-        data = path.read_bytes()
-    except OSError as err:
-        raise DatasetError(f"{path}: cannot read ({err.strerror})") from None
-    dataset = load_bytes(data, str(path), fmt=fmt)
-    return dataset
+    return load_bytes(_read(path), str(path), fmt=fmt, max_bytes=MAX_FILE_BYTES)

@@ -12,20 +12,19 @@ load whichever you want to score against. Records have no entailment label.
 
 from __future__ import annotations
 
-import json
-import re
 from typing import Any
 
 from explorer.alignment import Alignment, AlignmentError, Link
 from explorer.datasets import DatasetError
+from explorer.datasets import fields as F
+from explorer.datasets.reading import check_count, loads
 from explorer.pairs import Pair
 
-_LINK = re.compile(r"^(\d+)-(\d+)$")
 
-
-def sniff(head: str) -> bool:
-    """A JSON list whose first record has an ``sureAlign`` field."""
-    return head.lstrip("\ufeff \n\r\t")[:1] == "[" and '"sureAlign"' in head
+def sniff(text: str) -> bool:
+    """A JSON list of records with a ``sureAlign`` field (looked for in the whole file,
+    so a long first record does not hide it)."""
+    return text.lstrip("\ufeff \n\r\t")[:1] == "[" and '"sureAlign"' in text
 
 
 def _links(value: Any, field: str, p_len: int, h_len: int, where: str) -> set[Link]:
@@ -35,10 +34,11 @@ def _links(value: Any, field: str, p_len: int, h_len: int, where: str) -> set[Li
         raise DatasetError(f"{where}: {field!r} is {type(value).__name__}; expected a string of 'i-j' pairs")
     links: set[Link] = set()
     for item in value.split():
-        match = _LINK.match(item)
-        if match is None:
-            raise DatasetError(f"{where}: {field!r} has {item!r}; expected 'i-j' with 0-based token positions")
-        p, h = int(match.group(1)), int(match.group(2))
+        left, dash, right = item.partition("-")
+        if not dash:
+            raise DatasetError(f"{where}: {field!r} has {item[:40]!r}; expected 'i-j' with 0-based token positions")
+        p = F.position(left, where, f"{field!r} link {item[:40]!r}: source position")
+        h = F.position(right, where, f"{field!r} link {item[:40]!r}: target position")
         if p >= p_len or h >= h_len:
             raise DatasetError(
                 f"{where}: {field!r} link {item} is outside the sentences ({p_len} source, {h_len} target tokens)"
@@ -50,30 +50,33 @@ def _links(value: Any, field: str, p_len: int, h_len: int, where: str) -> set[Li
 def parse_edinburgh(text: str, name: str) -> list[Pair]:
     """Parse an Edinburgh++ JSON file into pairs with gold alignments.
 
+    Tokens follow the token rule of :mod:`explorer.datasets.fields` (format characters
+    removed, control characters refused); positions are ASCII digits.
+
     Raises:
         DatasetError: for invalid JSON, a record that is not an object, a missing or
             empty ``source``/``target``, or a malformed or out-of-range link, naming
             the record.
     """
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise DatasetError(f"{name}: invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}") from None
+    data = loads(text, name)
     if not isinstance(data, list):
         raise DatasetError(f"{name}: expected a JSON list of alignment records, found {type(data).__name__}")
+    check_count(len(data), name)
     pairs: list[Pair] = []
     for index, record in enumerate(data, start=1):
         where = f"{name}: record #{index}"
         if not isinstance(record, dict):
             raise DatasetError(f"{where}: expected an object with source, target and sureAlign")
-        if "id" in record:
-            where = f"{name}: record #{index} (id={record['id']!r})"
+        pair_id = F.optional_identifier(record.get("id"), where, "id")
+        if pair_id is not None:
+            where = f"{name}: record #{index} (id={pair_id[:40]!r})"
         fields = {}
         for field in ("source", "target"):
             value = record.get(field)
             if not isinstance(value, str) or not value.split():
                 raise DatasetError(f"{where}: {field!r} is missing or empty; expected a tokenised sentence")
-            fields[field] = tuple(value.split())
+            F.sentence(value, where, field)  # the length limit
+            fields[field] = tuple(F.token(token, f"{where}: {field!r}") for token in value.split())
         if "sureAlign" not in record:
             raise DatasetError(f"{where}: no 'sureAlign' field")
         p_tokens, h_tokens = fields["source"], fields["target"]
@@ -85,9 +88,9 @@ def parse_edinburgh(text: str, name: str) -> list[Pair]:
             raise DatasetError(f"{where}: {err}") from None
         pairs.append(
             Pair(
-                id=str(record.get("id", index)),
-                text=" ".join(p_tokens),
-                hypothesis=" ".join(h_tokens),
+                id=pair_id if pair_id is not None else str(index),
+                text=F.joined(p_tokens, where, "source"),
+                hypothesis=F.joined(h_tokens, where, "target"),
                 source=name,
                 text_tokens=p_tokens,
                 hypothesis_tokens=h_tokens,

@@ -12,8 +12,11 @@ Each hypothesis token is followed by the 1-based text positions it is aligned to
 carried over from the GIZA format. ``NULL``'s list is ignored. The released annotator
 files have byte-order marks scattered through them, CRLF line ends, and annotator C's
 last line lacks its final ``)``; all three are tolerated (the link list is complete
-once ``}`` is read). Anything else malformed raises :class:`DatasetError` naming the
-file, the problem number and the line.
+once ``}`` is read). Tokens are separated by white space; other format characters are
+removed from tokens as the byte-order marks are, and a token holding a control
+character is refused (the token rule of :mod:`explorer.datasets.fields`). Problem numbers
+and positions are ASCII digits. Anything else malformed raises :class:`DatasetError`
+naming the file, the problem number and the line.
 
 The three annotator files (A, B, C) merge by majority (:func:`merge_annotators`): a
 link is SURE when more than half the annotators mark it SURE, POSSIBLE when more than
@@ -42,17 +45,25 @@ from pathlib import Path
 
 from explorer.alignment import Alignment, AlignmentError, Link
 from explorer.datasets import Dataset, DatasetError
+from explorer.datasets import fields as F
+from explorer.datasets.reading import check_count
+from explorer.datasets.reading import lines as read_lines
 from explorer.pairs import Pair
 
-_HEADER = re.compile(r"^#\s*sentence pair\s+(\d+)\s*$")
-_TOKEN = re.compile(r"(\S+)\s+\(\{([^{}]*)\}(\)|$)")
-_LINK = re.compile(r"^(p?)(\d+)$")
+_HEADER = re.compile(r"^#\s*sentence pair\s+([0-9]{1,9})\s*$")
+# Possessive, and anchored at a token start, so that a long line costs linear time.
+_TOKEN = re.compile(r"(?<!\S)(\S++)\s++\(\{([^{}]*+)\}(\)|$)")
+_LINK = re.compile(r"^(p?)([0-9]+)$")
 
 
-def sniff(head: str) -> bool:
-    """Whether a file starts like an MSR alignment file."""
-    head = head.replace("\ufeff", "").lstrip()
-    return head.startswith("# sentence pair") and "({" in head
+def sniff(text: str) -> bool:
+    """Whether a file starts like an MSR alignment file: a ``# sentence pair`` line, then
+    (however long the lines are) a hypothesis line with ``({`` link lists."""
+    head = text.lstrip("\ufeff \n\t")
+    if not head.replace("\ufeff", "").startswith("# sentence pair"):
+        return False
+    first = head.split("\n", 3)
+    return len(first) >= 3 and "({" in first[2]
 
 
 def _parse_links(line: str, text_len: int, where: str) -> tuple[list[str], set[Link], set[Link]]:
@@ -77,14 +88,14 @@ def _parse_links(line: str, text_len: int, where: str) -> tuple[list[str], set[L
             link = _LINK.match(item)
             if link is None:
                 raise DatasetError(f"{where}: token {word!r} has link {item!r}; expected N or pN (1-based text positions)")
-            p = int(link.group(2))
+            p = F.position(link.group(2), where, f"token {word[:40]!r}: link")
             if not 1 <= p <= text_len:
                 raise DatasetError(f"{where}: token {word!r} links to text position {p}, outside 1..{text_len}")
             if is_null:
                 continue
             (possible if link.group(1) else sure).add((p - 1, h))
         if not is_null:
-            tokens.append(word)
+            tokens.append(F.token(word, where))
     rest = stripped[position:]
     if rest.strip():
         raise DatasetError(f"{where}: cannot read {rest.strip()[:40]!r}; expected 'token ({{ positions }})'")
@@ -98,7 +109,7 @@ def parse_msr_align(text: str, name: str) -> list[Pair]:
         DatasetError: naming the file, problem and line, for a missing header, text or
             hypothesis line, a bad link or a position outside the text.
     """
-    lines = [line.replace("\ufeff", "") for line in text.splitlines()]
+    lines = [line.replace("\ufeff", "") for line in read_lines(text, name)]
     pairs: list[Pair] = []
     i = 0
     while i < len(lines):
@@ -115,7 +126,7 @@ def parse_msr_align(text: str, name: str) -> list[Pair]:
         text_line, hyp_line = lines[i + 1], lines[i + 2]
         if _HEADER.match(text_line.strip()) or _HEADER.match(hyp_line.strip()):
             raise DatasetError(f"{where} (line {i + 1}): the text or hypothesis line is missing")
-        text_tokens = tuple(text_line.split())
+        text_tokens = tuple(F.token(token, f"{where} (line {i + 2})") for token in text_line.split())
         if not text_tokens:
             raise DatasetError(f"{where} (line {i + 2}): empty text")
         if "({" in text_line:
@@ -127,11 +138,12 @@ def parse_msr_align(text: str, name: str) -> list[Pair]:
             gold = Alignment.from_links(len(text_tokens), len(h_tokens), sure, possible)
         except AlignmentError as err:
             raise DatasetError(f"{where}: {err}") from None
+        check_count(len(pairs) + 1, name)
         pairs.append(
             Pair(
                 id=number,
-                text=" ".join(text_tokens),
-                hypothesis=" ".join(h_tokens),
+                text=F.joined(text_tokens, where, "the text"),
+                hypothesis=F.joined(tuple(h_tokens), where, "the hypothesis"),
                 source=name,
                 text_tokens=text_tokens,
                 hypothesis_tokens=tuple(h_tokens),
@@ -293,18 +305,12 @@ def load_annotators(paths: Sequence[str | Path]) -> Dataset:
 
 
 def file_format(path: str | Path) -> str | None:
-    """The loader key of a file judged by its first 4 KB (None when unreadable or
-    unknown)."""
-    from explorer.datasets import detect_format
+    """The loader key of a file, judged on the whole decoded file as :func:`load` would
+    (None when it is missing, unreadable or of no known format)."""
+    from explorer.datasets import detect_file_format
 
     try:
-        head = Path(path).read_bytes()[:4096].decode("utf-8-sig", errors="replace")
-    except OSError:
-        return None
-    if not head:
-        return None
-    try:
-        return detect_format(head, str(path))
+        return detect_file_format(path)
     except DatasetError:
         return None
 

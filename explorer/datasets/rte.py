@@ -4,11 +4,36 @@
 
 from __future__ import annotations
 
+import io
+from typing import Any
+
 from explorer.datasets import DatasetError
-from explorer.pairs import LabelError, Pair, normalize_label
-from explorer.preprocess import clean_text
+from explorer.datasets import fields as F
+from explorer.datasets.reading import MAX_XML_DEPTH, check_count, check_xml_declaration
+from explorer.pairs import Pair
 
 _LABEL_ATTRIBUTES = ("value", "entailment")
+
+
+def _parse_bounded(DET: Any, data: bytes, name: str) -> Any:
+    """The document's root element, parsed incrementally so that nesting deeper than
+    :data:`~explorer.datasets.reading.MAX_XML_DEPTH` is refused as soon as it is met."""
+    depth = 0
+    root = None
+    for event, element in DET.iterparse(io.BytesIO(data), events=("start", "end")):
+        if event == "start":
+            root = element if root is None else root
+            depth += 1
+            if depth > MAX_XML_DEPTH:
+                raise DatasetError(
+                    f"{name}: XML elements nested more than {MAX_XML_DEPTH} deep "
+                    "(datasets.reading.MAX_XML_DEPTH); an RTE file needs 3"
+                )
+        else:
+            depth -= 1
+    if root is None:
+        raise DatasetError(f"{name}: no XML element found")
+    return root
 
 
 def parse_rte_xml(text: str, name: str) -> list[Pair]:
@@ -23,40 +48,39 @@ def parse_rte_xml(text: str, name: str) -> list[Pair]:
     import defusedxml.ElementTree as DET
     from defusedxml import DefusedXmlException
 
+    check_xml_declaration(text, name)
     try:
-        root = DET.fromstring(text.encode("utf-8"))
+        root = _parse_bounded(DET, text.encode("utf-8"), name)
+    except DatasetError:
+        raise
     except ParseError as err:
         line, column = err.position
         raise DatasetError(f"{name}: malformed XML at line {line}, column {column}: {err}") from None
     except DefusedXmlException as err:
         raise DatasetError(f"{name}: refused unsafe XML ({type(err).__name__}); entity declarations are not allowed") from None
+    except (LookupError, ValueError) as err:  # an encoding expat cannot use; decode() refuses them first
+        raise DatasetError(f"{name}: cannot read this XML ({err}); save it as UTF-8") from None
     if root.tag != "entailment-corpus":
-        raise DatasetError(f"{name}: root element is <{root.tag}>; expected <entailment-corpus>")
+        raise DatasetError(f"{name}: root element is <{str(root.tag)[:40]}>; expected <entailment-corpus>")
     pairs: list[Pair] = []
     for index, element in enumerate(root.iter("pair"), start=1):
+        check_count(index, name)
         where = f"{name}: pair #{index}"
-        pair_id = element.get("id")
-        if not pair_id:
+        if element.get("id") is None:
             raise DatasetError(f"{where}: missing id attribute")
+        pair_id = F.identifier(element.get("id"), where)
         where = f"{name}: pair id={pair_id}"
         t, h = element.find("t"), element.find("h")
         if t is None or h is None:
             raise DatasetError(f"{where}: expected both <t> and <h> elements")
-        t_text, h_text = clean_text("".join(t.itertext())), clean_text("".join(h.itertext()))
-        if not t_text or not h_text:
-            raise DatasetError(f"{where}: empty <t> or <h>")
         raw_label = next((element.get(a) for a in _LABEL_ATTRIBUTES if element.get(a) is not None), None)
-        try:
-            label = normalize_label(raw_label) if raw_label is not None else None
-        except LabelError as err:
-            raise DatasetError(f"{where}: {err}") from None
         pairs.append(
             Pair(
                 id=pair_id,
-                text=t_text,
-                hypothesis=h_text,
-                label=label,
-                task=element.get("task") or None,
+                text=F.sentence("".join(t.itertext()), where, "<t>"),
+                hypothesis=F.sentence("".join(h.itertext()), where, "<h>"),
+                label=F.label(raw_label, where),
+                task=F.optional_identifier(element.get("task"), where, "task"),
                 source=name,
             )
         )

@@ -1,31 +1,33 @@
 """Tab- and comma-separated corpora and JSON: MSRP, STS, SICK, generic CSV / JSONL.
 
 MSRP and STS sentences contain unbalanced quote characters, so the TSV readers split
-on tabs only (``csv.QUOTE_NONE``). Generic CSV uses standard quoting.
+each line on tabs only, with no quoting. Generic CSV uses standard quoting (RFC 4180),
+with one rule more: a record is one line. A quoted field that runs over a line end is
+refused, because in these corpora it is almost always an unclosed quote swallowing the
+rows after it. Fields go through :mod:`explorer.datasets.fields`; the text through
+:mod:`explorer.datasets.reading`.
 """
 
 from __future__ import annotations
 
 import csv
-import io
-import json
-import math
 from collections.abc import Iterable
 
 from explorer.datasets import DatasetError
-from explorer.pairs import LabelError, Pair, normalize_label
-from explorer.preprocess import clean_text
+from explorer.datasets import fields as F
+from explorer.datasets.reading import MAX_LINE_CHARS, check_count, json_lines, lines, loads
+from explorer.pairs import Pair
 
-csv.field_size_limit(10 * 1024 * 1024)
+csv.field_size_limit(MAX_LINE_CHARS)
 
 
 def _rows(text: str, name: str, *, expected_columns: int, header: bool) -> Iterable[tuple[int, list[str]]]:
-    reader = csv.reader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE)
-    for line_no, row in enumerate(reader, start=1):
+    for line_no, line in enumerate(lines(text, name), start=1):
         if header and line_no == 1:
             continue
-        if not row or all(not cell.strip() for cell in row):
+        if not line.strip():
             continue
+        row = line.split("\t")
         if len(row) != expected_columns:
             raise DatasetError(
                 f"{name}: line {line_no} has {len(row)} tab-separated fields; expected {expected_columns}"
@@ -33,32 +35,17 @@ def _rows(text: str, name: str, *, expected_columns: int, header: bool) -> Itera
         yield line_no, row
 
 
-def _score(raw: str, name: str, line_no: int, *, low: float, high: float) -> float:
-    try:
-        value = float(raw)
-    except ValueError:
-        raise DatasetError(f"{name}: line {line_no}: score {raw!r} is not a number") from None
-    if not (math.isfinite(value) and low <= value <= high):
-        raise DatasetError(f"{name}: line {line_no}: score {value} outside {low}-{high}")
-    return value
-
-
-def _sentences(name: str, line_no: int, *cells: str) -> list[str]:
-    cleaned = [clean_text(c) for c in cells]
-    if not all(cleaned):
-        raise DatasetError(f"{name}: line {line_no}: empty sentence")
-    return cleaned
-
-
 def parse_msrp(text: str, name: str) -> list[Pair]:
     """MSRP: ``Quality, #1 ID, #2 ID, #1 String, #2 String``; Quality 1 = paraphrase."""
     pairs = []
     for line_no, (quality, id1, id2, s1, s2) in _rows(text, name, expected_columns=5, header=True):
+        where = f"{name}: line {line_no}"
         if quality.strip() not in ("0", "1"):
-            raise DatasetError(f"{name}: line {line_no}: Quality {quality!r}; expected 0 or 1")
-        t, h = _sentences(name, line_no, s1, s2)
-        pairs.append(Pair(id=f"{id1.strip()}-{id2.strip()}", text=t, hypothesis=h,
-                          label=normalize_label(quality), source=name))
+            raise DatasetError(f"{where}: Quality {quality[:40]!r}; expected 0 or 1")
+        pair_id = f"{F.identifier(id1, where, '#1 ID')}-{F.identifier(id2, where, '#2 ID')}"
+        pairs.append(Pair(id=pair_id, text=F.sentence(s1, where, "#1 String"),
+                          hypothesis=F.sentence(s2, where, "#2 String"),
+                          label=F.label(quality.strip(), where, "Quality"), source=name))
     return pairs
 
 
@@ -66,111 +53,135 @@ def parse_sts(text: str, name: str) -> list[Pair]:
     """STS 2012 training TSV: ``score, sentence 1, sentence 2`` (score 0-5), no header."""
     pairs = []
     for index, (line_no, (score, s1, s2)) in enumerate(_rows(text, name, expected_columns=3, header=False), 1):
-        t, h = _sentences(name, line_no, s1, s2)
-        pairs.append(Pair(id=str(index), text=t, hypothesis=h,
-                          score=_score(score, name, line_no, low=0, high=5), source=name))
+        where = f"{name}: line {line_no}"
+        pairs.append(Pair(id=str(index), text=F.sentence(s1, where, "sentence 1"),
+                          hypothesis=F.sentence(s2, where, "sentence 2"),
+                          score=_score(score, where, "score", 0, 5), source=name))
     return pairs
+
+
+def _score(raw: str, where: str, field: str, low: float, high: float) -> float:
+    value = F.score(raw, where, field, low=low, high=high)
+    if value is None:
+        raise DatasetError(f"{where}: the {field} is missing")
+    return value
 
 
 def parse_sick(text: str, name: str) -> list[Pair]:
     """SICK: ``pair_ID, sentence_A, sentence_B, relatedness_score, entailment_judgment``."""
     pairs = []
     for line_no, (pid, s1, s2, score, judgment) in _rows(text, name, expected_columns=5, header=True):
-        t, h = _sentences(name, line_no, s1, s2)
-        try:
-            label = normalize_label(judgment)
-        except LabelError as err:
-            raise DatasetError(f"{name}: line {line_no}: {err}") from None
-        pairs.append(Pair(id=pid.strip(), text=t, hypothesis=h, label=label,
-                          score=_score(score, name, line_no, low=1, high=5), source=name))
+        where = f"{name}: line {line_no}"
+        label = F.label(judgment, where, "entailment_judgment")
+        if label is None:
+            raise DatasetError(f"{where}: the entailment_judgment is missing")
+        pairs.append(Pair(id=F.identifier(pid, where, "pair_ID"), text=F.sentence(s1, where, "sentence_A"),
+                          hypothesis=F.sentence(s2, where, "sentence_B"), label=label,
+                          score=_score(score, where, "relatedness_score", 1, 5), source=name))
     return pairs
 
 
 _TEXT_KEYS = ("text", "premise", "sentence1", "t")
 _HYPOTHESIS_KEYS = ("hypothesis", "sentence2", "h")
+# SNLI-style names are read too, so that a file of SNLI-shaped records that is not
+# recognised as SNLI (e.g. no pairID) does not lose its labels silently.
+_LABEL_KEYS = ("label", "gold_label")
+_ID_KEYS = ("id", "pairid")
+_TASK_KEYS = ("task", "genre")
 
 
-def _record_to_pair(record: dict[str, object], index: int, name: str, where: str) -> Pair:
+def _first(fields: dict[str, object], keys: tuple[str, ...]) -> object:
+    return next((fields[k] for k in keys if k in fields), None)
+
+
+def _record_to_pair(record: object, index: int, name: str, where: str) -> Pair:
+    place = f"{name}: {where}"
     if not isinstance(record, dict):
-        raise DatasetError(f"{name}: {where}: expected an object with text and hypothesis")
-    fields = {str(k).strip().lower(): v for k, v in record.items()}
-    text = next((fields[k] for k in _TEXT_KEYS if k in fields), None)
-    hyp = next((fields[k] for k in _HYPOTHESIS_KEYS if k in fields), None)
-    if not isinstance(text, str) or not isinstance(hyp, str):
-        raise DatasetError(f"{name}: {where}: needs string fields 'text' (or 'premise') and 'hypothesis'")
-    t, h = clean_text(text), clean_text(hyp)
-    if not t or not h:
-        raise DatasetError(f"{name}: {where}: empty text or hypothesis")
-    label = None
-    raw_label = fields.get("label")
-    if raw_label not in (None, ""):
-        try:
-            label = normalize_label(str(raw_label))
-        except LabelError as err:
-            raise DatasetError(f"{name}: {where}: {err}") from None
-    score = None
-    raw_score = fields.get("score")
-    if raw_score not in (None, ""):
-        try:
-            score = float(raw_score)  # type: ignore[arg-type]
-        except (TypeError, ValueError):
-            raise DatasetError(f"{name}: {where}: score {raw_score!r} is not a number") from None
-        if not math.isfinite(score):
-            raise DatasetError(f"{name}: {where}: score must be a finite number")
-    task = fields.get("task")
-    pair_id = fields.get("id")
+        raise DatasetError(f"{place}: expected an object with text and hypothesis")
+    fields: dict[str, object] = {}
+    for key, value in record.items():
+        folded = str(key).strip().lower()
+        if folded in fields:
+            raise DatasetError(f"{place}: the field {folded[:40]!r} is given twice (names are not case-sensitive)")
+        fields[folded] = value
+    text_key = next((k for k in _TEXT_KEYS if k in fields), None)
+    hyp_key = next((k for k in _HYPOTHESIS_KEYS if k in fields), None)
+    if text_key is None or hyp_key is None:
+        raise DatasetError(f"{place}: needs string fields 'text' (or 'premise') and 'hypothesis'")
+    pair_id = F.optional_identifier(_first(fields, _ID_KEYS), place, "id")
     return Pair(
-        id=str(pair_id).strip() if pair_id not in (None, "") else str(index),
-        text=t, hypothesis=h, label=label, score=score,
-        task=str(task).strip() or None if task not in (None, "") else None,
+        id=pair_id if pair_id is not None else str(index),
+        text=F.sentence(fields[text_key], place, text_key),
+        hypothesis=F.sentence(fields[hyp_key], place, hyp_key),
+        label=F.label(_first(fields, _LABEL_KEYS), place),
+        score=F.score(fields.get("score"), place),
+        task=F.optional_identifier(_first(fields, _TASK_KEYS), place, "task"),
         source=name,
     )
 
 
 def parse_csv(text: str, name: str) -> list[Pair]:
-    """Generic CSV with a header naming at least text (or premise) and hypothesis."""
-    reader = csv.DictReader(io.StringIO(text))
-    if reader.fieldnames is None:
-        raise DatasetError(f"{name}: empty CSV; expected a header line")
-    header = {f.strip().lower() for f in reader.fieldnames if f}
-    if not header & set(_TEXT_KEYS) or not header & set(_HYPOTHESIS_KEYS):
-        raise DatasetError(
-            f"{name}: CSV header {reader.fieldnames} needs columns 'text' (or 'premise') and 'hypothesis'"
-        )
-    pairs = []
+    """Generic CSV with a header naming at least text (or premise) and hypothesis.
+
+    Raises:
+        DatasetError: for a missing or duplicated header column, a row with more fields
+            than the header, a quote that is not closed on its own line, or a bad field.
+    """
+    physical = lines(text, name)
+    reader = csv.reader(physical, strict=True)
+    pairs: list[Pair] = []
+    header: list[str] | None = None
+    index = 0
+    end = 0
     try:
-        for index, row in enumerate(reader, start=1):
-            if None in row:
-                raise DatasetError(f"{name}: line {reader.line_num}: more fields than the header has")
-            if not any((v or "").strip() for v in row.values()):
+        for row in reader:
+            start, end = end + 1, reader.line_num
+            if start != end:
+                raise DatasetError(
+                    f"{name}: lines {start}-{end}: a quoted field runs over {end - start + 1} lines; a double quote "
+                    f"is probably not closed on line {start}. Put quotes around whole fields and double any quote "
+                    "inside them (\"\")"
+                )
+            if header is None:
+                if not any(cell.strip() for cell in row):
+                    continue
+                header = [cell.strip().lower() for cell in row]
+                named = [h for h in header if h]
+                duplicate = next((h for h in named if named.count(h) > 1), None)
+                if duplicate is not None:
+                    raise DatasetError(f"{name}: line {end}: the CSV header names column {duplicate[:40]!r} twice")
+                if not set(named) & set(_TEXT_KEYS) or not set(named) & set(_HYPOTHESIS_KEYS):
+                    raise DatasetError(
+                        f"{name}: CSV header {row[:12]} needs columns 'text' (or 'premise') and 'hypothesis'"
+                    )
                 continue
-            pairs.append(_record_to_pair(dict(row), index, name, f"line {reader.line_num}"))
+            if not any(cell.strip() for cell in row):
+                continue
+            if len(row) > len(header):
+                raise DatasetError(f"{name}: line {end}: more fields than the header has")
+            index += 1
+            check_count(index, name)
+            record = {key: value for key, value in zip(header, row) if key}
+            pairs.append(_record_to_pair(record, index, name, f"line {end}"))
     except csv.Error as err:
-        raise DatasetError(f"{name}: line {reader.line_num}: {err}") from None
+        raise DatasetError(
+            f"{name}: line {end + 1}: {err}; check the double quotes from this line on (a field that starts with a "
+            "quote must end with one, and quotes inside it are doubled)"
+        ) from None
+    if header is None:
+        raise DatasetError(f"{name}: empty CSV; expected a header line")
     return pairs
 
 
 def parse_jsonl(text: str, name: str) -> list[Pair]:
     """JSON lines (one object per line) or one JSON list of objects."""
-    stripped = text.strip()
-    records: list[tuple[str, object]] = []
-    if stripped.startswith("["):
-        try:
-            data = json.loads(stripped)
-        except json.JSONDecodeError as err:
-            raise DatasetError(f"{name}: invalid JSON at line {err.lineno}, column {err.colno}: {err.msg}") from None
+    if text.lstrip("\ufeff \n\t").startswith("["):
+        data = loads(text, name)
         if not isinstance(data, list):
             raise DatasetError(f"{name}: expected a JSON list of pair objects")
-        records = [(f"record {i}", r) for i, r in enumerate(data, start=1)]
-    else:
-        for line_no, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                records.append((f"line {line_no}", json.loads(line)))
-            except json.JSONDecodeError as err:
-                raise DatasetError(f"{name}: line {line_no}: invalid JSON ({err.msg})") from None
+        check_count(len(data), name)
+        return [_record_to_pair(record, i, name, f"record {i}") for i, record in enumerate(data, start=1)]
     return [
-        _record_to_pair(record, index, name, where)  # type: ignore[arg-type]
-        for index, (where, record) in enumerate(records, start=1)
+        _record_to_pair(record, index, name, f"line {line_no}")
+        for index, (line_no, record) in enumerate(json_lines(text, name), start=1)
     ]

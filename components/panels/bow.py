@@ -1,0 +1,32 @@
+"""The bag-of-words aligner's tab on the Pair page: its alignment grid (against gold
+when the dataset has one) and the per-word contributions to its score."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from explorer.preprocess import AnalyzedPair
+
+
+def render_bow_panel(pair: AnalyzedPair, *, key: str = "bow") -> None:
+    from components.figures.alignment import alignment_grid
+    from components.figures.bow import bow_contributions
+    from components.panels.shared import fitting_gold, registered
+    from explorer.aligners import get_aligner
+    from explorer.aligners.bow import BowAligner
+
+    result = registered(get_aligner, "bow", BowAligner).align(pair)
+    text_tokens, hypothesis_tokens = pair.text.tokens, pair.hypothesis.tokens
+    st.caption(
+        "Each hypothesis word is linked to the text word whose lemma is closest in "
+        "Levenshtein distance (MacCartney et al. 2008's baseline). The score averages "
+        "idf × log similarity over the hypothesis words: 0 when every word is found verbatim."
+    )
+    st.metric("Bag-of-words score", f"{result.value:+.3f}")
+    gold = fitting_gold(pair.pair, result.alignment.p_len, result.alignment.h_len)
+    st.plotly_chart(
+        alignment_grid(result.alignment, text_tokens, hypothesis_tokens, gold=gold,
+                       title="Bag-of-words alignment" + (" vs gold" if gold is not None else "")),
+        key=f"{key}_grid",
+    )
+    st.plotly_chart(bow_contributions(result, text_tokens, hypothesis_tokens), key=f"{key}_contributions")

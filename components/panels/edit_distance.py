@@ -1,0 +1,56 @@
+"""Pair-page tab for the probabilistic edit distance (pFSM and pPDA, Wang & Cer 2012).
+
+Shows each machine's predicted similarity, its best edit sequence (operations with
+their posterior probabilities) and the alignment that sequence creates, side by side
+so the pPDA's jumps can be compared with the pFSM's deletions and insertions.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+import streamlit as st
+
+from components.figures.alignment import alignment_grid
+from components.figures.edit_sequence import edit_sequence_figure
+from components.guard import attempt
+from components.panels.shared import registered
+from explorer.edit_distance.model import ModelError
+from explorer.edit_distance.scoring import EditDistanceResult, EditDistanceScorer
+from explorer.preprocess import AnalyzedPair
+from explorer.scorers import get_scorer
+
+_LABELS = {"pfsm": "pFSM", "ppda": "pPDA (jumps)"}
+
+
+def _decode(kind: str, pair: AnalyzedPair) -> EditDistanceResult:
+    return registered(get_scorer, kind, EditDistanceScorer).score(pair)
+
+
+def _summary(result: EditDistanceResult) -> str:
+    jumps = sum(1 for s in result.steps if s.op == "JUMP_F")
+    return (f"predicted similarity **{result.value:.3f}** (trained on STS 2012, 0-5 scale) · "
+            f"log-sum over all sequences {result.log_z:.2f} · best sequence {result.best_log_score:.2f} · "
+            f"{len(result.steps)} operations, {jumps} forward jump(s)")
+
+
+def render_edit_distance_panel(pair: AnalyzedPair, *, key: str = "editdist") -> None:
+    """Draw the pFSM and pPDA evidence for one pair."""
+    text, hyp = pair.text.tokens, pair.hypothesis.tokens
+    columns = st.columns(2)
+    for column, kind in zip(columns, ("pfsm", "ppda")):
+        with column:
+            st.markdown(f"#### {_LABELS[kind]}")
+            with st.spinner(f"decoding the {_LABELS[kind]}..."):
+                result = attempt(partial(_decode, kind, pair), _LABELS[kind], catch=(ModelError, OSError))
+            if result is None:
+                continue
+            st.markdown(_summary(result))
+            st.plotly_chart(
+                edit_sequence_figure(result.steps, result.probabilities, text, hyp, title="best edit sequence"),
+                width="stretch", key=f"{key}_{kind}_sequence",
+            )
+            st.plotly_chart(
+                alignment_grid(result.alignment, text, hyp, title="links of the best sequence"),
+                width="stretch", key=f"{key}_{kind}_links",
+            )

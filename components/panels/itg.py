@@ -1,0 +1,129 @@
+"""The Pair page's "ITG parse" tab: the Bracketing ITG tree linked to the alignment grid."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import streamlit as st
+
+from components import state
+from components.figures.itg import alignment_figure, internal_nodes, node_at, node_label, tree_figure
+from components.panels.shared import fitting_gold, registered
+from explorer.aligners.itg import MAX_CHART_CELLS, VARIANTS, ItgNode, ItgParse, ItgScorer, NodeKind
+from explorer.preprocess import AnalyzedPair, analyze
+from explorer.scorers import get_scorer
+
+#: Trees with more leaves than this are summarised instead of drawn (unreadable).
+MAX_DRAWN_LEAVES = 160
+#: Alignment grids with more cells than this (e.g. 200 x 100 tokens) are not drawn: the
+#: figure would take seconds to build and could not be read.
+MAX_GRID_CELLS = 20_000
+
+
+# cache_resource, not cache_data: the result is immutable, and pickling a deep tree
+# (long null chains) would hit the recursion limit. The method's limits (explorer.limits)
+# bound each entry before it is built (a refusal is raised, not cached); ttl lets idle
+# entries go.
+@st.cache_resource(show_spinner=False, max_entries=32, ttl=3600)
+def _parse(variant: str, text: str, text_tokens: tuple[str, ...], hypothesis: str,
+           hypothesis_tokens: tuple[str, ...]) -> ItgParse:
+    scorer = registered(get_scorer, variant, ItgScorer)
+    text_analysis, hypothesis_analysis = analyze(text, text_tokens), analyze(hypothesis, hypothesis_tokens)
+    scorer.check_limits(text_analysis, hypothesis_analysis)
+    return scorer.parser.parse_analyses(text_analysis, hypothesis_analysis)
+
+
+def itg_controls(key: str) -> str:
+    """The user's choice of ITG configuration."""
+    return str(st.selectbox(
+        "ITG configuration", list(VARIANTS), key=f"{key}_variant",
+        format_func=lambda name: f"{VARIANTS[name][0]} — {VARIANTS[name][1]}",
+    ))
+
+
+def _select_clicked_node(tree: ItgNode, nodes: Sequence[ItgNode], chart: str,
+                         chosen: state.Slot[int]) -> Callable[[], None]:
+    """A callback for clicks on the tree: make the clicked node the selectbox's choice
+    (callbacks run before the rerun, so the selectbox may still be changed)."""
+
+    def callback() -> None:
+        event = state.chart_event(chart).get()
+        points = (event or {}).get("selection", {}).get("points", []) if event else []
+        for point in points:
+            node = node_at(tree, float(point.get("x", -1)), float(point.get("y", -1)))
+            if node is not None and not node.is_leaf:
+                chosen.set(next(k for k, n in enumerate(nodes) if n is node))
+                return
+
+    return callback
+
+
+def render_itg_panel(pair: AnalyzedPair, *, key: str = "itg") -> None:
+    """Draw the best biparse of ``pair``: score, tree, and the chosen node's block."""
+    variant = itg_controls(key)
+    text, hyp = pair.text, pair.hypothesis
+    with st.spinner("Biparsing (the lexical similarity loads WordNet and PPDB on first use)…"):
+        parse = _parse(variant, text.text, text.tokens, hyp.text, hyp.tokens)
+    if parse.tree is None:
+        st.info("Both sides are empty: there is nothing to parse.")
+        return
+    links = len(parse.alignment.sure)
+    columns = st.columns(4)
+    columns[0].metric("ITG score", f"{parse.value:.3f}", help="1 - cost / cost of leaving every word unaligned")
+    columns[1].metric("cost", f"{parse.cost:.2f}", help=f"of {parse.null_cost:.2f} with no links at all")
+    columns[2].metric("links", links)
+    columns[3].metric("inversions", parse.inversions)
+    if parse.approximation:
+        st.warning(
+            f"This pair is too large for the exact parse (more than {MAX_CHART_CELLS:,} chart "
+            f"cells after removing words that cannot link), so the parser approximated: "
+            f"{parse.approximation}."
+        )
+    else:
+        st.caption(
+            f"Exact Viterbi parse over {parse.parsed_size[0]} text and {parse.parsed_size[1]} "
+            "hypothesis words that have a link candidate; the others are attached as "
+            "unaligned words. Blue squares are straight nodes [ ] (same order on both sides), "
+            "orange diamonds with dashed edges are inverted nodes ⟨ ⟩ (the hypothesis "
+            "reverses the order)."
+        )
+
+    nodes = internal_nodes(parse.tree)
+    selected = None
+    chosen = state.itg_node(key, variant)
+    if nodes:
+        if (chosen.get() or 0) >= len(nodes):  # a different pair was loaded
+            chosen.pop()
+        default = next((k for k, n in enumerate(nodes) if n.kind is NodeKind.INVERTED), 0)
+        index = st.selectbox(
+            "Node to outline in the alignment grid (or click a node in the tree)",
+            range(len(nodes)), index=default, key=chosen.key,
+            format_func=lambda k: node_label(nodes[k], text.tokens, hyp.tokens),
+        )
+        selected = nodes[int(index)]
+
+    n_leaves = len(parse.tree.leaves())
+    if n_leaves <= MAX_DRAWN_LEAVES:
+        st.plotly_chart(
+            tree_figure(parse.tree, text.tokens, hyp.tokens, highlight=selected),
+            key=f"{key}_tree", on_select=_select_clicked_node(parse.tree, nodes, f"{key}_tree", chosen),
+            selection_mode="points",
+        )
+    else:
+        st.info(f"The tree has {n_leaves} leaves, too many to draw legibly; in bracket notation:")
+        st.code(parse.tree.bracketed(text.tokens, hyp.tokens), language=None)
+
+    if len(text) * len(hyp) > MAX_GRID_CELLS:
+        st.info(
+            f"The alignment grid would have {len(text) * len(hyp):,} cells (more than "
+            f"{MAX_GRID_CELLS:,}), so it is not drawn; the ITG links are: "
+            + (parse.alignment.to_sure_align() or "none")
+        )
+        return
+    gold = fitting_gold(pair.pair, len(text), len(hyp))
+    st.markdown("**ITG alignment**" + (" against the gold alignment" if gold else "")
+                + " — the selected node's block is outlined")
+    st.plotly_chart(
+        alignment_figure(parse, text.tokens, hyp.tokens, node=selected, gold=gold),
+        key=f"{key}_alignment",
+    )

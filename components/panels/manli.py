@@ -1,0 +1,44 @@
+"""MANLI's tab on the Pair page: the phrase alignment as a grid (against gold when the
+pair has one), and the edit list whose scores add up to the alignment's score."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from explorer.preprocess import AnalyzedPair
+
+
+def render_manli_panel(pair: AnalyzedPair, *, key: str = "manli") -> None:
+    from components.figures.alignment import alignment_grid
+    from components.figures.manli import contribution_figure, edit_rows
+    from components.panels.shared import fitting_gold, registered
+    from explorer.aligners import get_aligner
+    from explorer.aligners.manli import ManliAligner
+
+    with st.spinner("Loading MANLI's weights and lexical resources..."):
+        aligner = registered(get_aligner, "manli", ManliAligner)  # shared with the editor
+    result = aligner.align(pair)
+    text_tokens, hypothesis_tokens = pair.text.tokens, pair.hypothesis.tokens
+    st.caption(
+        "MANLI (MacCartney, Galley & Manning 2008) aligns phrases: EQ and SUB link a text "
+        "phrase to a hypothesis phrase, DEL and INS leave a token unaligned. Simulated "
+        "annealing searches for the alignment with the highest score; each edit's score is "
+        "its learned feature weights times its features (hover a cell to see them)."
+    )
+    left, middle, right = st.columns(3)
+    left.metric("Alignment score", f"{result.total:+.3f}")
+    middle.metric("Per token (entailment score)", f"{result.normalized:+.4f}")
+    right.metric("Candidate edits", f"{result.n_candidates:,}")
+    gold = fitting_gold(pair.pair, result.alignment.p_len, result.alignment.h_len)
+    if gold is None and pair.pair.gold_alignment is not None:
+        st.info("The gold alignment covers other tokens than this pair's; it is not overlaid.")
+    st.plotly_chart(
+        alignment_grid(result.alignment, text_tokens, hypothesis_tokens, gold=gold,
+                       title="MANLI alignment" + (" vs gold" if gold is not None else "")),
+        key=f"{key}_grid",
+    )
+    weights = dict(result.weights)
+    rows = edit_rows(result.edits, text_tokens, hypothesis_tokens, weights)
+    st.markdown(f"**Edits** — their scores add up to the total, {result.total:+.3f}")
+    st.dataframe(rows, hide_index=True, key=f"{key}_edits")
+    st.plotly_chart(contribution_figure(result.edits, text_tokens, hypothesis_tokens), key=f"{key}_contributions")

@@ -1,0 +1,164 @@
+"""Alignment editing on the Pair page: click cells of the shared alignment grid (or pick
+two tokens) to add or remove links, watch precision / recall / F1 against the dataset's
+gold alignment change, and save the result as a corrected alignment in the store.
+
+The grid is :func:`components.figures.alignment.clickable_grid` (the shared alignment
+grid with one invisible, clickable marker per cell on top); a click arrives as a Plotly
+selection event, toggles that link, and the chart is redrawn under a new key so the old
+selection is not applied twice. The working copy lives in
+:func:`components.state.alignment_editor`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import streamlit as st
+
+from components import state
+from components.data import LoadedDataset
+from components.figures.alignment import clickable_grid, clicked_links
+from components.guard import attempt
+from components.panels.shared import fitting_gold, registered
+from components.store_access import author, get_store, store_dataset_id
+from components.text import plain
+from explorer.alignment import Alignment, Link
+from explorer.alignment_eval import score_pair
+from explorer.pairs import Pair
+from explorer.preprocess import analyze_pair
+
+EMPTY = "empty grid"
+STORED = "saved correction"
+GOLD = "the dataset's gold alignment"
+
+
+def pair_tokens(pair: Pair) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The tokens links index: the dataset's own when it gives them, else ours."""
+    if pair.text_tokens is not None and pair.hypothesis_tokens is not None:
+        return pair.text_tokens, pair.hypothesis_tokens
+    analyzed = analyze_pair(pair)
+    return analyzed.text.tokens, analyzed.hypothesis.tokens
+
+
+def toggle(links: frozenset[Link], changes: set[Link]) -> frozenset[Link]:
+    """Links with each of ``changes`` added when absent and removed when present."""
+    return frozenset(links ^ changes)
+
+
+def render_alignment_editor(loaded: LoadedDataset, pair: Pair) -> None:
+    from explorer.aligners import ALIGNERS, get_aligner
+
+    key = f"align_edit_{loaded.key}_{pair.id}"
+    # Behind a toggle: the grid (and any aligner run) only when the user wants to edit.
+    if not st.toggle("Edit this pair's alignment", key=f"{key}_on",
+                     help="Start from the saved correction, the dataset's gold or an aligner; "
+                          "click cells to add or remove links; save as a corrected alignment."):
+        return
+    store = get_store()
+    dataset_id = store_dataset_id(loaded)
+    p_tokens, h_tokens = pair_tokens(pair)
+    gold = fitting_gold(pair, len(p_tokens), len(h_tokens))
+    saved = store.gold_alignment(dataset_id, pair.id)
+    if saved is not None and (saved.alignment.p_len, saved.alignment.h_len) != (len(p_tokens), len(h_tokens)):
+        saved = None
+
+    # Aligners last: the default start must not cost a decode on every pair opened.
+    starts = ([STORED] if saved else []) + ([GOLD] if gold else []) + [EMPTY] + list(ALIGNERS)
+    start = st.selectbox("Start from", starts, key=f"{key}_start",
+                         format_func=lambda s: ALIGNERS[s].label + " aligner" if s in ALIGNERS else s)
+    editing = state.alignment_editor(key)
+    current = editing.get()
+    if current is None or current.start != start:
+        empty = Alignment(len(p_tokens), len(h_tokens))
+        begin = empty
+        if start == STORED and saved is not None:
+            begin = saved.alignment
+        elif start == GOLD and gold is not None:
+            begin = gold
+        elif start in ALIGNERS:
+            with st.spinner(f"Aligning with {ALIGNERS[start].label}..."):
+                aligned = attempt(lambda: get_aligner(start).align(analyze_pair(pair)).alignment,
+                                  ALIGNERS[start].label, where="on this pair", level="warning",
+                                  then="; starting from an empty grid.")
+            begin = aligned if aligned is not None else empty
+            if (begin.p_len, begin.h_len) != (len(p_tokens), len(h_tokens)):
+                st.warning("This aligner tokenises differently from the dataset; starting from an empty grid.")
+                begin = empty
+        current = state.EditorState(start, begin, begin.sure, begin.possible)
+        editing.set(current)
+    begin, links, version = current.begin, current.links, current.version
+
+    # Two tokens and a button: the same edit without the mouse (and for keyboard users).
+    c1, c2, c3 = st.columns([2, 2, 1])
+    p = c1.selectbox("Text token", range(len(p_tokens)), key=f"{key}_p",
+                     format_func=lambda i: f"{i}: {p_tokens[i]}")
+    h = c2.selectbox("Hypothesis token", range(len(h_tokens)), key=f"{key}_h",
+                     format_func=lambda i: f"{i}: {h_tokens[i]}")
+    if c3.button("Add / remove link", key=f"{key}_toggle") and p is not None and h is not None:
+        links = toggle(links, {(p, h)})
+        version += 1
+        current = replace(current, links=links, version=version)
+        editing.set(current)
+
+    possible = current.possible - links
+    working = Alignment(len(p_tokens), len(h_tokens), sure=links, possible=possible)
+    figure = clickable_grid(working, p_tokens, h_tokens, gold=gold)
+    event = st.plotly_chart(figure, key=f"{key}_grid_{version}", on_select="rerun", selection_mode="points")
+    changes = clicked_links(event.selection.points, len(p_tokens), len(h_tokens)) \
+        if event is not None and event.selection else set()
+    if changes:
+        editing.set(replace(current, links=toggle(links, changes), version=version + 1))
+        st.rerun()  # redraw under a new key, so this click is applied once
+    st.caption("Click a cell to add or remove that link"
+               + (" (colours compare with the dataset's gold alignment)." if gold else "."))
+
+    covered = len({h for _, h in working.links})
+    cols = st.columns(4)
+    cols[0].metric("Links", len(working.links), delta=len(working.links) - len(begin.links) or None)
+    cols[1].metric("Hypothesis tokens aligned", f"{covered} / {len(h_tokens)}")
+    if gold is not None:
+        now, before = score_pair(pair.id, working, gold), score_pair(pair.id, begin, gold)
+        cols[2].metric("Precision / recall", f"{now.precision:.2f} / {now.recall:.2f}")
+        cols[3].metric("F1 against gold", f"{now.f1:.3f}", delta=round(now.f1 - before.f1, 3) or None)
+    _render_manli_decision(loaded, pair, working)
+    who = author()
+    if st.button("Save as corrected alignment", key=f"{key}_save", type="primary", disabled=not who,
+                 help=None if who else "Type your name in the sidebar's Annotator box first."):
+        store.add_gold_alignment(dataset_id, pair.id, working, author=who,
+                                 text_tokens=p_tokens, hypothesis_tokens=h_tokens)
+        st.success(f"Saved {len(working.links)} links for pair {pair.id}.")
+        saved = store.gold_alignment(dataset_id, pair.id)
+    if saved is not None:
+        st.caption(f"Saved correction: {len(saved.alignment.links)} links, by {plain(saved.author)} "
+                   f"({saved.created_at[:16].replace('T', ' ')}).")
+
+
+def _render_manli_decision(loaded: LoadedDataset, pair: Pair, working: Alignment) -> None:
+    """The entailment decision MANLI's weights give the alignment being edited, beside the
+    decision for the alignment MANLI itself decodes; it follows every click."""
+    from components.data import default_cutoff
+    from explorer.aligners import get_aligner
+    from explorer.aligners.manli import ManliAligner
+
+    analysed = analyze_pair(pair)
+    if (len(analysed.text), len(analysed.hypothesis)) != (working.p_len, working.h_len):
+        st.caption("MANLI cannot score this alignment: the dataset's tokens differ from the explorer's.")
+        return
+    aligner = registered(get_aligner, "manli", ManliAligner)
+    # MANLI's own alignment does not change while links are edited: decode it once per pair.
+    with st.spinner("Scoring the edited alignment with MANLI..."):
+        edited, dropped = aligner.score_alignment(analysed, working)
+        decoded_score = state.manli_decoded(loaded.key, pair.id).setdefault(
+            lambda: aligner.align(analysed).normalized)
+    cut = default_cutoff(loaded, "manli")
+    verdict = "entails" if edited.normalized > cut.value else "does not entail"
+    gold_note = ""
+    if pair.entails is not None:
+        gold_note = f" — gold: {pair.label} ({'right' if (edited.normalized > cut.value) == pair.entails else 'wrong'})"
+    st.markdown(
+        f"**MANLI on this alignment**: score {edited.normalized:.4f} per token "
+        f"({'>' if edited.normalized > cut.value else '≤'} cutoff {cut.value:.3f}, {cut.source}): "
+        f"**{verdict}**{gold_note}. MANLI's own alignment scores {decoded_score:.4f}."
+    )
+    if dropped:
+        st.caption(f"{dropped} link(s) cannot be held by one-to-one phrase edits and were left out of this score.")

@@ -1,0 +1,71 @@
+"""Counterfactual editing on the Pair page: edit a copy of the pair and see every
+interactive scorer's change, and each chosen aligner's word links gained and lost,
+beside the original. The comparison itself is :mod:`explorer.counterfactual`."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from components.guard import attempt
+from explorer.pairs import Pair
+from explorer.preprocess import InputError, analyze_pair, make_pair
+
+
+def render_counterfactual(pair: Pair) -> None:
+    """Edit the pair in place and see each scorer's change (and each aligner's word links
+    gained and lost) beside the original."""
+    from explorer.aligners import ALIGNERS, get_aligner
+    from explorer.counterfactual import AlignmentDiff, alignment_diff, compare_scores, describe_link
+    from explorer.scorers import SCORERS
+
+    key = f"counterfactual_{pair.id}_{hash((pair.text, pair.hypothesis)) & 0xFFFFFF:x}"
+    # Behind a toggle: the editors (and the second scoring) only when asked for.
+    if not st.toggle("Edit a copy of this pair", key=f"{key}_on",
+                     help="The original stays as it is; every method runs on both."):
+        return
+    left, right = st.columns(2)
+    text = left.text_area("Edited text", value=pair.text, key=f"{key}_text", height=110)
+    hypothesis = right.text_area("Edited hypothesis", value=pair.hypothesis, key=f"{key}_hyp", height=110)
+    if text == pair.text and hypothesis == pair.hypothesis:
+        st.info("Change a word above to see how every score moves.")
+        return
+    try:
+        edited = analyze_pair(make_pair(text, hypothesis, pair_id=f"{pair.id} (edited)"))
+        original = analyze_pair(pair)
+    except InputError as error:
+        st.error(f"Cannot score the edited pair: {error}.")
+        return
+    interactive = [n for n, info in SCORERS.items() if info.interactive]
+    rows = compare_scores(original, edited, interactive)
+    table = pd.DataFrame([
+        {"method": SCORERS[r.method].label, "original": r.original, "edited": r.edited,
+         "change": r.change, "error": r.error}
+        for r in rows
+    ])
+    if not table["error"].astype(bool).any():
+        table = table.drop(columns="error")
+    st.dataframe(table, hide_index=True, width="stretch",
+                 column_config={c: st.column_config.NumberColumn(format="%+.4f" if c == "change" else "%.4f")
+                                for c in ("original", "edited", "change")})
+    # Aligners can be slow (decoders, biparsers): only the ones asked for run.
+    chosen = st.multiselect("Also compare the alignments of", list(ALIGNERS), key=f"{key}_aligners",
+                            default=[n for n in ("bow",) if n in ALIGNERS],
+                            format_func=lambda n: ALIGNERS[n].label)
+    for name in chosen:
+        info = ALIGNERS[name]
+
+        def compare(name: str = name) -> AlignmentDiff:
+            aligner = get_aligner(name)
+            before = aligner.align(original).alignment
+            after = aligner.align(edited).alignment
+            return alignment_diff(before, (original.text.tokens, original.hypothesis.tokens),
+                                  after, (edited.text.tokens, edited.hypothesis.tokens))
+
+        diff = attempt(compare, info.label, where="on the edited pair")
+        if diff is None:
+            continue
+        gained = ", ".join(describe_link(link) for link in sorted(diff.gained)) or "none"
+        lost = ", ".join(describe_link(link) for link in sorted(diff.lost)) or "none"
+        st.markdown(f"**{info.label}**: {len(diff.kept)} word links kept; "
+                    f"gained: {gained}; lost: {lost}")

@@ -1,0 +1,475 @@
+"""The app's pages under Streamlit's AppTest: each loads without an exception, shows its
+key widgets, reports bad input as a message, and a pair picked on the Dataset page opens
+on the Pair page."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from components import panels, state
+from components.data import load_uploaded
+from explorer.datasets import DatasetError
+from explorer.preprocess import MAX_CHARS, AnalyzedPair
+from explorer.scorers import SCORERS, ScorerInfo, get_scorer
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+PAIR = "components/pages/pair.py"
+DATASET = "components/pages/dataset.py"
+EVALUATE = "components/pages/evaluate.py"
+ALIGNERS = "components/pages/aligners.py"
+MT_METRICS = "components/pages/mtmetrics.py"
+TIMEOUT = 120  # generous: shared, loaded machines
+
+
+def start(*, timeout: float = TIMEOUT) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=timeout).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def page(at: AppTest, path: str) -> AppTest:
+    at.switch_page(path).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def charts(at: AppTest) -> list[object]:
+    return list(at.get("plotly_chart"))
+
+
+def page_charts(at: AppTest) -> int:
+    """Charts the Pair page draws itself: all charts minus those in method-panel tabs
+    (the only tabs on that page), so registering a panel does not change the count."""
+    return len(charts(at)) - sum(len(list(tab.get("plotly_chart"))) for tab in at.tabs)
+
+
+def frame(at: AppTest, column: str, *, lacks: str = ""):  # type: ignore[no-untyped-def]
+    """The first table on the page that has this column (and not the ``lacks`` one)."""
+    for df in at.dataframe:
+        if column in df.value.columns and not (lacks and lacks in df.value.columns):
+            return df.value
+    raise AssertionError(f"no table with a {column!r} column; tables: {[list(d.value.columns) for d in at.dataframe]}")
+
+
+def test_app_opens_on_the_pair_page_with_the_sample() -> None:
+    at = start()
+    assert at.title[0].value == "Pair"
+    assert not at.error
+    text, hypothesis = at.text_area
+    assert text.value and hypothesis.value  # prefilled from the sample's first pair
+    scores = frame(at, "decision")
+    assert set(scores["name"]) >= {"bleu", "mbleu", "bleu_pa"}
+    assert (scores["cutoff from"].str.startswith("best on rte_sample.xml")).all()
+    breakdown = frame(at, "brevity penalty")
+    assert "1-grams" in breakdown.columns and "4-grams" in breakdown.columns
+    assert at.slider, "the cutoff slider is missing"
+    assert page_charts(at) == 1  # the n-gram grid
+    assert "rte_sample.xml" in " ".join(c.value for c in at.sidebar.caption)
+
+
+def test_pair_page_scores_a_typed_pair() -> None:
+    at = start()
+    at.text_area(key="pair_text").set_value("The cat sat on the mat.")
+    at.text_area(key="pair_hypothesis").set_value("The cat sat on the mat.").run()
+    assert not at.exception and not at.error
+    scores = frame(at, "decision").set_index("name")
+    assert scores.loc["mbleu", "value"] == pytest.approx(1.0)
+    assert scores.loc["bleu", "value"] == pytest.approx(1.0)
+    assert any("Your own pair" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize(
+    ("text", "hypothesis", "message"),
+    [
+        ("A dog barked.", "   ", "hypothesis is empty"),
+        ("", "A dog barked.", "text is empty"),
+        ("word " * (MAX_CHARS // 4), "A dog barked.", "limit is"),
+    ],
+    ids=["empty-hypothesis", "empty-text", "huge-text"],
+)
+def test_pair_page_bad_input_is_a_message_not_an_exception(text: str, hypothesis: str, message: str) -> None:
+    at = start()
+    at.text_area(key="pair_text").set_value(text)
+    at.text_area(key="pair_hypothesis").set_value(hypothesis).run()
+    assert not at.exception
+    assert any(message in e.value for e in at.error), [e.value for e in at.error]
+    assert not charts(at)
+
+
+def test_pair_page_picks_a_pair_from_the_dataset() -> None:
+    at = start()
+    picker = at.selectbox[0]
+    picker.set_value("7").run()
+    assert not at.exception
+    assert at.text_area(key="pair_hypothesis").value == "A comet was discovered."
+    assert at.query_params.get("pair") == "7"
+
+
+def test_pair_page_opens_the_pair_named_in_the_query() -> None:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["pair"] = "7"
+    at.run()
+    assert not at.exception
+    assert at.text_area(key="pair_hypothesis").value == "A comet was discovered."
+
+
+def test_decision_follows_the_cutoff_slider() -> None:
+    at = start()
+    at.text_area(key="pair_text").set_value("The cat sat on the mat.")
+    at.text_area(key="pair_hypothesis").set_value("A dog sat on the mat.").run()
+    slider = at.slider[0]
+    slider.set_value(slider.min).run()
+    assert any("entails" in s.value and "does not" not in s.value for s in at.info)
+    slider.set_value(slider.max).run()
+    assert any("does not entail" in s.value for s in at.info)
+
+
+def broken_panel(pair: object, *, key: str) -> None:
+    raise RuntimeError("deliberately broken")
+
+
+@pytest.fixture
+def broken_panel_registered() -> Iterator[None]:
+    panels.PANELS["broken"] = panels.Panel("broken", "Broken method", "tests.app.test_app", "broken_panel")
+    try:
+        yield
+    finally:
+        del panels.PANELS["broken"]
+
+
+def test_a_failing_method_panel_is_reported_in_its_tab(broken_panel_registered: None) -> None:
+    at = start()
+    assert [t.label for t in at.tabs][-1] == "Broken method"
+    assert any("deliberately broken" in e.value for e in at.error)
+    assert page_charts(at) == 1  # the rest of the page is still drawn
+
+
+def test_guard_turns_an_error_into_a_message() -> None:
+    def script() -> None:
+        from components.guard import guarded
+
+        def body() -> None:
+            raise ZeroDivisionError("boom")
+
+        guarded(body, what="the test page")
+
+    at = AppTest.from_function(script).run()
+    assert not at.exception
+    assert "the test page" in at.error[0].value and "boom" in at.error[0].value
+
+
+def test_dataset_page_table_filters_and_opens_a_pair() -> None:
+    at = page(start(), DATASET)
+    assert at.title[0].value == "Dataset"
+    assert at.radio(key="dataset_source").value == "Built-in sample"
+    table = frame(at, "correct")
+    assert len(table) == 70
+    assert {"id", "task", "gold", "text", "hypothesis", "score", "decision"} <= set(table.columns)
+    at.multiselect(key="filter_task").set_value(["QA"]).run()
+    assert set(frame(at, "correct")["task"]) == {"QA"}
+    at.radio(key="filter_outcome").set_value("incorrect").run()
+    wrong = frame(at, "correct")
+    assert len(wrong) < 10 and not wrong["correct"].any()
+    at.multiselect(key="filter_task").set_value([]).run()
+    at.radio(key="filter_outcome").set_value("all").run()
+    at.text_input(key="filter_search").set_value("comet").run()
+    found = frame(at, "correct")
+    assert "7" in set(found["id"])
+    at.selectbox(key="dataset_pick").set_value("7")
+    at.button(key="dataset_open").click().run()
+    assert not at.exception
+    assert at.title[0].value == "Pair"
+    assert at.text_area(key="pair_hypothesis").value == "A comet was discovered."
+    assert at.query_params.get("pair") == "7"  # the URL names the pair, so it can be shared
+
+
+def test_dataset_page_row_selection_opens_the_pair() -> None:
+    at = page(start(), DATASET)
+    table = frame(at, "correct")
+    row = int(table.index[table["id"] == "7"][0])
+    at.session_state[state.DATASET_TABLE.key] = {"selection": {"rows": [row], "columns": [], "cells": []}}
+    at.run()
+    assert not at.exception
+    assert at.title[0].value == "Pair"
+    assert at.text_area(key="pair_hypothesis").value == "A comet was discovered."
+
+
+def test_dataset_page_search_with_no_hit_says_so() -> None:
+    at = page(start(), DATASET)
+    at.text_input(key="filter_search").set_value("(no such [text").run()
+    assert not at.exception
+    assert any("No pair passes" in i.value for i in at.info)
+
+
+def test_dataset_page_switches_to_the_csv_sample() -> None:
+    at = page(start(), DATASET)
+    at.selectbox(key="dataset_sample").set_value("CSV sample (3-way labels)").run()
+    assert not at.exception
+    assert set(frame(at, "correct")["gold"]) >= {"entailment", "neutral", "contradiction"}
+    page(at, PAIR)
+    assert "pairs.csv" in at.selectbox[0].label
+
+
+def test_a_malformed_upload_is_refused_whole() -> None:
+    with pytest.raises(DatasetError, match="broken.xml"):
+        load_uploaded(b"<entailment-corpus><pair id='1' value='TRUE'><t>A</t></pair>", "broken.xml")
+    with pytest.raises(DatasetError, match="not a dataset format"):
+        load_uploaded(b"just some words\n", "notes.txt")
+
+
+def test_evaluate_page_on_the_sample() -> None:
+    at = page(start(), EVALUATE)
+    assert at.title[0].value == "Evaluate"
+    summary = frame(at, "cutoff source")
+    assert set(summary["scorer"]) >= {"BLEU", "Modified BLEU"}
+    assert summary["cutoff source"].str.startswith("self").all()
+    assert {"accuracy", "CWS", "AP", "cutoff", "published"} <= set(summary.columns)
+    assert len(charts(at)) == 3  # curves, histograms, per task
+    assert {"task", "n"} <= set(frame(at, "task").columns)
+    assert any("itself" in c.value for c in at.caption)
+
+
+def test_evaluate_page_chooses_the_cutoff_on_a_dev_set() -> None:
+    at = page(start(), EVALUATE)
+    at.selectbox(key="evaluate_dev").set_value("sample: pairs.csv").run()
+    assert not at.exception and not at.error
+    summary = frame(at, "cutoff source")
+    assert (summary["cutoff source"] == "pairs.csv").all()
+    assert any("development set" in c.value for c in at.caption)
+    assert len(charts(at)) == 4  # the development set's own curves as well
+
+
+def test_evaluate_page_with_no_scorer_asks_for_one() -> None:
+    at = page(start(), EVALUATE)
+    at.multiselect(key="evaluate_scorers").set_value([]).run()
+    assert not at.exception
+    assert any("at least one scorer" in i.value for i in at.info)
+
+
+def test_rte1_dev_on_the_evaluate_page_beside_the_paper(shared_file: Callable[..., Path]) -> None:
+    path: Path = shared_file("nltk_data", "corpora", "rte", "rte1_dev.xml")
+    at = page(start(), DATASET)
+    at.radio(key="dataset_source").set_value("NLTK RTE corpus").run()
+    at.selectbox(key="dataset_nltk").set_value(path.name).run()
+    assert not at.exception
+    assert len(frame(at, "correct")) == 567
+    page(at, EVALUATE)
+    summary = frame(at, "cutoff source").set_index("scorer")
+    assert summary.loc["Modified BLEU", "published"] == "57.80%"
+    accuracy = float(summary.loc["Modified BLEU", "accuracy"].rstrip("%"))
+    assert 57.0 <= accuracy <= 59.0
+
+
+STS_LINES = (
+    "4.8\tA man is playing a guitar on the stage.\tA man plays a guitar on stage.\n"
+    "0.4\tThe river froze early this winter.\tShe ordered tea with lemon.\n"
+    "2.5\tThree children ran across the park.\tTwo children walked across the park.\n"
+    "3.6\tThe shop closes at nine on weekdays.\tOn weekdays the shop closes at nine.\n"
+)
+
+
+def test_graded_data_gets_correlations_and_no_decisions() -> None:
+
+    at = start()
+    at.session_state[state.DATASET.key] = load_uploaded(STS_LINES.encode(), "tiny_sts.tsv")
+    page(at, EVALUATE)
+    summary = frame(at, "Pearson")
+    assert {"Pearson", "Spearman"} <= set(summary.columns) and "accuracy" not in summary.columns
+    pearson = summary.set_index("scorer").loc["Modified BLEU", "Pearson"]
+    assert float(pearson) > 0.5  # overlap tracks similarity on these hand-made pairs
+    assert len(charts(at)) == 1
+    page(at, DATASET)
+    table = frame(at, "score")
+    assert len(table) == 4 and "correct" not in table.columns
+    page(at, PAIR)
+    assert not at.error
+    assert frame(at, "decision")["cutoff from"].str.startswith("default").all()
+
+
+def test_dataset_page_upload_good_and_malformed_files() -> None:
+    at = page(start(), DATASET)
+    at.radio(key="dataset_source").set_value("Upload a file").run()
+    assert not at.exception
+    at.file_uploader(key="dataset_upload").set_value(
+        ("broken.xml", b"<entailment-corpus><pair id='1' value='TRUE'><t>A</t></pair>", "text/xml")
+    ).run()
+    assert not at.exception
+    assert any("broken.xml" in e.value and "unchanged" in e.value for e in at.error), [e.value for e in at.error]
+    assert len(frame(at, "correct")) == 70  # still the sample: nothing partial was loaded
+    good = b"text,hypothesis,label\nThe cat sat on the mat.,A cat sat.,entailment\nIt rained all day.,It was dry.,contradiction\n"
+    at.file_uploader(key="dataset_upload").set_value(("two.csv", good, "text/csv")).run()
+    assert not at.exception and not at.error
+    assert len(frame(at, "correct")) == 2
+    assert "two.csv" in " ".join(c.value for c in at.sidebar.caption)
+
+
+@dataclass(frozen=True)
+class LengthRatio:
+    """A stand-in slow scorer: hypothesis length over text length."""
+
+    value: float
+
+
+class SlowLengthScorer:
+    name = "slow_length"
+
+    def score(self, pair: AnalyzedPair) -> LengthRatio:
+        return LengthRatio(len(pair.hypothesis) / max(1, len(pair.text)))
+
+
+@pytest.fixture
+def register_scorer() -> Iterator[Callable[[ScorerInfo], None]]:
+    """Register stand-in scorers for one test; they are gone (and unbuilt) afterwards."""
+    added: list[str] = []
+
+    def register(info: ScorerInfo) -> None:
+        SCORERS[info.name] = info
+        added.append(info.name)
+
+    try:
+        yield register
+    finally:
+        for name in added:
+            del SCORERS[name]
+        get_scorer.cache_clear()
+
+
+@pytest.fixture
+def slow_scorer_registered(register_scorer: Callable[[ScorerInfo], None]) -> None:
+    register_scorer(ScorerInfo("slow_length", "Slow length ratio", "test stand-in", SlowLengthScorer, interactive=False))
+
+
+def test_slow_methods_run_only_on_request(slow_scorer_registered: None) -> None:
+    at = start()
+    assert "slow_length" not in set(frame(at, "decision")["name"])
+    button = at.button(key="run_slow")
+    assert "Slow length ratio" in button.label
+    button.click().run()
+    assert not at.exception and not at.error
+    scores = frame(at, "decision").set_index("name")
+    assert scores.loc["slow_length", "cutoff from"].startswith("default (slow method")
+    # Once the Evaluate page has scored the dataset with it, its cutoff is tuned too.
+    page(at, EVALUATE)
+    at.multiselect(key="evaluate_scorers").set_value(["mbleu", "slow_length"]).run()
+    assert not at.exception
+    assert "Slow length ratio" in set(frame(at, "cutoff source")["scorer"])
+    page(at, PAIR)
+    at.button(key="run_slow").click().run()
+    scores = frame(at, "decision").set_index("name")
+    assert scores.loc["slow_length", "cutoff from"].startswith("best on rte_sample.xml")
+
+
+def test_a_pair_with_a_gold_alignment_shows_it() -> None:
+    from components.data import LoadedDataset
+    from explorer.alignment import Alignment
+    from explorer.datasets import Dataset
+    from explorer.pairs import Pair
+
+    text, hypothesis = ("Ann", "saw", "a", "red", "kite", "."), ("Ann", "saw", "a", "kite", ".")
+    gold_alignment = Alignment.from_links(len(text), len(hypothesis), {(0, 0), (1, 1), (2, 2), (4, 3), (5, 4)}, {(3, 3)})
+    pair = Pair(
+        "a1", " ".join(text), " ".join(hypothesis), label="entailment", source="test",
+        text_tokens=text, hypothesis_tokens=hypothesis, gold_alignment=gold_alignment,
+    )
+    at = start()
+    at.session_state[state.DATASET.key] = LoadedDataset(Dataset("aligned", "test", (pair,)), "aligned-test", "test")
+    at.run()
+    assert not at.exception and not at.error
+    assert page_charts(at) == 2  # the n-gram grid and the gold alignment
+    assert any("Gold alignment" in e.label for e in at.expander)
+
+
+def test_missing_nltk_resources_are_named_in_the_sidebar(monkeypatch: pytest.MonkeyPatch) -> None:
+    from explorer import resources
+
+    wordnet = next(r for r in resources.RESOURCES if r.nltk_id == "wordnet")
+    monkeypatch.setattr(resources, "missing", lambda: [wordnet])
+    at = start()
+    warnings = [w.value for w in at.sidebar.warning]
+    assert warnings and "wordnet" in warnings[0] and wordnet.without_it in warnings[0]
+    assert "resources --download" in warnings[0]
+
+
+def test_no_warning_when_every_resource_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    from explorer import resources
+
+    monkeypatch.setattr(resources, "missing", lambda: [])
+    at = start()
+    assert not at.sidebar.warning
+
+
+class BrokenScorer:
+    name = "broken"
+
+    def score(self, pair: AnalyzedPair) -> LengthRatio:
+        raise RuntimeError("deliberately broken scorer")
+
+
+@pytest.fixture
+def broken_scorer_registered(register_scorer: Callable[[ScorerInfo], None]) -> None:
+    register_scorer(ScorerInfo("broken", "Broken scorer", "test stand-in", BrokenScorer))
+
+
+def test_a_failing_scorer_is_reported_and_the_others_still_shown(broken_scorer_registered: None) -> None:
+    at = start()
+    assert any("Broken scorer failed" in e.value for e in at.error)
+    assert {"bleu", "mbleu"} <= set(frame(at, "decision")["name"])
+    page(at, EVALUATE)
+    at.multiselect(key="evaluate_scorers").set_value(["bleu", "mbleu", "broken"]).run()
+    assert any("Broken scorer failed on rte_sample.xml" in e.value for e in at.error)
+    assert "Broken scorer" not in set(frame(at, "cutoff source")["scorer"])
+    assert len(charts(at)) == 3
+    page(at, DATASET)
+    at.selectbox(key="dataset_scorer").set_value("broken").run()
+    assert not at.exception
+    assert any("Broken scorer failed on rte_sample.xml" in e.value for e in at.error)
+
+
+def test_evaluate_opens_on_the_bleu_family() -> None:
+    at = start()
+    page(at, EVALUATE)
+    assert list(at.multiselect(key="evaluate_scorers").value) == ["bleu", "mbleu", "bleu_pa"]
+
+
+def test_aligners_page_offers_gold_then_compares_aligners_worst_first() -> None:
+    at = page(start(timeout=180), ALIGNERS)
+    # The app opens on a sample without gold alignments: the page says so, shows the
+    # paper's table and offers gold files.
+    assert any("no gold alignments" in i.value for i in at.info)
+    paper = frame(at, "exact %", lacks="problems")
+    assert paper.set_index("aligner").loc["MANLI", "F1"] == pytest.approx(85.3)  # type: ignore[attr-defined]
+    at.selectbox(key="aligners_gold").select_index(0)
+    at.button(key="aligners_load").click().run()
+    assert not at.exception, at.exception
+    summary = frame(at, "problems")
+    assert set(summary["aligner"]) == {"Bag of words", "MANLI"}
+    assert (summary["problems"] == 6).all()
+    assert summary["F1"].between(0, 100).all()
+    worst = frame(at, "hypothesis")
+    assert list(worst["F1"]) == sorted(worst["F1"])
+    # Opening a problem switches to the Pair page with that pair.
+    at.selectbox(key="aligners_pick").select(str(worst["id"].iloc[0]))
+    at.button(key="aligners_open").click().run()
+    assert not at.exception, at.exception
+    assert at.query_params.get("pair") in (str(worst["id"].iloc[0]), [str(worst["id"].iloc[0])])
+    assert np.isfinite(summary["median ms"]).all()
+
+
+def test_mt_metrics_page_shows_table_1_and_runs_the_experiment() -> None:
+    at = page(start(timeout=120), MT_METRICS)
+    assert not at.error
+    assert at.title[0].value == "MT metrics"
+    stats = at.dataframe[0].value
+    assert stats["group"].iloc[0] == "all" and stats["pairs"].iloc[0] == 70  # the built-in sample
+    at.multiselect(key="mtmetrics_sets").set_value(["per"]).run()
+    at.number_input(key="mtmetrics_folds").set_value(3).run()
+    at.button(key="mtmetrics_run").click().run()
+    assert not at.exception and not at.error
+    results = [df.value for df in at.dataframe if "features" in df.value.columns]
+    assert len(results) == 1 and list(results[0]["features"]) == ["per"]

@@ -1,0 +1,139 @@
+"""The method panels under Streamlit's AppTest: each on its own pair, and every
+registered panel drawn twice on one page under two keys."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from components.panels import PANELS
+
+#: A paraphrase whose pFSM and pPDA best sequences draw the same figures: without keyed
+#: charts, the Edit distance tab crashed with StreamlitDuplicateElementId.
+PARAPHRASE = ("John bought a new car last week.", "Last week, John purchased a new automobile.")
+
+
+def _every_panel_twice(text: str, hypothesis: str, names: list[str]) -> None:
+    from components.panels import PANELS
+    from explorer.preprocess import analyze_pair, make_pair
+
+    pair = analyze_pair(make_pair(text, hypothesis))
+    for name in names:
+        for key in (f"first_{name}", f"second_{name}"):
+            PANELS[name].render(pair, key=key)
+
+
+def test_every_panel_draws_the_paraphrase_twice_on_one_page(uniform_nist: None) -> None:
+    names = list(PANELS)
+    at = AppTest.from_function(_every_panel_twice, args=(*PARAPHRASE, names), default_timeout=240).run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    keys = [c.key for c in at.get("plotly_chart")]
+    assert len(keys) == len(set(keys))
+    for name in names:
+        first = sorted(k.removeprefix(f"first_{name}") for k in keys if k.startswith(f"first_{name}_"))
+        second = sorted(k.removeprefix(f"second_{name}") for k in keys if k.startswith(f"second_{name}_"))
+        assert first and first == second, name  # each panel draws its charts under its own key
+
+
+def test_the_paraphrase_on_the_pair_page_draws_every_tab() -> None:
+    from pathlib import Path
+
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "app.py"), default_timeout=240).run()
+    at.text_area(key="pair_text").set_value(PARAPHRASE[0])
+    at.text_area(key="pair_hypothesis").set_value(PARAPHRASE[1]).run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    assert [t.label for t in at.tabs][-len(PANELS):] == [p.label for p in PANELS.values()]
+    keys = {c.key for c in at.get("plotly_chart")}
+    assert {"editdist_pfsm_sequence", "editdist_ppda_sequence", "bow_grid", "itg_tree"} <= keys
+
+
+def _panel_on_a_gold_pair(name: str, text: str, hypothesis: str, links: set[tuple[int, int]]) -> None:
+    from components.panels import PANELS
+    from explorer.alignment import Alignment
+    from explorer.pairs import Pair
+    from explorer.preprocess import analyze_pair
+
+    text_tokens, hypothesis_tokens = tuple(text.split()), tuple(hypothesis.split())
+    gold = Alignment.from_links(len(text_tokens), len(hypothesis_tokens), links)
+    pair = Pair(id="g", text=text, hypothesis=hypothesis, text_tokens=text_tokens,
+                hypothesis_tokens=hypothesis_tokens, gold_alignment=gold)
+    PANELS[name].render(analyze_pair(pair), key=name)
+
+
+def test_bow_panel_draws_grid_against_gold_and_contributions() -> None:
+    args = ("bow", "Kim bought red bikes", "Kim purchased bikes", {(0, 0), (1, 1), (3, 2)})
+    at = AppTest.from_function(_panel_on_a_gold_pair, args=args, default_timeout=60).run()
+    assert not at.exception, at.exception
+    assert [c.key for c in at.get("plotly_chart")] == ["bow_grid", "bow_contributions"]
+    assert at.metric[0].label == "Bag-of-words score"
+
+
+def test_manli_panel_draws_grid_edits_and_contributions() -> None:
+    args = ("manli", "Kim bought two red bikes", "Kim purchased bikes", {(0, 0), (1, 1), (4, 2)})
+    at = AppTest.from_function(_panel_on_a_gold_pair, args=args, default_timeout=120).run()
+    assert not at.exception, at.exception
+    assert [c.key for c in at.get("plotly_chart")] == ["manli_grid", "manli_contributions"]
+    assert at.metric[0].label == "Alignment score"
+    edits = at.dataframe[0].value
+    total = float(at.metric[0].value)
+    assert edits["score"].sum() == pytest.approx(total, abs=2e-3)
+    aligned = edits[edits["edit"].isin(["EQ", "SUB"])]
+    assert {"Kim", "bikes"} <= set(aligned["text"])
+
+
+def _itg_script() -> None:
+    from components.panels.itg import render_itg_panel
+    from explorer.preprocess import analyze_pair, make_pair
+
+    render_itg_panel(analyze_pair(make_pair(
+        "Lena packed warm socks and thick gloves for the trip",
+        "Lena packed thick gloves and warm socks for the trip",
+    )))
+
+
+def test_itg_panel_runs_and_lets_the_user_pick_a_node() -> None:
+    app = AppTest.from_function(_itg_script, default_timeout=60)
+    app.run()
+    assert not app.exception
+    node_box = app.selectbox(key="itg_node_itg")
+    assert node_box.value is not None
+    assert {m.label for m in app.metric} >= {"ITG score", "inversions"}
+    node_box.set_value(0).run()
+    assert not app.exception
+    app.selectbox(key="itg_variant").set_value("itg_stop").run()
+    assert not app.exception
+
+
+def _long_itg_script() -> None:
+    from components.panels.itg import render_itg_panel
+    from explorer.preprocess import analyze_pair, make_pair
+
+    words = "the ferry left the harbour at dawn and reached the island by noon".split()
+    text = " ".join(words[k % len(words)] + ("" if k % 7 else " again") for k in range(900))
+    render_itg_panel(analyze_pair(make_pair(text, " ".join(words * 12))))
+
+
+def test_itg_panel_on_a_pasted_document_approximates_and_skips_unreadable_figures() -> None:
+    app = AppTest.from_function(_long_itg_script, default_timeout=60)
+    app.run()
+    assert not app.exception
+    assert any("approximated" in w.value for w in app.warning)
+    notes = " ".join(i.value for i in app.info)
+    assert "too many to draw" in notes and "not drawn" in notes
+    assert not app.get("plotly_chart")
+
+
+def test_mtmetrics_panel_renders(uniform_nist: None) -> None:
+    def page() -> None:
+        from components.panels.mtmetrics import render_mtmetrics_panel
+        from explorer.preprocess import analyze_pair, make_pair
+
+        render_mtmetrics_panel(analyze_pair(make_pair("Ships left the harbour at dawn.", "At dawn the ships sailed.")))
+
+    app = AppTest.from_function(page, default_timeout=60).run()
+    assert not app.exception
+    assert len(app.dataframe) == 1
+    table = app.dataframe[0].value
+    assert list(table["metric"])[:3] == ["WER", "PER", "BLEU1"]

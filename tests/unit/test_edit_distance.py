@@ -1,0 +1,396 @@
+"""Tests for the probabilistic edit distance (explorer/edit_distance, Wang & Cer 2012)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from explorer.edit_distance import automaton as fsa
+from explorer.edit_distance.automaton import (
+    C_OTHER,
+    C_WORD,
+    DEL,
+    INS,
+    JUMP_B,
+    JUMP_F,
+    MODE_BACK_FRESH,
+    MODE_LANDED,
+    SUB,
+    build_automaton,
+)
+from explorer.edit_distance.features import FeatureIndex, pair_features
+from explorer.edit_distance.model import Batch, EditDistanceModel, ModelError, fit, objective
+from explorer.edit_distance.scoring import EditDistanceScorer, steps_to_alignment
+from explorer.pairs import Pair
+from explorer.preprocess import analyze_pair
+
+# -- helpers ------------------------------------------------------------------------------
+
+
+def random_tables(n: int, m: int, seed: int, *, classes: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    sub_w = rng.uniform(0.2, 2.0, n * m)
+    sub_cls = classes if classes is not None else rng.choice([C_WORD, C_OTHER], n * m)
+    blocks = [np.where(rng.random(n * m) < 0.3, rng.uniform(0.2, 2.0, n * m), 0.0) for _ in range(3)]
+    return fsa.tables(n, m, sub_w, sub_cls, *blocks, rng.uniform(0.2, 2.0, m), rng.uniform(0.2, 2.0, n))
+
+
+def kernel_args(a: fsa.Automaton, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed + 100)
+    return rng.uniform(0.3, 1.5, max(a.max_jump, 1)), rng.uniform(0.5, 1.5, (fsa.N_LAST, fsa.N_CLASSES))
+
+
+def enumerate_paths(a: fsa.Automaton, n: int, m: int, emis: np.ndarray, cls: np.ndarray,
+                    jump_w: np.ndarray, trans: np.ndarray) -> list[tuple[float, list[tuple[int, int, int, int, int]]]]:
+    """Every complete edit sequence by plain recursion: (weight, [(op, i, j, q, next q)])."""
+    out: list[tuple[float, list[tuple[int, int, int, int, int]]]] = []
+    dj_of = (1, 0, 1, 2, 1, 2)
+
+    def rec(i: int, j: int, q: int, w: float, path: list[tuple[int, int, int, int, int]]) -> None:
+        if i == n and j == m and a.final[q]:
+            out.append((w * trans[a.last[q], fsa.C_END], path))
+        for k in range(a.ops[q, 0]):
+            op = int(a.ops[q, k + 1])
+            if op < 6:
+                weight, c, dj = emis[op, i, j], int(cls[op, i, j]), dj_of[op]
+            elif op == JUMP_B:
+                weight, c, dj = 1.0, fsa.C_JUMP_B, 0
+            else:
+                if i + op - 6 >= n:
+                    continue
+                weight, c, dj = jump_w[op - 7], fsa.C_JUMP_F, 0
+            if weight == 0.0:
+                continue
+            tq = int(a.next_state[q, op, int(fsa.is_match(c))])
+            ti = i + int(a.text_move[q, op])
+            if tq < 0 or not 0 <= ti <= n:
+                continue
+            rec(ti, j + dj, tq, w * weight * trans[a.last[q], c], [*path, (op, i, j, q, tq)])
+
+    rec(0, 0, a.start, 1.0, [])
+    return out
+
+
+def run_forward(a: fsa.Automaton, n: int, m: int, emis: np.ndarray, cls: np.ndarray,
+                jump_w: np.ndarray, trans: np.ndarray) -> tuple[float, np.ndarray]:
+    alpha = np.zeros((m + 1, n + 1, a.n_states))
+    z = fsa.forward(n, m, emis, cls, jump_w, trans, a.last, a.order, a.rank_ptr, a.next_state,
+                    a.text_move, a.start, a.final, a.ops, alpha)
+    return z, alpha
+
+
+PFSM = build_automaton("pfsm", 0)
+PPDA2 = build_automaton("ppda", 2)
+PPDA3 = build_automaton("ppda", 3)
+
+
+# -- automata -----------------------------------------------------------------------------
+
+def test_pfsm_has_one_mode_and_no_jumps() -> None:
+    assert PFSM.n_states == 5  # START, INS, DEL, MATCH, SUB
+    assert PFSM.n_ops == JUMP_F
+    assert build_automaton("ppda", 5).n_states == 37
+
+
+def test_ppda_rejects_negative_jump() -> None:
+    with pytest.raises(ValueError):
+        build_automaton("ppda", -1)
+
+
+# -- forward on hand-computed cases --------------------------------------------------------
+
+def test_forward_one_by_one_by_hand() -> None:
+    # One text and one hypothesis token: SUB, INS+DEL or DEL+INS.
+    s, x, y = 0.7, 0.3, 0.4
+    emis, cls = fsa.tables(1, 1, np.array([s]), np.array([C_OTHER]), np.zeros(1), np.zeros(1), np.zeros(1),
+                           np.array([x]), np.array([y]))
+    trans = np.ones((fsa.N_LAST, fsa.N_CLASSES))
+    z, _ = run_forward(PFSM, 1, 1, emis, cls, np.ones(1), trans)
+    assert z == pytest.approx(s + 2 * x * y)
+    # A transition weight on INS -> DEL only touches the INS-then-DEL sequence.
+    trans[fsa.L_INS, fsa.C_DEL] = 3.0
+    z, _ = run_forward(PFSM, 1, 1, emis, cls, np.ones(1), trans)
+    assert z == pytest.approx(s + x * y + 3.0 * x * y)
+
+
+@pytest.mark.parametrize(
+    ("automaton", "n", "m", "seed"),
+    [(PFSM, 2, 3, 0), (PFSM, 3, 3, 1), (PPDA2, 3, 2, 2), (PPDA2, 3, 3, 3), (PPDA3, 4, 3, 4)],
+    ids=["pfsm-2x3", "pfsm-3x3", "ppda2-3x2", "ppda2-3x3", "ppda3-4x3"],
+)
+def test_forward_equals_brute_force(automaton: fsa.Automaton, n: int, m: int, seed: int) -> None:
+    emis, cls = random_tables(n, m, seed)
+    jump_w, trans = kernel_args(automaton, seed)
+    paths = enumerate_paths(automaton, n, m, emis, cls, jump_w, trans)
+    z, _ = run_forward(automaton, n, m, emis, cls, jump_w, trans)
+    assert z == pytest.approx(sum(w for w, _ in paths), rel=1e-10)
+
+
+@pytest.mark.parametrize(("automaton", "n", "m"), [(PFSM, 3, 4), (PPDA3, 4, 4)], ids=["pfsm", "ppda"])
+def test_posteriors_sum_to_one_per_token(automaton: fsa.Automaton, n: int, m: int) -> None:
+    emis, cls = random_tables(n, m, 7)
+    jump_w, trans = kernel_args(automaton, 7)
+    z, alpha = run_forward(automaton, n, m, emis, cls, jump_w, trans)
+    beta = np.zeros_like(alpha)
+    counts = [np.zeros(n * m) for _ in range(4)]
+    c_ins, c_del = np.zeros(m), np.zeros(n)
+    c_jump, c_trans = np.zeros(max(automaton.max_jump, 1)), np.zeros((fsa.N_LAST, fsa.N_CLASSES))
+    z_back = fsa.backward_counts(n, m, emis, cls, jump_w, trans, automaton.last, automaton.order,
+                                 automaton.rank_ptr, automaton.next_state, automaton.text_move,
+                                 automaton.final, automaton.ops, alpha, beta, z, *counts, c_ins, c_del,
+                                 c_jump, c_trans)
+    assert z_back == pytest.approx(z)
+    sub, b12, b21, b22 = (c.reshape(n, m) for c in counts)
+    # Every text token is consumed by exactly one operation in every sequence.
+    # (a two-token block at i covers tokens i and i + 1).
+    text_mass = c_del + sub.sum(1) + b12.sum(1) + b21.sum(1) + b22.sum(1)
+    text_mass[1:] += b21.sum(1)[:-1] + b22.sum(1)[:-1]
+    hyp_mass = c_ins + sub.sum(0) + b12.sum(0) + b21.sum(0) + b22.sum(0)
+    hyp_mass[1:] += b12.sum(0)[:-1] + b22.sum(0)[:-1]
+    np.testing.assert_allclose(text_mass, 1.0, rtol=1e-9)
+    np.testing.assert_allclose(hyp_mass, 1.0, rtol=1e-9)
+    assert c_trans[:, fsa.C_END].sum() == pytest.approx(1.0)
+    # Forward and backward jumps pair up in the pPDA.
+    assert c_trans[:, fsa.C_JUMP_F].sum() == pytest.approx(c_trans[:, fsa.C_JUMP_B].sum())
+    assert c_jump.sum() == pytest.approx(c_trans[:, fsa.C_JUMP_F].sum())
+
+
+# -- the jumps of the pPDA -----------------------------------------------------------------
+
+def _swap_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Text ``x0 x1 ...``, hypothesis with x0 and x1 swapped: matches strong, rest weak."""
+    order = [1, 0, *range(2, n)]
+    sub_w = np.full(n * n, 1e-3)
+    classes = np.full(n * n, C_OTHER)
+    for j, i in enumerate(order):
+        sub_w[i * n + j] = 5.0
+        classes[i * n + j] = C_WORD
+    z = np.zeros(n * n)
+    return fsa.tables(n, n, sub_w, classes, z, z, z, np.full(n, 0.05), np.full(n, 0.05))
+
+
+def test_ppda_expresses_a_swap_pfsm_cannot() -> None:
+    emis, cls = _swap_tables(2)
+    trans = np.ones((fsa.N_LAST, fsa.N_CLASSES))
+
+    def linked_both(a: fsa.Automaton) -> bool:
+        paths = enumerate_paths(a, 2, 2, emis, cls, np.ones(max(a.max_jump, 1)), trans)
+        return any({(i, j) for op, i, j, *_ in path if op == SUB} == {(0, 1), (1, 0)} for _, path in paths)
+
+    assert not linked_both(PFSM)
+    assert linked_both(PPDA2)
+    for a in (PFSM, PPDA2):
+        steps, _ = fsa.viterbi(2, 2, emis, cls, np.ones(max(a.max_jump, 1)), trans, a.last, a.order,
+                               a.rank_ptr, a.next_state, a.text_move, a.start, a.final, a.ops)
+        ops = [int(s[0]) for s in steps]
+        if a is PPDA2:
+            assert ops == [JUMP_F, SUB, JUMP_B, SUB]
+            assert {(int(s[1]), int(s[2])) for s in steps if int(s[0]) == SUB} == {(1, 0), (0, 1)}
+        else:
+            assert JUMP_F not in ops and ops.count(SUB) <= 1
+
+
+def test_ppda_jump_constraints_hold_on_every_path() -> None:
+    emis, cls = random_tables(4, 3, 11)
+    jump_w, trans = kernel_args(PPDA3, 11)
+    paths = enumerate_paths(PPDA3, 4, 3, emis, cls, jump_w, trans)
+    jumped = 0
+    for _, path in paths:
+        for (op, *_rest, tq), nxt in zip(path, [*path[1:], None]):
+            mode_after = PPDA3.states[tq][0]
+            if op >= JUMP_F:
+                jumped += 1
+                assert mode_after == MODE_LANDED
+                assert nxt is not None and nxt[0] in (SUB, fsa.B12, fsa.B21, fsa.B22)
+            if op == JUMP_B:
+                # No deletion until a substitution after jumping back.
+                rest = [p[0] for p in path[path.index((op, *_rest, tq)) + 1 :]]
+                first_text = next(o for o in rest if o != INS)
+                assert first_text != DEL
+                assert mode_after == MODE_BACK_FRESH
+        # Jumps come in forward/backward pairs.
+        assert sum(p[0] >= JUMP_F for p in path) == sum(p[0] == JUMP_B for p in path)
+    assert jumped > 0
+
+
+def test_max_jump_limits_the_distance() -> None:
+    # Hypothesis x2 x0 x1: jump over two tokens, substitute x2, jump back three.
+    sub_w = np.full(9, 1e-3)
+    classes = np.full(9, C_OTHER)
+    for j, i in enumerate([2, 0, 1]):
+        sub_w[i * 3 + j] = 5.0
+        classes[i * 3 + j] = C_WORD
+    z = np.zeros(9)
+    emis, cls = fsa.tables(3, 3, sub_w, classes, z, z, z, np.full(3, 0.05), np.full(3, 0.05))
+    trans = np.ones((fsa.N_LAST, fsa.N_CLASSES))
+    for max_jump, expected in ((2, False), (3, True)):
+        a = build_automaton("ppda", max_jump)
+        paths = enumerate_paths(a, 3, 3, emis, cls, np.ones(max_jump), trans)
+        subs = [{(i, j) for op, i, j, *_ in path if op == SUB} for _, path in paths]
+        assert any(s == {(2, 0), (0, 1), (1, 2)} for s in subs) is expected
+
+
+# -- the model: gradient, training, files --------------------------------------------------
+
+TOY = [
+    ("A man is playing a guitar.", "A man plays the guitar.", 4.6),
+    ("A man is playing a guitar.", "A woman is slicing an onion.", 0.4),
+    ("The cat sat on the mat.", "The cat is sitting on the mat.", 4.4),
+    ("The cat sat on the mat.", "A dog ran across the field.", 0.8),
+    ("Two children are running in a park.", "Children run in the park.", 4.0),
+    ("Two children are running in a park.", "The stock market fell sharply today.", 0.0),
+    ("She bought fresh bread at the bakery.", "At the bakery she bought fresh bread.", 4.8),
+    ("She bought fresh bread at the bakery.", "He sold old shoes online.", 0.6),
+    ("The committee approved the new budget.", "The new budget was approved by the committee.", 4.5),
+    ("The committee approved the new budget.", "The budget was rejected.", 1.6),
+]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _without_ppdb():  # type: ignore[no-untyped-def]
+    """The toy pairs need no paraphrase table; loading PPDB would take seconds."""
+    from explorer.edit_distance import features
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(features, "load_ppdb", dict)
+        yield
+
+
+@pytest.fixture(scope="module")
+def toy() -> tuple[list, np.ndarray]:
+    pairs = [analyze_pair(Pair(id=str(k), text=t, hypothesis=h, score=s)) for k, (t, h, s) in enumerate(TOY)]
+    encoded = []
+    for p in pairs:
+        n, m = len(p.text), len(p.hypothesis)
+        # A fixed similarity keeps the test independent of WordNet's coverage.
+        sim = np.array([[0.9 if a == b else 0.0 for b in p.hypothesis.lemmas] for a in p.text.lemmas]).reshape(n, m)
+        encoded.append(pair_features(p, similarity=sim))
+    return encoded, np.array([s for *_, s in TOY])
+
+
+@pytest.mark.parametrize("kind", ["pfsm", "ppda"])
+def test_gradient_matches_finite_differences(toy: tuple[list, np.ndarray], kind: str) -> None:
+    encoded, gold = toy
+    index = FeatureIndex.fit(encoded[:4], min_count=1)
+    model = EditDistanceModel.zero(kind, index, max_jump=2)
+    batch = Batch.build(encoded[:4], index)
+    rng = np.random.default_rng(3)
+    theta = rng.normal(0, 0.2, len(model.theta()))
+    loss, grad, _ = objective(model, batch, gold[:4], theta, lam=5.0)
+    eps = 1e-6
+    nonzero = np.flatnonzero(np.abs(grad) > 1e-6)
+    for k in [*nonzero[:6], *nonzero[-4:], len(theta) - 1]:
+        step = np.zeros_like(theta)
+        step[k] = eps
+        numeric = (objective(model, batch, gold[:4], theta + step, lam=5.0)[0]
+                   - objective(model, batch, gold[:4], theta - step, lam=5.0)[0]) / (2 * eps)
+        assert grad[k] == pytest.approx(numeric, rel=1e-4, abs=1e-5), f"coordinate {k}"
+
+
+@pytest.mark.parametrize("kind", ["pfsm", "ppda"])
+def test_training_improves_fit(toy: tuple[list, np.ndarray], kind: str) -> None:
+    encoded, gold = toy
+    index = FeatureIndex.fit(encoded, min_count=2)
+    zero = EditDistanceModel.zero(kind, index, max_jump=3)
+    batch = Batch.build(encoded, index)
+    trained = fit(zero, batch, gold, lam=0.1, max_iter=40, progress=None)
+    start_theta = zero.theta()
+    start_theta[-1] = float(np.mean(gold - zero.log_z(batch)[0] / (batch.n + batch.m)))
+    start_loss = objective(zero, batch, gold, start_theta, lam=0.1)[0]
+    assert trained.info["loss"] < 0.5 * start_loss
+    pred = trained.predict_batch(batch)
+    assert np.corrcoef(pred, gold)[0, 1] > 0.9
+    # Identical-word substitutions end up worth more than unrelated ones.
+    weights = dict(zip(trained.names, trained.weights))
+    assert weights["sub:S_WORD"] > weights.get("sub:S_OTHER", 0.0)
+
+
+def test_model_json_round_trip(toy: tuple[list, np.ndarray], tmp_path) -> None:  # type: ignore[no-untyped-def]
+    encoded, gold = toy
+    index = FeatureIndex.fit(encoded, min_count=1)
+    model = EditDistanceModel.zero("ppda", index, max_jump=2)
+    rng = np.random.default_rng(1)
+    model = model.with_theta(rng.normal(0, 0.1, len(model.theta())))
+    path = tmp_path / "m.json"
+    model.save(path)
+    again = EditDistanceModel.load(path)
+    batch = Batch.build(encoded, again.index)
+    np.testing.assert_allclose(again.predict_batch(batch), model.predict_batch(Batch.build(encoded, index)), rtol=1e-4)
+    path.write_text('{"format": "something else"}')
+    with pytest.raises(ModelError, match="not an edit-distance model"):
+        EditDistanceModel.load(path)
+
+
+@pytest.fixture(scope="module")
+def toy_ppda(toy: tuple[list, np.ndarray]) -> tuple[EditDistanceModel, FeatureIndex]:
+    """A pPDA trained briefly on the toy pairs, and its feature index."""
+    encoded, gold = toy
+    index = FeatureIndex.fit(encoded, min_count=1)
+    model = fit(EditDistanceModel.zero("ppda", index, max_jump=3), Batch.build(encoded, index), gold,
+                lam=0.5, max_iter=10, progress=None)
+    return model, index
+
+
+def test_viterbi_sequence_is_a_valid_alignment(toy: tuple[list, np.ndarray],
+                                               toy_ppda: tuple[EditDistanceModel, FeatureIndex]) -> None:
+    encoded, _ = toy
+    model, index = toy_ppda
+    pair = analyze_pair(Pair(id="x", text=TOY[6][0], hypothesis=TOY[6][1], score=4.8))
+    scorer = EditDistanceScorer("ppda", model=model)
+    steps, best = model.best_sequence(pair, features=encoded[6])
+    alignment = steps_to_alignment(steps, len(pair.text), len(pair.hypothesis))
+    assert alignment.p_len == len(pair.text)
+    log_z = model.log_z(Batch.build([encoded[6]], index))[0][0]
+    assert best <= log_z + 1e-9
+    # The sequence's steps carry the same score up to the final END transition.
+    end = best - sum(s.log_weight for s in steps)
+    assert any(math.isclose(end, w, abs_tol=1e-6) for w in model.trans[:, -1])
+    eq_links = {link for e in alignment.edits or () if e.kind.value == "EQ" for link in e.links()}
+    assert eq_links <= alignment.sure
+    assert scorer.name == "ppda"
+
+
+# -- the figure ----------------------------------------------------------------------------
+
+def test_edit_sequence_figure(toy_ppda: tuple[EditDistanceModel, FeatureIndex]) -> None:
+    from components.figures.edit_sequence import edit_sequence_figure, step_label
+
+    model, _ = toy_ppda
+    pair = analyze_pair(Pair(id="x", text=TOY[0][0], hypothesis=TOY[0][1], score=4.6))
+    result = EditDistanceScorer("ppda", model=model).score(pair)
+    assert len(result.probabilities) == len(result.steps)
+    assert all(0.0 <= p <= 1.0 + 1e-9 for p, s in zip(result.probabilities, result.steps) if not s.op.startswith("JUMP"))
+    figure = edit_sequence_figure(result.steps, result.probabilities, pair.text.tokens, pair.hypothesis.tokens)
+    shown = [y for trace in figure.data for y in trace.y]
+    assert len(shown) == len(result.steps)
+    assert any("man" in y for y in shown)
+    # That the builder needs no Streamlit is checked for every figure module in test_layering.py.
+    with pytest.raises(ValueError, match="probabilities"):
+        edit_sequence_figure(result.steps, result.probabilities[:-1], pair.text.tokens, pair.hypothesis.tokens)
+    first = result.steps[0]
+    assert step_label(first, pair.text.tokens, pair.hypothesis.tokens)
+
+
+def test_method_panel_registered() -> None:
+    from components.panels import PANELS
+
+    assert PANELS["editdist"].module == "components.panels.edit_distance"
+
+
+# -- the train command ----------------------------------------------------------------------
+
+def test_train_command_writes_a_loadable_model(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    from explorer.cli import main
+
+    data = tmp_path / "toy.tsv"
+    data.write_text("".join(f"{s:.1f}\t{t}\t{h}\n" for t, h, s in TOY), encoding="utf-8")
+    out = tmp_path / "pfsm.json"
+    code = main(["train", "pfsm", str(data), "--out", str(out), "--option", "max_iter=5",
+                 "--option", "min_count=1", "--option", "cv=2"])
+    assert code == 0
+    model = EditDistanceModel.load(out)
+    assert model.kind == "pfsm" and model.info["pairs"] == len(TOY)
+    assert main(["train", "ppda", str(data), "--out", str(out), "--option", "cv=1"]) == 2
+    assert main(["train", "ppda", str(data), "--out", str(out), "--option", "speed=fast"]) == 2
