@@ -189,7 +189,7 @@ def _compound(
             tmp_h[h_start[d] : h_end[d]] = d
             if apply:
                 chosen[d] = True
-    return delta
+    return float(delta)
 
 
 @njit(cache=True, nogil=True)
