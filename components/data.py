@@ -165,7 +165,11 @@ class Cutoff:
 
 
 def default_cutoff(loaded: LoadedDataset, scorer: str) -> Cutoff:
-    """The best cutoff on the loaded dataset when it has entailment labels."""
+    """The best cutoff on the loaded dataset when it has entailment labels (a trained
+    classifier's own cutoff for scorers that have one)."""
+    fixed = SCORERS[scorer].cutoff
+    if fixed is not None:
+        return Cutoff(fixed, "the model's own decision")
     if not loaded.binary_labels:
         return Cutoff(FALLBACK_CUTOFF, "default (no labelled dataset)")
     if SCORERS[scorer].interactive or is_scored(loaded, scorer):

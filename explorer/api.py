@@ -126,8 +126,16 @@ class MethodInfo:
         return self.factory()
 
 
+@dataclass(frozen=True)
 class ScorerInfo(MethodInfo):
-    """A registered scorer (``factory()`` returns a :class:`Scorer`)."""
+    """A registered scorer (``factory()`` returns a :class:`Scorer`).
+
+    ``cutoff`` is set for a trained classifier whose value carries its own decision (a
+    probability decided at 0.5): evaluation applies it as is (``cutoff_source = "model"``)
+    instead of choosing a cutoff on a development set.
+    """
+
+    cutoff: float | None = None
 
 
 class AlignerInfo(MethodInfo):

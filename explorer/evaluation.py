@@ -1,9 +1,11 @@
 """Evaluating scorers as entailment classifiers and as similarity measures.
 
-Decision rule: a pair is judged *entailed* when ``score > cutoff``. The cutoff is the
-one with the best accuracy on a development set (ties go to the lowest cutoff), chosen
-among the distinct scores of that set, and applied unchanged to the test data; with no
-development set it is chosen on the data itself (``cutoff_source = "self"``).
+Decision rule: a pair is judged *entailed* when ``score > cutoff``. With a development
+set, the cutoff is chosen on it by a rule of :mod:`explorer.decision` (by default
+``midpoint``: the best accuracy there, lowest among ties, placed halfway into the gap to
+the next distinct score) and applied unchanged to the test data; with no development set
+it is the best cutoff on the data itself (:func:`best_cutoff`, ``cutoff_source = "self"``).
+Candidate cutoffs include one below every score ("everything entailed").
 
 Ranking measures:
 
@@ -33,7 +35,7 @@ from explorer.datasets import Dataset
 from explorer.errors import ExplorerError
 from explorer.pairs import Pair
 from explorer.preprocess import analyze_pair
-from explorer.scorers import get_scorer
+from explorer.scorers import SCORERS, get_scorer
 
 Progress = Callable[[int, int], None]
 Floats = Sequence[float] | np.ndarray
@@ -57,7 +59,9 @@ def _arrays(scores: Floats, gold: Bools) -> tuple[np.ndarray, np.ndarray]:
 
 
 def sweep(scores: Floats, gold: Bools) -> tuple[np.ndarray, np.ndarray]:
-    """Accuracy at every candidate cutoff (the distinct scores, ascending).
+    """Accuracy at every candidate cutoff, ascending: one below the smallest score
+    ("everything entailed", as far below it as the gap to the next distinct score, or 1
+    when all scores are equal), then each distinct score.
 
     Returns:
         ``(cutoffs, accuracies)``, two arrays of equal length.
@@ -65,7 +69,9 @@ def sweep(scores: Floats, gold: Bools) -> tuple[np.ndarray, np.ndarray]:
     s, g = _arrays(scores, gold)
     order = np.argsort(s, kind="stable")
     s_sorted, g_sorted = s[order], g[order]
-    cutoffs = np.unique(s_sorted)
+    distinct = np.unique(s_sorted)
+    gap = float(distinct[1] - distinct[0]) if distinct.size > 1 else 1.0
+    cutoffs = np.concatenate([[distinct[0] - gap], distinct])
     # For cutoff v, positives predicted are scores > v. Count pairs with score <= v.
     upto = np.searchsorted(s_sorted, cutoffs, side="right")
     pos_cum = np.concatenate([[0], np.cumsum(g_sorted)])
@@ -131,7 +137,7 @@ class ClassificationReport:
 
     n: int
     cutoff: float
-    cutoff_source: str  # "dev" or "self"
+    cutoff_source: str  # "dev", "self" or "model" (a classifier's own decision)
     accuracy: float
     cws: float
     average_precision: float
@@ -146,7 +152,7 @@ class GradedReport:
 
 
 def classification_report(
-    scores: Floats, pairs: Sequence[Pair], *, cutoff: float | None = None
+    scores: Floats, pairs: Sequence[Pair], *, cutoff: float | None = None, source: str = "dev",
 ) -> ClassificationReport:
     """Accuracy, CWS and average precision overall and per task.
 
@@ -162,7 +168,6 @@ def classification_report(
             "accuracy needs labelled data"
         )
     gold = [bool(p.entails) for p in pairs]
-    source = "dev"
     if cutoff is None:
         cutoff, _ = best_cutoff(scores, gold)
         source = "self"
@@ -238,12 +243,25 @@ class ScorerEvaluation:
 
 def evaluate(
     data: Dataset, scorer_names: Sequence[str], *, dev: Dataset | None = None,
-    progress: Callable[[str, int, int], None] | None = None,
+    progress: Callable[[str, int, int], None] | None = None, rule: str | None = None,
 ) -> list[ScorerEvaluation]:
-    """Score and evaluate a dataset with each scorer (cutoffs tuned on ``dev`` if given).
+    """Score and evaluate a dataset with each scorer (cutoffs chosen on ``dev`` if given,
+    by ``rule``: one of :data:`explorer.decision.CUTOFF_RULES`, the default rule when None).
 
     Graded data gets Pearson/Spearman; labelled data gets the classification report.
     """
+    from explorer.decision import DEFAULT_RULE, choose_cutoff
+
+    rule = rule or DEFAULT_RULE
+    if dev is not None:
+        choose_cutoff([0.0, 1.0], [False, True], rule)  # an unknown rule fails before any scoring
+        unlabelled = [p.id for p in dev.pairs if p.entails is None]
+        if unlabelled or not dev.pairs:
+            raise EvaluationError(
+                f"the development set {dev.name} has {len(unlabelled)} pairs without an entailment label"
+                + (f" (first: {unlabelled[0]})" if unlabelled else "")
+                + "; choosing a cutoff needs binary or 3-way labels"
+            )
     graded = data.kind == "graded"
     if dev is not None and graded:
         raise EvaluationError("a development set only applies to labelled (classification) data")
@@ -258,10 +276,14 @@ def evaluate(
             report = graded_report(scores, data.pairs)
         else:
             cutoff = None
-            if dev is not None:
+            fixed = SCORERS[name].cutoff if name in SCORERS else None
+            if fixed is not None:
+                cutoff = fixed
+            elif dev is not None:
                 dev_scores = score_pairs(dev.pairs, name)
-                cutoff, _ = best_cutoff(dev_scores, [bool(p.entails) for p in dev.pairs])
-            report = classification_report(scores, data.pairs, cutoff=cutoff)
+                cutoff = choose_cutoff(dev_scores, [bool(p.entails) for p in dev.pairs], rule)
+            report = classification_report(scores, data.pairs, cutoff=cutoff,
+                                           source="model" if fixed is not None else "dev")
         results.append(
             ScorerEvaluation(
                 scorer=name,

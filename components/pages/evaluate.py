@@ -19,7 +19,8 @@ from components.guard import attempt
 from components.state import current_dataset, dev_dataset, set_dev_dataset
 from explorer import published
 from explorer.datasets import DatasetError
-from explorer.evaluation import best_cutoff, classification_report, graded_report, sweep
+from explorer.decision import DEFAULT_RULE, choose_cutoff
+from explorer.evaluation import classification_report, graded_report, sweep
 from explorer.scorers import SCORERS
 
 SELF = "this data itself"
@@ -143,11 +144,14 @@ def classification_section(
     if loaded.dataset.kind == "three_way":
         st.caption("3-way labels: *entailment* against *neutral* and *contradiction* together.")
     source_text = f"chosen on {dev.name} (development set)" if dev else f"chosen on {loaded.name} itself (no development set)"
-    st.caption(f"Cutoffs {source_text}. A pair is judged entailed when score > cutoff.")
+    st.caption(f"Cutoffs {source_text}" + (f" by the `{DEFAULT_RULE}` rule (explorer/decision.py)" if dev else "")
+               + ". A pair is judged entailed when score > cutoff.")
     reports = {}
     for name in names:
-        cutoff = best_cutoff(dev_scores[name], gold(dev))[0] if dev else None
-        reports[name] = classification_report(scores[name], pairs, cutoff=cutoff)
+        fixed = SCORERS[name].cutoff
+        cutoff = fixed if fixed is not None else choose_cutoff(dev_scores[name], gold(dev)) if dev else None
+        reports[name] = classification_report(scores[name], pairs, cutoff=cutoff,
+                                              source="model" if fixed is not None else "dev")
     label = {n: SCORERS[n].label for n in names}
 
     st.subheader("Summary")
@@ -157,7 +161,8 @@ def classification_section(
             "scorer": label[name], "n": report.n,
             "accuracy": _fmt(report.accuracy, True), "CWS": _fmt(report.cws),
             "AP": _fmt(report.average_precision), "cutoff": _fmt(report.cutoff),
-            "cutoff source": dev.name if dev else f"self ({loaded.name})",
+            "cutoff source": ("the model's own (0.5)" if report.cutoff_source == "model"
+                              else dev.name if dev else f"self ({loaded.name})"),
             **published_columns(key, name, "accuracy"),
         })
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
@@ -183,6 +188,9 @@ def classification_section(
                 key="dev_accuracy_curves",
             )
 
+    if dev:
+        transfer_section(loaded, names, scores, dev, dev_scores)
+
     st.subheader("Scores by gold label")
     st.plotly_chart(
         figures.score_histograms({label[n]: scores[n] for n in names}, g, cutoffs=cutoffs),
@@ -204,6 +212,34 @@ def classification_section(
                 row[f"{label[n]} AP"] = _fmt(r.average_precision)
             table.append(row)
         st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch")
+
+
+def transfer_section(
+    loaded: LoadedDataset, names: Sequence[str], scores: dict[str, np.ndarray],
+    dev: LoadedDataset, dev_scores: dict[str, np.ndarray],
+) -> None:
+    """Cutoff transfer: each scorer's cutoff chosen on the development set (A) by a rule,
+    applied to this data (B), beside the accuracy B's own best cutoff would give."""
+    from components.text import plain
+    from explorer.decision import CUTOFF_RULES, transfer_table
+
+    st.subheader(f"Cutoff transfer: {plain(dev.name)} → {plain(loaded.name)}")
+    rule = st.selectbox(
+        "Cutoff rule", list(CUTOFF_RULES), index=list(CUTOFF_RULES).index(DEFAULT_RULE), key="evaluate_rule",
+        help="How the cutoff is chosen on the development set; explorer/decision.py describes each rule.",
+    )
+    fixed = {n: c for n in names if (c := SCORERS[n].cutoff) is not None}
+    rows = transfer_table({n: (dev_scores[n], scores[n]) for n in names}, gold(dev), gold(loaded),
+                          source=dev.name, target=loaded.name, rule=rule, fixed=fixed)
+    st.dataframe(pd.DataFrame([{
+        "scorer": SCORERS[r.scorer].label, "cutoff": _fmt(r.cutoff) + (" (model)" if r.rule == "model" else ""),
+        f"accuracy on {dev.name}": _fmt(r.source_accuracy, True),
+        f"accuracy on {loaded.name}": _fmt(r.target_accuracy, True),
+        f"best possible on {loaded.name}": _fmt(r.target_best_accuracy, True),
+        "lost by transfer": _fmt(r.loss, True), f"AP on {loaded.name}": _fmt(r.target_average_precision),
+    } for r in rows]), hide_index=True, width="stretch")
+    st.caption("The cutoff is chosen on the development set only; 'best possible' is this data's own "
+               "best cutoff, which no honest method can know in advance.")
 
 
 #: Scorers selected when the page opens.

@@ -42,5 +42,6 @@ PANELS: Registry[Panel] = Registry("panel", [
     Panel("bow", "Bag of words", "components.panels.bow", "render_bow_panel"),
     Panel("itg", "ITG parse", "components.panels.itg", "render_itg_panel"),
     Panel("manli", "MANLI", "components.panels.manli", "render_manli_panel"),
+    Panel("combined", "Combined classifier", "components.panels.combined", "render_combined_panel"),
     Panel("editdist", "Edit distance (pFSM / pPDA)", "components.panels.edit_distance", "render_edit_distance_panel"),
 ])

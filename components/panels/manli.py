@@ -13,7 +13,7 @@ def render_manli_panel(pair: AnalyzedPair, *, key: str = "manli") -> None:
     from components.figures.manli import contribution_figure, edit_rows
     from components.panels.shared import fitting_gold, registered
     from explorer.aligners import get_aligner
-    from explorer.aligners.manli import ManliAligner
+    from explorer.aligners.manli import ManliAligner, entailment_score
 
     with st.spinner("Loading MANLI's weights and lexical resources..."):
         aligner = registered(get_aligner, "manli", ManliAligner)  # shared with the editor
@@ -25,10 +25,17 @@ def render_manli_panel(pair: AnalyzedPair, *, key: str = "manli") -> None:
         "annealing searches for the alignment with the highest score; each edit's score is "
         "its learned feature weights times its features (hover a cell to see them)."
     )
+    decision = entailment_score(pair, result)
     left, middle, right = st.columns(3)
-    left.metric("Alignment score", f"{result.total:+.3f}")
-    middle.metric("Per token (entailment score)", f"{result.normalized:+.4f}")
-    right.metric("Candidate edits", f"{result.n_candidates:,}")
+    left.metric("Alignment score", f"{result.total:+.3f}", help=f"per token of the problem (the paper's score): {result.normalized:+.4f}")
+    middle.metric("Entailment score", f"{decision.value:.4f}",
+                  help="share of hypothesis content words aligned, plus 0.1 x the hypothesis side's score per hypothesis token")
+    right.metric("Hypothesis content words aligned", f"{decision.content_coverage:.0%}")
+    if decision.unaligned_content:
+        from components.text import plain
+
+        words = plain(", ".join(hypothesis_tokens[j] for j in decision.unaligned_content))
+        st.caption(f"Hypothesis content words left unaligned: {words}")
     gold = fitting_gold(pair.pair, result.alignment.p_len, result.alignment.h_len)
     if gold is None and pair.pair.gold_alignment is not None:
         st.info("The gold alignment covers other tokens than this pair's; it is not overlaid.")

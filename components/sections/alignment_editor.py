@@ -147,17 +147,18 @@ def _render_manli_decision(loaded: LoadedDataset, pair: Pair, working: Alignment
     aligner = registered(get_aligner, "manli", ManliAligner)
     # MANLI's own alignment does not change while links are edited: decode it once per pair.
     with st.spinner("Scoring the edited alignment with MANLI..."):
-        edited, dropped = aligner.score_alignment(analysed, working)
+        edited_result, dropped = aligner.score_alignment(analysed, working)
+        edited = edited_result.value  # the manli scorer's entailment value for this alignment
         decoded_score = state.manli_decoded(loaded.key, pair.id).setdefault(
-            lambda: aligner.align(analysed).normalized)
+            lambda: aligner.align(analysed).value)
     cut = default_cutoff(loaded, "manli")
-    verdict = "entails" if edited.normalized > cut.value else "does not entail"
+    verdict = "entails" if edited > cut.value else "does not entail"
     gold_note = ""
     if pair.entails is not None:
-        gold_note = f" — gold: {pair.label} ({'right' if (edited.normalized > cut.value) == pair.entails else 'wrong'})"
+        gold_note = f" — gold: {pair.label} ({'right' if (edited > cut.value) == pair.entails else 'wrong'})"
     st.markdown(
-        f"**MANLI on this alignment**: score {edited.normalized:.4f} per token "
-        f"({'>' if edited.normalized > cut.value else '≤'} cutoff {cut.value:.3f}, {cut.source}): "
+        f"**MANLI on this alignment**: entailment score {edited:.4f} "
+        f"({'>' if edited > cut.value else '≤'} cutoff {cut.value:.3f}, {cut.source}): "
         f"**{verdict}**{gold_note}. MANLI's own alignment scores {decoded_score:.4f}."
     )
     if dropped:

@@ -20,14 +20,19 @@ row (:mod:`explorer.aligners.manli_features`); the walk is linear in the candida
 round. :class:`ManliAligner` checks the limits of :mod:`explorer.limits` before it
 computes anything.
 
-An alignment's entailment score (scorer ``manli``) is its total score divided by the
-number of tokens of the pair.
+An alignment's entailment score (scorer ``manli``, :func:`entailment_score`) is the share
+of the hypothesis's content words (not stopwords, not punctuation) that the alignment
+links to the text, plus :data:`HYPOTHESIS_SCORE_WEIGHT` times the hypothesis side of the
+alignment score per hypothesis token (the total without the DEL edits: text left out
+costs an entailment nothing). The paper's normalisation, the total divided by the number
+of tokens of the problem, is kept as ``problem_normalized``; it transferred worst across
+the RTE sets (docs/RESULTS.md, "Cutoff transfer").
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -43,7 +48,7 @@ from explorer.aligners.manli_features import (
     extract,
 )
 from explorer.aligners.manli_kernel import anneal_walk, climb
-from explorer.alignment import Alignment, Edit
+from explorer.alignment import Alignment, Edit, EditKind
 from explorer.api import ResultMixin
 from explorer.errors import ExplorerError
 from explorer.limits import Limits, check, lexical_words, manli_candidates
@@ -187,8 +192,9 @@ class ManliResult(ResultMixin):
     """A MANLI alignment: the edits carry their scores and features.
 
     ``total`` is the alignment's total score (the sum of every edit's score, DEL and
-    INS included); ``normalized`` divides it by the pair's number of tokens and is the
-    ``value`` compared to a cutoff (the same number as the ``manli`` scorer's value).
+    INS included); ``normalized`` divides it by the pair's number of tokens (the paper's
+    entailment score). ``entailment`` is the ``manli`` scorer's value for this alignment
+    (:func:`entailment_score`) and is the ``value`` compared to a cutoff.
     """
 
     alignment: Alignment
@@ -196,6 +202,7 @@ class ManliResult(ResultMixin):
     normalized: float
     n_candidates: int
     weights: tuple[tuple[str, float], ...] = field(compare=False, default=())
+    entailment: float | None = None
 
     @property
     def edits(self) -> tuple[Edit, ...]:
@@ -203,8 +210,9 @@ class ManliResult(ResultMixin):
 
     @property
     def value(self) -> float:
-        """The number compared to a cutoff: :attr:`normalized`."""
-        return self.normalized
+        """The number compared to a cutoff: :attr:`entailment` (:attr:`normalized` for a
+        result built without its pair)."""
+        return self.normalized if self.entailment is None else self.entailment
 
     @property
     def score(self) -> float:
@@ -272,10 +280,11 @@ class ManliAligner:
         edits = feats.edits(chosen, self.model.weights)
         alignment = Alignment.from_edits(feats.p_len, feats.h_len, edits)
         n_tokens = max(feats.p_len + feats.h_len, 1)
-        return ManliResult(
+        result = ManliResult(
             alignment, total, total / n_tokens, len(feats),
             tuple((name, float(w)) for name, w in zip(FEATURES, self.model.weights)),
         )
+        return replace(result, entailment=entailment_score(pair, result).value)
 
     def score_alignment(self, pair: AnalyzedPair, alignment: Alignment, *,
                         limits: Limits | None = None) -> tuple[ManliResult, int]:
@@ -308,18 +317,40 @@ class ManliAligner:
         total = base + float(gain[chosen].sum())
         scored = Alignment.from_edits(feats.p_len, feats.h_len, feats.edits(chosen, self.model.weights))
         n_tokens = max(feats.p_len + feats.h_len, 1)
-        return ManliResult(scored, total, total / n_tokens, len(feats)), len(unreachable)
+        result = ManliResult(scored, total, total / n_tokens, len(feats))
+        return replace(result, entailment=entailment_score(pair, result).value), len(unreachable)
+
+
+#: Weight of the hypothesis-side alignment score per hypothesis token in the ``manli``
+#: entailment value; it mostly breaks ties between equal coverages (0.03-0.3 transfer
+#: alike, docs/RESULTS.md).
+HYPOTHESIS_SCORE_WEIGHT = 0.1
 
 
 @dataclass(frozen=True)
 class ManliScore(ResultMixin):
-    """The ``manli`` scorer's result: the normalised alignment score (``value``) and
-    its parts (``total``: the alignment's total score)."""
+    """The ``manli`` scorer's result: the entailment value and its parts.
+
+    Attributes:
+        value: ``content_coverage + HYPOTHESIS_SCORE_WEIGHT * hypothesis_score``.
+        total: the alignment's total score (every edit).
+        n_tokens: tokens of the problem (text + hypothesis).
+        aligned_links: the alignment as ``"p-h ..."``.
+        content_coverage: share of hypothesis content words linked to the text (of all
+            hypothesis tokens when it has no content word).
+        hypothesis_score: the total without DEL edits, per hypothesis token.
+        problem_normalized: the paper's score, total / n_tokens.
+        unaligned_content: hypothesis positions of the content words left unaligned.
+    """
 
     value: float
     total: float
     n_tokens: int
     aligned_links: str
+    content_coverage: float = 0.0
+    hypothesis_score: float = 0.0
+    problem_normalized: float = 0.0
+    unaligned_content: tuple[int, ...] = ()
 
     @property
     def alignment_score(self) -> float:
@@ -330,8 +361,36 @@ class ManliScore(ResultMixin):
         return {**super().to_json(), "alignment_score": self.total}  # the key before the rename stays
 
 
+def entailment_score(pair: AnalyzedPair, result: ManliResult) -> ManliScore:
+    """The ``manli`` scorer's value for a MANLI alignment of ``pair`` (its own or an edited one)."""
+    hyp = pair.hypothesis
+    h_len = len(hyp)
+    aligned = [False] * h_len
+    deleted = 0.0
+    for edit in result.edits:
+        if edit.is_aligned and edit.h_span is not None:
+            for j in range(*edit.h_span):
+                aligned[j] = True
+        elif edit.kind is EditKind.DEL:
+            deleted += edit.score
+    content = [j for j in range(h_len) if not (hyp.stop[j] or hyp.is_punct[j])]
+    counted = content or list(range(h_len))
+    coverage = sum(aligned[j] for j in counted) / len(counted) if counted else 1.0
+    hypothesis_score = (result.total - deleted) / max(h_len, 1)
+    return ManliScore(
+        value=coverage + HYPOTHESIS_SCORE_WEIGHT * hypothesis_score,
+        total=result.total,
+        n_tokens=len(pair.text) + h_len,
+        aligned_links=result.alignment.to_sure_align(),
+        content_coverage=coverage,
+        hypothesis_score=hypothesis_score,
+        problem_normalized=result.normalized,
+        unaligned_content=tuple(j for j in content if not aligned[j]),
+    )
+
+
 class ManliScorer:
-    """Entailment score from the MANLI alignment: total score / number of tokens."""
+    """Entailment score from the MANLI alignment (:func:`entailment_score`)."""
 
     name = "manli"
 
@@ -345,8 +404,4 @@ class ManliScorer:
         return self._aligner
 
     def score(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> ManliScore:
-        result = self.aligner.align(pair, limits=limits)
-        return ManliScore(
-            result.normalized, result.total,
-            len(pair.text) + len(pair.hypothesis), result.alignment.to_sure_align(),
-        )
+        return entailment_score(pair, self.aligner.align(pair, limits=limits))

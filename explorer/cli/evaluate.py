@@ -17,6 +17,9 @@ from explorer.scorers import SCORERS, get_scorer, parse_scorer_names
 def configure_evaluate(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("data", help="dataset file (RTE XML, MSRP/STS/SICK TSV, CSV, JSONL)")
     parser.add_argument("--dev", help="development set on which to choose the cutoff")
+    parser.add_argument("--rule", default=None,
+                        help="how the cutoff is chosen on --dev: best, midpoint (default), plateau, smoothed, "
+                             "prior, logistic (explorer/decision.py)")
     parser.add_argument(
         "--scorer", default="mbleu",
         help=f"comma-separated scorer names or 'all' (known: {', '.join(SCORERS)})",
@@ -29,11 +32,14 @@ def run_evaluate(args: argparse.Namespace) -> int:
     data = load(args.data)
     dev: Dataset | None = load(args.dev) if args.dev else None
     warn_missing_resources()
-    results = evaluate(data, names, dev=dev, progress=progress_printer("pairs"))
+    results = evaluate(data, names, dev=dev, progress=progress_printer("pairs"), rule=args.rule)
     if args.json:
+        from explorer.decision import DEFAULT_RULE
+
         payload = {
             "data": args.data,
             "dev": args.dev,
+            "rule": (args.rule or DEFAULT_RULE) if args.dev else None,
             "results": [
                 {**r.to_json(), "signature": method_signature(
                     SCORERS[r.scorer], cutoff_source=getattr(r.report, "cutoff_source", None))}

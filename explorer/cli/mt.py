@@ -41,16 +41,21 @@ def _gamma(text: str) -> str | float:
 def configure_classify(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("train", help="labelled training data (MSRP TSV, RTE XML, ...)")
     parser.add_argument("test", nargs="?", help="labelled test data; leave out with --folds")
-    parser.add_argument("--features", default="all",
-                        help="comma-separated feature groups or 'all': wer, per, bleu1-4, nist1-5, pos, pos_syn")
+    parser.add_argument("--classifier", choices=("svm", "combined"), default="svm",
+                        help="svm: RBF SVM over MT-metric groups (Finch et al.); combined: logistic regression "
+                             "over scorers and alignment features (explorer/combined.py)")
+    parser.add_argument("--features", default=None,
+                        help="svm: comma-separated feature groups or 'all' (default): wer, per, bleu1-4, nist1-5, "
+                             "pos, pos_syn; combined: 'default', 'all' or names/families such as scorer:,lex:,manli:coverage")
+    parser.add_argument("--save-model", metavar="PATH", type=output_file, help="combined: write the trained model (JSON) here")
     parser.add_argument("--each", action="store_true",
                         help="also run every named group on its own (features are computed once)")
     parser.add_argument("--ablate", action="store_true",
                         help="also run the named groups with each one left out in turn")
     parser.add_argument("--folds", type=int_in(0, 100), default=0,
                         help="k-fold cross-validation over TRAIN (and TEST, if given) instead of train/test")
-    parser.add_argument("--c", type=finite_float(0.0, 1e6, low_open=True), default=1.0,
-                        help="SVM regularisation C, in (0, 1e6] (default 1)")
+    parser.add_argument("--c", type=finite_float(0.0, 1e6, low_open=True), default=None,
+                        help="regularisation C, in (0, 1e6] (default 1 for the SVM, 0.03 for the combined classifier)")
     parser.add_argument("--gamma", default="scale", type=_gamma, help="RBF gamma: a number in (0, 1e6] or 'scale' (default)")
     parser.add_argument("--ldr-split", action="store_true",
                         help="also report the low- and high-LDR halves (split at the median LDR)")
@@ -108,13 +113,20 @@ def _print_report(name: str, report: Report) -> None:
 
 
 def run_classify(args: argparse.Namespace) -> int:
+    if args.classifier == "combined":
+        from explorer.cli.combined import run_combined_classify
+
+        return run_combined_classify(args)
+    args.c = 1.0 if args.c is None else args.c
     try:
-        groups = parse_groups(args.features)
+        groups = parse_groups(args.features or "all")
         gamma: str | float = args.gamma
         if args.c <= 0:
             raise ClassifyError("--c must be positive")
         if not args.folds and not args.test:
             raise ClassifyError("give TEST data, or --folds K for cross-validation over TRAIN")
+        if args.save_model:
+            raise ClassifyError("--save-model needs --classifier combined (the SVM is not saved)")
         train = load(args.train)
         test = load(args.test) if args.test else None
         warn_missing_resources()

@@ -245,6 +245,18 @@ def test_evaluate_page_chooses_the_cutoff_on_a_dev_set() -> None:
     assert len(charts(at)) == 4  # the development set's own curves as well
 
 
+def test_evaluate_page_shows_the_cutoff_transfer_from_the_dev_set() -> None:
+    at = page(start(), EVALUATE)
+    at.selectbox(key="evaluate_dev").set_value("sample: pairs.csv").run()
+    table = frame(at, "lost by transfer")
+    assert set(table["scorer"]) >= {"BLEU", "Modified BLEU"}
+    assert {"cutoff", "accuracy on pairs.csv", "best possible on rte_sample.xml", "AP on rte_sample.xml"} <= set(table.columns)
+    midpoint = list(table["cutoff"])
+    at.selectbox(key="evaluate_rule").set_value("prior").run()
+    assert not at.exception
+    assert list(frame(at, "lost by transfer")["cutoff"]) != midpoint
+
+
 def test_evaluate_page_with_no_scorer_asks_for_one() -> None:
     at = page(start(), EVALUATE)
     at.multiselect(key="evaluate_scorers").set_value([]).run()

@@ -137,3 +137,34 @@ def test_mtmetrics_panel_renders(uniform_nist: None) -> None:
     assert len(app.dataframe) == 1
     table = app.dataframe[0].value
     assert list(table["metric"])[:3] == ["WER", "PER", "BLEU1"]
+
+
+def _combined_panel() -> None:
+    from components.panels.combined import render_combined_panel
+    from explorer.preprocess import analyze_pair, make_pair
+
+    render_combined_panel(analyze_pair(make_pair("The firm sold 40 cars in May.", "The firm sold 45 cars.")))
+
+
+def test_combined_panel_lists_and_draws_the_pushes() -> None:
+    from components.figures.combined import push_bars
+    from components.panels.combined import contribution_rows
+    from explorer.combined import CombinedScorer
+    from explorer.preprocess import analyze_pair, make_pair
+
+    assert PANELS["combined"].function == "render_combined_panel"
+    at = AppTest.from_function(_combined_panel, default_timeout=180).run()
+    assert not at.exception, at.exception
+    assert at.metric[0].label == "Probability of entailment"
+    table = at.dataframe[0].value
+    scorer = CombinedScorer()
+    assert set(table["feature"]) == set(scorer.model.features)
+    pushes = list(table["push"])
+    assert pushes == sorted(pushes, key=abs, reverse=True)
+    number = table[table["feature"] == "lex:number_mismatch"].iloc[0]
+    assert number["value"] == 1 and number["push"] < 0 and number["towards"] == "does not entail"
+    result = scorer.score(analyze_pair(make_pair("The firm sold 40 cars in May.", "The firm sold 45 cars.")))
+    assert [r["feature"] for r in contribution_rows(result, top=2)] == [c.feature for c in result.contributions[:2]]
+    bars = push_bars(result.contributions, result.intercept, top=3).data[0]
+    assert list(bars.y) == [c.feature for c in result.contributions[:3]] + ["other features", "intercept"]
+    assert sum(bars.x) == pytest.approx(result.decision)

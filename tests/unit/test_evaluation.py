@@ -25,8 +25,16 @@ def test_sweep_by_hand():
     # cutoff 0.3 -> pos 0.9,0.5,0.5 -> correct: 0.9, 0.5T, 0.1, 0.3 = 4/5
     # cutoff 0.5 -> pos 0.9 -> correct 0.9, 0.1, 0.5F, 0.3 = 4/5
     # cutoff 0.9 -> none pos -> 3/5
-    assert cutoffs.tolist() == [0.1, 0.3, 0.5, 0.9]
-    assert accuracies.tolist() == pytest.approx([0.6, 0.8, 0.8, 0.6])
+    # first candidate: below every score (everything entailed, 2/5) by the gap 0.1 -> 0.3
+    assert cutoffs.tolist() == pytest.approx([-0.1, 0.1, 0.3, 0.5, 0.9])
+    assert accuracies.tolist() == pytest.approx([0.4, 0.6, 0.8, 0.8, 0.6])
+
+
+def test_sweep_tries_everything_entailed():
+    cutoff, acc = best_cutoff([0.1, 0.5, 0.9], [True] * 3)
+    assert acc == 1.0 and cutoff < 0.1
+    cutoff, acc = best_cutoff([0.4, 0.4], [True, True])
+    assert acc == 1.0 and cutoff < 0.4
 
 
 def test_best_cutoff_ties_go_to_the_lowest():

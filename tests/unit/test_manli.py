@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from explorer.aligners.manli import (
+    HYPOTHESIS_SCORE_WEIGHT,
     DecoderConfig,
     ManliAligner,
     ManliModel,
@@ -32,7 +33,7 @@ from explorer.aligners.manli_features import (
 from explorer.aligners.manli_learn import Problem, TrainConfig, gold_blocks, train
 from explorer.alignment import Alignment, Edit, EditKind
 from explorer.pairs import Pair
-from explorer.preprocess import analyze_pair
+from explorer.preprocess import analyze_pair, make_pair
 
 # MacCartney, Galley & Manning (2008), Figure 1: an RTE2 dev problem whose hypothesis
 # says women are poorly represented in parliament, and whose text says that in most
@@ -238,12 +239,30 @@ def test_shipped_model_is_small_and_complete(repo_root: Path) -> None:
     assert payload["info"]["trained_on"] == 800
 
 
-def test_scorer_normalises_by_tokens() -> None:
+def test_scorer_value_is_content_coverage_plus_hypothesis_side() -> None:
     scorer = ManliScorer(ManliAligner(similarity=SurfaceSimilarity()))
     pair = analyze_pair(fig1_pair())
     result = scorer.score(pair)
     assert result.n_tokens == len(FIG1_TEXT) + len(FIG1_HYP)
-    assert result.value == pytest.approx(result.total / result.n_tokens)
+    assert result.problem_normalized == pytest.approx(result.total / result.n_tokens)
+    decoded = scorer.aligner.align(pair)
+    hyp = pair.hypothesis
+    content = [j for j in range(len(hyp)) if not (hyp.stop[j] or hyp.is_punct[j])]
+    linked = {h for _, h in decoded.alignment.links}
+    assert result.content_coverage == pytest.approx(sum(j in linked for j in content) / len(content))
+    assert result.unaligned_content == tuple(j for j in content if j not in linked)
+    deleted = sum(e.score for e in decoded.edits if e.kind.value == "DEL")
+    assert result.hypothesis_score == pytest.approx((decoded.total - deleted) / len(hyp))
+    assert result.value == pytest.approx(result.content_coverage + HYPOTHESIS_SCORE_WEIGHT * result.hypothesis_score)
+    assert decoded.value == pytest.approx(result.value)  # the aligner's value is the scorer's
+
+
+def test_scorer_value_falls_when_a_content_word_is_unaligned() -> None:
+    scorer = ManliScorer(ManliAligner(similarity=SurfaceSimilarity()))
+    same = scorer.score(analyze_pair(make_pair("The cat sat on the mat.", "The cat sat.")))
+    other = scorer.score(analyze_pair(make_pair("The cat sat on the mat.", "The dog sat.")))
+    assert same.content_coverage == 1.0 and other.content_coverage < 1.0
+    assert other.value < same.value
 
 
 def test_registries_know_manli() -> None:

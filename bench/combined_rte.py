@@ -1,0 +1,265 @@
+"""The combined entailment classifier across RTE sets: model, regularisation and features
+chosen by cross-set transfer (issue 13, part 3).
+
+    NLTK_DATA=../shared/nltk_data .venv/bin/python -m bench.combined_rte [--cache DIR]
+        [--only models,features,final] [--save explorer/models/combined_rte.json]
+
+Protocols (train -> test): RTE1 dev -> RTE2 dev, RTE2 dev -> RTE3 dev, RTE3 dev -> RTE3 test,
+and RTE1+2+3 dev -> RTE3 test. Features are computed once per file and kept under
+``--cache`` (default /tmp/explorer-rte-transfer, shared with bench/rte_transfer.py).
+The classifier decides at probability 0.5 (no cutoff tuning); bag-of-words with its
+cutoff chosen on the training set is the baseline row. Prints Markdown.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from explorer import combined
+from explorer.datasets import load
+from explorer.decision import DEFAULT_RULE, choose_cutoff
+from explorer.evaluation import score_pairs
+from explorer.preprocess import analyze_pair
+
+RTE = Path(os.environ.get("NLTK_DATA", "../shared/nltk_data")) / "corpora" / "rte"
+FILES = ("rte1_dev", "rte2_dev", "rte3_dev", "rte3_test")
+PROTOCOLS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("rte1_dev",), "rte2_dev"),
+    (("rte2_dev",), "rte3_dev"),
+    (("rte3_dev",), "rte3_test"),
+    (("rte1_dev", "rte2_dev", "rte3_dev"), "rte3_test"),
+)
+
+
+def file_features(cache: Path, name: str) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """Every feature of :data:`combined.FEATURES` for one file (cached)."""
+    path = cache / f"combined-features__{name}.json"
+    if not path.exists():
+        data = load(RTE / f"{name}.xml")
+        start = time.perf_counter()
+        rows = [combined.alignment_features(analyze_pair(p)) for p in data.pairs]
+        columns = {k: [r[k] for r in rows] for k in rows[0]}
+        for feature in combined.FEATURES:
+            if feature.startswith("scorer:") and feature not in columns:
+                scorer = feature.split(":", 1)[1]
+                scores = cache / f"{scorer}__{name}.json"
+                if scores.exists():  # shared with bench/rte_transfer.py
+                    columns[feature] = json.loads(scores.read_text())["values"]
+                else:
+                    columns[feature] = score_pairs(data.pairs, scorer).tolist()
+        path.write_text(json.dumps({"columns": columns, "gold": [bool(p.entails) for p in data.pairs],
+                                    "seconds": time.perf_counter() - start}))
+        print(f"<!-- features of {name}: {time.perf_counter() - start:.0f} s -->", flush=True)
+    payload = json.loads(path.read_text())
+    return {k: np.array(v, dtype=float) for k, v in payload["columns"].items()}, np.array(payload["gold"], dtype=bool)
+
+
+def matrix(data: dict[str, tuple[dict[str, np.ndarray], np.ndarray]], files: Sequence[str],
+           names: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
+    x = np.vstack([np.column_stack([data[f][0][n] for n in names]) for f in files])
+    y = np.concatenate([data[f][1] for f in files])
+    return x, y
+
+
+def make(kind: str, c: float):  # type: ignore[no-untyped-def]
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.svm import SVC
+
+    if kind == "logistic-l2":
+        return make_pipeline(StandardScaler(), LogisticRegression(C=c, max_iter=5000))
+    if kind == "logistic-l1":
+        return make_pipeline(StandardScaler(), LogisticRegression(C=c, penalty="l1", solver="liblinear", max_iter=5000))
+    if kind == "svm-rbf":
+        return make_pipeline(StandardScaler(), SVC(C=c, kernel="rbf", gamma="scale"))
+    if kind == "svm-linear":
+        return make_pipeline(StandardScaler(), SVC(C=c, kernel="linear"))
+    raise ValueError(kind)
+
+
+def run(data, names: Sequence[str], kind: str, c: float) -> list[float]:  # type: ignore[no-untyped-def]
+    out = []
+    for train_files, test_file in PROTOCOLS:
+        x, y = matrix(data, train_files, names)
+        xt, yt = matrix(data, (test_file,), names)
+        model = make(kind, c).fit(x, y)
+        out.append(float(np.mean(model.predict(xt) == yt)))
+    return out
+
+
+def bow_rows(data) -> list[float]:  # type: ignore[no-untyped-def]
+    out = []
+    for train_files, test_file in PROTOCOLS:
+        x, y = matrix(data, train_files, ("scorer:bow",))
+        xt, yt = matrix(data, (test_file,), ("scorer:bow",))
+        cut = choose_cutoff(x[:, 0], y, DEFAULT_RULE)
+        out.append(float(np.mean((xt[:, 0] > cut) == yt)))
+    return out
+
+
+def header() -> str:
+    cols = [f"{'+'.join(f.replace('_dev', '') for f in a)} -> {b}" for a, b in PROTOCOLS]
+    return "| " + " | ".join(cols) + " | mean of 4 |\n|" + "---|" * (len(cols) + 1)
+
+
+def cells(accs: list[float]) -> str:
+    return " | ".join(f"{100 * a:.1f}" for a in accs) + f" | {100 * float(np.mean(accs)):.2f}"
+
+
+FAMILIES = {
+    "scorers (fast MT/BLEU/bow)": [f for f in combined.FEATURES if f.startswith("scorer:") and f not in ("scorer:manli", "scorer:itg")],
+    "+ manli, itg scorers": ["scorer:manli", "scorer:itg"],
+    "+ MANLI alignment (manli:)": [f for f in combined.FEATURES if f.startswith("manli:")],
+    "+ ITG inversions": ["itg:inversions"],
+    "+ lexical mismatches (lex:)": [f for f in combined.FEATURES if f.startswith("lex:")],
+    "+ lengths (len:)": [f for f in combined.FEATURES if f.startswith("len:")],
+}
+
+
+def models(data, names: Sequence[str]) -> None:  # type: ignore[no-untyped-def]
+    print(f"\n### Model and regularisation ({len(names)} features), accuracy %\n")
+    print("| model | C " + header().replace("|---", "|---|---|---", 1))
+    print(f"| bag-of-words, cutoff `{DEFAULT_RULE}` on train | – | {cells(bow_rows(data))} |")
+    for kind, grid in (("logistic-l2", (0.003, 0.01, 0.03, 0.1, 0.3, 1.0, 10.0)),
+                       ("logistic-l1", (0.01, 0.03, 0.1, 0.3, 1.0)),
+                       ("svm-linear", (0.003, 0.01, 0.1)),
+                       ("svm-rbf", (0.1, 0.3, 1.0, 3.0))):
+        for c in grid:
+            print(f"| {kind} | {c:g} | {cells(run(data, names, kind, c))} |", flush=True)
+
+
+def features(data, kind: str, c: float) -> None:  # type: ignore[no-untyped-def]
+    print(f"\n### Feature families ({kind}, C={c:g}), accuracy %\n")
+    print("| features | n " + header().replace("|---", "|---|---|---", 1))
+    names: list[str] = []
+    for label, family in FAMILIES.items():
+        names += family
+        print(f"| {label} | {len(names)} | {cells(run(data, names, kind, c))} |", flush=True)
+    print(f"| **default** ({', '.join(combined.DEFAULT_FEATURES)}) | {len(combined.DEFAULT_FEATURES)} | "
+          f"{cells(run(data, combined.DEFAULT_FEATURES, kind, c))} |")
+    every = list(combined.FEATURES)
+    for label, family in FAMILIES.items():
+        kept = [n for n in every if n not in family]
+        print(f"| all without {label.lstrip('+ ')} | {len(kept)} | {cells(run(data, kept, kind, c))} |", flush=True)
+    alone = [f for f in combined.FEATURES if f.startswith(("manli:", "lex:", "itg:", "len:"))] + ["scorer:manli", "scorer:bow"]
+    print(f"| alignment + lexical + bow, manli only | {len(alone)} | {cells(run(data, alone, kind, c))} |")
+
+
+def forward(data, kind: str, c: float) -> None:  # type: ignore[no-untyped-def]
+    """Greedy forward selection from MANLI + bag-of-words: add the feature that most
+    raises mean accuracy + 0.5 x the smallest margin over bag-of-words on any protocol."""
+    bow = bow_rows(data)
+
+    def criterion(accs: list[float]) -> float:
+        return float(np.mean(accs)) + 0.5 * min(a - b for a, b in zip(accs, bow))
+
+    chosen = ["scorer:manli", "scorer:bow"]
+    current = run(data, chosen, kind, c)
+    print(f"\n### Forward selection ({kind}, C={c:g}), accuracy %\n")
+    print("| step " + header().replace("|---", "|---|---", 1))
+    print(f"| {' + '.join(chosen)} | {cells(current)} |")
+    candidates = [f for f in combined.FEATURES if f not in chosen]
+    while candidates:
+        scored = [(criterion(accs), f, accs) for f in candidates for accs in [run(data, [*chosen, f], kind, c)]]
+        best = max(scored, key=lambda t: t[0])
+        if best[0] <= criterion(current):
+            break
+        chosen.append(best[1])
+        candidates.remove(best[1])
+        current = best[2]
+        print(f"| + {best[1]} | {cells(current)} |", flush=True)
+
+
+def heldout(data, c: float) -> None:  # type: ignore[no-untyped-def]
+    """Proxies for the held-back RTE1/RTE2 tests: each dev set as the target, trained on the
+    other two (leave one set out), and 10-fold over the target with the other two sets
+    always in training (the shipped model sees the target's dev set)."""
+    from sklearn.model_selection import StratifiedKFold
+
+    dev = ("rte1_dev", "rte2_dev", "rte3_dev")
+    every = tuple(combined.FEATURES)
+    print(f"\n### Held-out set proxies (logistic L2, C={c:g}), accuracy %\n")
+    print("| method | protocol | " + " | ".join(dev) + " |\n|---|---|---|---|---|")
+    for label, names in (("combined, default", combined.DEFAULT_FEATURES), ("combined, all", every),
+                         ("bow, cutoff", ("scorer:bow",)), ("manli, cutoff", ("scorer:manli",))):
+        loso, folds = [], []
+        for target in dev:
+            others = [f for f in dev if f != target]
+            x, y = matrix(data, others, names)
+            xt, yt = matrix(data, (target,), names)
+
+            def fit_predict(xa, ya, xb, names=names, label=label):  # type: ignore[no-untyped-def]
+                if label.startswith("combined"):
+                    return combined.train(xa, ya, names, c=c).decision(xb) > 0
+                return xb[:, 0] > choose_cutoff(xa[:, 0], ya, DEFAULT_RULE)
+
+            loso.append(float(np.mean(fit_predict(x, y, xt) == yt)))
+            predicted = np.zeros(len(yt), dtype=bool)
+            for tr, te in StratifiedKFold(10, shuffle=True, random_state=0).split(xt, yt):
+                predicted[te] = fit_predict(np.vstack([x, xt[tr]]), np.concatenate([y, yt[tr]]), xt[te])
+            folds.append(float(np.mean(predicted == yt)))
+        print(f"| {label} | other two sets -> this | " + " | ".join(f"{100 * a:.1f}" for a in loso) + " |")
+        print(f"| {label} | other two + 9/10 of this, 10-fold | " + " | ".join(f"{100 * a:.1f}" for a in folds) + " |",
+              flush=True)
+
+
+def final(data, names: Sequence[str], c: float, save: Path | None) -> None:  # type: ignore[no-untyped-def]
+    print(f"\n### Shipped model: logistic L2, C={c:g}, {len(names)} features\n")
+    print(header())
+    accs = []
+    for train_files, test_file in PROTOCOLS:
+        x, y = matrix(data, train_files, names)
+        xt, yt = matrix(data, (test_file,), names)
+        model = combined.train(x, y, names, c=c)
+        accs.append(float(np.mean((model.decision(xt) > 0) == yt)))
+    print("| " + cells(accs) + " |")
+    if save is not None:
+        train_files = ("rte1_dev", "rte2_dev", "rte3_dev")
+        x, y = matrix(data, train_files, names)
+        model = combined.train(x, y, names, c=c, info={
+            "trained_on_files": list(train_files),
+            "chosen_by": "cross-set transfer, bench.combined_rte (docs/RESULTS.md)",
+            "transfer_accuracy": {f"{'+'.join(a)}->{b}": round(v, 4) for (a, b), v in zip(PROTOCOLS, accs)},
+        })
+        model.save(save)
+        print(f"\nSaved {save} (trained on {', '.join(train_files)}: {len(y)} pairs).")
+        print("\nLargest weights (standardised features):\n")
+        for k in np.argsort(-np.abs(model.weights))[:12]:
+            print(f"- `{model.features[k]}`: {model.weights[k]:+.3f}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--cache", type=Path, default=Path("/tmp/explorer-rte-transfer"))
+    parser.add_argument("--only", default="models,features,final")
+    parser.add_argument("--kind", default="logistic-l2")
+    parser.add_argument("--c", type=float, default=combined.DEFAULT_C)
+    parser.add_argument("--features", default="default")
+    parser.add_argument("--save", type=Path)
+    args = parser.parse_args()
+    args.cache.mkdir(parents=True, exist_ok=True)
+    data = {f: file_features(args.cache, f) for f in FILES}
+    names = combined.parse_features(args.features)
+    wanted = set(args.only.split(","))
+    if "models" in wanted:
+        models(data, names)
+    if "features" in wanted:
+        features(data, args.kind, args.c)
+    if "heldout" in wanted:
+        heldout(data, args.c)
+    if "forward" in wanted:
+        forward(data, args.kind, args.c)
+    if "final" in wanted:
+        final(data, names, args.c, args.save)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,48 @@
+"""The combined classifier's tab on the Pair page: its decision and the features that
+pushed it (one term per feature of the shipped linear model, largest first)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+from explorer.preprocess import AnalyzedPair
+
+
+def contribution_rows(result: Any, *, top: int | None = None) -> list[dict[str, object]]:
+    """Table rows for a :class:`explorer.combined.CombinedResult`: feature, what it
+    measures, this pair's value, its push on the decision (+ towards entailment)."""
+    from explorer.combined import FEATURES
+
+    rows: list[dict[str, object]] = [{
+        "feature": c.feature, "measures": FEATURES.get(c.feature, ""), "value": round(c.value, 4),
+        "push": round(c.contribution, 4), "towards": "entails" if c.contribution > 0 else "does not entail",
+    } for c in result.contributions]
+    return rows[:top] if top else rows
+
+
+def render_combined_panel(pair: AnalyzedPair, *, key: str = "combined") -> None:
+    from explorer.combined import default_model, explain
+
+    with st.spinner("Computing every feature (MANLI, ITG, lexical checks, MT metrics)..."):
+        model = default_model()
+        result = explain(pair, model)
+    st.caption(
+        "A logistic regression over every fast scorer and the alignments' features, trained "
+        f"on {', '.join(model.info.get('trained_on_files', [])) or 'RTE dev data'}. Each feature "
+        "pushes the decision by weight × (value − its training mean) / its spread; the pushes "
+        "and the intercept add up to the decision (entails above 0)."
+    )
+    left, middle, right = st.columns(3)
+    left.metric("Probability of entailment", f"{result.value:.3f}")
+    middle.metric("Decision", "entails" if result.entailed else "does not entail")
+    right.metric("Logit (intercept + pushes)", f"{result.decision:+.3f}", help=f"intercept {result.intercept:+.3f}")
+    from components.figures.combined import push_bars
+
+    st.plotly_chart(push_bars(result.contributions, result.intercept), key=f"{key}_pushes")
+    rows = contribution_rows(result)
+    st.dataframe(rows[:12], hide_index=True, key=f"{key}_contributions")
+    if len(rows) > 12:
+        with st.expander(f"All {len(rows)} features"):
+            st.dataframe(rows, hide_index=True, key=f"{key}_all")

@@ -1,0 +1,462 @@
+"""All the evidence together: a linear entailment classifier over scorers and alignment features.
+
+Every pair is described by named features (:data:`FEATURES`):
+
+* the values of fast registered scorers (``scorer:NAME``: BLEU family, WER/PER, NIST,
+  bag-of-words, MANLI, ITG);
+* MANLI's alignment (``manli:...``): the share of hypothesis tokens in EQ, SUB and INS
+  edits, the share of text tokens deleted, the number and the idf-weighted share of
+  hypothesis content words left unaligned, unaligned hypothesis proper nouns;
+* the ITG biparse: inversions;
+* mismatches the lexical layer (:mod:`explorer.lexical`) finds: negations on one side
+  only, antonyms among MANLI's links (and anywhere between the two sides), hypothesis
+  numbers with no equal number in the text;
+* lengths: the hypothesis's and the text's (log tokens), the length difference ratio.
+
+The classifier is an L2-regularised logistic regression on standardised features
+(:func:`train`); its ``decision`` is a sum of one term per feature, so every pair's
+decision is explained by the features that pushed it (:meth:`CombinedModel.explain`).
+The shipped model (:data:`DEFAULT_MODEL`) is the one chosen by cross-set transfer
+(docs/RESULTS.md, "Combined classifier"), trained on RTE1+RTE2+RTE3 dev, and it is the
+registered scorer ``combined`` (value: the probability of entailment; decision at 0.5).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from explorer.api import ResultMixin
+from explorer.errors import ExplorerError
+
+if TYPE_CHECKING:
+    from explorer.preprocess import AnalyzedPair
+
+DEFAULT_MODEL = Path(__file__).resolve().parent / "models" / "combined_rte.json"
+
+#: Words that negate (lower case; ``n't`` is NLTK's token for a contracted "not").
+NEGATIONS = frozenset({
+    "not", "n't", "no", "never", "none", "nobody", "nothing", "neither", "nor", "nowhere",
+    "without", "cannot", "hardly", "fail", "failed", "fails", "deny", "denied", "denies",
+})
+
+#: Scorers whose values are features (fast ones, plus MANLI and ITG whose analyses the
+#: alignment features need anyway).
+SCORER_FEATURES: tuple[str, ...] = (
+    "bleu", "mbleu", "bleu_pa", "wer", "per", "bleu1", "bleu2", "bleu3", "bleu4",
+    "nist1", "nist2", "nist3", "nist4", "nist5", "bow", "manli", "itg",
+)
+
+#: Every feature this module computes, with what it measures.
+FEATURES: dict[str, str] = {
+    **{f"scorer:{n}": f"the {n} scorer's value" for n in SCORER_FEATURES},
+    "manli:coverage": "share of hypothesis content words MANLI links to the text",
+    "manli:hyp_score": "MANLI's score without DEL edits, per hypothesis token",
+    "manli:problem_score": "MANLI's total score per token of the problem (the paper's score)",
+    "manli:eq_share": "share of hypothesis tokens in EQ edits",
+    "manli:sub_share": "share of hypothesis tokens in SUB edits",
+    "manli:ins_share": "share of hypothesis tokens inserted (INS)",
+    "manli:del_share": "share of text tokens deleted (DEL)",
+    "manli:unaligned_content": "hypothesis content words left unaligned",
+    "manli:unaligned_idf": "idf of unaligned hypothesis content words / idf of all hypothesis words",
+    "manli:unaligned_names": "hypothesis proper nouns (NNP) left unaligned",
+    "itg:inversions": "inverted nodes of the ITG biparse",
+    "lex:negation_mismatch": "1 when exactly one side has a negation word",
+    "lex:negation_difference": "negation words in the hypothesis minus in the text",
+    "lex:antonym_links": "MANLI links whose words are antonyms",
+    "lex:antonym_any": "1 when some hypothesis word has an antonym in the text",
+    "lex:number_mismatch": "hypothesis numbers with no equal number in the text",
+    "len:hypothesis": "log(1 + hypothesis tokens)",
+    "len:text": "log(1 + text tokens)",
+    "len:ldr": "|text - hypothesis| / max(text, hypothesis) in tokens",
+}
+
+#: The documented default feature set, chosen by cross-set transfer (docs/RESULTS.md,
+#: "Combined classifier"): MANLI's entailment value and its paper score, bag-of-words,
+#: ITG, unaligned hypothesis names and number mismatches. Every feature together
+#: (``all``) fits each RTE set's quirks and transfers worse.
+DEFAULT_FEATURES: tuple[str, ...] = (
+    "scorer:manli", "scorer:bow", "scorer:itg", "manli:problem_score",
+    "manli:unaligned_names", "lex:number_mismatch",
+)
+
+#: The default regularisation (inverse strength) of the logistic regression.
+DEFAULT_C = 0.03
+
+#: Refuse to train on more pairs than this (features cost ~50 ms per pair).
+MAX_TRAIN_PAIRS = 20_000
+
+
+class CombinedError(ExplorerError, ValueError):
+    """A feature set, model file or training set that cannot be used."""
+
+
+def check_features(names: Sequence[str]) -> tuple[str, ...]:
+    unknown = [n for n in names if n not in FEATURES]
+    if unknown:
+        raise CombinedError(f"unknown features {', '.join(unknown)}; known: {', '.join(FEATURES)}")
+    if not names:
+        raise CombinedError("no features named")
+    return tuple(names)
+
+
+def parse_features(spec: str) -> tuple[str, ...]:
+    """``"default"``, ``"all"``, or a comma list where ``scorer:``, ``manli:``, ``lex:``,
+    ``len:``, ``itg:`` alone select a whole family."""
+    spec = spec.strip()
+    if spec in ("", "default"):
+        return DEFAULT_FEATURES
+    if spec == "all":
+        return tuple(FEATURES)
+    out: list[str] = []
+    for item in (s.strip() for s in spec.split(",") if s.strip()):
+        if item.endswith(":"):
+            family = [n for n in FEATURES if n.startswith(item)]
+            if not family:
+                raise CombinedError(f"no feature family {item!r}")
+            out.extend(f for f in family if f not in out)
+        elif item not in out:
+            out.append(item)
+    return check_features(out)
+
+
+# -- features ---------------------------------------------------------------------------
+
+def _negations(tokens: Sequence[str]) -> int:
+    return sum(t in NEGATIONS for t in tokens)
+
+
+def _numbers(tokens: Sequence[str]) -> list[float]:
+    from explorer.lexical import number_value
+
+    return [v for v in (number_value(t) for t in tokens) if v is not None]
+
+
+def alignment_features(pair: AnalyzedPair, *, antonyms_anywhere: bool = True) -> dict[str, float]:
+    """The non-scorer features of one pair (decodes MANLI and parses ITG), with the
+    values of the ``manli`` and ``itg`` scorers. ``antonyms_anywhere=False`` skips the
+    text x hypothesis antonym search (``lex:antonym_any`` is then 0)."""
+    from explorer.aligners.bow import idf
+    from explorer.aligners.manli import entailment_score
+    from explorer.scorers import get_scorer
+
+    manli = get_scorer("manli")
+    aligner = manli.aligner  # type: ignore[attr-defined]
+    result = aligner.align(pair)
+    parts = entailment_score(pair, result)
+    text, hyp = pair.text, pair.hypothesis
+    h_len, p_len = len(hyp), len(text)
+    shares = {"EQ": 0, "SUB": 0, "INS": 0}
+    deleted = 0
+    antonym_links = 0
+    similarity = aligner.similarity
+    for edit in result.edits:
+        kind = edit.kind.value
+        if edit.h_span is not None and kind in shares:
+            shares[kind] += edit.h_span[1] - edit.h_span[0]
+        if kind == "DEL" and edit.p_span is not None:
+            deleted += edit.p_span[1] - edit.p_span[0]
+        if edit.is_aligned and edit.p_span is not None and edit.h_span is not None:
+            for i in range(*edit.p_span):
+                for j in range(*edit.h_span):
+                    if similarity.antonym(text.lemmas[i], text.pos[i], hyp.lemmas[j], hyp.pos[j]):
+                        antonym_links += 1
+    weights = [idf(w, lemma) for w, lemma in zip(hyp.lower, hyp.lemmas)]
+    unaligned = set(parts.unaligned_content)
+    itg = get_scorer("itg").score(pair)
+    neg_t, neg_h = _negations(text.lower), _negations(hyp.lower)
+    text_numbers = set(_numbers(text.lower))
+    content = [j for j in range(h_len) if not (hyp.stop[j] or hyp.is_punct[j])]
+    antonym_any = 0.0
+    if antonyms_anywhere and content and similarity.effective.antonyms:
+        antonym_any = float(any(
+            similarity.antonym(text.lemmas[i], text.pos[i], hyp.lemmas[j], hyp.pos[j])
+            for j in content for i in range(p_len) if not text.stop[i]
+        ))
+    h = max(h_len, 1)
+    return {
+        "scorer:manli": parts.value,
+        "scorer:itg": float(itg.value),
+        "manli:coverage": parts.content_coverage,
+        "manli:hyp_score": parts.hypothesis_score,
+        "manli:problem_score": parts.problem_normalized,
+        "manli:eq_share": shares["EQ"] / h,
+        "manli:sub_share": shares["SUB"] / h,
+        "manli:ins_share": shares["INS"] / h,
+        "manli:del_share": deleted / max(p_len, 1),
+        "manli:unaligned_content": float(len(unaligned)),
+        "manli:unaligned_idf": sum(weights[j] for j in unaligned) / max(sum(weights), 1e-9),
+        "manli:unaligned_names": float(sum(hyp.pos[j].startswith("NNP") for j in unaligned)),
+        "itg:inversions": float(getattr(itg, "inversions", 0)),
+        "lex:negation_mismatch": float((neg_t > 0) != (neg_h > 0)),
+        "lex:negation_difference": float(neg_h - neg_t),
+        "lex:antonym_links": float(antonym_links),
+        "lex:antonym_any": antonym_any,
+        "lex:number_mismatch": float(sum(v not in text_numbers for v in _numbers(hyp.lower))),
+        "len:hypothesis": math.log1p(h_len),
+        "len:text": math.log1p(p_len),
+        "len:ldr": abs(p_len - h_len) / max(p_len, h_len, 1),
+    }
+
+
+def pair_features(pair: AnalyzedPair, names: Sequence[str] = DEFAULT_FEATURES) -> np.ndarray:
+    """One pair's feature vector in the order of ``names``."""
+    from explorer.scorers import get_scorer
+
+    values: dict[str, float] = {}
+    if any(not n.startswith("scorer:") or n in ("scorer:manli", "scorer:itg") for n in names):
+        values.update(alignment_features(pair, antonyms_anywhere="lex:antonym_any" in names))
+    for name in names:
+        if name.startswith("scorer:") and name not in values:
+            values[name] = float(get_scorer(name.split(":", 1)[1]).score(pair).value)
+    return np.array([values[n] for n in names], dtype=float)
+
+
+def feature_matrix(
+    pairs: Sequence[AnalyzedPair], names: Sequence[str] = DEFAULT_FEATURES, *,
+    progress: Callable[[int, int], None] | None = None,
+) -> np.ndarray:
+    """Rows of :func:`pair_features`, one per pair."""
+    names = check_features(names)
+    out = np.empty((len(pairs), len(names)))
+    for i, pair in enumerate(pairs):
+        out[i] = pair_features(pair, names)
+        if progress is not None:
+            progress(i + 1, len(pairs))
+    return out
+
+
+# -- the model --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Contribution:
+    """One feature's push on a decision: ``weight * (value - mean) / scale``."""
+
+    feature: str
+    value: float
+    contribution: float
+
+
+@dataclass(frozen=True)
+class CombinedModel:
+    """A logistic regression over standardised features.
+
+    ``decision(x) = intercept + sum_k weights[k] * (x[k] - mean[k]) / scale[k]``;
+    entailed when the decision is above 0 (probability above one half).
+    """
+
+    features: tuple[str, ...]
+    mean: np.ndarray
+    scale: np.ndarray
+    weights: np.ndarray
+    intercept: float
+    info: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        check_features(self.features)
+        n = len(self.features)
+        for name in ("mean", "scale", "weights"):
+            if np.shape(getattr(self, name)) != (n,):
+                raise CombinedError(f"{name} must have one number per feature ({n})")
+        if not np.all(np.asarray(self.scale) > 0):
+            raise CombinedError("every scale must be positive")
+
+    def terms(self, x: np.ndarray) -> np.ndarray:
+        return np.asarray(np.asarray(self.weights) * (np.asarray(x, dtype=float) - self.mean) / self.scale, dtype=float)
+
+    def decision(self, x: np.ndarray) -> np.ndarray:
+        """The logit for each row of ``x`` (or for one vector)."""
+        return np.asarray(self.intercept + self.terms(x).sum(axis=-1), dtype=float)
+
+    def probability(self, x: np.ndarray) -> np.ndarray:
+        return np.asarray(1.0 / (1.0 + np.exp(-self.decision(x))), dtype=float)
+
+    def explain(self, x: np.ndarray) -> list[Contribution]:
+        """Each feature's term for one pair, largest push (either way) first."""
+        terms = self.terms(x)
+        order = np.argsort(-np.abs(terms), kind="stable")
+        return [Contribution(self.features[k], float(x[k]), float(terms[k])) for k in order]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "model": "combined",
+            "classifier": "logistic regression on standardised features",
+            "intercept": round(float(self.intercept), 6),
+            "features": [
+                {"name": n, "mean": round(float(m), 6), "scale": round(float(s), 6), "weight": round(float(w), 6)}
+                for n, m, s, w in zip(self.features, self.mean, self.scale, self.weights)
+            ],
+            "info": self.info,
+        }
+
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")
+
+    @classmethod
+    def from_json(cls, payload: Any, *, source: str = "model") -> CombinedModel:
+        if not isinstance(payload, dict) or payload.get("model") != "combined":
+            raise CombinedError(f"{source}: not a combined-classifier file (expected \"model\": \"combined\")")
+        try:
+            rows = payload["features"]
+            return cls(
+                features=tuple(str(r["name"]) for r in rows),
+                mean=np.array([float(r["mean"]) for r in rows]),
+                scale=np.array([float(r["scale"]) for r in rows]),
+                weights=np.array([float(r["weight"]) for r in rows]),
+                intercept=float(payload["intercept"]),
+                info=dict(payload.get("info") or {}),
+            )
+        except (KeyError, TypeError, ValueError) as err:
+            if isinstance(err, CombinedError):
+                raise CombinedError(f"{source}: {err}") from None
+            raise CombinedError(f"{source}: malformed ({err!r})") from None
+
+    @classmethod
+    def load(cls, path: str | Path) -> CombinedModel:
+        path = Path(path)
+        try:
+            payload = json.loads(path.read_text(encoding="utf-8"))
+        except OSError as err:
+            raise CombinedError(f"{path}: cannot read ({err.strerror})") from None
+        except json.JSONDecodeError as err:
+            raise CombinedError(f"{path}: not JSON ({err})") from None
+        return cls.from_json(payload, source=str(path))
+
+
+def train(
+    x: np.ndarray, y: Sequence[bool] | np.ndarray, features: Sequence[str], *,
+    c: float = DEFAULT_C, info: dict[str, Any] | None = None,
+) -> CombinedModel:
+    """Fit the logistic regression (L2, inverse strength ``c``) on standardised features.
+
+    Raises:
+        CombinedError: for one class only, a shape mismatch, non-finite values, too many pairs.
+    """
+    from sklearn.linear_model import LogisticRegression
+
+    features = check_features(features)
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=bool)
+    if x.ndim != 2 or x.shape != (y.size, len(features)):
+        raise CombinedError(f"feature matrix {x.shape} does not match {y.size} labels x {len(features)} features")
+    if y.size > MAX_TRAIN_PAIRS:
+        raise CombinedError(f"{y.size} training pairs; the limit is {MAX_TRAIN_PAIRS}")
+    if y.all() or not y.any():
+        raise CombinedError("training data has a single class; the classifier needs both")
+    if not np.all(np.isfinite(x)):
+        raise CombinedError("features must be finite numbers")
+    if not c > 0 or not math.isfinite(c):
+        raise CombinedError("C must be a positive number")
+    mean = x.mean(axis=0)
+    scale = x.std(axis=0)
+    scale[scale == 0] = 1.0
+    model = LogisticRegression(C=c, max_iter=5000).fit((x - mean) / scale, y)
+    return CombinedModel(
+        tuple(features), mean, scale, model.coef_[0].astype(float), float(model.intercept_[0]),
+        {**(info or {}), "C": c, "trained_on": int(y.size)},
+    )
+
+
+@lru_cache(maxsize=1)
+def default_model() -> CombinedModel:
+    """The shipped model (:data:`DEFAULT_MODEL`)."""
+    return CombinedModel.load(DEFAULT_MODEL)
+
+
+# -- the scorer -------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class CombinedResult(ResultMixin):
+    """The ``combined`` scorer's result: probability of entailment and why."""
+
+    value: float
+    decision: float
+    contributions: tuple[Contribution, ...]
+    intercept: float
+
+    @property
+    def entailed(self) -> bool:
+        return self.decision > 0
+
+
+class CombinedScorer:
+    """The shipped combined classifier as a scorer (value: probability of entailment)."""
+
+    name = "combined"
+
+    def __init__(self, model: CombinedModel | None = None) -> None:
+        self._model = model
+
+    @property
+    def model(self) -> CombinedModel:
+        if self._model is None:
+            self._model = default_model()
+        return self._model
+
+    def score(self, pair: AnalyzedPair) -> CombinedResult:
+        return explain(pair, self.model)
+
+
+def explain(pair: AnalyzedPair, model: CombinedModel | None = None) -> CombinedResult:
+    """The decision for one pair with each feature's contribution (largest first)."""
+    model = model or default_model()
+    x = pair_features(pair, model.features)
+    decision = float(model.decision(x))
+    return CombinedResult(
+        value=float(1.0 / (1.0 + math.exp(-decision))),
+        decision=decision,
+        contributions=tuple(model.explain(x)),
+        intercept=model.intercept,
+    )
+
+
+# -- train / test on datasets (``classify --classifier combined``) ------------------------
+
+def train_test(
+    train_pairs: Sequence[Any], test_pairs: Sequence[Any] | None, names: Sequence[str] = DEFAULT_FEATURES, *,
+    c: float = DEFAULT_C, progress: Callable[[str, int, int], None] | None = None,
+    info: dict[str, Any] | None = None,
+) -> tuple[CombinedModel, Any]:
+    """Fit on labelled ``train_pairs``; report on ``test_pairs`` (None: no report).
+
+    Returns:
+        The model and an :class:`explorer.mtclassify.Report` (or None without test pairs).
+
+    Raises:
+        CombinedError: unlabelled data, one class, too many pairs, unknown features.
+    """
+    from explorer.mtclassify import Report, _by_task, binary_scores
+    from explorer.preprocess import analyze_pair
+
+    names = check_features(names)
+
+    def labelled(pairs: Sequence[Any], what: str) -> tuple[list[Any], np.ndarray]:
+        kept = [p for p in pairs if p.entails is not None]
+        if not kept:
+            raise CombinedError(f"{what}: no labelled pairs; the classifier needs entailment labels")
+        if len(kept) > MAX_TRAIN_PAIRS:
+            raise CombinedError(f"{what}: {len(kept)} pairs; the limit is {MAX_TRAIN_PAIRS}")
+        return kept, np.array([bool(p.entails) for p in kept])
+
+    def features_of(pairs: Sequence[Any], what: str) -> np.ndarray:
+        report = (lambda i, n: progress(what, i, n)) if progress else None
+        return feature_matrix([analyze_pair(p) for p in pairs], names, progress=report)
+
+    kept, y = labelled(train_pairs, "training data")
+    if y.all() or not y.any():
+        raise CombinedError("training data has a single class; the classifier needs both")
+    model = train(features_of(kept, "training features"), y, names, c=c, info=info)
+    if test_pairs is None:
+        return model, None
+    test_kept, y_test = labelled(test_pairs, "test data")
+    predicted = model.decision(features_of(test_kept, "test features")) > 0
+    report = Report("train/test", tuple(names), len(names), binary_scores(y_test, predicted),
+                    _by_task(test_kept, y_test, predicted))
+    return model, report
