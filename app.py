@@ -11,6 +11,7 @@ import streamlit as st
 
 from components.access import require_access
 from components.guard import guarded
+from components.sections import batch_results
 from components.state import current_dataset
 from components.store_access import author_box
 from components.text import plain
@@ -33,6 +34,7 @@ PAGES: list[tuple[str, str, str]] = [
 def sidebar() -> None:
     """The current dataset and the NLTK resources that are missing, with what degrades."""
     loaded = current_dataset()
+    batch_results.sidebar_note()
     st.sidebar.caption(f"Dataset: **{plain(loaded.name)}** ({len(loaded.dataset)} pairs, {loaded.origin})")
     author_box()
     missing = resources.missing()

@@ -164,12 +164,22 @@ class Cutoff:
     source: str
 
 
+#: Cutoffs chosen on more data than a dataset holds, by dataset key: a page of a batch
+#: result opened on the Pair page keeps the cutoffs of the whole result
+#: (:mod:`components.sections.batch_results` fills it).
+KNOWN_CUTOFFS: dict[str, dict[str, Cutoff]] = {}
+
+
 def default_cutoff(loaded: LoadedDataset, scorer: str) -> Cutoff:
     """The best cutoff on the loaded dataset when it has entailment labels (a trained
-    classifier's own cutoff for scorers that have one)."""
+    classifier's own cutoff for scorers that have one; for a page of a batch result, the
+    best on the whole result)."""
     fixed = SCORERS[scorer].cutoff
     if fixed is not None:
         return Cutoff(fixed, "the model's own decision")
+    known = KNOWN_CUTOFFS.get(loaded.key, {}).get(scorer)
+    if known is not None:
+        return known
     if not loaded.binary_labels:
         return Cutoff(FALLBACK_CUTOFF, "default (no labelled dataset)")
     if SCORERS[scorer].interactive or is_scored(loaded, scorer):

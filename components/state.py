@@ -89,6 +89,11 @@ SEEN_TAGS: Slot[dict[str, list[str]]] = Slot("explorer_seen_tags")
 #: Saves per annotation form (a fresh note box after each): form key -> count.
 ANNOTATION_SAVES: Slot[dict[str, int]] = Slot("explorer_annotation_saves")
 
+#: The batch result folder this session browses (components/sections/batch_results.py).
+BATCH_DIR: Slot[str] = Slot("explorer_batch_dir")
+#: The page of batch pairs a pair was opened from, as a small dataset for the Pair page.
+BATCH_WINDOW: Slot[LoadedDataset] = Slot("explorer_batch_window")
+
 # -- widgets whose values code sets or reads ----------------------------------------------
 
 TEXT_WIDGET: Slot[str] = Slot("pair_text")
@@ -98,6 +103,8 @@ DATASET_SOURCE: Slot[str] = Slot("dataset_source")
 #: The Dataset table's selection event (tests set it to click a row).
 DATASET_TABLE: Slot[Any] = Slot("dataset_table")
 EVALUATE_DEV: Slot[str] = Slot("evaluate_dev")
+#: The batch result table's selection event (tests set it to click a row).
+BATCH_TABLE: Slot[Any] = Slot("batch_table")
 
 
 def pair_pick(dataset_key: str) -> Slot[str]:

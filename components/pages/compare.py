@@ -12,6 +12,7 @@ from components import state
 from components.data import LoadedDataset, dataset_best_cutoff, dataset_scores
 from components.figures.compare import agreement, score_scatter, selected_ids
 from components.guard import attempt
+from components.sections import batch_results
 from components.state import current_dataset, open_pair
 from explorer.alignment import Alignment
 from explorer.error_analysis import agreement as annotator_agreement
@@ -114,6 +115,8 @@ def annotator_section() -> None:
 
 
 def main() -> None:
+    if batch_results.compare_section():  # a whole-corpus batch result is open
+        return
     st.title("Compare")
     loaded = current_dataset()
     scorer_section(loaded)

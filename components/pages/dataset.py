@@ -19,6 +19,7 @@ from components.data import (
     nltk_rte_files,
 )
 from components.guard import attempt
+from components.sections import batch_results
 from components.sections.bulk_tagging import render_bulk_tagging, with_tags
 from components.state import current_dataset, open_pair, set_dataset
 from explorer.datasets import LOADERS, DatasetError
@@ -118,6 +119,8 @@ def filter_table(
 
 def main() -> None:
     st.title("Dataset")
+    if batch_results.dataset_section():  # a whole-corpus batch result is open
+        return
     loaded = choose_dataset()
     dataset = loaded.dataset
     st.caption(

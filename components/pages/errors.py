@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from components.guard import attempt
+from components.sections import batch_results
 from components.state import current_dataset, open_pair
 from components.store_access import get_store, scorer_run, store_dataset_id
 from components.text import plain
@@ -29,14 +30,15 @@ NO_RUN = "(no scorer: count tags only)"
 ANY = "(any)"
 
 
-def run_controls(loaded_name: str) -> str | None:
-    """The scorer whose decisions say correct / incorrect (None: no decisions)."""
+def run_controls(loaded_name: str, stored: list[str] | None = None) -> str | None:
+    """The scorer whose decisions say correct / incorrect (None: no decisions); ``stored``:
+    the scorers of a batch result's runs, when one is open."""
     interactive = [n for n, info in SCORERS.items() if info.interactive]
-    options = [NO_RUN, *interactive]
+    options = [NO_RUN, *(stored if stored is not None else interactive)]
     default = options.index("mbleu") if "mbleu" in options else 0
     choice = st.selectbox(
         "Correct / incorrect under", options, index=default, key="errors_scorer",
-        format_func=lambda n: n if n == NO_RUN else SCORERS[n].label,
+        format_func=lambda n: n if n == NO_RUN or n not in SCORERS else SCORERS[n].label,
         help=f"The scorer's decision (score > its best cutoff on {loaded_name}) against the gold label. "
              "The run is recorded in the store the first time.",
     )
@@ -84,23 +86,28 @@ def taxonomy_editor() -> None:
 def main() -> None:
     st.title("Errors")
     loaded = current_dataset()
+    batch = batch_results.errors_runs()  # a registered batch result is open: its dataset and runs
+    name = batch.name if batch else loaded.name
     try:
         store = get_store()
-        dataset_id = store_dataset_id(loaded)
+        dataset_id = batch.dataset_id if batch else store_dataset_id(loaded)
     except StoreError as error:
         st.error(f"The annotation store cannot be opened: {error}")
         return
-    st.caption(f"Tags recorded on **{plain(loaded.name)}** (store: `{store.path}`). Tag pairs on the Pair page, "
+    st.caption(f"Tags recorded on **{plain(name)}** (store: `{store.path}`). Tag pairs on the Pair page, "
                "or many at once under the Dataset table.")
     left, right = st.columns([2, 1])
     with left:
-        scorer = run_controls(loaded.name)
+        scorer = run_controls(name, list(batch.runs) if batch else None)
     by = right.radio("Columns", DIMENSIONS, index=DIMENSIONS.index("outcome"), horizontal=True, key="errors_by")
     run_id = None
     if scorer is not None:
-        with st.spinner(f"Scoring {loaded.name} with {SCORERS[scorer].label}..."):
-            # A failing scorer is reported; counting still works without it.
-            run_id = attempt(lambda: scorer_run(loaded, scorer), SCORERS[scorer].label, where=f"on {loaded.name}")
+        if batch:
+            run_id = batch.runs[scorer]
+        else:
+            with st.spinner(f"Scoring {name} with {SCORERS[scorer].label}..."):
+                # A failing scorer is reported; counting still works without it.
+                run_id = attempt(lambda: scorer_run(loaded, scorer), SCORERS[scorer].label, where=f"on {name}")
     table = crosstab(store, dataset_id, run_id)
     if run_id is not None:
         cut = table.cutoff
@@ -120,7 +127,7 @@ def main() -> None:
         with st.expander("Every cell (tag x task x label x outcome)"):
             st.dataframe(detail, hide_index=True, width="stretch")
         c1, c2 = st.columns(2)
-        stem = loaded.name.rsplit(".", 1)[0]
+        stem = name.rsplit(".", 1)[0]
         c1.download_button("Cross-tab as CSV", table.to_csv(), f"{stem}-crosstab.csv", "text/csv",
                            key="errors_csv")
         c2.download_button("Cross-tab as JSON", table.to_json(), f"{stem}-crosstab.json", "application/json",
@@ -141,9 +148,9 @@ def main() -> None:
         st.caption("Click a row to open the pair.")
         rows = event.selection.rows if event is not None else []
         if rows:
-            open_pair(str(pairs.iloc[rows[0]]["pair_id"]))
+            (batch_results.open_batch_pair if batch else open_pair)(str(pairs.iloc[rows[0]]["pair_id"]))
         c1, c2 = st.columns(2)
-        stem = loaded.name.rsplit(".", 1)[0]
+        stem = name.rsplit(".", 1)[0]
         c1.download_button("Annotations as CSV", annotations_to_csv(records), f"{stem}-annotations.csv",
                            "text/csv", key="annotations_csv")
         c2.download_button("Annotations as JSON", annotations_to_json(records), f"{stem}-annotations.json",
@@ -158,7 +165,7 @@ def main() -> None:
         st.subheader("Corrected alignments")
         st.caption(f"{len(aligned)} pairs have a corrected alignment (the latest of each is exported).")
         c1, c2 = st.columns(2)
-        stem = loaded.name.rsplit(".", 1)[0]
+        stem = name.rsplit(".", 1)[0]
         c1.download_button("MSR format", to_msr(aligned), f"{stem}.align.txt", "text/plain", key="msr_export")
         c2.download_button("sureAlign JSON lines", to_sure_align_json(aligned), f"{stem}.sure.jsonl",
                            "application/json", key="sure_export")

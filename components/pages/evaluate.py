@@ -16,6 +16,7 @@ from components import state
 from components.data import SAMPLES, LoadedDataset, dataset_scores, gold, load_file, load_uploaded, nltk_rte_files
 from components.figures import evaluation as figures
 from components.guard import attempt
+from components.sections import batch_results
 from components.state import current_dataset, dev_dataset, set_dev_dataset
 from explorer import published
 from explorer.datasets import DatasetError
@@ -247,6 +248,8 @@ DEFAULT_SCORERS = ("bleu", "mbleu", "bleu_pa")
 
 
 def main() -> None:
+    if batch_results.evaluate_section():  # a whole-corpus batch result is open
+        return
     st.title("Evaluate")
     loaded = current_dataset()
     dataset = loaded.dataset

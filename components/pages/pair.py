@@ -14,6 +14,7 @@ from components.data import LoadedDataset, dataset_scores, default_cutoff, is_sc
 from components.figures.ngram_grid import ngram_grid
 from components.guard import attempt
 from components.panels import PANELS
+from components.sections import batch_results
 from components.sections.annotation import render_annotation_section
 from components.state import current_dataset, select_pair, selected_pair_id
 from explorer.metrics.bleu import ngram_matches
@@ -231,7 +232,7 @@ def panels_section(analyzed: AnalyzedPair) -> None:
 
 def main() -> None:
     st.title("Pair")
-    loaded = current_dataset()
+    loaded = batch_results.pair_dataset() or current_dataset()
     pair = pair_controls(loaded)
     if pair is None:
         return

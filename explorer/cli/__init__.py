@@ -4,7 +4,7 @@ Every command uses the same library code as the UI. Commands are one
 :class:`explorer.api.Registry` (:data:`COMMANDS`): a name, a help line and the module
 holding its ``configure_NAME(parser)`` and ``run_NAME(args) -> exit code`` (``-`` in the
 name becomes ``_``), one module per command family (:mod:`~explorer.cli.evaluate`, :mod:`~explorer.cli.mt`,
-:mod:`~explorer.cli.align`, :mod:`~explorer.cli.train`); a module is imported only
+:mod:`~explorer.cli.align`, :mod:`~explorer.cli.train`, :mod:`~explorer.cli.batch`); a module is imported only
 when its command is used. Errors are caught once, here: any
 :class:`explorer.errors.ExplorerError` or unreadable/unwritable file prints
 ``error: MESSAGE`` on stderr with exit status 2, never a traceback.
@@ -48,6 +48,7 @@ COMMANDS: Registry[CommandInfo] = Registry("command", [
     CommandInfo("corpus-stats", "lengths, length difference ratio and edit distance per task (Finch et al. Table 1)", "explorer.cli.mt"),
     CommandInfo("align-eval", "evaluate an aligner against gold alignments (P/R/F1, exact match)", "explorer.cli.align"),
     CommandInfo("train", "train a method's model on gold data (e.g. MANLI weights on gold alignments)", "explorer.cli.train"),
+    CommandInfo("batch", "score a whole corpus on Dask into resumable Parquet chunks", "explorer.cli.batch"),
 ])
 
 

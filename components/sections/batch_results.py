@@ -1,0 +1,405 @@
+"""Batch results in the app: open a folder written by ``python -m explorer batch`` and
+browse it on the Dataset, Evaluate and Compare pages without loading it.
+
+Every table is one page of rows from DuckDB (filter, sort and paging done there);
+curves, reports and histograms come from one scorer's stored values (a float and a
+label per pair); scatter plots draw a random sample. A pair opened from the table shows
+on the Pair page with the pairs of the page it was on, and the cutoffs chosen on the
+whole result.
+
+The pages call :func:`dataset_section`, :func:`evaluate_section` and
+:func:`compare_section` first; each draws the batch view and returns True when a batch
+result is open.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from components import state
+from components.data import KNOWN_CUTOFFS, Cutoff, LoadedDataset
+from components.figures import batch as batch_figures
+from components.figures import evaluation as figures
+from components.figures.compare import agreement, score_scatter, selected_ids
+from components.state import open_pair
+from components.text import plain
+from explorer.batch.query import ALL, CORRECT, INCORRECT, NO_LABEL, REFUSED, BatchResult, Filters
+from explorer.batch.schema import BatchError, finished_chunks
+from explorer.datasets import Dataset
+from explorer.pairs import Pair
+from explorer.scorers import SCORERS
+from explorer.store import default_path
+
+PAGE_SIZE = 50
+SAMPLE_SIZE = 5000
+
+
+@st.cache_resource(show_spinner=False, max_entries=8)
+def _open(directory: str, chunks: int, mtime: float) -> BatchResult:
+    # keyed by the number of finished chunks and the manifest's time, so a result that
+    # is still being written is reopened as it grows
+    return BatchResult.open(directory)
+
+
+def open_result(directory: str) -> BatchResult:
+    """The batch result in ``directory`` (shared by sessions while it does not change).
+
+    Raises:
+        BatchError: when the folder holds no readable result.
+    """
+    path = Path(directory).expanduser()
+    manifest = path / "batch.json"
+    mtime = manifest.stat().st_mtime if manifest.exists() else 0.0
+    return _open(str(path.resolve()), len(finished_chunks(path)), mtime)
+
+
+def active() -> BatchResult | None:
+    """The batch result this session browses, if one is open."""
+    directory = state.BATCH_DIR.get()
+    if not directory:
+        return None
+    try:
+        return open_result(directory)
+    except (BatchError, OSError) as err:
+        st.error(f"The batch result {plain(directory)} cannot be read any more: {plain(err)}")
+        close()
+        return None
+
+
+def close() -> None:
+    state.BATCH_DIR.pop()
+    state.BATCH_WINDOW.pop()
+
+
+def _label(scorer: str) -> str:
+    info = SCORERS.get(scorer)
+    return info.label if info else scorer
+
+
+def _header(result: BatchResult) -> None:
+    m = result.manifest
+    rows = result.count()
+    state = "complete" if m.complete else f"partial: {rows:,} of {m.n_pairs:,} pairs scored so far"
+    st.caption(
+        f"Batch result **{plain(m.dataset)}** ({plain(result.directory)}): {m.n_pairs:,} pairs, {plain(m.kind)} labels, "
+        f"scorers {plain(', '.join(m.scorers))}; {state}."
+        + ("" if not any(m.refused.values()) else
+           " Refused pairs (no value): " + ", ".join(f"{plain(s)} {n:,}" for s, n in m.refused.items() if n) + ".")
+    )
+
+
+def opener() -> bool:
+    """The control that opens or closes a batch result; True when one is open."""
+    with st.expander("Batch result (a whole corpus scored with `python -m explorer batch`)",
+                     expanded=bool(state.BATCH_DIR.get())):
+        current = state.BATCH_DIR.get()
+        if current:
+            st.caption(f"Open: {plain(current)}. The pages browse it instead of the dataset chosen below.")
+            if st.button("Close the batch result", key="batch_close"):
+                close()
+                st.rerun()
+            return True
+        left, right = st.columns([4, 1])
+        folder = left.text_input("Result folder (the --out of `batch`)", key="batch_folder",
+                                 placeholder="/path/to/result")
+        right.write("")
+        if right.button("Open", key="batch_open") and folder.strip():
+            try:
+                open_result(folder.strip())
+            except (BatchError, OSError) as err:
+                st.error(f"Cannot open {plain(folder.strip())}: {plain(err)}")
+                return False
+            state.BATCH_DIR.set(folder.strip())
+            st.rerun()
+    return False
+
+
+def _best_cutoff(result: BatchResult, scorer: str) -> float | None:
+    """The cutoff decisions use: a trained classifier's own, else the best on the result."""
+    info = SCORERS.get(scorer)
+    if info is not None and info.cutoff is not None:
+        return float(info.cutoff)
+    if result.manifest.kind not in ("binary", "three_way"):
+        return None
+    try:
+        return result.best_cutoff(scorer)[0]
+    except BatchError:
+        return None
+
+
+def _window(result: BatchResult, rows: pd.DataFrame, pair_id: str) -> None:
+    """Remember the pairs of the page a pair was opened from, for the Pair page."""
+    if rows.empty:
+        return
+    found = result.pairs(list(rows["id"]))
+    pairs = [
+        Pair(id=str(r.id), text=r.text, hypothesis=r.hypothesis, label=r.label if isinstance(r.label, str) else None,
+             task=r.task if isinstance(r.task, str) else None,
+             score=None if pd.isna(r.gold_score) else float(r.gold_score), source=result.manifest.dataset)
+        for r in found.itertuples(index=False)
+    ]
+    if not any(p.id == pair_id for p in pairs):
+        return
+    key = f"batch:{result.manifest.fingerprint[:12]}:{','.join(p.id for p in pairs)[:64]}:{len(pairs)}"
+    name = f"{result.manifest.dataset} (a page of the batch result)"
+    loaded = LoadedDataset(Dataset(name=name, format=result.manifest.format, pairs=tuple(pairs)), key,
+                           "batch result")
+    KNOWN_CUTOFFS[key] = {
+        s: Cutoff(c, f"best on the whole batch result {result.manifest.dataset}")
+        for s in result.manifest.scorers if (c := _best_cutoff(result, s)) is not None
+    }
+    state.BATCH_WINDOW.set(loaded)
+    # Tags and notes on these pairs go to the result's dataset in the store, when the
+    # batch was registered in the store this app uses.
+    m = result.manifest
+    if m.store_dataset_id is not None and m.store == str(default_path()):
+        state.STORE_DATASET_IDS.setdefault(dict)[key] = (m.store, m.store_dataset_id)
+
+
+def pair_dataset() -> LoadedDataset | None:
+    """For the Pair page: the page of batch pairs a pair was opened from, if any."""
+    if not state.BATCH_DIR.get():
+        return None
+    return state.BATCH_WINDOW.get()
+
+
+# ----------------------------------------------------------------- Dataset page
+
+def dataset_section() -> bool:
+    """The Dataset page's batch view; True when a batch result is open (and drawn)."""
+    if not opener():
+        return False
+    result = active()
+    if result is None:
+        return False
+    _header(result)
+    m = result.manifest
+    left, right = st.columns([1, 3])
+    scorer = left.selectbox("Scorer", m.scorers, key="batch_scorer", format_func=_label)
+    cutoff = _best_cutoff(result, scorer)
+    right.caption("Decisions: score > cutoff means entails; " + (
+        f"cutoff {cutoff:.4f}, best on the whole result." if cutoff is not None else "no entailment labels, so no decisions."))
+    f1, f2, f3 = st.columns(3)
+    label_options = result.distinct("label")
+    if result.count(Filters(labels=(NO_LABEL,))):  # e.g. SNLI pairs without consensus
+        label_options.append(NO_LABEL)
+    labels = f1.multiselect("Gold label", label_options, key="batch_filter_label")
+    tasks = f2.multiselect("Task", result.distinct("task"), key="batch_filter_task")
+    outcome = f3.radio("Decision", [ALL, CORRECT, INCORRECT, REFUSED], horizontal=True, key="batch_filter_outcome",
+                       disabled=cutoff is None)
+    g1, g2 = st.columns(2)
+    bounds = result.value_range(scorer)
+    score_range = None
+    if bounds is not None and bounds[1] > bounds[0]:
+        chosen = g1.slider("Score range", bounds[0], bounds[1], bounds, format="%.3f",
+                           key=f"batch_filter_range_{scorer}_{m.fingerprint[:8]}")
+        if tuple(chosen) != bounds:
+            score_range = (float(chosen[0]), float(chosen[1]))
+    search = g2.text_input("Search text, hypothesis or id", key="batch_filter_search")
+    filters = Filters(labels=tuple(labels), tasks=tuple(tasks), scorer=scorer,
+                      cutoff=cutoff, outcome=outcome if cutoff is not None or outcome == REFUSED else ALL,
+                      score_range=score_range, search=search)
+    s1, s2, s3 = st.columns([2, 1, 1])
+    sortable = ["position", "id", "task", "label", *m.scorers]
+    sort = s1.selectbox("Sort by", sortable, index=sortable.index(scorer), key="batch_sort")
+    descending = s2.toggle("Descending", value=True, key="batch_desc")
+    total = result.count(filters)
+    pages = max(1, -(-total // PAGE_SIZE))
+    page_no = s3.number_input(f"Page (of {pages:,})", min_value=1, max_value=pages, value=1, step=1, key="batch_page")
+    shown_columns = ["id", "task", "label", scorer, "text", "hypothesis", f"{scorer}__error"]
+    page = result.page(filters, sort=sort, descending=descending, offset=(int(page_no) - 1) * PAGE_SIZE,
+                       limit=PAGE_SIZE, columns=shown_columns)
+    rows = page.rows
+    if cutoff is not None and not rows.empty:
+        rows.insert(4, "decision", np.where(rows[scorer] > cutoff, "entails", "does not entail"))
+        rows.loc[rows[scorer].isna(), "decision"] = "refused"
+    st.caption(f"{total:,} of {result.count():,} pairs pass the filters; showing {len(rows)} from row "
+               f"{page.offset + 1:,}. Click a row to open it on the Pair page.")
+    if rows.empty:
+        st.info("No pair passes these filters.")
+        return True
+    event = st.dataframe(
+        rows, key=state.BATCH_TABLE.key, on_select="rerun", selection_mode="single-row", hide_index=True, width="stretch",
+        column_config={scorer: st.column_config.NumberColumn(format="%.4f"),
+                       "text": st.column_config.TextColumn(width="large")},
+    )
+    picked = event.selection.rows if event is not None else []
+    if picked:
+        pair_id = str(rows.iloc[picked[0]]["id"])
+        _window(result, rows, pair_id)
+        open_pair(pair_id)
+    return True
+
+
+# ---------------------------------------------------------------- Evaluate page
+
+def _fmt(value: float | None, percent: bool = False) -> str:
+    if value is None or not np.isfinite(value):
+        return "–"
+    return f"{100 * value:.2f}%" if percent else f"{value:.4f}"
+
+
+def evaluate_section() -> bool:
+    """The Evaluate page on a batch result: curves, reports, histograms and per-task
+    figures from the stored values; True when a batch result is open."""
+    result = active()
+    if result is None:
+        return False
+    st.title("Evaluate")
+    _header(result)
+    st.caption("Browsing a batch result (close it on the Dataset page). Cutoffs are chosen on the whole result.")
+    m = result.manifest
+    names = st.multiselect("Scorers", m.scorers, default=m.scorers[:3], key="batch_evaluate_scorers",
+                           format_func=_label)
+    if not names:
+        st.info("Choose at least one scorer.")
+        return True
+    label = {n: _label(n) for n in names}
+    if m.kind == "graded" or m.kind == "unlabelled":
+        rows = []
+        for n in names:
+            pearson, spearman = result.correlations(n)
+            rows.append({"scorer": label[n], "n": int(result.scores(n).values.size),
+                         "Pearson": _fmt(pearson), "Spearman": _fmt(spearman)})
+        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+        sample = result.sample([*names, "gold_score"], n=SAMPLE_SIZE, seed=0)
+        sample = sample.dropna(subset=["gold_score"])
+        if not sample.empty:
+            st.plotly_chart(figures.graded_scatter({label[n]: sample[n].fillna(0.0) for n in names},
+                                                   list(sample["gold_score"]),
+                                                   title=f"Score against gold similarity ({len(sample):,}-pair sample)"),
+                            key="batch_graded_scatter")
+        return True
+    # a trained classifier keeps its own cutoff; the others get the best on the result
+    reports = {n: result.report(n, cutoff=(info.cutoff if (info := SCORERS.get(n)) is not None else None))
+               for n in names}
+    st.subheader("Summary")
+    st.dataframe(pd.DataFrame([{
+        "scorer": label[n], "n": r["n"], "refused": r["refused"], "accuracy": _fmt(r["accuracy"], True),
+        "CWS": _fmt(r["cws"]), "AP": _fmt(r["average_precision"]), "cutoff": _fmt(r["cutoff"]),
+    } for n, r in reports.items()]), hide_index=True, width="stretch")
+    st.subheader("Accuracy against cutoff")
+    cutoffs = {label[n]: reports[n]["cutoff"] for n in names}
+    st.plotly_chart(figures.accuracy_curves({label[n]: result.curve(n) for n in names}, cutoffs,
+                                            title=f"{html.escape(m.dataset)}: cutoffs chosen on the result itself"),
+                    key="batch_accuracy_curves")
+    st.subheader("Scores by gold label")
+    st.plotly_chart(batch_figures.binned_histograms({label[n]: result.histogram(n) for n in names}, cutoffs=cutoffs),
+                    key="batch_histograms")
+    tasks = sorted({t for r in reports.values() for t in r["by_task"]})
+    if tasks:
+        st.subheader("By task")
+        by_task = {label[n]: {t: f["accuracy"] for t, f in reports[n]["by_task"].items()} for n in names}
+        st.plotly_chart(figures.task_accuracy(by_task, title="Accuracy per task"), key="batch_task_accuracy")
+        table = []
+        for task in tasks:
+            row: dict[str, object] = {"task": task}
+            for n in names:
+                f = reports[n]["by_task"].get(task)
+                row["n"] = f["n"] if f else row.get("n", 0)
+                row[f"{label[n]} accuracy"] = _fmt(f["accuracy"], True) if f else "–"
+                row[f"{label[n]} CWS"] = _fmt(f["cws"]) if f else "–"
+                row[f"{label[n]} AP"] = _fmt(f["average_precision"]) if f else "–"
+            table.append(row)
+        st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch")
+    return True
+
+
+# ----------------------------------------------------------------- Compare page
+
+def compare_section() -> bool:
+    """Two scorers of a batch result on a sample scatter; True when a batch is open."""
+    result = active()
+    if result is None:
+        return False
+    st.title("Compare")
+    _header(result)
+    m = result.manifest
+    if len(m.scorers) < 2:
+        st.info("This batch result has one scorer; comparing needs two.")
+        return True
+    left, right = st.columns(2)
+    x_name = left.selectbox("First run (x axis)", m.scorers, index=0, key="batch_compare_x", format_func=_label)
+    y_name = right.selectbox("Second run (y axis)", m.scorers, index=1, key="batch_compare_y", format_func=_label)
+    if x_name == y_name:
+        st.info("Choose two different scorers.")
+        return True
+    x_cut, y_cut = _best_cutoff(result, x_name), _best_cutoff(result, y_name)
+    sample = result.sample([x_name, y_name, "entails", "task", "label", "text", "hypothesis"],
+                           n=min(SAMPLE_SIZE, result.count()), seed=0).dropna(subset=[x_name, y_name])
+    x_label, y_label = _label(x_name), _label(y_name)
+    groups = []
+    golds = [None if pd.isna(g) else bool(g) for g in sample["entails"]]
+    for xs, ys, gold in zip(sample[x_name], sample[y_name], golds, strict=True):
+        if gold is None or x_cut is None or y_cut is None:
+            groups.append(agreement(None, None, x_name=x_label, y_name=y_label))
+            continue
+        groups.append(agreement(bool((xs > x_cut) == gold), bool((ys > y_cut) == gold),
+                                x_name=x_label, y_name=y_label))
+    sample = sample.assign(agreement=groups)
+    st.caption(f"A random sample of {len(sample):,} of {result.count():,} pairs (the whole result is on the "
+               "Dataset page). " + " · ".join(f"{g}: {n}" for g, n in sample["agreement"].value_counts().items()))
+    figure = score_scatter(list(sample["id"]), list(sample[x_name]), list(sample[y_name]), groups,
+                           x_name=x_label, y_name=y_label, x_cutoff=x_cut, y_cutoff=y_cut)
+    event = st.plotly_chart(figure, key="batch_compare_scatter", on_select="rerun",
+                            selection_mode=("box", "lasso", "points"))
+    chosen = selected_ids(event.selection.points) if event is not None and event.selection else []
+    shown = sample[sample["id"].isin(chosen)] if chosen else sample
+    if st.radio("Show", ["all sampled pairs", "disagreements only"], horizontal=True,
+                key="batch_compare_show") == "disagreements only":
+        shown = shown[shown["agreement"].str.startswith("only")]
+    table = shown.drop(columns=["entails"]).head(1000)
+    rows = st.dataframe(table, hide_index=True, width="stretch", key="batch_compare_table",
+                        on_select="rerun", selection_mode="single-row")
+    picked = rows.selection.rows if rows is not None else []
+    if picked:
+        pair_id = str(table.iloc[picked[0]]["id"])
+        _window(result, table.head(PAGE_SIZE) if pair_id in set(table.head(PAGE_SIZE)["id"])
+                else table[table["id"] == pair_id], pair_id)
+        open_pair(pair_id)
+    return True
+
+
+@dataclass(frozen=True)
+class BatchRuns:
+    """A batch result registered in the app's store: its dataset and runs there."""
+
+    name: str
+    dataset_id: int
+    runs: dict[str, int]
+
+
+def errors_runs() -> BatchRuns | None:
+    """For the Errors page: the open batch result's stored dataset and runs, when it was
+    registered in the store this app uses (else None, with a note saying so)."""
+    result = active()
+    if result is None:
+        return None
+    m = result.manifest
+    if m.store_dataset_id is None or m.store != str(default_path()) or not m.runs:
+        st.info(f"The open batch result {plain(m.dataset)} is not registered in this app's store, so this page "
+                "shows the dataset chosen on the Dataset page. Register it by running `batch` again "
+                "without --no-register (and with --store pointing at this store).")
+        return None
+    return BatchRuns(m.dataset, m.store_dataset_id, dict(m.runs))
+
+
+def open_batch_pair(pair_id: str) -> None:
+    """Open one pair of the open batch result on the Pair page."""
+    result = active()
+    if result is not None:
+        _window(result, pd.DataFrame({"id": [pair_id]}), pair_id)
+    open_pair(pair_id)
+
+
+def sidebar_note() -> None:
+    """A line in the sidebar while a batch result is open."""
+    directory = state.BATCH_DIR.get()
+    if directory:
+        st.sidebar.caption(f"Batch result open: {plain(directory)} (Dataset, Evaluate and Compare pages)")

@@ -1,0 +1,347 @@
+"""Read a batch result without loading it: DuckDB over the Parquet chunks.
+
+What the pages need from a 500k-pair result, each answered by one query that returns
+little: a filtered and sorted page of rows with the total count, the distinct labels
+and tasks, a scorer's range, a random sample for scatter plots, a pair by id; and,
+from one scorer's stored values (a float and a bool per pair, a few MB), the
+accuracy-vs-cutoff sweep, the best cutoff, histograms by gold label and per-task
+figures, computed with the same functions as :mod:`explorer.evaluation`.
+
+Every identifier that reaches SQL is checked against the result's own columns; every
+value is a bound parameter.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from explorer.batch.schema import (
+    BREAKDOWN,
+    CHUNK_DIR,
+    CHUNK_GLOB,
+    PAIR_COLUMNS,
+    BatchError,
+    Manifest,
+    breakdown_column,
+    error_column,
+    finished_chunks,
+    read_manifest,
+)
+
+#: Longest page of rows one query returns.
+MAX_PAGE = 1000
+#: Largest scatter sample.
+MAX_SAMPLE = 20_000
+#: Points kept of an accuracy-vs-cutoff curve for drawing (the sweep itself is exact).
+CURVE_POINTS = 2000
+ALL, CORRECT, INCORRECT, REFUSED = "all", "correct", "incorrect", "refused"
+#: The label filter's name for pairs without a gold label.
+NO_LABEL = "(none)"
+
+
+@dataclass(frozen=True)
+class Filters:
+    """Which rows to show; empty means no filter.
+
+    ``outcome`` (correct / incorrect / refused) is judged for ``scorer`` at ``cutoff``
+    (entailed when value > cutoff); ``score_range`` bounds ``scorer``'s value.
+    """
+
+    labels: tuple[str, ...] = ()
+    tasks: tuple[str, ...] = ()
+    scorer: str | None = None
+    cutoff: float | None = None
+    outcome: str = ALL
+    score_range: tuple[float, float] | None = None
+    search: str = ""
+
+
+@dataclass(frozen=True)
+class Page:
+    rows: Any  # a pandas DataFrame of at most MAX_PAGE rows
+    total: int  # rows passing the filters
+    offset: int
+
+
+@dataclass(frozen=True)
+class ScoreColumn:
+    """One scorer's values over the whole result (nulls dropped), with the gold
+    labels, tasks and graded scores of the same pairs."""
+
+    values: np.ndarray
+    entails: np.ndarray  # float: 1.0 / 0.0, NaN when unlabelled
+    task_codes: np.ndarray  # int: index into task_names
+    task_names: tuple[str, ...]  # "" for pairs without a task
+    gold_score: np.ndarray  # float, NaN when none
+    refused: int
+
+
+@dataclass
+class BatchResult:
+    """A batch folder opened for queries (a finished or a partial run: only finished
+    chunk files are read)."""
+
+    directory: Path
+    manifest: Manifest
+    _local: threading.local = field(default_factory=threading.local, repr=False)
+    _columns_cache: dict[str, ScoreColumn] = field(default_factory=dict, repr=False)
+    _sweeps: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict, repr=False)
+    _counts: dict[Filters, int] = field(default_factory=dict, repr=False)
+
+    @classmethod
+    def open(cls, directory: str | Path) -> BatchResult:
+        """Raises:
+            BatchError: when the folder holds no batch result or no finished chunk.
+        """
+        directory = Path(directory)
+        manifest = read_manifest(directory)
+        if not finished_chunks(directory):
+            raise BatchError(f"{directory}: no finished chunk yet; run or resume the batch first")
+        return cls(directory, manifest)
+
+    # ---------------------------------------------------------------- plumbing
+    def _connection(self) -> Any:
+        con = getattr(self._local, "con", None)
+        if con is None:
+            import duckdb
+
+            con = duckdb.connect()
+            con.execute("SET enable_progress_bar = false")
+            self._local.con = con
+        return con
+
+    @property
+    def _source(self) -> str:
+        pattern = str(self.directory / CHUNK_DIR / CHUNK_GLOB).replace("'", "''")
+        return f"read_parquet('{pattern}')"
+
+    @property
+    def columns(self) -> list[str]:
+        names = [name for name, _ in PAIR_COLUMNS]
+        for s in self.manifest.scorers:
+            names += [s, error_column(s), *(breakdown_column(s, f) for f in BREAKDOWN.get(s, ()))]
+        return names
+
+    def _column(self, name: str) -> str:
+        if name not in self.columns:
+            raise BatchError(f"no column {name!r} in this result; columns: {', '.join(self.columns)}")
+        return f'"{name}"'
+
+    def _scorer(self, name: str) -> str:
+        if name not in self.manifest.scorers:
+            raise BatchError(f"scorer {name!r} is not in this result; it has {', '.join(self.manifest.scorers)}")
+        return f'"{name}"'
+
+    def query(self, sql: str, params: Sequence[Any] = ()) -> Any:
+        """Run SQL in which ``{source}`` stands for the result's rows; a DuckDB relation."""
+        # a cursor per query: DuckDB refuses new work on a connection whose last result
+        # was not read to the end (a count's fetchone, say)
+        return self._connection().cursor().execute(sql.replace("{source}", self._source), list(params))
+
+    # ---------------------------------------------------------------- filters
+    def _where(self, f: Filters) -> tuple[str, list[Any]]:
+        clauses: list[str] = []
+        params: list[Any] = []
+        if f.labels:
+            clauses.append(f"coalesce(label, '') IN ({', '.join('?' for _ in f.labels)})")
+            params += [("" if lab == NO_LABEL else lab) for lab in f.labels]
+        if f.tasks:
+            clauses.append(f"coalesce(task, '') IN ({', '.join('?' for _ in f.tasks)})")
+            params += list(f.tasks)
+        if f.scorer is not None:
+            col = self._scorer(f.scorer)
+            if f.outcome == REFUSED:
+                clauses.append(f"{col} IS NULL")
+            elif f.outcome in (CORRECT, INCORRECT):
+                if f.cutoff is None:
+                    raise BatchError("correct / incorrect needs a cutoff")
+                same = "=" if f.outcome == CORRECT else "<>"
+                clauses.append(f"entails IS NOT NULL AND {col} IS NOT NULL AND ({col} > ?) {same} entails")
+                params.append(float(f.cutoff))
+            if f.score_range is not None:
+                clauses.append(f"{col} BETWEEN ? AND ?")
+                params += [float(f.score_range[0]), float(f.score_range[1])]
+        needle = f.search.strip()
+        if needle:
+            # ILIKE: case-insensitive without building lower-cased copies (twice as fast)
+            pattern = "%" + needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            clauses.append("(id ILIKE ? ESCAPE '\\' OR text ILIKE ? ESCAPE '\\' OR hypothesis ILIKE ? ESCAPE '\\')")
+            params += [pattern] * 3
+        return (" WHERE " + " AND ".join(clauses)) if clauses else "", params
+
+    def count(self, filters: Filters = Filters()) -> int:
+        """Rows passing ``filters`` (remembered: paging and sorting do not count again)."""
+        if filters not in self._counts:
+            where, params = self._where(filters)
+            self._counts[filters] = int(self.query(f"SELECT count(*) FROM {{source}}{where}", params).fetchone()[0])
+        return self._counts[filters]
+
+    def page(self, filters: Filters = Filters(), *, sort: str = "position", descending: bool = False,
+             offset: int = 0, limit: int = 50, columns: Sequence[str] | None = None) -> Page:
+        """One page of the rows passing ``filters``, sorted (nulls last), with the count."""
+        if not 0 < limit <= MAX_PAGE:
+            raise BatchError(f"a page holds 1-{MAX_PAGE} rows, not {limit}")
+        where, params = self._where(filters)
+        chosen = [self._column(c) for c in (columns or self.columns)]
+        order = f"{self._column(sort)} {'DESC' if descending else 'ASC'} NULLS LAST, position"
+        rows = self.query(
+            f"SELECT {', '.join(chosen)} FROM {{source}}{where} ORDER BY {order} LIMIT ? OFFSET ?",
+            [*params, int(limit), max(0, int(offset))],
+        ).df()
+        return Page(rows=rows, total=self.count(filters), offset=max(0, int(offset)))
+
+    def distinct(self, column: str) -> list[str]:
+        """The distinct non-empty values of a text column (labels, tasks), sorted."""
+        col = self._column(column)
+        rows = self.query(f"SELECT DISTINCT {col} FROM {{source}} WHERE {col} IS NOT NULL ORDER BY 1").fetchall()
+        return [str(r[0]) for r in rows if str(r[0])]
+
+    def value_range(self, scorer: str) -> tuple[float, float] | None:
+        col = self._scorer(scorer)
+        low, high = self.query(f"SELECT min({col}), max({col}) FROM {{source}}").fetchone()
+        return None if low is None else (float(low), float(high))
+
+    def pair(self, pair_id: str) -> dict[str, Any] | None:
+        """Every column of one pair, or None."""
+        rel = self.query("SELECT * FROM {source} WHERE id = ? LIMIT 1", [pair_id])
+        names = [d[0] for d in rel.description]
+        row = rel.fetchone()
+        return None if row is None else dict(zip(names, row, strict=True))
+
+    def pairs(self, pair_ids: Sequence[str]) -> Any:
+        """The pair columns of the given ids (at most :data:`MAX_PAGE`), in dataset order,
+        as a DataFrame."""
+        ids = list(dict.fromkeys(str(i) for i in pair_ids))
+        if not 0 < len(ids) <= MAX_PAGE:
+            raise BatchError(f"ask for 1-{MAX_PAGE} pairs, not {len(ids)}")
+        names = ", ".join(f'"{name}"' for name, _ in PAIR_COLUMNS)
+        return self.query(
+            f"SELECT {names} FROM {{source}} WHERE id IN ({', '.join('?' for _ in ids)}) ORDER BY position", ids
+        ).df()
+
+    def sample(self, columns: Sequence[str], n: int = 5000, *, seed: int = 0,
+               filters: Filters = Filters()) -> Any:
+        """A reproducible random sample of at most ``n`` rows (reservoir sampling), as a
+        DataFrame."""
+        if not 0 < n <= MAX_SAMPLE:
+            raise BatchError(f"a sample holds 1-{MAX_SAMPLE} rows, not {n}")
+        chosen = ", ".join(self._column(c) for c in dict.fromkeys(["id", *columns]))
+        where, params = self._where(filters)
+        return self.query(
+            f"SELECT {chosen} FROM (SELECT * FROM {{source}}{where}) "
+            f"USING SAMPLE reservoir({int(n)} ROWS) REPEATABLE ({int(seed)}) ORDER BY position",
+            params,
+        ).df()
+
+    # ---------------------------------------------------------- evaluation
+    def scores(self, scorer: str) -> ScoreColumn:
+        """One scorer's non-null values with the gold of the same pairs (cached)."""
+        if scorer in self._columns_cache:
+            return self._columns_cache[scorer]
+        col = self._scorer(scorer)
+        table = self._connection().cursor().sql(
+            f"SELECT {col} AS v, CAST(entails AS DOUBLE) AS e, coalesce(task, '') AS t, gold_score AS g "
+            f"FROM {self._source} ORDER BY position").to_arrow_table()
+        values = table.column("v").to_numpy(zero_copy_only=False).astype(float)
+        keep = ~np.isnan(values)
+        # tasks as integer codes: no Python string per pair
+        tasks = table.column("t").combine_chunks().dictionary_encode()
+        column = ScoreColumn(
+            values=values[keep],
+            entails=table.column("e").to_numpy(zero_copy_only=False).astype(float)[keep],
+            task_codes=tasks.indices.to_numpy(zero_copy_only=False)[keep],
+            task_names=tuple(str(t) for t in tasks.dictionary.to_pylist()),
+            gold_score=table.column("g").to_numpy(zero_copy_only=False).astype(float)[keep],
+            refused=int((~keep).sum()),
+        )
+        self._columns_cache[scorer] = column
+        return column
+
+    def _labelled(self, scorer: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        c = self.scores(scorer)
+        known = ~np.isnan(c.entails)
+        if not known.any():
+            raise BatchError(f"{self.manifest.dataset} has no entailment labels, so no accuracy")
+        return c.values[known], c.entails[known].astype(bool), c.task_codes[known]
+
+    def sweep(self, scorer: str) -> tuple[np.ndarray, np.ndarray]:
+        """Accuracy at every distinct cutoff over the labelled, scored pairs (exact; as
+        :func:`explorer.evaluation.sweep`)."""
+        from explorer.evaluation import sweep
+
+        if scorer not in self._sweeps:
+            values, gold, _ = self._labelled(scorer)
+            self._sweeps[scorer] = sweep(values, gold)
+        return self._sweeps[scorer]
+
+    def best_cutoff(self, scorer: str) -> tuple[float, float]:
+        cutoffs, accuracies = self.sweep(scorer)
+        best = int(np.argmax(accuracies))  # the first, i.e. lowest, of the best (as evaluation.best_cutoff)
+        return float(cutoffs[best]), float(accuracies[best])
+
+    def curve(self, scorer: str, points: int = CURVE_POINTS) -> tuple[np.ndarray, np.ndarray]:
+        """The sweep thinned to at most ``points`` cutoffs for drawing (evenly by rank,
+        keeping the first, the last and the best)."""
+        cutoffs, accuracies = self.sweep(scorer)
+        if cutoffs.size <= points:
+            return cutoffs, accuracies
+        keep = np.unique(np.concatenate([
+            np.linspace(0, cutoffs.size - 1, points).round().astype(int), [int(np.argmax(accuracies))]]))
+        return cutoffs[keep], accuracies[keep]
+
+    def report(self, scorer: str, cutoff: float | None = None) -> dict[str, Any]:
+        """Accuracy, CWS and average precision at ``cutoff`` (the best on this result
+        when None), overall and per task; as ``evaluate --json`` reports them."""
+        from explorer.evaluation import accuracy, average_precision, confidence_weighted_score
+
+        values, gold, codes = self._labelled(scorer)
+        names = self.scores(scorer).task_names
+        source = "given"
+        if cutoff is None:
+            cutoff, _ = self.best_cutoff(scorer)
+            source = "self"
+        by_task = {}
+        for code, task in sorted(enumerate(names), key=lambda item: item[1]):
+            mask = codes == code
+            if not task or not mask.any():
+                continue
+            by_task[task] = {
+                "n": int(mask.sum()), "accuracy": accuracy(values[mask], gold[mask], cutoff),
+                "cws": confidence_weighted_score(values[mask], gold[mask], cutoff),
+                "average_precision": average_precision(values[mask], gold[mask]),
+            }
+        return {
+            "scorer": scorer, "n": int(values.size), "refused": self.scores(scorer).refused,
+            "cutoff": float(cutoff), "cutoff_source": source,
+            "accuracy": accuracy(values, gold, cutoff),
+            "cws": confidence_weighted_score(values, gold, cutoff),
+            "average_precision": average_precision(values, gold), "by_task": by_task,
+        }
+
+    def correlations(self, scorer: str) -> tuple[float, float]:
+        """Pearson and Spearman against the graded gold score (NaN when there is none)."""
+        from explorer.evaluation import correlations
+
+        c = self.scores(scorer)
+        known = ~np.isnan(c.gold_score)
+        return correlations(c.values[known], c.gold_score[known])
+
+    def histogram(self, scorer: str, bins: int = 40) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+        """Gold label -> (bin edges, counts) of the scorer's values, on shared edges."""
+        c = self.scores(scorer)
+        if c.values.size == 0:
+            return {}
+        edges = np.histogram_bin_edges(c.values, bins=bins)
+        groups = {"entailment": c.entails == 1.0, "not entailment": c.entails == 0.0,
+                  "unlabelled": np.isnan(c.entails)}
+        return {name: (edges, np.histogram(c.values[mask], bins=edges)[0])
+                for name, mask in groups.items() if mask.any()}
+
+
+__all__ = ["ALL", "CORRECT", "INCORRECT", "NO_LABEL", "REFUSED", "BatchResult", "Filters", "Page", "ScoreColumn"]

@@ -1,0 +1,61 @@
+"""A finished batch as runs in the store, so the Errors and Compare pages use it.
+
+The dataset is stored like any other (same fingerprint: the same file loaded in the
+app finds the same record and its annotations); each scorer becomes one run with the
+stored values (null for refused pairs) and, on labelled data, the best cutoff on the
+data itself. Runs carry no parameters, so the app reuses them instead of scoring the
+dataset again. The run ids are written back into the batch manifest.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from explorer.batch.query import BatchResult
+from explorer.batch.schema import BatchError, read_manifest, write_manifest
+from explorer.datasets import Dataset
+from explorer.scorers import SCORERS
+
+
+def register(directory: str | Path, data: Dataset, store: Any) -> dict[str, int]:
+    """Store ``data`` and one run per scorer of the finished batch in ``directory``;
+    scorer -> run id.
+
+    Raises:
+        BatchError: when the batch is unfinished or was run on other data.
+    """
+    from explorer.store import dataset_fingerprint
+
+    directory = Path(directory)
+    manifest = read_manifest(directory)
+    if not manifest.complete:
+        raise BatchError(f"{directory}: the batch is not finished; resume it before registering")
+    if manifest.fingerprint != dataset_fingerprint(data.name, data.pairs):
+        raise BatchError(f"{directory} was scored on other data than {data.name}")
+    if manifest.runs and manifest.store == str(store.path):
+        try:
+            if all(store.run(run_id).method == scorer for scorer, run_id in manifest.runs.items()):
+                return dict(manifest.runs)  # registered by an earlier run of the same batch
+        except Exception:  # a run was deleted since: register again
+            pass
+    result = BatchResult.open(directory)
+    dataset_id = int(store.add_dataset(data))
+    runs: dict[str, int] = {}
+    for scorer in manifest.scorers:
+        rows = result.query(f'SELECT id, "{scorer}" FROM {{source}}').fetchall()
+        scores = {str(pid): (None if value is None else float(value)) for pid, value in rows}
+        info = SCORERS.get(scorer)
+        cutoff = None if info is None else info.cutoff  # a trained classifier's own decision
+        if cutoff is None and manifest.kind in ("binary", "three_way"):
+            try:
+                cutoff = result.best_cutoff(scorer)[0]
+            except BatchError:  # every pair refused, or no labels after all
+                cutoff = None
+        runs[scorer] = int(store.add_run(dataset_id, kind="scorer", method=scorer, scores=scores,
+                                         cutoff=cutoff, version=manifest.explorer_version))
+    manifest.runs = runs
+    manifest.store = str(store.path)
+    manifest.store_dataset_id = dataset_id
+    write_manifest(directory, manifest)
+    return runs

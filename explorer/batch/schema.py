@@ -1,0 +1,189 @@
+"""The layout of a batch result on disk: a folder with a manifest and Parquet chunks.
+
+::
+
+    OUT/
+      batch.json                 the manifest (what was scored, how, and how far)
+      chunks/chunk-000000.parquet
+      chunks/chunk-000001.parquet
+      ...
+
+One row per pair. Columns, in order:
+
+``position`` (int64, the pair's index in the dataset), ``id``, ``task``, ``label`` (the
+label as loaded: entailment / non-entailment / neutral / contradiction, or null),
+``entails`` (bool: entailment against the rest; null when unlabelled), ``gold_score``
+(the graded score, if any), ``text``, ``hypothesis``; then per scorer ``S``: ``S`` (its
+value, float64; null when the scorer refused the pair or gave no finite number),
+``S__error`` (why it is null, else null) and its breakdown columns ``S__FIELD`` (float64,
+see :data:`BREAKDOWN`).
+
+A chunk file is written under a temporary name (``.chunk-000001.parquet.tmp-...``, which
+no reader globs) and renamed when complete, so a chunk file that exists is whole.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from explorer.errors import ExplorerError
+
+MANIFEST = "batch.json"
+CHUNK_DIR = "chunks"
+CHUNK_GLOB = "chunk-*.parquet"
+FORMAT_VERSION = 1
+_CHUNK_NAME = re.compile(r"^chunk-(\d{6})\.parquet$")
+
+#: Each scorer's breakdown columns: the fields of its result worth filtering and sorting
+#: by (scalars only; n-gram positions, alignments and trees stay on the Pair page).
+BREAKDOWN: dict[str, tuple[str, ...]] = {
+    **{v: ("p1", "p2", "p3", "p4", "brevity_penalty", "hypothesis_length", "text_length")
+       for v in ("bleu", "mbleu", "bleu_pa")},
+    **{f"bleu{n}": ("hypothesis_candidate", "text_candidate") for n in range(1, 5)},
+    **{f"nist{n}": ("hypothesis_candidate", "text_candidate") for n in range(1, 6)},
+    "wer": ("rate", "distance", "text_length", "hypothesis_length"),
+    "per": ("rate", "unmatched", "text_length", "hypothesis_length"),
+    **{v: ("cost", "null_cost", "inversions") for v in ("itg", "itg_stop", "itg_entail", "itg_lex")},
+    "manli": ("total", "n_tokens"),
+}
+
+#: The pair columns every chunk starts with.
+PAIR_COLUMNS: tuple[tuple[str, pa.DataType], ...] = (
+    ("position", pa.int64()),
+    ("id", pa.string()),
+    ("task", pa.string()),
+    ("label", pa.string()),
+    ("entails", pa.bool_()),
+    ("gold_score", pa.float64()),
+    ("text", pa.string()),
+    ("hypothesis", pa.string()),
+)
+
+
+class BatchError(ExplorerError, ValueError):
+    """A batch that cannot be run or read as asked; the message says what to do."""
+
+
+def error_column(scorer: str) -> str:
+    return f"{scorer}__error"
+
+
+def breakdown_column(scorer: str, field_name: str) -> str:
+    return f"{scorer}__{field_name}"
+
+
+def scorer_columns(scorer: str) -> list[str]:
+    """The columns one scorer adds: value, error, breakdown."""
+    return [scorer, error_column(scorer), *(breakdown_column(scorer, f) for f in BREAKDOWN.get(scorer, ()))]
+
+
+def arrow_schema(scorers: Sequence[str]) -> pa.Schema:
+    fields = [pa.field(name, kind) for name, kind in PAIR_COLUMNS]
+    for scorer in scorers:
+        fields.append(pa.field(scorer, pa.float64()))
+        fields.append(pa.field(error_column(scorer), pa.string()))
+        fields.extend(pa.field(breakdown_column(scorer, f), pa.float64()) for f in BREAKDOWN.get(scorer, ()))
+    return pa.schema(fields)
+
+
+def chunk_name(index: int) -> str:
+    return f"chunk-{index:06d}.parquet"
+
+
+def chunk_index(name: str) -> int | None:
+    """The chunk number of a finished chunk file's name (None for anything else)."""
+    match = _CHUNK_NAME.match(name)
+    return int(match.group(1)) if match else None
+
+
+@dataclass
+class Manifest:
+    """What a batch folder holds. Written when the run starts; updated when it ends.
+
+    A re-run with the same data, scorers and chunk size resumes; anything else is
+    refused, so a folder never mixes two batches.
+    """
+
+    dataset: str
+    format: str
+    fingerprint: str
+    n_pairs: int
+    kind: str
+    tasks: list[str]
+    scorers: list[str]
+    chunk_size: int
+    explorer_version: str
+    created_at: str
+    format_version: int = FORMAT_VERSION
+    complete: bool = False
+    #: scorer -> number of pairs it refused (null value), once complete.
+    refused: dict[str, int] = field(default_factory=dict)
+    #: scorer -> stored run id, once registered in the store.
+    runs: dict[str, int] = field(default_factory=dict)
+    store: str | None = None
+    store_dataset_id: int | None = None
+
+    @property
+    def n_chunks(self) -> int:
+        return -(-self.n_pairs // self.chunk_size)
+
+    def chunk_rows(self, index: int) -> int:
+        return min(self.chunk_size, self.n_pairs - index * self.chunk_size)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Manifest:
+        known = {f for f in cls.__dataclass_fields__}
+        return cls(**{k: v for k, v in data.items() if k in known})
+
+
+def read_manifest(directory: str | Path) -> Manifest:
+    """The manifest of a batch folder.
+
+    Raises:
+        BatchError: when the folder holds no batch result, or one of a newer format.
+    """
+    path = Path(directory) / MANIFEST
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BatchError(f"{directory}: no batch result here (no {MANIFEST}); run `python -m explorer batch DATA --out {directory}`") from None
+    except (OSError, ValueError) as err:
+        raise BatchError(f"{path}: cannot read the manifest ({err})") from None
+    if not isinstance(data, dict) or data.get("format_version", 0) > FORMAT_VERSION:
+        raise BatchError(f"{path}: written by a newer explorer (format {data.get('format_version')!r}); upgrade to read it")
+    try:
+        return Manifest.from_json(data)
+    except TypeError as err:
+        raise BatchError(f"{path}: not a batch manifest ({err})") from None
+
+
+def write_manifest(directory: str | Path, manifest: Manifest) -> None:
+    """Write the manifest atomically (temporary file, then rename)."""
+    path = Path(directory) / MANIFEST
+    tmp = path.with_name(f".{MANIFEST}.tmp-{os.getpid()}")
+    tmp.write_text(json.dumps(manifest.to_json(), indent=2), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def finished_chunks(directory: str | Path) -> dict[int, Path]:
+    """Chunk number -> file, for every finished chunk file in a batch folder."""
+    folder = Path(directory) / CHUNK_DIR
+    if not folder.is_dir():
+        return {}
+    found = {}
+    for path in folder.iterdir():
+        index = chunk_index(path.name)
+        if index is not None:
+            found[index] = path
+    return found

@@ -1,0 +1,130 @@
+"""``python -m explorer batch DATA --scorer a,b --out DIR``: score a whole corpus on Dask
+(the library part is :mod:`explorer.batch`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import TextIO
+
+from explorer.batch.runner import DEFAULT_CHUNK_SIZE, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE, Progress
+from explorer.cli.output import int_in
+
+#: Scorers named by ``--scorer fast``: those the Pair page runs on every keystroke.
+FAST = "fast"
+
+
+def configure_batch(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("data", help="dataset file (any format `evaluate` reads)")
+    parser.add_argument("--scorer", default="bleu,mbleu,bleu_pa",
+                        help="comma-separated scorer names, 'fast' (every interactive scorer) or 'all'")
+    parser.add_argument("--out", required=True, help="result folder (created; an existing one of the same batch is resumed)")
+    parser.add_argument("--chunk-size", type=int_in(MIN_CHUNK_SIZE, MAX_CHUNK_SIZE), default=DEFAULT_CHUNK_SIZE,
+                        help=f"pairs per chunk: the unit of work, of resuming and of loss on a kill (default {DEFAULT_CHUNK_SIZE})")
+    parser.add_argument("--scheduler", metavar="ADDRESS",
+                        help="an existing Dask scheduler (e.g. tcp://10.0.0.5:8786); default: a local cluster")
+    parser.add_argument("--workers", type=int_in(1, 1024), help="local cluster size (default: one process per core)")
+    parser.add_argument("--store", help="store file to register the result in (default: the app's store)")
+    parser.add_argument("--no-register", action="store_true", help="do not register the result in the store")
+    parser.add_argument("--json", action="store_true", help="print one JSON object at the end")
+
+
+def _duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "?"
+    seconds = int(round(seconds))
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}h{minutes:02d}m{secs:02d}s" if hours else f"{minutes}m{secs:02d}s"
+
+
+class ProgressBar:
+    """``[#####.....] 120,000/500,000 pairs  2,310 pairs/s  2m44s left`` on a terminal
+    (redrawn at most twice a second); a plain line per tenth of the work otherwise."""
+
+    def __init__(self, stream: TextIO | None = None, width: int = 30) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        self.width = width
+        self.tty = self.stream.isatty()
+        self.last_draw = 0.0
+        self.last_tenth = -1
+
+    def __call__(self, p: Progress) -> None:
+        done = p.pairs_done + p.pairs_skipped
+        fraction = done / p.pairs_total if p.pairs_total else 1.0
+        finished = done >= p.pairs_total
+        rate = f"{p.pairs_per_second:,.0f} pairs/s" if p.pairs_done else ("" if finished else "starting workers")
+        left = "" if finished or not p.pairs_done else f"  {_duration(p.seconds_left)} left"
+        resumed = f" ({p.pairs_skipped:,} done before)" if p.pairs_skipped else ""
+        if self.tty:
+            now = time.monotonic()
+            if not finished and now - self.last_draw < 0.5 and p.pairs_done:
+                return
+            self.last_draw = now
+            filled = int(self.width * fraction)
+            bar = "#" * filled + "." * (self.width - filled)
+            self.stream.write(f"\r[{bar}] {done:,}/{p.pairs_total:,} pairs{resumed}  {rate}{left}\033[K")
+            if finished:
+                self.stream.write("\n")
+            self.stream.flush()
+            return
+        tenth = int(fraction * 10)
+        if tenth != self.last_tenth or finished:
+            self.last_tenth = tenth
+            print(f"{done:,}/{p.pairs_total:,} pairs{resumed}  {rate}{left}", file=self.stream, flush=True)
+
+
+def run_batch(args: argparse.Namespace) -> int:
+    from explorer.batch.runner import run_batch as score_corpus
+    from explorer.batch.schema import BatchError
+    from explorer.datasets import DatasetError, load
+    from explorer.scorers import SCORERS, UnknownScorerError, parse_scorer_names
+
+    def fail(message: str) -> int:
+        print(f"error: {message}", file=sys.stderr)
+        return 2
+
+    try:
+        if args.scorer.strip() == FAST:
+            names = [n for n, info in SCORERS.items() if info.interactive]
+        else:
+            names = parse_scorer_names(args.scorer)
+        data = load(args.data)
+        print(f"{data.name}: {len(data):,} pairs ({data.kind}); scorers {', '.join(names)}", file=sys.stderr)
+        for note in data.notes:  # e.g. SNLI pairs without annotator consensus, kept unlabelled
+            print(f"note: {note}", file=sys.stderr)
+        summary = score_corpus(data, names, args.out, chunk_size=args.chunk_size, scheduler=args.scheduler,
+                            workers=args.workers, progress=ProgressBar())
+    except (BatchError, DatasetError, UnknownScorerError, OSError) as err:
+        return fail(str(err))
+    for address, missing in summary.missing_resources.items():
+        print(f"warning: worker {address} lacks NLTK resources {', '.join(missing)}; "
+              "see `python -m explorer resources` for what degrades", file=sys.stderr)
+    manifest = summary.manifest
+    runs: dict[str, int] = {}
+    if manifest.complete and not args.no_register:
+        from explorer.batch.register import register
+        from explorer.store import Store, StoreError
+
+        try:
+            runs = register(args.out, data, Store(args.store))
+        except (BatchError, StoreError, OSError) as err:
+            print(f"warning: the result is complete but was not registered in the store: {err}", file=sys.stderr)
+    payload = {
+        "data": args.data, "out": str(args.out), "pairs": manifest.n_pairs, "scorers": manifest.scorers,
+        "chunks": manifest.n_chunks, "chunks_run": summary.chunks_run, "chunks_skipped": summary.chunks_skipped,
+        "workers": summary.workers, "seconds": round(summary.seconds, 3), "complete": manifest.complete,
+        "refused": manifest.refused, "runs": runs,
+    }
+    if args.json:
+        print(json.dumps(payload, indent=2))
+        return 0
+    print(f"{manifest.n_pairs:,} pairs in {manifest.n_chunks} chunks: {summary.chunks_run} scored now"
+          f" on {summary.workers} workers, {summary.chunks_skipped} found done; {summary.seconds:.1f} s")
+    for scorer, n in manifest.refused.items():
+        if n:
+            print(f"  {scorer}: {n:,} pairs refused (null value; the reason is in the {scorer}__error column)")
+    print(f"result: {args.out}" + (f"; store runs {', '.join(f'{k} #{v}' for k, v in runs.items())}" if runs else ""))
+    return 0

@@ -1,0 +1,309 @@
+"""Batch scoring on a real Dask cluster, its resumable Parquet output, the DuckDB query
+layer over it, the store registration and the ``batch`` command."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from explorer.batch.query import CORRECT, INCORRECT, REFUSED, BatchResult, Filters
+from explorer.batch.runner import run_batch
+from explorer.batch.schema import CHUNK_DIR, BatchError, chunk_name, finished_chunks, read_manifest
+from explorer.batch.worker import score_chunk
+from explorer.datasets import load
+from explorer.evaluation import evaluate, sweep
+from explorer.pairs import Pair
+
+#: Scorers cheap enough for a test, covering the batch paths (BLEU family, BLEU-n,
+#: WER) and the generic one (PER).
+SCORERS = ["bleu", "mbleu", "bleu_pa", "bleu2", "wer", "per"]
+
+#: Written for this test.
+ROWS = [
+    ("The orchestra rehearsed the new symphony twice before the premiere.", "The orchestra rehearsed twice.", "entailment", "music"),
+    ("A ferry carried forty cars across the bay every morning.", "The ferry carried cars.", "entailment", "travel"),
+    ("The bakery on Mill Street closed after thirty years of trade.", "The bakery opened last week.", "contradiction", "shops"),
+    ("Volunteers planted two hundred oak saplings along the river.", "Volunteers planted trees by the river.", "entailment", "nature"),
+    ("The museum extended its opening hours during the summer festival.", "The museum was closed all summer.", "contradiction", "culture"),
+    ("Rain delayed the final match of the tennis tournament by two hours.", "The final was delayed.", "entailment", "sport"),
+    ("A small drone photographed the glacier from above.", "Scientists dislike glaciers.", "neutral", "nature"),
+    ("The library lends laptops to students for a week at a time.", "Students can borrow laptops.", "entailment", "culture"),
+    ("Two chefs competed to cook the best soup in an hour.", "The chefs cooked soup.", "entailment", "food"),
+    ("The council voted to repair the old stone bridge next spring.", "The bridge will be demolished.", "contradiction", "travel"),
+    ("A stray cat slept on the warm roof of the garage.", "A cat slept on a roof.", "entailment", "nature"),
+    ("The newspaper printed a correction about the election results.", "The newspaper made an error.", "neutral", "news"),
+    ("Heavy snow closed the mountain pass for three days.", "The pass was closed.", "entailment", "travel"),
+]
+
+
+def write_csv(path: Path, rows: list[tuple[str, str, str, str]]) -> Path:
+    with path.open("w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["id", "text", "hypothesis", "label", "task"])
+        for i, (text, hypothesis, label, task) in enumerate(rows, 1):
+            writer.writerow([f"p{i}", text, hypothesis, label, task])
+    return path
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    """A real dask.distributed cluster: two worker processes, one thread each."""
+    from explorer.batch.runner import local_cluster
+
+    with local_cluster(2) as local:
+        assert len(local.workers) == 2
+        yield local
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_csv(tmp_path_factory.mktemp("data") / "small.csv", ROWS)
+
+
+@pytest.fixture(scope="module")
+def finished(cluster, small: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("batch") / "out"
+    summary = run_batch(load(small), SCORERS, out, chunk_size=4, scheduler=cluster.scheduler_address)
+    assert summary.workers == 2
+    assert summary.chunks_run == 4
+    return out
+
+
+def read_all(out: Path) -> pd.DataFrame:
+    tables = [pq.read_table(p).to_pandas() for _, p in sorted(finished_chunks(out).items())]
+    return pd.concat(tables, ignore_index=True)
+
+
+@pytest.mark.slow  # a real local Dask cluster (seconds to start)
+def test_parquet_output_equals_evaluate_on_a_two_worker_cluster(finished: Path, small: Path) -> None:
+    data = load(small)
+    table = read_all(finished)
+    assert list(table["id"]) == [p.id for p in data.pairs]
+    assert list(table["position"]) == list(range(len(data)))
+    assert list(table["label"]) == [p.label for p in data.pairs]
+    assert list(table["entails"]) == [p.entails for p in data.pairs]
+    assert list(table["task"]) == [p.task for p in data.pairs]
+    for result in evaluate(data, SCORERS):
+        np.testing.assert_allclose(table[result.scorer].to_numpy(), np.array(result.scores), rtol=0, atol=1e-12,
+                                   err_msg=result.scorer)
+        assert table[f"{result.scorer}__error"].isna().all()
+    manifest = read_manifest(finished)
+    assert manifest.complete and manifest.refused == dict.fromkeys(SCORERS, 0)
+    # breakdown columns hold the result's own fields
+    assert (table["bleu__p1"] >= table["bleu__p2"]).all()
+    assert (table["wer__hypothesis_length"] > 0).all()
+
+
+def test_a_refused_pair_gets_a_null_and_a_reason_and_the_chunk_goes_on() -> None:
+    too_long = Pair(id="long", text="word " * 4500, hypothesis="A word.")
+    fine = Pair(id="ok", text="A cat sat on the mat.", hypothesis="A cat sat.")
+    columns = score_chunk([fine, too_long, fine], ["mbleu", "per"])
+    assert columns["mbleu"][1] is None and columns["per"][1] is None
+    assert "longer than" in columns["mbleu__error"][1]
+    assert columns["mbleu"][0] == columns["mbleu"][2] is not None
+    assert columns["mbleu__error"][0] is None
+
+
+def test_a_scorer_that_raises_on_one_pair_refuses_only_that_pair(monkeypatch: pytest.MonkeyPatch) -> None:
+    from explorer.batch import worker
+
+    real = worker.pair_path("mbleu")
+
+    def flaky(name: str):  # type: ignore[no-untyped-def]
+        def score(a):  # type: ignore[no-untyped-def]
+            if a.pair.id == "bad":
+                raise ValueError("pair over the method's limit of 3 tokens")
+            return real(a)
+        return score
+
+    monkeypatch.setattr(worker, "pair_path", flaky)
+    pairs = [Pair(id=i, text="A dog ran home.", hypothesis="A dog ran.") for i in ("a", "bad", "c")]
+    columns = score_chunk(pairs, ["mbleu"])
+    assert columns["mbleu"][0] is not None and columns["mbleu"][2] is not None
+    assert columns["mbleu"][1] is None
+    assert columns["mbleu__error"][1] == "ValueError: pair over the method's limit of 3 tokens"
+
+
+@pytest.mark.slow  # a real local Dask cluster (seconds to start)
+def test_resume_skips_finished_chunks_and_ignores_a_partial_temporary_file(cluster, small: Path, tmp_path: Path, finished: Path) -> None:
+    out = tmp_path / "out"
+    data = load(small)
+    first = run_batch(data, SCORERS, out, chunk_size=4, scheduler=cluster.scheduler_address, max_chunks=1)
+    assert first.chunks_run == 1 and not read_manifest(out).complete
+    done = finished_chunks(out)
+    assert list(done) == [0]
+    before = done[0].stat().st_mtime_ns
+    # a killed run's half-written chunk: garbage under the temporary name of a dead process
+    partial = out / CHUNK_DIR / f".{chunk_name(1)}.tmp-999999999"
+    partial.write_bytes(b"PAR1 half a file")
+    assert BatchResult.open(out).count() == 4  # readers see only finished chunks
+    seen = []
+    second = run_batch(data, SCORERS, out, chunk_size=4, scheduler=cluster.scheduler_address, progress=seen.append)
+    assert second.chunks_skipped == 1 and second.chunks_run == 3
+    assert seen[0].pairs_skipped == 4 and seen[-1].pairs_done == len(data) - 4
+    assert finished_chunks(out)[0].stat().st_mtime_ns == before
+    assert not partial.exists()
+    pd.testing.assert_frame_equal(read_all(out), read_all(finished))
+    assert read_manifest(out).complete
+
+
+@pytest.mark.slow  # a real local Dask cluster (seconds to start)
+def test_a_folder_of_another_batch_is_refused(small: Path, finished: Path) -> None:
+    with pytest.raises(BatchError, match="other scorers"):
+        run_batch(load(small), ["bleu"], finished, chunk_size=4)
+    with pytest.raises(BatchError, match="chunk size"):
+        run_batch(load(small), SCORERS, finished, chunk_size=5)
+
+
+# ------------------------------------------------------------------- queries
+
+@pytest.mark.slow  # a real local Dask cluster (seconds to start)
+def test_filters_sort_and_paging_match_pandas(finished: Path) -> None:
+    result = BatchResult.open(finished)
+    table = read_all(finished)
+    cutoff = 0.3
+    cases = [
+        (Filters(), table),
+        (Filters(labels=("entailment",)), table[table["label"] == "entailment"]),
+        (Filters(tasks=("nature", "travel")), table[table["task"].isin(["nature", "travel"])]),
+        (Filters(scorer="mbleu", cutoff=cutoff, outcome=CORRECT), table[(table["mbleu"] > cutoff) == table["entails"]]),
+        (Filters(scorer="mbleu", cutoff=cutoff, outcome=INCORRECT), table[(table["mbleu"] > cutoff) != table["entails"]]),
+        (Filters(scorer="mbleu", score_range=(0.2, 0.5)), table[table["mbleu"].between(0.2, 0.5)]),
+        (Filters(search="RIVER"), table[table["text"].str.lower().str.contains("river") | table["hypothesis"].str.lower().str.contains("river")]),
+        (Filters(scorer="mbleu", outcome=REFUSED), table[table["mbleu"].isna()]),
+    ]
+    for filters, expected in cases:
+        assert result.count(filters) == len(expected), filters
+    page = result.page(Filters(labels=("entailment",)), sort="mbleu", descending=True, offset=2, limit=3,
+                       columns=["id", "mbleu"])
+    want = table[table["label"] == "entailment"].sort_values(["mbleu", "position"], ascending=[False, True])
+    assert list(page.rows["id"]) == list(want["id"][2:5])
+    assert page.total == len(want)
+    assert result.distinct("task") == sorted(set(table["task"]))
+    assert result.pair("p3")["hypothesis"] == table.loc[2, "hypothesis"]
+    assert result.pair("nope") is None
+
+
+@pytest.mark.slow  # a real local Dask cluster (seconds to start)
+def test_identifiers_are_checked_and_values_bound(finished: Path) -> None:
+    result = BatchResult.open(finished)
+    with pytest.raises(BatchError, match="no column"):
+        result.page(sort="position; DROP TABLE x")
+    with pytest.raises(BatchError, match="not in this result"):
+        result.count(Filters(scorer="manli", outcome=REFUSED))
+    assert result.count(Filters(search="' OR 1=1 --")) == 0
+    assert result.count(Filters(labels=("entailment') OR ('1'='1",))) == 0
+
+
+@pytest.mark.slow  # a real local Dask cluster (seconds to start)
+def test_curves_reports_and_samples_come_from_the_stored_scores(finished: Path, small: Path) -> None:
+    result = BatchResult.open(finished)
+    data = load(small)
+    (evaluation,) = evaluate(data, ["mbleu"])
+    gold = [bool(p.entails) for p in data.pairs]
+    cutoffs, accuracies = result.sweep("mbleu")
+    want_cutoffs, want_accuracies = sweep(list(evaluation.scores), gold)
+    np.testing.assert_allclose(cutoffs, want_cutoffs)
+    np.testing.assert_allclose(accuracies, want_accuracies)
+    report = result.report("mbleu")
+    body = evaluation.to_json()
+    for key in ("cutoff", "accuracy", "cws", "average_precision"):
+        assert report[key] == pytest.approx(body[key]), key
+    assert set(report["by_task"]) == set(body["by_task"])
+    for task, figures in body["by_task"].items():
+        assert report["by_task"][task]["accuracy"] == pytest.approx(figures["accuracy"])
+    thin_cutoffs, thin_accuracies = result.curve("mbleu", points=4)
+    assert len(thin_cutoffs) <= 5 and thin_accuracies.max() == accuracies.max()
+    sample = result.sample(["mbleu", "wer"], n=5, seed=3)
+    assert len(sample) == 5 and set(sample["id"]) <= {p.id for p in data.pairs}
+    pd.testing.assert_frame_equal(sample, result.sample(["mbleu", "wer"], n=5, seed=3))
+    histogram = result.histogram("mbleu", bins=4)
+    assert sum(int(c.sum()) for _, c in histogram.values()) == len(data)
+
+
+# --------------------------------------------------------------- store, CLI
+
+@pytest.mark.slow  # a real local Dask cluster (seconds to start)
+def test_registering_a_finished_batch_stores_one_run_per_scorer(finished: Path, small: Path, tmp_path: Path) -> None:
+    from explorer.batch.register import register
+    from explorer.store import Store
+
+    store = Store(tmp_path / "store.sqlite3")
+    data = load(small)
+    runs = register(finished, data, store)
+    assert set(runs) == set(SCORERS)
+    table = read_all(finished)
+    stored = store.run_scores(runs["mbleu"])
+    assert stored == dict(zip(table["id"], table["mbleu"], strict=True))
+    assert store.run(runs["mbleu"]).cutoff == pytest.approx(BatchResult.open(finished).best_cutoff("mbleu")[0])
+    assert register(finished, data, store) == runs  # idempotent
+    assert read_manifest(finished).runs == runs
+
+
+@pytest.mark.slow  # a real local Dask cluster (seconds to start)
+def test_batch_command_on_an_existing_scheduler(cluster, small: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from explorer.cli import main
+
+    out = tmp_path / "cli-out"
+    code = main(["batch", str(small), "--scorer", "mbleu,per", "--out", str(out), "--chunk-size", "5",
+                 "--scheduler", cluster.scheduler_address, "--store", str(tmp_path / "s.sqlite3"), "--json"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    body = json.loads(captured.out)
+    assert body["complete"] and body["chunks"] == 3 and body["chunks_run"] == 3
+    assert set(body["runs"]) == {"mbleu", "per"}
+    assert f"{len(ROWS)}/{len(ROWS)} pairs" in captured.err
+    # a second run finds everything done
+    assert main(["batch", str(small), "--scorer", "mbleu,per", "--out", str(out), "--chunk-size", "5",
+                 "--scheduler", cluster.scheduler_address, "--no-register", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["chunks_skipped"] == 3
+
+
+def test_batch_command_errors_are_one_line(small: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from explorer.cli import main
+
+    assert main(["batch", str(small), "--scorer", "nonsense", "--out", str(tmp_path / "x")]) == 2
+    assert "unknown scorer" in capsys.readouterr().err
+    (tmp_path / "busy").mkdir()
+    (tmp_path / "busy" / "notes.txt").write_text("mine", encoding="utf-8")
+    assert main(["batch", str(small), "--out", str(tmp_path / "busy")]) == 2
+    err = capsys.readouterr().err
+    assert "not a batch folder" in err and "Traceback" not in err
+    assert main(["batch", str(small), "--out", str(tmp_path / "y"), "--chunk-size", "0"]) == 2
+    assert "--chunk-size: 0 is outside" in capsys.readouterr().err
+    assert main(["batch", str(small), "--out", str(tmp_path / "y"), "--workers", "0"]) == 2
+    assert "--workers: 0 is outside" in capsys.readouterr().err
+    assert not (tmp_path / "y").exists()
+    assert os.listdir(tmp_path / "busy") == ["notes.txt"]
+
+
+@pytest.mark.slow  # an in-process Dask cluster
+def test_a_chunk_that_fails_on_the_cluster_stops_the_run_resumably(small: Path, tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from distributed import Client, LocalCluster
+
+    from explorer.batch import runner
+
+    calls = []
+
+    def dies_on_chunk_two(pairs, scorers):  # type: ignore[no-untyped-def]
+        calls.append(pairs[0].id)
+        if pairs[0].id == "p9":
+            raise MemoryError("worker out of memory")
+        return score_chunk(pairs, scorers)
+
+    monkeypatch.setattr(runner, "score_chunk", dies_on_chunk_two)
+    out = tmp_path / "out"
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as local, \
+            Client(local) as client:
+        with pytest.raises(BatchError, match="chunk 2 failed on the cluster .*run the same command again"):
+            run_batch(load(small), ["mbleu"], out, chunk_size=4, client=client)
+    assert not read_manifest(out).complete
+    assert 2 not in finished_chunks(out)
