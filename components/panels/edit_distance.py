@@ -29,7 +29,7 @@ def _decode(kind: str, pair: AnalyzedPair) -> EditDistanceResult:
 
 def _summary(result: EditDistanceResult) -> str:
     jumps = sum(1 for s in result.steps if s.op == "JUMP_F")
-    return (f"predicted similarity **{result.value:.3f}** (trained on STS 2012, 0-5 scale) · "
+    return (f"predicted similarity **{result.value:.3f}** (trained on STS 2012 + SICK, about 0-5) · "
             f"log-sum over all sequences {result.log_z:.2f} · best sequence {result.best_log_score:.2f} · "
             f"{len(result.steps)} operations, {jumps} forward jump(s)")
 

@@ -5,8 +5,10 @@ The score of a pair is the model's regression prediction ``log Z / (|t| + |h|) +
 sequence (the single best path through the machine) and the token alignment it
 implies: every substitution links its tokens (EQ for the match classes S_WORD,
 S_LEMMA, S_PUNC and blocks; SUB otherwise), deletions and insertions leave tokens
-unlinked, jumps only move the machine. The shipped models are trained on the STS 2012
-training files (MSRpar + SMTeuroparl, the paper's "All" scheme).
+unlinked, jumps only move the machine. The shipped models (``pfsm_sts_sick.json``,
+``ppda_sts_sick.json``) are trained on every graded file we have (STS 2012 MSRpar and
+SMTeuroparl, SICK train and trial) with the setting that transferred best across files
+(lambda 5, one offset per training file; docs/RESULTS.md, "Probabilistic edit distance").
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from explorer.limits import Limits, check, lexical_words
 from explorer.preprocess import AnalyzedPair
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
-DEFAULT_MODELS = {"pfsm": MODELS / "pfsm_sts2012.json", "ppda": MODELS / "ppda_sts2012.json"}
+DEFAULT_MODELS = {"pfsm": MODELS / "pfsm_sts_sick.json", "ppda": MODELS / "ppda_sts_sick.json"}
 
 
 @cache

@@ -13,27 +13,36 @@ Options (``--option KEY=VALUE``):
 * ``seed`` (0): fold assignment.
 * ``warm_start`` (0): pPDA only; 1 first fits a pFSM on the same training pairs and
   starts the pPDA from its weights (jump weights at zero) instead of from zero.
+* ``per_file`` (0): 1 fits one offset ``alpha`` per training file instead of one for all
+  (files whose gold scores sit at different levels, STS 0-5 vs SICK 1-5, or MSRpar's 3.3
+  vs SMTeuroparl's 4.3 mean, then need not be told apart by the edit weights); the model
+  keeps the pair-weighted mean offset.
+* ``lexical`` (1): 0 leaves out the word-identity features of insertions and deletions.
+* ``balance`` (0): 1 weights the squared loss so every training file counts the same.
 
 The final model is fitted on all pairs given and written as JSON.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from explorer.edit_distance.features import FeatureIndex, PairFeatures, pair_features
-from explorer.edit_distance.model import Batch, EditDistanceModel, fit
+from explorer.edit_distance.model import Batch, EditDistanceModel
 from explorer.pairs import Pair
-from explorer.preprocess import analyze_pair
+from explorer.preprocess import AnalyzedPair, analyze_pair
 
 Log = Callable[[str], None]
 
 _DEFAULTS = {"lam": "5", "min_count": "5", "max_iter": "100", "max_jump": "5", "cv": "0",
-             "scheme": "all", "test": "", "seed": "0", "warm_start": "0"}
+             "scheme": "all", "test": "", "seed": "0", "warm_start": "0", "per_file": "0", "lexical": "1",
+             "balance": "0"}
 
 
 class _Options:
@@ -52,6 +61,9 @@ class _Options:
             self.cv = int(merged["cv"])
             self.seed = int(merged["seed"])
             self.warm_start = bool(int(merged["warm_start"]))
+            self.per_file = bool(int(merged["per_file"]))
+            self.lexical = bool(int(merged["lexical"]))
+            self.balance = bool(int(merged["balance"]))
         except ValueError as err:
             raise TrainingOptionError(f"bad option value: {err}") from None
         self.scheme = merged["scheme"]
@@ -80,19 +92,12 @@ def encode(pairs: Sequence[Pair], log: Log) -> list[PairFeatures]:
 
 
 def train_model(kind: str, encoded: Sequence[PairFeatures], gold: np.ndarray, opts: _Options,
-                log: Log | None) -> EditDistanceModel:
-    index = FeatureIndex.fit(encoded, min_count=opts.min_count)
-    model = EditDistanceModel.zero(kind, index, max_jump=opts.max_jump)
-    batch = Batch.build(encoded, index)
-    if kind == "ppda" and opts.warm_start:
-        fsm = fit(EditDistanceModel.zero("pfsm", index), batch, gold, lam=opts.lam,
-                  max_iter=opts.max_iter, progress=log)
-        theta = model.theta()
-        f = len(index.names)
-        theta[:f] = fsm.weights
-        theta[f : f + fsm.trans.size] = fsm.trans.ravel()
-        model = model.with_theta(theta, warm_start="pfsm")
-    return fit(model, batch, gold, lam=opts.lam, max_iter=opts.max_iter, progress=log)
+                log: Log | None, sources: Sequence[str] | None = None) -> EditDistanceModel:
+    sources = list(sources) if sources is not None else ["data"] * len(encoded)
+    settings = TransferSettings(kind, opts.lam, opts.max_iter, opts.warm_start, opts.min_count, opts.lexical,
+                                "norm", opts.balance, opts.per_file)
+    model, _ = train_settings(settings, encoded, gold, sources, max_jump=opts.max_jump, progress=log)
+    return model
 
 
 def cross_validate(kind: str, encoded: Sequence[PairFeatures], gold: np.ndarray, sources: Sequence[str],
@@ -108,7 +113,8 @@ def cross_validate(kind: str, encoded: Sequence[PairFeatures], gold: np.ndarray,
         train = np.flatnonzero(folds != k)
         test = np.flatnonzero(folds == k)
         started = time.perf_counter()
-        model = train_model(kind, [encoded[int(i)] for i in train], gold[train], opts, None)
+        model = train_model(kind, [encoded[int(i)] for i in train], gold[train], opts, None,
+                            [sources[int(i)] for i in train])
         pred[test] = model.predict_batch(Batch.build([encoded[int(i)] for i in test], model.index))
         r, rho = _correlations(pred[test], gold[test])
         log(f"{kind} fold {k + 1}/{opts.cv}: {len(train)} train / {len(test)} held out: "
@@ -148,12 +154,13 @@ def _train(kind: str, pairs: Sequence[Pair], out: Path, options: dict[str, str],
             pred = cross_validate(kind, enc, g, src, opts, log)
             _report(kind, label, pred, g, src, log)
         started = time.perf_counter()
-        model = train_model(kind, enc, g, opts, log)
+        model = train_model(kind, enc, g, opts, log, src)
         log(f"{kind}: trained on {len(enc)} pairs of {', '.join(group)} in {time.perf_counter() - started:.1f} s "
             f"({len(model.names)} features)")
     assert model is not None  # groups is never empty: pairs were loaded
     model = model.with_theta(model.theta(), data=[Path(s).name for s in dict.fromkeys(sources)],
-                             scheme=opts.scheme, min_count=opts.min_count)
+                             scheme=opts.scheme, min_count=opts.min_count, per_file=opts.per_file,
+                             lexical=opts.lexical, balance=opts.balance)
     model.save(out)
     if opts.test:
         from explorer.datasets import load
@@ -174,3 +181,233 @@ def train_pfsm(pairs: Sequence[Pair], out: Path, options: dict[str, str], log: L
 def train_ppda(pairs: Sequence[Pair], out: Path, options: dict[str, str], log: Log) -> None:
     """The ``train ppda`` command."""
     _train("ppda", pairs, out, options, log)
+
+
+# -- settings compared across files (bench/edit_distance_transfer.py) ----------------------
+
+#: Regression targets. ``norm`` is the paper's ``log Z / (|t| + |h|) + alpha``;
+#: ``affine`` adds a free (unregularised) scale, ``beta * log Z / (|t| + |h|) + alpha``,
+#: so the L2 penalty shrinks the shape of the weights rather than the range of the
+#: prediction; ``plain`` regresses on ``beta * log Z + alpha`` with no length normalisation;
+#: ``mean`` subtracts the log number of edit sequences, ``(log Z - log Z0) / (|t| + |h|) +
+#: alpha`` with ``Z0`` the same lattice with every weight at zero: the log of the *mean*
+#: exponentiated sequence score instead of their sum, so the count of sequences, which
+#: grows with the lengths alone, is not part of the score.
+TARGETS = ("norm", "affine", "plain", "mean")
+
+#: L-BFGS restarts after a line search cut short by an overflowing probe.
+_MAX_RESTARTS = 5
+
+#: Preprocessing variants: ``asis``; ``lower`` lowercases both sentences before
+#: tokenising and tagging; ``nopunct`` drops punctuation tokens; ``lower_nopunct`` both.
+PREPS = ("asis", "lower", "nopunct", "lower_nopunct")
+
+
+def prepare_pair(pair: Pair, prep: str = "asis") -> AnalyzedPair:
+    """The analysed pair under a preprocessing variant (:data:`PREPS`)."""
+    from explorer.preprocess import Analysis, analyze
+
+    if prep not in PREPS:
+        raise ValueError(f"unknown preprocessing {prep!r}; choose from {', '.join(PREPS)}")
+    lower = prep.startswith("lower")
+    sides = []
+    for text, tokens in ((pair.text, pair.text_tokens), (pair.hypothesis, pair.hypothesis_tokens)):
+        if lower:
+            a = analyze(text.lower(), None if tokens is None else tuple(t.lower() for t in tokens))
+        else:
+            a = analyze(text, tokens)
+        if prep.endswith("nopunct"):
+            kept = tuple(t for t, p in zip(a.tokens, a.is_punct) if not p)
+            a = Analysis(text=a.text, tokens=kept or a.tokens)
+        sides.append(a)
+    return AnalyzedPair(pair, sides[0], sides[1])
+
+
+class TransferSettings:
+    """One training configuration of the transfer experiments."""
+
+    def __init__(self, kind: str, lam: float, max_iter: int, warm: bool, min_count: int, lexical: bool,
+                 target: str, balance: bool, per_file: bool = False) -> None:
+        if target not in TARGETS:
+            raise ValueError(f"unknown target {target!r}; choose from {', '.join(TARGETS)}")
+        self.kind, self.lam, self.max_iter, self.warm = kind, lam, max_iter, warm
+        self.min_count, self.lexical, self.target, self.balance = min_count, lexical, target, balance
+        self.per_file = per_file
+
+    @classmethod
+    def parse(cls, items: dict[str, str]) -> TransferSettings:
+        return cls(items.get("kind", "pfsm"), float(items.get("lam", "5")), int(items.get("max_iter", "100")),
+                   bool(int(items.get("warm", "0"))), int(items.get("min_count", "5")),
+                   bool(int(items.get("lexical", "1"))), items.get("target", "norm"),
+                   bool(int(items.get("balance", "0"))), bool(int(items.get("per_file", "0"))))
+
+
+def feature_index(encoded: Sequence[PairFeatures], *, min_count: int, lexical: bool = True) -> FeatureIndex:
+    """Features kept for training: seen in ``min_count`` cells; without ``lexical``, the
+    word-identity features of deletions and insertions (``del:w=...``) are left out."""
+    index = FeatureIndex.fit(encoded, min_count=min_count)
+    if lexical:
+        return index
+    return FeatureIndex(tuple(name for name in index.names if ":w=" not in name))
+
+
+def sample_weights(sources: Sequence[str], balance: bool) -> np.ndarray:
+    """1 per pair, or (``balance``) weights giving every source file the same total."""
+    src = np.array(sources)
+    if not balance:
+        return np.ones(len(src))
+    names = list(dict.fromkeys(sources))
+    out = np.zeros(len(src))
+    for name in names:
+        mask = src == name
+        out[mask] = len(src) / (len(names) * mask.sum())
+    return out
+
+
+def _target_objective(model: EditDistanceModel, batch: Batch, gold: np.ndarray, theta: np.ndarray, *,
+                      lam: float, target: str, weight: np.ndarray, group: np.ndarray,
+                      groups: int, base: np.ndarray | None = None) -> tuple[float, np.ndarray]:
+    """Weighted squared loss of ``scale[g] * (log Z - base) / length + offset[g]`` plus
+    ``lam * ||weights||²``, and its gradient. ``theta`` is the model's parameters
+    (whose own ``alpha`` is unused here) followed by one offset and one scale per group
+    (``group[i]`` of pair ``i``); scales stay 1 under the ``norm`` target."""
+    from explorer.edit_distance.automaton import N_CLASSES, N_LAST
+    from explorer.edit_distance.features import TABLES
+
+    k = groups
+    offsets, scales = theta[-2 * k : -k], (theta[-k:] if target in ("affine", "plain") else np.ones(k))
+    current = model.with_theta(theta[: -2 * k])
+    log_z, counts = current.log_z(batch, counts=True)
+    assert counts is not None  # counts=True always returns them
+    length = (batch.n + batch.m).astype(float) if target != "plain" else np.ones(len(batch))
+    u = (log_z if base is None else log_z - base) / length
+    scale = scales[group]
+    resid = scale * u + offsets[group] - gold
+    factor = 2.0 * weight * resid * scale / length
+    f = len(model.names)
+    grad = np.zeros_like(theta)
+    for table in TABLES:
+        grad[:f] += batch.matrices[table].T @ (counts.tables[table] * factor[batch.owner[table]])
+    t = N_LAST * N_CLASSES
+    grad[f : f + t] = np.tensordot(factor, counts.trans, axes=1).ravel()
+    if model.max_jump:
+        grad[f + t : f + t + model.max_jump] = factor @ counts.jump[:, : model.max_jump]
+    grad[-2 * k : -k] = 2.0 * np.bincount(group, weights=weight * resid, minlength=k)
+    if target in ("affine", "plain"):
+        grad[-k:] = 2.0 * np.bincount(group, weights=weight * resid * u, minlength=k)
+    reg = theta.copy()
+    reg[-2 * k - 1 :] = 0.0  # neither alpha nor the offsets and scales are penalised
+    return float(weight @ (resid * resid) + lam * reg @ reg), grad + 2.0 * lam * reg
+
+
+def fit_target(model: EditDistanceModel, batch: Batch, gold: np.ndarray, *, lam: float, max_iter: int,
+               target: str = "norm", weight: np.ndarray | None = None,
+               group: np.ndarray | None = None, progress: Log | None = None) -> tuple[EditDistanceModel, float]:
+    """L-BFGS fit under a regression target (:data:`TARGETS`), optionally with one
+    offset (and, for ``affine`` / ``plain``, one scale) per group of pairs (``group``:
+    the source file of each pair). Returns the model, whose ``alpha`` is the pair-weighted
+    mean offset, and its mean scale (1 for ``norm``)."""
+    from scipy.optimize import minimize
+
+    from explorer.edit_distance.model import ModelError
+
+    weight = np.ones(len(gold)) if weight is None else weight
+    group = np.zeros(len(gold), dtype=np.int64) if group is None else np.asarray(group, dtype=np.int64)
+    k = int(group.max()) + 1
+    started = time.perf_counter()
+    log_z, _ = model.log_z(batch)
+    base = path_count(model, batch) if target == "mean" else None
+    length = (batch.n + batch.m).astype(float) if target != "plain" else np.ones(len(batch))
+    u = (log_z if base is None else log_z - base) / length
+    offsets0, scales0 = np.zeros(k), np.ones(k)
+    for g in range(k):
+        mask = group == g
+        if target in ("affine", "plain") and np.std(u[mask]) > 0:
+            cov = np.cov(u[mask], gold[mask], aweights=weight[mask])
+            scales0[g] = float(np.clip(abs(cov[0, 1] / cov[0, 0]), 1e-3, 1e3))
+        offsets0[g] = float(np.average(gold[mask] - scales0[g] * u[mask], weights=weight[mask]))
+    theta0 = np.concatenate([model.theta(), offsets0, scales0])
+
+    calls = [0]
+    best: list[Any] = [math.inf, theta0]
+    overflowed = [False]
+
+    def fun(theta: np.ndarray) -> tuple[float, np.ndarray]:
+        calls[0] += 1
+        try:
+            loss, grad = _target_objective(model, batch, gold, theta, lam=lam, target=target, weight=weight,
+                                           group=group, groups=k, base=base)
+        except ModelError:
+            # A line-search probe with weights so large the lattice overflows: report a
+            # huge loss so the search steps back.
+            overflowed[0] = True
+            return 1e30, np.zeros_like(theta)
+        if loss < best[0]:
+            best[0], best[1] = loss, theta.copy()
+        if progress is not None:
+            progress(f"{model.kind}: evaluation {calls[0]}: loss {loss:.3f} ({time.perf_counter() - started:.0f} s)")
+        return loss, grad
+
+    # An overflowing probe can end L-BFGS's line search early (a flat 1e30 with no
+    # gradient): then restart from the best point so far with a fresh, short first step,
+    # up to a few times, within the same total iteration budget.
+    iterations, restarts, theta = 0, 0, theta0
+    while True:
+        overflowed[0] = False
+        result = minimize(fun, theta, jac=True, method="L-BFGS-B", options={"maxiter": max_iter - iterations})
+        iterations += int(result.nit)
+        theta = best[1]
+        if not overflowed[0] or iterations >= max_iter or restarts >= _MAX_RESTARTS:
+            break
+        restarts += 1
+        if progress is not None:
+            progress(f"{model.kind}: restart {restarts} after an overflowing step ({result.message})")
+    share = np.bincount(group, minlength=k) / len(group)
+    offsets, scales = theta[-2 * k : -k], theta[-k:]
+    params = theta[: -2 * k].copy()
+    params[-1] = float(share @ offsets)
+    fitted = model.with_theta(params, loss=float(best[0]), iterations=iterations, evaluations=calls[0],
+                              restarts=restarts, stop=str(result.message),
+                              seconds=round(time.perf_counter() - started, 1), lam=lam, pairs=len(batch),
+                              target=target)
+    return fitted, float(share @ scales) if target in ("affine", "plain") else 1.0
+
+
+def train_settings(settings: TransferSettings, encoded: Sequence[PairFeatures], gold: np.ndarray,
+                   sources: Sequence[str], *, max_jump: int = 5,
+                   progress: Log | None = None) -> tuple[EditDistanceModel, float]:
+    """Fit one configuration on the given pairs (returns the model and its scale)."""
+    index = feature_index(encoded, min_count=settings.min_count, lexical=settings.lexical)
+    batch = Batch.build(encoded, index)
+    weight = sample_weights(sources, settings.balance)
+    names = list(dict.fromkeys(sources))
+    group = np.array([names.index(s) for s in sources]) if settings.per_file else None
+    model = EditDistanceModel.zero(settings.kind, index, max_jump=max_jump)
+    if settings.kind == "ppda" and settings.warm:
+        fsm, _ = fit_target(EditDistanceModel.zero("pfsm", index), batch, gold, lam=settings.lam,
+                            max_iter=settings.max_iter, target=settings.target, weight=weight, group=group,
+                            progress=progress)
+        theta = model.theta()
+        f = len(index.names)
+        theta[:f] = fsm.weights
+        theta[f : f + fsm.trans.size] = fsm.trans.ravel()
+        model = model.with_theta(theta, warm_start="pfsm")
+    return fit_target(model, batch, gold, lam=settings.lam, max_iter=settings.max_iter,
+                      target=settings.target, weight=weight, group=group, progress=progress)
+
+
+def path_count(model: EditDistanceModel, batch: Batch) -> np.ndarray:
+    """``log Z0``: the log number of edit sequences of every pair (all weights zero)."""
+    zero = EditDistanceModel(model.kind, model.max_jump, model.names, np.zeros(len(model.names)),
+                             np.zeros_like(model.trans), np.zeros_like(model.jump))
+    return zero.log_z(batch)[0]
+
+
+def score_values(model: EditDistanceModel, encoded: Sequence[PairFeatures], target: str, scale: float) -> np.ndarray:
+    """Predictions of a model trained under ``target`` (on the training scale)."""
+    batch = Batch.build(list(encoded), model.index)
+    log_z, _ = model.log_z(batch)
+    if target == "mean":
+        log_z = log_z - path_count(model, batch)
+    length = (batch.n + batch.m).astype(float) if target != "plain" else np.ones(len(batch))
+    return scale * log_z / length + model.alpha

@@ -394,3 +394,65 @@ def test_train_command_writes_a_loadable_model(tmp_path) -> None:  # type: ignor
     assert model.kind == "pfsm" and model.info["pairs"] == len(TOY)
     assert main(["train", "ppda", str(data), "--out", str(out), "--option", "cv=1"]) == 2
     assert main(["train", "ppda", str(data), "--out", str(out), "--option", "speed=fast"]) == 2
+
+
+# -- training settings compared across files (explorer/edit_distance/training.py) ----------
+
+@pytest.mark.parametrize("target", ["norm", "affine", "plain", "mean"])
+def test_target_objective_gradient_with_per_file_offsets(toy: tuple[list, np.ndarray], target: str) -> None:
+    from explorer.edit_distance.training import _target_objective
+
+    encoded, gold = toy
+    index = FeatureIndex.fit(encoded[:6], min_count=1)
+    model = EditDistanceModel.zero("pfsm", index)
+    batch = Batch.build(encoded[:6], index)
+    group = np.array([0, 0, 1, 1, 1, 0])
+    weight = np.array([1.0, 2.0, 0.5, 1.0, 1.0, 1.5])
+    rng = np.random.default_rng(5)
+    theta = np.concatenate([rng.normal(0, 0.2, len(model.theta())), [0.3, -0.2], [1.2, 0.7]])
+    base = rng.normal(5.0, 1.0, 6) if target == "mean" else None
+
+    def loss(t: np.ndarray) -> float:
+        return _target_objective(model, batch, gold[:6], t, lam=2.0, target=target, weight=weight, group=group,
+                                 groups=2, base=base)[0]
+
+    _, grad = _target_objective(model, batch, gold[:6], theta, lam=2.0, target=target, weight=weight, group=group,
+                                groups=2, base=base)
+    eps = 1e-6
+    nonzero = np.flatnonzero(np.abs(grad) > 1e-6)
+    for k in [*nonzero[:5], *range(len(theta) - 4, len(theta))]:
+        step = np.zeros_like(theta)
+        step[k] = eps
+        assert grad[k] == pytest.approx((loss(theta + step) - loss(theta - step)) / (2 * eps), rel=1e-4, abs=1e-5)
+    if target in ("norm", "mean"):
+        assert grad[-1] == grad[-2] == 0.0  # scales are fixed at 1
+
+
+def test_target_objective_norm_is_the_papers_objective(toy: tuple[list, np.ndarray]) -> None:
+    from explorer.edit_distance.training import _target_objective
+
+    encoded, gold = toy
+    index = FeatureIndex.fit(encoded, min_count=1)
+    model = EditDistanceModel.zero("ppda", index, max_jump=2)
+    batch = Batch.build(encoded, index)
+    theta = np.random.default_rng(2).normal(0, 0.2, len(model.theta()))
+    paper, _, _ = objective(model, batch, gold, theta, lam=0.5)
+    ours, _ = _target_objective(model, batch, gold, np.concatenate([theta, [theta[-1]], [1.0]]), lam=0.5,
+                                target="norm", weight=np.ones(len(gold)), group=np.zeros(len(gold), dtype=np.int64),
+                                groups=1)
+    assert ours == pytest.approx(paper, rel=1e-9)
+
+
+def test_balanced_weights_and_preprocessing() -> None:
+    from explorer.edit_distance.training import prepare_pair, sample_weights
+
+    w = sample_weights(["a", "a", "a", "b"], balance=True)
+    assert w[:3].sum() == pytest.approx(w[3]) and w.sum() == pytest.approx(4.0)
+    assert np.all(sample_weights(["a", "b"], balance=False) == 1.0)
+    pair = Pair(id="p", text="The Cat sat, quietly.", hypothesis="A cat sat!")
+    asis = prepare_pair(pair, "asis")
+    assert "," in asis.text.tokens and "Cat" in asis.text.tokens
+    both = prepare_pair(pair, "lower_nopunct")
+    assert both.text.tokens == ("the", "cat", "sat", "quietly") and both.hypothesis.tokens == ("a", "cat", "sat")
+    with pytest.raises(ValueError, match="unknown preprocessing"):
+        prepare_pair(pair, "stem")
