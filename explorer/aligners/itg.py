@@ -54,6 +54,7 @@ import numpy as np
 from explorer.alignment import Alignment, Edit, EditKind
 from explorer.api import ResultMixin
 from explorer.errors import ExplorerError
+from explorer.limits import Limits, check, distinct_words
 from explorer.preprocess import Analysis, AnalyzedPair
 
 Span = tuple[int, int]
@@ -596,12 +597,21 @@ class ItgScorer:
     def name(self) -> str:
         return self._name
 
-    def score(self, pair: AnalyzedPair) -> ItgParse:
+    def check_limits(self, text: Analysis, hypothesis: Analysis, limits: Limits | None = None) -> None:
+        """Refuse a pair past the limits (:mod:`explorer.limits`); the lexical variants
+        also bound the distinct word pairs whose similarity is looked up."""
+        lexical = not isinstance(self.parser.similarity, ExactSimilarity)
+        words = (distinct_words(text.lower), distinct_words(hypothesis.lower)) if lexical else None
+        check(self.name, len(text), len(hypothesis), model="itg", limits=limits, words=words)
+
+    def score(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> ItgParse:
+        """Raises :class:`explorer.limits.LimitError` for a pair past the limits."""
+        self.check_limits(pair.text, pair.hypothesis, limits)
         return self.parser.parse(pair)
 
 
 class ItgAligner(ItgScorer):
     """A registered aligner: ``align(pair).alignment`` is read off the Viterbi tree."""
 
-    def align(self, pair: AnalyzedPair) -> ItgParse:
-        return self.parser.parse(pair)
+    def align(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> ItgParse:
+        return self.score(pair, limits=limits)

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from explorer.alignment import Alignment, Edit, EditKind
 from explorer.api import ResultMixin
+from explorer.limits import Limits, check
 from explorer.preprocess import AnalyzedPair
 from explorer.sequences import edit_distance
 
@@ -161,8 +162,13 @@ class WerScorer:
 
     name: str = "wer"
 
-    def score(self, pair: AnalyzedPair) -> WerResult:
+    def score(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> WerResult:
+        """Raises :class:`explorer.limits.LimitError` for a pair past the limits (the
+        edit script fills a ``|t| x |h|`` table)."""
+        check(self.name, len(pair.text), len(pair.hypothesis), model="wer", limits=limits)
         return wer_tokens(pair.text.lower, pair.hypothesis.lower)
 
-    def score_many(self, pairs: Sequence[AnalyzedPair]) -> list[float]:
+    def score_many(self, pairs: Sequence[AnalyzedPair], *, limits: Limits | None = None) -> list[float]:
+        for a in pairs:
+            check(self.name, len(a.text), len(a.hypothesis), model="wer", limits=limits)
         return [wer_tokens(a.text.lower, a.hypothesis.lower, with_alignment=False).value for a in pairs]
