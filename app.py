@@ -28,6 +28,7 @@ PAGES: list[tuple[str, str, str]] = [
     ("components/pages/compare.py", "Compare", ":material/scatter_plot:"),
     ("components/pages/mtmetrics.py", "MT metrics", ":material/translate:"),
     ("components/pages/aligners.py", "Aligners", ":material/join_inner:"),
+    ("components/pages/teach.py", "Teach", ":material/school:"),
 ]
 
 

@@ -32,6 +32,7 @@ T = TypeVar("T")
 PAIR_PAGE = "components/pages/pair.py"
 DATASET_PAGE = "components/pages/dataset.py"
 EVALUATE_PAGE = "components/pages/evaluate.py"
+TEACH_PAGE = "components/pages/teach.py"
 
 
 class Slot(Generic[T]):
@@ -105,6 +106,12 @@ DATASET_SOURCE: Slot[str] = Slot("dataset_source")
 #: The Dataset table's selection event (tests set it to click a row).
 DATASET_TABLE: Slot[Any] = Slot("dataset_table")
 EVALUATE_DEV: Slot[str] = Slot("evaluate_dev")
+#: The Teach page's step slider (1-based; the step buttons and the player move it).
+TEACH_STEP: Slot[int] = Slot("teach_step")
+#: What the Teach page's trace was computed for (method, option, pair); a change resets the step.
+TEACH_SHOWN: Slot[tuple[object, ...]] = Slot("teach_shown")
+#: The Teach page's play switch (the player turns it off at the last step).
+TEACH_PLAY: Slot[bool] = Slot("teach_play")
 #: The batch result table's selection event (tests set it to click a row).
 BATCH_TABLE: Slot[Any] = Slot("batch_table")
 

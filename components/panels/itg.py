@@ -22,13 +22,16 @@ MAX_GRID_CELLS = 20_000
 
 
 # cache_resource, not cache_data: the result is immutable, and pickling a deep tree
-# (long null chains) would hit the recursion limit.
-@st.cache_resource(show_spinner=False, max_entries=64)
+# (long null chains) would hit the recursion limit. The method's limits (explorer.limits)
+# bound each entry before it is built (a refusal is raised, not cached); ttl lets idle
+# entries go.
+@st.cache_resource(show_spinner=False, max_entries=32, ttl=3600)
 def _parse(variant: str, text: str, text_tokens: tuple[str, ...], hypothesis: str,
            hypothesis_tokens: tuple[str, ...]) -> ItgParse:
-    return registered(get_scorer, variant, ItgScorer).parser.parse_analyses(
-        analyze(text, text_tokens), analyze(hypothesis, hypothesis_tokens)
-    )
+    scorer = registered(get_scorer, variant, ItgScorer)
+    text_analysis, hypothesis_analysis = analyze(text, text_tokens), analyze(hypothesis, hypothesis_tokens)
+    scorer.check_limits(text_analysis, hypothesis_analysis)
+    return scorer.parser.parse_analyses(text_analysis, hypothesis_analysis)
 
 
 def itg_controls(key: str) -> str:

@@ -34,6 +34,7 @@ from explorer import resources
 from explorer.alignment import Alignment
 from explorer.api import ResultMixin
 from explorer.lexical import LexicalConfig, LexicalSimilarity
+from explorer.limits import Limits, check, lexical_words
 from explorer.preprocess import AnalyzedPair
 
 SIM_FLOOR = 0.01
@@ -128,9 +129,11 @@ class BowAligner:
         self.min_similarity = min_similarity
         self._lexical = LexicalSimilarity(LexicalConfig.only("levenshtein"))
 
-    def align(self, pair: AnalyzedPair) -> BowResult:
+    def align(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> BowResult:
+        """Raises :class:`explorer.limits.LimitError` for a pair past the limits."""
         text, hyp = pair.text, pair.hypothesis
         p_len, h_len = len(text), len(hyp)
+        check(self.name, p_len, h_len, model="bow", limits=limits, words=lexical_words(pair))
         if h_len == 0:
             return BowResult(Alignment(p_len, 0), 0.0)
         if p_len == 0:
@@ -167,5 +170,5 @@ class BowScorer:
     def __init__(self) -> None:
         self._aligner = BowAligner()
 
-    def score(self, pair: AnalyzedPair) -> BowResult:
-        return self._aligner.align(pair)
+    def score(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> BowResult:
+        return self._aligner.align(pair, limits=limits)

@@ -54,6 +54,7 @@ import numpy as np
 from explorer.alignment import Alignment, Edit, EditKind
 from explorer.api import ResultMixin
 from explorer.errors import ExplorerError
+from explorer.limits import Limits, check, distinct_words
 from explorer.preprocess import Analysis, AnalyzedPair
 
 Span = tuple[int, int]
@@ -435,6 +436,14 @@ class BracketingItg:
         Raises:
             ItgError: if the similarity matrix has the wrong shape or values.
         """
+        gain, allowed, sim, wp, wh = self.link_matrices(text, hypothesis)
+        return self._parse_matrix(gain, allowed, sim, wp, wh, text.lower, hypothesis.lower)
+
+    def link_matrices(
+        self, text: Analysis, hypothesis: Analysis
+    ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """What the chart is filled from: each link's gain, whether it is a lexical rule
+        at all, the similarity, and the per-word null costs of each side."""
         n_p, n_h = len(text), len(hypothesis)
         sim = np.asarray(self.similarity.matrix(text, hypothesis), dtype=float)
         if sim.shape != (n_p, n_h):
@@ -446,7 +455,7 @@ class BracketingItg:
         pair_null = wp[:, None] + wh[None, :]
         allowed = (sim >= self.config.min_similarity) & (pair_null > 0)
         gain = np.where(allowed, sim * pair_null, 0.0)
-        return self._parse_matrix(gain, allowed, sim, wp, wh, text.lower, hypothesis.lower)
+        return gain, allowed, sim, wp, wh
 
     def _parse_matrix(self, gain: np.ndarray, allowed: np.ndarray, sim: np.ndarray,
                       wp: np.ndarray, wh: np.ndarray, p_words: Sequence[str],
@@ -588,12 +597,21 @@ class ItgScorer:
     def name(self) -> str:
         return self._name
 
-    def score(self, pair: AnalyzedPair) -> ItgParse:
+    def check_limits(self, text: Analysis, hypothesis: Analysis, limits: Limits | None = None) -> None:
+        """Refuse a pair past the limits (:mod:`explorer.limits`); the lexical variants
+        also bound the distinct word pairs whose similarity is looked up."""
+        lexical = not isinstance(self.parser.similarity, ExactSimilarity)
+        words = (distinct_words(text.lower), distinct_words(hypothesis.lower)) if lexical else None
+        check(self.name, len(text), len(hypothesis), model="itg", limits=limits, words=words)
+
+    def score(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> ItgParse:
+        """Raises :class:`explorer.limits.LimitError` for a pair past the limits."""
+        self.check_limits(pair.text, pair.hypothesis, limits)
         return self.parser.parse(pair)
 
 
 class ItgAligner(ItgScorer):
     """A registered aligner: ``align(pair).alignment`` is read off the Viterbi tree."""
 
-    def align(self, pair: AnalyzedPair) -> ItgParse:
-        return self.parser.parse(pair)
+    def align(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> ItgParse:
+        return self.score(pair, limits=limits)

@@ -11,7 +11,14 @@ returned, after a final greedy climb (the zero-temperature limit of the same wal
 Because an edit's score does not depend on the rest of the alignment, a successor's
 score is the current score plus the new edit's gain minus the gains of the edits it
 replaces; only candidates with a positive gain can improve an alignment, so the others
-are dropped before the walk. The walk itself is compiled with numba.
+are dropped before the walk. The walk and the final climb are compiled with numba
+(:mod:`explorer.aligners.manli_kernel`).
+
+Cost: up to :func:`explorer.limits.manli_candidates` candidate edits (phrases of up to
+``max_phrase`` tokens on each side, about ``36 |t| |h|``), each with a float32 feature
+row (:mod:`explorer.aligners.manli_features`); the walk is linear in the candidates per
+round. :class:`ManliAligner` checks the limits of :mod:`explorer.limits` before it
+computes anything.
 
 An alignment's entailment score (scorer ``manli``, :func:`entailment_score`) is the share
 of the hypothesis's content words (not stopwords, not punctuation) that the alignment
@@ -40,9 +47,11 @@ from explorer.aligners.manli_features import (
     SimilarityMatrix,
     extract,
 )
+from explorer.aligners.manli_kernel import anneal_walk, climb
 from explorer.alignment import Alignment, Edit, EditKind
 from explorer.api import ResultMixin
 from explorer.errors import ExplorerError
+from explorer.limits import Limits, check, lexical_words, manli_candidates
 
 if TYPE_CHECKING:
     from explorer.preprocess import AnalyzedPair
@@ -132,221 +141,6 @@ def default_model() -> ManliModel:
     return ManliModel.load(DEFAULT_MODEL)
 
 
-# -- the annealing walk -----------------------------------------------------------------
-
-def _anneal_py(p_start, p_end, h_start, h_end, gain, p_len, h_len, iterations, t0, rate, seed):  # type: ignore[no-untyped-def]
-    """The walk over candidates ``0..K-1`` (all with positive gain); returns the chosen
-    mask of the best alignment seen. Plain Python, compiled by numba."""
-    np.random.seed(seed)
-    k = gain.size
-    chosen = np.zeros(k, dtype=np.bool_)
-    owner_p = np.full(p_len, -1, dtype=np.int64)
-    owner_h = np.full(h_len, -1, dtype=np.int64)
-    best = chosen.copy()
-    best_score = 0.0
-    current = 0.0
-    succ = np.empty(2 * k, dtype=np.float64)
-    temperature = t0
-    for rnd in range(iterations + 2 * k + 2):
-        greedy = rnd >= iterations
-        if rnd == iterations:
-            # The final climb starts from the best alignment seen.
-            chosen[:] = best
-            current = best_score
-            owner_p[:] = -1
-            owner_h[:] = -1
-            for c in range(k):
-                if chosen[c]:
-                    for i in range(p_start[c], p_end[c]):
-                        owner_p[i] = c
-                    for j in range(h_start[c], h_end[c]):
-                        owner_h[j] = c
-        # Successor scores: add candidate c (dropping conflicts) or drop chosen edit c.
-        top = -1e300
-        top_i = -1
-        for c in range(k):
-            lost = 0.0
-            last = -1
-            for i in range(p_start[c], p_end[c]):
-                o = owner_p[i]
-                if o >= 0 and o != last:
-                    lost += gain[o]
-                    last = o
-            for j in range(h_start[c], h_end[c]):
-                o = owner_h[j]
-                if o >= 0 and o != last:
-                    # Counted already when it also overlaps c's text span.
-                    if not (p_start[o] < p_end[c] and p_start[c] < p_end[o]):
-                        lost += gain[o]
-                    last = o
-            s = current + gain[c] - lost
-            succ[c] = s
-            if s > top:
-                top = s
-                top_i = c
-            if chosen[c]:
-                succ[k + c] = current - gain[c]
-            else:
-                succ[k + c] = -1e300
-        if greedy:
-            if top <= current + 1e-12:
-                break
-            pick = top_i
-        else:
-            # exp((s - top) / T), sampled by inverse CDF
-            total = 0.0
-            for c in range(2 * k):
-                if succ[c] > -1e299:
-                    succ[c] = np.exp((succ[c] - top) / temperature)
-                    total += succ[c]
-                else:
-                    succ[c] = 0.0
-            u = np.random.random() * total
-            acc = 0.0
-            pick = 2 * k - 1
-            for c in range(2 * k):
-                acc += succ[c]
-                if acc >= u and succ[c] > 0.0:
-                    pick = c
-                    break
-            temperature *= rate
-        # Apply the move.
-        if pick >= k:
-            c = pick - k
-            chosen[c] = False
-            current -= gain[c]
-            for i in range(p_start[c], p_end[c]):
-                owner_p[i] = -1
-            for j in range(h_start[c], h_end[c]):
-                owner_h[j] = -1
-        else:
-            c = pick
-            for i in range(p_start[c], p_end[c]):
-                o = owner_p[i]
-                if o >= 0 and chosen[o]:
-                    chosen[o] = False
-                    current -= gain[o]
-                    for x in range(p_start[o], p_end[o]):
-                        owner_p[x] = -1
-                    for x in range(h_start[o], h_end[o]):
-                        owner_h[x] = -1
-            for j in range(h_start[c], h_end[c]):
-                o = owner_h[j]
-                if o >= 0 and chosen[o]:
-                    chosen[o] = False
-                    current -= gain[o]
-                    for x in range(p_start[o], p_end[o]):
-                        owner_p[x] = -1
-                    for x in range(h_start[o], h_end[o]):
-                        owner_h[x] = -1
-            chosen[c] = True
-            current += gain[c]
-            for i in range(p_start[c], p_end[c]):
-                owner_p[i] = c
-            for j in range(h_start[c], h_end[c]):
-                owner_h[j] = c
-        if current > best_score + 1e-12:
-            best_score = current
-            best[:] = chosen
-    return best
-
-
-#: Candidates (highest gains) considered by the final climb.
-CLIMB_CANDIDATES = 256
-
-
-def _climb_py(p_start, p_end, h_start, h_end, gain, p_len, h_len, chosen):  # type: ignore[no-untyped-def]
-    """Local search from ``chosen`` with compound moves: add one candidate, drop the
-    edits it conflicts with, then refill the freed tokens greedily (highest gain
-    first); take the best improving move until none is left. Only the
-    :data:`CLIMB_CANDIDATES` highest-gain candidates take part, which bounds the cost
-    when early perceptron weights make thousands of edits look good."""
-    k = gain.size
-    order = np.argsort(-gain)[:CLIMB_CANDIDATES]
-    chosen = chosen.copy()
-    occ_p = np.full(p_len, -1, dtype=np.int64)
-    occ_h = np.full(h_len, -1, dtype=np.int64)
-    tmp_p = occ_p.copy()
-    tmp_h = occ_h.copy()
-    for _ in range(4 * k + 4):
-        occ_p[:] = -1
-        occ_h[:] = -1
-        for c in range(k):
-            if chosen[c]:
-                occ_p[p_start[c] : p_end[c]] = c
-                occ_h[h_start[c] : h_end[c]] = c
-        best_delta = 1e-12
-        best_c = -1
-        for c in order:
-            if chosen[c]:
-                continue
-            delta = _compound(c, p_start, p_end, h_start, h_end, gain, order, chosen, occ_p, occ_h, tmp_p, tmp_h, False)
-            if delta > best_delta:
-                best_delta = delta
-                best_c = c
-        if best_c < 0:
-            break
-        _compound(best_c, p_start, p_end, h_start, h_end, gain, order, chosen, occ_p, occ_h, tmp_p, tmp_h, True)
-    return chosen
-
-
-def _compound(c, p_start, p_end, h_start, h_end, gain, order, chosen, occ_p, occ_h, tmp_p, tmp_h, apply):  # type: ignore[no-untyped-def]
-    """Score gain of the compound move for ``c`` (and make it when ``apply``)."""
-    tmp_p[:] = occ_p
-    tmp_h[:] = occ_h
-    delta = gain[c]
-    # Drop the conflicting edits.
-    for side in range(2):
-        lo = p_start[c] if side == 0 else h_start[c]
-        hi = p_end[c] if side == 0 else h_end[c]
-        for i in range(lo, hi):
-            o = tmp_p[i] if side == 0 else tmp_h[i]
-            if o >= 0:
-                delta -= gain[o]
-                tmp_p[p_start[o] : p_end[o]] = -1
-                tmp_h[h_start[o] : h_end[o]] = -1
-                if apply:
-                    chosen[o] = False
-    tmp_p[p_start[c] : p_end[c]] = c
-    tmp_h[h_start[c] : h_end[c]] = c
-    if apply:
-        chosen[c] = True
-    # Refill freed tokens.
-    for d in order:
-        if chosen[d] or d == c:
-            continue
-        free = True
-        for i in range(p_start[d], p_end[d]):
-            if tmp_p[i] >= 0:
-                free = False
-                break
-        if free:
-            for j in range(h_start[d], h_end[d]):
-                if tmp_h[j] >= 0:
-                    free = False
-                    break
-        if free:
-            delta += gain[d]
-            tmp_p[p_start[d] : p_end[d]] = d
-            tmp_h[h_start[d] : h_end[d]] = d
-            if apply:
-                chosen[d] = True
-    return delta
-
-
-@lru_cache(maxsize=1)
-def _compiled():  # type: ignore[no-untyped-def]
-    """The walk and the final climb, compiled with numba when it is installed."""
-    try:
-        import numba
-    except ImportError:  # pragma: no cover - numba is a requirement; keep working without it
-        return _anneal_py, _climb_py
-    jit = numba.njit(cache=True, nogil=True)
-    global _compound
-    _compound = jit(_compound)
-    return jit(_anneal_py), jit(_climb_py)
-
-
 def anneal(
     gain: np.ndarray,
     p_start: np.ndarray,
@@ -364,10 +158,43 @@ def anneal(
         The indices (into the given arrays) of the aligned edits of the best alignment
         found; tokens outside them are DEL / INS.
     """
+    return anneal_logged(gain, p_start, p_end, h_start, h_end, p_len, h_len, config=config)[0]
+
+
+@dataclass(frozen=True)
+class AnnealLog:
+    """What the walk did, round by round (teaching mode): ``useful`` maps the walk's
+    candidates to the given arrays; per round the temperature, the score after the
+    move (over the empty alignment), the move (``c`` added, ``K + c`` dropped) and the
+    alignment after it; ``walk_best`` is the walk's result before the final climb."""
+
+    useful: np.ndarray
+    temperature: np.ndarray
+    score: np.ndarray
+    move: np.ndarray
+    chosen: np.ndarray
+    walk_best: np.ndarray
+
+
+def anneal_logged(
+    gain: np.ndarray,
+    p_start: np.ndarray,
+    p_end: np.ndarray,
+    h_start: np.ndarray,
+    h_end: np.ndarray,
+    p_len: int,
+    h_len: int,
+    *,
+    config: DecoderConfig = DecoderConfig(),
+    record: bool = False,
+) -> tuple[np.ndarray, AnnealLog | None]:
+    """:func:`anneal`, and with ``record=True`` the walk's log (the same compiled walk,
+    writing each round into arrays it is given)."""
     useful = np.flatnonzero(gain > 1e-12)
     if useful.size == 0:
-        return useful
-    walk, climb = _compiled()
+        empty = np.zeros(0)
+        return useful, (AnnealLog(useful, empty, empty, empty.astype(np.int64), np.zeros((0, 0), dtype=np.bool_),
+                                  np.zeros(0, dtype=np.bool_)) if record else None)
     arrays = (
         np.ascontiguousarray(p_start[useful], dtype=np.int64),
         np.ascontiguousarray(p_end[useful], dtype=np.int64),
@@ -375,9 +202,18 @@ def anneal(
         np.ascontiguousarray(h_end[useful], dtype=np.int64),
         np.ascontiguousarray(gain[useful], dtype=np.float64),
     )
-    mask = walk(*arrays, int(p_len), int(h_len), int(config.iterations), float(config.t0), float(config.rate), int(config.seed))
-    mask = climb(*arrays, int(p_len), int(h_len), mask)
-    return useful[mask]
+    k = int(useful.size)
+    rounds = int(config.iterations) + 2 * k + 2 if record else 0
+    log = np.full((rounds, 3), np.nan)
+    log_chosen = np.zeros((rounds, k), dtype=np.bool_)
+    mask = anneal_walk(*arrays, int(p_len), int(h_len), int(config.iterations), float(config.t0),
+                       float(config.rate), int(config.seed), log, log_chosen)
+    final = climb(*arrays, int(p_len), int(h_len), mask)
+    if not record:
+        return useful[final], None
+    done = int(np.count_nonzero(~np.isnan(log[:, 0])))
+    return useful[final], AnnealLog(useful, log[:done, 0].copy(), log[:done, 1].copy(),
+                                    log[:done, 2].astype(np.int64), log_chosen[:done].copy(), mask.copy())
 
 
 def decode(
@@ -467,11 +303,21 @@ class ManliAligner:
         """The same aligner with weights from another file (``align-eval --model``)."""
         return ManliAligner(ManliModel.load(path), decoder=self.decoder)
 
-    def features(self, pair: AnalyzedPair) -> PairFeatures:
+    def check_limits(self, pair: AnalyzedPair, limits: Limits | None = None) -> None:
+        """Refuse a pair whose candidate edits (bounded by the sizes and the model's
+        phrase length) or memory estimate exceed the limits (:mod:`explorer.limits`)."""
+        p_len, h_len = len(pair.text), len(pair.hypothesis)
+        check(self.name, p_len, h_len, model="manli", limits=limits,
+              candidates=manli_candidates(p_len, h_len, self.model.features.max_phrase),
+              words=lexical_words(pair))
+
+    def features(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> PairFeatures:
+        self.check_limits(pair, limits)
         return extract(pair, self.similarity, config=self.model.features)
 
-    def align(self, pair: AnalyzedPair) -> ManliResult:
-        feats = self.features(pair)
+    def align(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> ManliResult:
+        """Raises :class:`explorer.limits.LimitError` for a pair past the limits."""
+        feats = self.features(pair, limits=limits)
         chosen, total = decode(feats, self.model.weights, config=self.decoder)
         edits = feats.edits(chosen, self.model.weights)
         alignment = Alignment.from_edits(feats.p_len, feats.h_len, edits)
@@ -482,7 +328,8 @@ class ManliAligner:
         )
         return replace(result, entailment=entailment_score(pair, result).value)
 
-    def score_alignment(self, pair: AnalyzedPair, alignment: Alignment) -> tuple[ManliResult, int]:
+    def score_alignment(self, pair: AnalyzedPair, alignment: Alignment, *,
+                        limits: Limits | None = None) -> tuple[ManliResult, int]:
         """Score a given alignment (a hand-edited one, say) with the model's weights.
 
         The links become phrase edits by merging contiguous links
@@ -494,7 +341,9 @@ class ManliAligner:
 
         Raises:
             ValueError: if the alignment does not cover the pair's tokens.
+            explorer.limits.LimitError: for a pair past the limits.
         """
+        self.check_limits(pair, limits)
         if (alignment.p_len, alignment.h_len) != (len(pair.text), len(pair.hypothesis)):
             raise ValueError(
                 f"alignment is {alignment.p_len} x {alignment.h_len} tokens but the pair has "
@@ -596,5 +445,5 @@ class ManliScorer:
             self._aligner = ManliAligner()
         return self._aligner
 
-    def score(self, pair: AnalyzedPair) -> ManliScore:
-        return entailment_score(pair, self.aligner.align(pair))
+    def score(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> ManliScore:
+        return entailment_score(pair, self.aligner.align(pair, limits=limits))

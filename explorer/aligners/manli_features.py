@@ -105,6 +105,8 @@ CONTEXTUAL: tuple[str, ...] = (
 ANCHOR_SIM = 0.9
 ANCHOR_WINDOW = 3
 N_FEATURES = len(FEATURES)
+#: Rows of the feature matrix scored at a time (:meth:`PairFeatures.aligned_scores`).
+SCORE_CHUNK = 65_536
 _DEL0 = len(ALIGNED_FEATURES)
 _INS0 = _DEL0 + len(DEL_FEATURES)
 
@@ -188,13 +190,25 @@ class PairFeatures:
         del_cum = np.concatenate(([0.0], np.cumsum(del_scores)))
         ins_cum = np.concatenate(([0.0], np.cumsum(ins_scores)))
         gain = (
-            self.aligned @ weights
+            self.aligned_scores(weights)
             - (del_cum[self.p_end] - del_cum[self.p_start])
             - (ins_cum[self.h_end] - ins_cum[self.h_start])
         )
         if not with_added:
             gain = np.where(self.added, -np.inf, gain)
         return base, gain
+
+    def aligned_scores(self, weights: np.ndarray) -> np.ndarray:
+        """``aligned @ weights`` in blocks of :data:`SCORE_CHUNK` rows, so the float32
+        features are never widened to float64 all at once (that copy alone was
+        ``C * N_FEATURES * 8`` bytes)."""
+        c = len(self)
+        if c <= SCORE_CHUNK:
+            return self.aligned @ weights
+        out = np.empty(c)
+        for start in range(0, c, SCORE_CHUNK):
+            out[start : start + SCORE_CHUNK] = self.aligned[start : start + SCORE_CHUNK] @ weights
+        return out
 
     def vector(self, chosen: np.ndarray) -> np.ndarray:
         """phi(E) of the alignment made of the candidates ``chosen`` (indices) and
@@ -335,6 +349,13 @@ def lexical_matrices(similarity: SimilarityMatrix, text: Analysis, hypothesis: A
 
 
 # -- features -----------------------------------------------------------------------------
+#
+# extract() runs in stages, each linear in the number of candidates C (or in the pair's
+# token pairs): (1) lexical evidence per token pair, (2) the candidate blocks and their
+# block statistics, (3) the edit's shape (type, sizes, constituents, stopwords, POS),
+# (4) lexical features, (5) contextual features, (6) DEL / INS features. No stage builds
+# an array that grows with C times anything but a constant; MANLI's limits
+# (:mod:`explorer.limits`) bound C before stage 2 starts.
 
 def _wmax(values: np.ndarray, size: int, axis: int) -> np.ndarray:
     """Max over every window of ``size`` consecutive entries along ``axis``."""
@@ -348,6 +369,211 @@ def _wmean(values: np.ndarray, size: int, axis: int) -> np.ndarray:
 
 def _coarse(tag: str) -> str:
     return "N" if tag.startswith(("NN", "PRP", "CD")) else tag[:1]
+
+
+def _cum(values: np.ndarray) -> np.ndarray:
+    """Prefix sums with a leading 0: ``cum[b] - cum[a]`` sums ``values[a:b]``."""
+    return np.concatenate(([0.0], np.cumsum(values)))
+
+
+@dataclass(frozen=True)
+class _Side:
+    """Per-token facts of one sentence, as arrays."""
+
+    n: int
+    stop: np.ndarray  # float 0/1
+    punct: np.ndarray  # float 0/1
+    bounds: np.ndarray  # (n + 1,) bool, chunk boundaries
+    coarse: np.ndarray  # coarse POS (one "" entry for an empty sentence)
+    proper: np.ndarray  # NNP* (one False entry for an empty sentence)
+    best: np.ndarray  # the token's best similarity on the other side
+
+    @classmethod
+    def of(cls, analysis: Analysis, best: np.ndarray) -> _Side:
+        return cls(
+            n=len(analysis),
+            stop=np.asarray(analysis.stop, dtype=np.float64),
+            punct=np.asarray(analysis.is_punct, dtype=np.float64),
+            bounds=np.asarray(chunk_boundaries(analysis.pos), dtype=bool),
+            coarse=np.array([_coarse(t) for t in analysis.pos] or [""]),
+            proper=np.array([t.startswith("NNP") for t in analysis.pos] or [False]),
+            best=best,
+        )
+
+
+@dataclass(frozen=True)
+class _Candidates:
+    """Candidate blocks (stage 2): spans and block statistics, one entry per candidate.
+
+    ``stats`` rows: block maximum of the similarity, of the antonymy, then of each
+    lexical component (:data:`LEXICAL_COMPONENTS`).
+    """
+
+    p_start: np.ndarray
+    h_start: np.ndarray
+    p_size: np.ndarray
+    h_size: np.ndarray
+    stats: np.ndarray  # (2 + len(LEXICAL_COMPONENTS), C)
+    cover_h: np.ndarray  # mean over the block's h tokens of their best match in the p phrase
+    cover_p: np.ndarray  # the same for the p tokens
+    added: np.ndarray  # present only because ``extra`` asked for it
+
+    @property
+    def p_end(self) -> np.ndarray:
+        return self.p_start + self.p_size
+
+    @property
+    def h_end(self) -> np.ndarray:
+        return self.h_start + self.h_size
+
+    def __len__(self) -> int:
+        return int(self.p_start.size)
+
+
+def _candidates(
+    sim: np.ndarray, layers: np.ndarray, max_phrase: int,
+    extra: tuple[tuple[tuple[int, int], tuple[int, int]], ...],
+) -> _Candidates:
+    """Stage 2: every block of at most ``max_phrase`` tokens a side whose similarity
+    maximum is positive or that has at most 3 tokens in all, plus the ``extra`` blocks.
+
+    Works one text phrase size at a time, so its temporaries are a few ``(layers,
+    p_len, h_len)`` arrays whatever ``max_phrase`` is.
+    """
+    p_len, h_len = sim.shape
+    regular = {(m, n) for m in range(1, min(max_phrase, p_len) + 1) for n in range(1, min(max_phrase, h_len) + 1)}
+    forced: dict[tuple[int, int], set[tuple[int, int]]] = {}
+    for (pa, pb), (ha, hb) in extra:
+        forced.setdefault((pb - pa, hb - ha), set()).add((pa, ha))
+    groups: list[tuple[np.ndarray, ...]] = []
+    rows_m, rows = 0, np.zeros(0)
+    for m, n in sorted(regular | set(forced)):
+        if m != rows_m:
+            rows_m, rows = m, _wmax(layers, m, 1)  # (layers, p_len-m+1, h_len)
+        blk = _wmax(rows, n, 2)  # (layers, p_len-m+1, h_len-n+1)
+        if (m, n) in regular:
+            keep = (blk[0] > 0) | (m + n <= 3)
+        else:
+            keep = np.zeros(blk.shape[1:], dtype=bool)
+        added = np.zeros_like(keep)
+        for pa, ha in forced.get((m, n), ()):
+            added[pa, ha] = not keep[pa, ha]
+        keep |= added
+        a, b = np.nonzero(keep)
+        cover_h = _wmean(rows[0], n, 1)[a, b]
+        cover_p = _wmean(_wmax(sim, n, 1), m, 0)[a, b]
+        groups.append((a, b, np.full(a.size, m), np.full(a.size, n), blk[:, a, b], cover_h, cover_p, added[a, b]))
+        del blk
+    if not groups:
+        empty = np.zeros(0, dtype=np.int64)
+        return _Candidates(empty, empty, empty, empty, np.zeros((layers.shape[0], 0)), np.zeros(0), np.zeros(0),
+                           np.zeros(0, dtype=bool))
+    return _Candidates(
+        p_start=np.concatenate([g[0] for g in groups]).astype(np.int64),
+        h_start=np.concatenate([g[1] for g in groups]).astype(np.int64),
+        p_size=np.concatenate([g[2] for g in groups]).astype(np.int64),
+        h_size=np.concatenate([g[3] for g in groups]).astype(np.int64),
+        stats=np.concatenate([g[4] for g in groups], axis=1),
+        cover_h=np.concatenate([g[5] for g in groups]),
+        cover_p=np.concatenate([g[6] for g in groups]),
+        added=np.concatenate([g[7] for g in groups]).astype(bool),
+    )
+
+
+def _shape_features(f: np.ndarray, cand: _Candidates, p: _Side, h: _Side,
+                    p_lemmas: tuple[str, ...], h_lemmas: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
+    """Stage 3: edit type, phrase sizes, constituents, stopwords, POS, punctuation and
+    proper nouns. Returns the EQ flags (lemma sequences equal) and each block's share
+    of stopwords on both sides (text share x hypothesis share)."""
+    col = INDEX
+    c = len(cand)
+    p_start, h_start, p_size, h_size = cand.p_start, cand.h_start, cand.p_size, cand.h_size
+    p_end, h_end = cand.p_end, cand.h_end
+    stop_cum_p, stop_cum_h = _cum(p.stop), _cum(h.stop)
+    p_stop_frac = (stop_cum_p[p_end] - stop_cum_p[p_start]) / p_size
+    h_stop_frac = (stop_cum_h[h_end] - stop_cum_h[h_start]) / h_size
+    eq = np.fromiter(
+        (p_lemmas[a:b] == h_lemmas[x:y] for a, b, x, y in zip(p_start.tolist(), p_end.tolist(), h_start.tolist(), h_end.tolist())),
+        dtype=bool, count=c,
+    )
+    pos_match = (p.coarse[np.maximum(p_end - 1, 0)] == h.coarse[np.maximum(h_end - 1, 0)]) if c else np.zeros(0, bool)
+    stop_both = p_stop_frac * h_stop_frac
+    f[:, col["sub:bias"]] = 1.0
+    f[:, col["sub:eq"]] = eq
+    f[:, col["sub:p_extra"]] = p_size - 1
+    f[:, col["sub:h_extra"]] = h_size - 1
+    f[:, col["sub:size_diff"]] = np.abs(p_size - h_size)
+    f[:, col["sub:multi"]] = (p_size > 1) | (h_size > 1)
+    f[:, col["sub:p_nonconstituent"]] = (p_size > 1) & ~(p.bounds[p_start] & p.bounds[p_end])
+    f[:, col["sub:h_nonconstituent"]] = (h_size > 1) & ~(h.bounds[h_start] & h.bounds[h_end])
+    f[:, col["sub:p_stop"]] = p_stop_frac
+    f[:, col["sub:h_stop"]] = h_stop_frac
+    f[:, col["sub:stop_both"]] = stop_both
+    f[:, col["sub:pos_match"]] = pos_match
+    f[:, col["sub:eq_content"]] = eq * (1.0 - stop_both)
+    p_punct_cum, h_punct_cum = _cum(p.punct), _cum(h.punct)
+    f[:, col["sub:punct_both"]] = ((p_punct_cum[p_end] - p_punct_cum[p_start]) == p_size) & (
+        (h_punct_cum[h_end] - h_punct_cum[h_start]) == h_size)
+    if c:
+        f[:, col["sub:proper_both"]] = p.proper[p_end - 1] & h.proper[h_end - 1]
+    return eq, stop_both
+
+
+def _lexical_features(f: np.ndarray, cand: _Candidates, p: _Side, h: _Side) -> None:
+    """Stage 4: the block's similarity, coverage, antonymy, each lexical component,
+    and whether the block holds the best match its tokens have."""
+    col = INDEX
+    block_max, antonym, lex = cand.stats[0], cand.stats[1], cand.stats[2:].T
+    f[:, col["sub:sim_max"]] = block_max
+    f[:, col["sub:sim_cover_h"]] = cand.cover_h
+    f[:, col["sub:sim_cover_p"]] = cand.cover_p
+    f[:, col["sub:sim_exact"]] = block_max >= 0.999
+    f[:, col["sub:sim_zero"]] = block_max <= 0.0
+    f[:, col["sub:sim_partial"]] = (block_max > 0) & (block_max < 0.999)
+    f[:, col["sub:antonym"]] = antonym
+    h_best = _span_max(h.best, cand.h_start, cand.h_end)
+    p_best = _span_max(p.best, cand.p_start, cand.p_end)
+    f[:, col["sub:best_for_h"]] = (block_max > 0) & (block_max >= h_best - 1e-9)
+    f[:, col["sub:best_for_p"]] = (block_max > 0) & (block_max >= p_best - 1e-9)
+    first_lex = col["sub:lex_identity"]
+    f[:, first_lex : first_lex + len(LEXICAL_COMPONENTS)] = lex
+
+
+def _contextual_features(f: np.ndarray, cand: _Candidates, sim: np.ndarray, p: _Side, h: _Side,
+                         stop_both: np.ndarray) -> None:
+    """Stage 5: distortion, matching neighbours and anchors (see :data:`ANCHOR_SIM`)."""
+    col = INDEX
+    p_len, h_len = sim.shape
+    p_start, h_start, p_end, h_end = cand.p_start, cand.h_start, cand.p_end, cand.h_end
+    p_mid = (p_start + p_end) / 2.0 / max(p_len, 1)
+    h_mid = (h_start + h_end) / 2.0 / max(h_len, 1)
+    distortion = np.abs(p_mid - h_mid)
+    f[:, col["sub:distortion"]] = distortion
+    left = _neighbour(sim, p_start - 1, h_start - 1, p_len, h_len)
+    right = _neighbour(sim, p_end, h_end, p_len, h_len)
+    f[:, col["sub:left_match"]] = left
+    f[:, col["sub:right_match"]] = right
+    f[:, col["sub:both_match"]] = left * right
+    f[:, col["sub:stop_distortion"]] = stop_both * distortion
+    f[:, col["sub:stop_left_match"]] = stop_both * left
+    f[:, col["sub:stop_right_match"]] = stop_both * right
+    anchors = (sim >= ANCHOR_SIM) & ~((p.stop > 0)[:, None] | (h.stop > 0)[None, :])
+    left_a = _anchored(anchors, p_start, h_start, -1)
+    right_a = _anchored(anchors, p_end - 1, h_end - 1, +1)
+    f[:, col["sub:anchor_left"]] = left_a
+    f[:, col["sub:anchor_right"]] = right_a
+    f[:, col["sub:anchor_both"]] = left_a & right_a
+    f[:, col["sub:stop_anchor"]] = stop_both * (left_a | right_a)
+
+
+def _token_features(side: _Side, first: int) -> np.ndarray:
+    """Stage 6: the features of deleting (inserting) each token, from column ``first``."""
+    out = np.zeros((side.n, N_FEATURES), dtype=np.float32)
+    out[:, first + 0] = 1.0
+    out[:, first + 1] = side.stop
+    out[:, first + 2] = side.punct
+    out[:, first + 3] = side.best
+    return out
 
 
 def extract(
@@ -365,6 +591,10 @@ def extract(
     pair in them is similar or the block is small (at most 3 tokens in all): a large
     block with no similar token pair never has a positive gain in practice.
 
+    Cost: the lexical evidence is ``O(|t| |h|)``; everything else is linear in the
+    number of candidates, at most :func:`explorer.limits.manli_candidates` (callers
+    check :func:`explorer.limits.check` first; :class:`ManliAligner` does).
+
     Args:
         pair: the analysed pair.
         similarity: token similarity (``matrix(text, hypothesis)``).
@@ -376,157 +606,48 @@ def extract(
     """
     text, hyp = pair.text, pair.hypothesis
     p_len, h_len = len(text), len(hyp)
+    # Stage 1: lexical evidence for every token pair.
     sim, comps = lexical_matrices(similarity, text, hyp)
     if antonyms is None and hasattr(similarity, "antonym_matrix"):
         antonyms = similarity.antonym_matrix(text, hyp)
     ant = np.zeros((p_len, h_len)) if antonyms is None else np.asarray(antonyms, dtype=np.float64).reshape(p_len, h_len)
-    p_stop = np.asarray(text.stop, dtype=np.float64)
-    h_stop = np.asarray(hyp.stop, dtype=np.float64)
-    p_punct = np.asarray(text.is_punct, dtype=np.float64)
-    h_punct = np.asarray(hyp.is_punct, dtype=np.float64)
-    p_bounds = np.asarray(chunk_boundaries(text.pos), dtype=bool)
-    h_bounds = np.asarray(chunk_boundaries(hyp.pos), dtype=bool)
-    p_best = sim.max(axis=1) if h_len else np.zeros(p_len)
-    h_best = sim.max(axis=0) if p_len else np.zeros(h_len)
-
-    # Candidates and their block statistics, one (text size, hypothesis size) at a time.
-    # Layers: similarity, antonymy, then each lexical component.
+    p = _Side.of(text, sim.max(axis=1) if h_len else np.zeros(p_len))
+    h = _Side.of(hyp, sim.max(axis=0) if p_len else np.zeros(h_len))
+    # Stage 2: candidates. Layers: similarity, antonymy, then each lexical component.
     layers = np.concatenate((sim[None], ant[None], comps)) if p_len and h_len else np.zeros((2 + len(comps), p_len, h_len))
-    groups: list[tuple[np.ndarray, ...]] = []
-    k = config.max_phrase
-    regular = {(m, n) for m in range(1, min(k, p_len) + 1) for n in range(1, min(k, h_len) + 1)}
-    forced: dict[tuple[int, int], set[tuple[int, int]]] = {}
-    for (pa, pb), (ha, hb) in extra:
-        forced.setdefault((pb - pa, hb - ha), set()).add((pa, ha))
-    rows_by_m: dict[int, np.ndarray] = {}
-    for m, n in sorted(regular | set(forced)):
-        if m not in rows_by_m:
-            rows_by_m[m] = _wmax(layers, m, 1)  # (layers, p_len-m+1, h_len)
-        rows = rows_by_m[m]
-        blk = _wmax(rows, n, 2)  # (layers, p_len-m+1, h_len-n+1)
-        if (m, n) in regular:
-            keep = (blk[0] > 0) | (m + n <= 3)
-        else:
-            keep = np.zeros(blk.shape[1:], dtype=bool)
-        added = np.zeros_like(keep)
-        for pa, ha in forced.get((m, n), ()):
-            added[pa, ha] = not keep[pa, ha]
-        keep |= added
-        a, b = np.nonzero(keep)
-        cover_h = _wmean(rows[0], n, 1)[a, b]
-        cover_p = _wmean(_wmax(sim, n, 1), m, 0)[a, b]
-        groups.append((a, b, np.full(a.size, m), np.full(a.size, n), blk[:, a, b], cover_h, cover_p, added[a, b]))
-    if groups:
-        p_start = np.concatenate([g[0] for g in groups]).astype(np.int64)
-        h_start = np.concatenate([g[1] for g in groups]).astype(np.int64)
-        p_size = np.concatenate([g[2] for g in groups]).astype(np.int64)
-        h_size = np.concatenate([g[3] for g in groups]).astype(np.int64)
-        stats = np.concatenate([g[4] for g in groups], axis=1)
-        cover_h = np.concatenate([g[5] for g in groups])
-        cover_p = np.concatenate([g[6] for g in groups])
-        was_added = np.concatenate([g[7] for g in groups]).astype(bool)
-    else:
-        p_start = h_start = p_size = h_size = np.zeros(0, dtype=np.int64)
-        stats = np.zeros((layers.shape[0], 0))
-        cover_h = cover_p = np.zeros(0)
-        was_added = np.zeros(0, dtype=bool)
-    block_max, antonym, lex = stats[0], stats[1], stats[2:].T
-    p_end = p_start + p_size
-    h_end = h_start + h_size
-    c = p_start.size
-
-    stop_cum_p = np.concatenate(([0.0], np.cumsum(p_stop)))
-    stop_cum_h = np.concatenate(([0.0], np.cumsum(h_stop)))
-    p_stop_frac = (stop_cum_p[p_end] - stop_cum_p[p_start]) / p_size
-    h_stop_frac = (stop_cum_h[h_end] - stop_cum_h[h_start]) / h_size
-    p_lem = text.lemmas
-    h_lem = hyp.lemmas
-    eq = np.fromiter(
-        (p_lem[a:b] == h_lem[x:y] for a, b, x, y in zip(p_start.tolist(), p_end.tolist(), h_start.tolist(), h_end.tolist())),
-        dtype=bool, count=c,
-    )
-    p_coarse = np.array([_coarse(t) for t in text.pos] or [""])
-    h_coarse = np.array([_coarse(t) for t in hyp.pos] or [""])
-    pos_match = (p_coarse[np.maximum(p_end - 1, 0)] == h_coarse[np.maximum(h_end - 1, 0)]) if c else np.zeros(0, bool)
-    # Best available match: the block holds the best similarity its h (p) tokens have.
-    h_best_cum = _span_max(h_best, h_start, h_end)
-    p_best_cum = _span_max(p_best, p_start, p_end)
-
-    f = np.zeros((c, N_FEATURES), dtype=np.float32)
-    col = INDEX
-    f[:, col["sub:bias"]] = 1.0
-    f[:, col["sub:eq"]] = eq
-    f[:, col["sub:sim_max"]] = block_max
-    f[:, col["sub:sim_cover_h"]] = cover_h
-    f[:, col["sub:sim_cover_p"]] = cover_p
-    f[:, col["sub:sim_exact"]] = block_max >= 0.999
-    f[:, col["sub:sim_zero"]] = block_max <= 0.0
-    f[:, col["sub:antonym"]] = antonym
-    f[:, col["sub:p_extra"]] = p_size - 1
-    f[:, col["sub:h_extra"]] = h_size - 1
-    f[:, col["sub:size_diff"]] = np.abs(p_size - h_size)
-    f[:, col["sub:multi"]] = (p_size > 1) | (h_size > 1)
-    f[:, col["sub:p_nonconstituent"]] = (p_size > 1) & ~(p_bounds[p_start] & p_bounds[p_end])
-    f[:, col["sub:h_nonconstituent"]] = (h_size > 1) & ~(h_bounds[h_start] & h_bounds[h_end])
-    f[:, col["sub:p_stop"]] = p_stop_frac
-    f[:, col["sub:h_stop"]] = h_stop_frac
-    f[:, col["sub:stop_both"]] = p_stop_frac * h_stop_frac
-    f[:, col["sub:pos_match"]] = pos_match
-    f[:, col["sub:best_for_h"]] = (block_max > 0) & (block_max >= h_best_cum - 1e-9)
-    f[:, col["sub:best_for_p"]] = (block_max > 0) & (block_max >= p_best_cum - 1e-9)
-    stop_both = p_stop_frac * h_stop_frac
-    first_lex = col["sub:lex_identity"]
-    f[:, first_lex : first_lex + len(LEXICAL_COMPONENTS)] = lex
-    f[:, col["sub:eq_content"]] = eq * (1.0 - stop_both)
-    f[:, col["sub:sim_partial"]] = (block_max > 0) & (block_max < 0.999)
-    p_punct_cum = np.concatenate(([0.0], np.cumsum(p_punct)))
-    h_punct_cum = np.concatenate(([0.0], np.cumsum(h_punct)))
-    f[:, col["sub:punct_both"]] = ((p_punct_cum[p_end] - p_punct_cum[p_start]) == p_size) & (
-        (h_punct_cum[h_end] - h_punct_cum[h_start]) == h_size)
-    p_proper = np.array([t.startswith("NNP") for t in text.pos] or [False])
-    h_proper = np.array([t.startswith("NNP") for t in hyp.pos] or [False])
-    if c:
-        f[:, col["sub:proper_both"]] = p_proper[p_end - 1] & h_proper[h_end - 1]
-    if config.contextual and c:
-        p_mid = (p_start + p_end) / 2.0 / max(p_len, 1)
-        h_mid = (h_start + h_end) / 2.0 / max(h_len, 1)
-        distortion = np.abs(p_mid - h_mid)
-        f[:, col["sub:distortion"]] = distortion
-        left = _neighbour(sim, p_start - 1, h_start - 1, p_len, h_len)
-        right = _neighbour(sim, p_end, h_end, p_len, h_len)
-        f[:, col["sub:left_match"]] = left
-        f[:, col["sub:right_match"]] = right
-        f[:, col["sub:both_match"]] = left * right
-        f[:, col["sub:stop_distortion"]] = stop_both * distortion
-        f[:, col["sub:stop_left_match"]] = stop_both * left
-        f[:, col["sub:stop_right_match"]] = stop_both * right
-        content = ~(np.asarray(text.stop, dtype=bool)[:, None] | np.asarray(hyp.stop, dtype=bool)[None, :])
-        anchor_p, anchor_h = np.nonzero((sim >= ANCHOR_SIM) & content)
-        left_a = _anchored(p_start - anchor_p[None, :].T, h_start - anchor_h[None, :].T)
-        right_a = _anchored(anchor_p[None, :].T - (p_end - 1), anchor_h[None, :].T - (h_end - 1))
-        f[:, col["sub:anchor_left"]] = left_a
-        f[:, col["sub:anchor_right"]] = right_a
-        f[:, col["sub:anchor_both"]] = left_a & right_a
-        f[:, col["sub:stop_anchor"]] = stop_both * (left_a | right_a)
-
-    deleted = np.zeros((p_len, N_FEATURES), dtype=np.float32)
-    deleted[:, _DEL0 + 0] = 1.0
-    deleted[:, _DEL0 + 1] = p_stop
-    deleted[:, _DEL0 + 2] = p_punct
-    deleted[:, _DEL0 + 3] = p_best
-    inserted = np.zeros((h_len, N_FEATURES), dtype=np.float32)
-    inserted[:, _INS0 + 0] = 1.0
-    inserted[:, _INS0 + 1] = h_stop
-    inserted[:, _INS0 + 2] = h_punct
-    inserted[:, _INS0 + 3] = h_best
-    return PairFeatures(p_len, h_len, p_start, p_end, h_start, h_end, eq, f, deleted, inserted, was_added)
+    del comps
+    cand = _candidates(sim, layers, config.max_phrase, extra)
+    del layers
+    # Stages 3-5: the aligned candidates' features.
+    f = np.zeros((len(cand), N_FEATURES), dtype=np.float32)
+    eq, stop_both = _shape_features(f, cand, p, h, text.lemmas, hyp.lemmas)
+    _lexical_features(f, cand, p, h)
+    if config.contextual and len(cand):
+        _contextual_features(f, cand, sim, p, h, stop_both)
+    # Stage 6: DEL and INS.
+    deleted = _token_features(p, _DEL0)
+    inserted = _token_features(h, _INS0)
+    return PairFeatures(p_len, h_len, cand.p_start, cand.p_end, cand.h_start, cand.h_end, eq, f, deleted, inserted,
+                        cand.added)
 
 
-def _anchored(gap_p: np.ndarray, gap_h: np.ndarray) -> np.ndarray:
-    """Per candidate (columns): some anchor (rows) lies 1..ANCHOR_WINDOW tokens away
-    on both sides, in the same direction, with offsets differing by at most one."""
-    ok = (gap_p >= 1) & (gap_h >= 1) & (gap_p <= ANCHOR_WINDOW) & (gap_h <= ANCHOR_WINDOW) & (np.abs(gap_p - gap_h) <= 1)
-    return ok.any(axis=0) if ok.size else np.zeros(gap_p.shape[1], dtype=bool)
+#: The (text, hypothesis) distances from a phrase to an anchor that count as a matching
+#: context: 1..ANCHOR_WINDOW tokens on both sides, the two differing by at most one.
+_ANCHOR_OFFSETS: tuple[tuple[int, int], ...] = tuple(
+    (dp, dh) for dp in range(1, ANCHOR_WINDOW + 1) for dh in range(1, ANCHOR_WINDOW + 1) if abs(dp - dh) <= 1
+)
+
+
+def _anchored(anchors: np.ndarray, p_at: np.ndarray, h_at: np.ndarray, direction: int) -> np.ndarray:
+    """Per candidate: an anchor lies at ``(p_at + direction * dp, h_at + direction * dh)``
+    for one of :data:`_ANCHOR_OFFSETS` (looked up in the padded anchor matrix: ``O(C)``)."""
+    w = ANCHOR_WINDOW
+    padded = np.zeros((anchors.shape[0] + 2 * w, anchors.shape[1] + 2 * w), dtype=bool)
+    padded[w : w + anchors.shape[0], w : w + anchors.shape[1]] = anchors
+    out = np.zeros(p_at.size, dtype=bool)
+    for dp, dh in _ANCHOR_OFFSETS:
+        out |= padded[p_at + direction * dp + w, h_at + direction * dh + w]
+    return out
 
 
 def _span_max(values: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:

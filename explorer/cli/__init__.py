@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NoReturn
 
@@ -67,8 +68,37 @@ def build_parser(prog: str = "python -m explorer") -> argparse.ArgumentParser:
     for name, info in COMMANDS.items():
         command = sub.add_parser(name, help=info.help, description=info.help)
         import_attr(info.configure)(command)
+        _add_limit_options(command)
         command.set_defaults(run=info.run)
     return parser
+
+
+def _positive(kind: type) -> Callable[[str], float]:
+    def parse(text: str) -> float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected a positive number, not {text!r}") from None
+        if not 0 < value < float("inf"):
+            raise argparse.ArgumentTypeError(f"expected a positive finite number, not {text!r}")
+        return value  # type: ignore[no-any-return]
+
+    return parse
+
+
+def _add_limit_options(parser: argparse.ArgumentParser) -> None:
+    """The cost limits of every method (:mod:`explorer.limits`), one option each."""
+    from explorer.limits import CLI_OPTIONS, DEFAULT_LIMITS
+
+    group = parser.add_argument_group("limits", "what one pair may cost a method (explorer/limits.py)")
+    for field, option in CLI_OPTIONS.items():
+        default = getattr(DEFAULT_LIMITS, field)
+        group.add_argument(option, dest=f"limit_{field}", metavar="N", type=_positive(type(default)),
+                           help=f"default {default:,}")
+
+
+def _limits_of(args: argparse.Namespace) -> dict[str, float]:
+    return {k.removeprefix("limit_"): v for k, v in vars(args).items() if k.startswith("limit_") and v is not None}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -84,7 +114,10 @@ def main(argv: list[str] | None = None) -> int:
         parser.print_help()
         return 2
     try:
-        return int(import_attr(args.run)(args))
+        from explorer import limits
+
+        with limits.using(limits.current().replace(**_limits_of(args))):
+            return int(import_attr(args.run)(args))
     except ExplorerError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -163,7 +163,12 @@ class EditDistanceModel:
 
     # -- scoring --
 
-    def edge_weights(self, batch: Batch) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    def scores(self, batch: Batch) -> dict[str, np.ndarray]:
+        """The log-linear score ``w . phi`` of every table row (before any shift)."""
+        return {t: batch.matrices[t] @ self.weights for t in TABLES}
+
+    def edge_weights(self, batch: Batch, scores: dict[str, np.ndarray] | None = None,
+                     ) -> tuple[dict[str, np.ndarray], np.ndarray]:
         """Linear (shifted) weights of every table row, and the per-pair shift.
 
         The shift estimates the best sequence's score per token: each text token and
@@ -171,9 +176,10 @@ class EditDistanceModel:
         insertion, or half of its best substitution, a third or a quarter of a block),
         plus the largest transition weight. Every sequence consumes every token once,
         so the best sequence's shifted weight stays near 1 whatever the weights'
-        magnitude, and the sums neither overflow nor underflow.
+        magnitude. On long or lopsided pairs the sums can still leave float64's range;
+        :meth:`log_z` and :meth:`best_sequence` then rerun the pair in log space.
         """
-        scores = {t: batch.matrices[t] @ self.weights for t in TABLES}
+        scores = self.scores(batch) if scores is None else scores
         best_text = scores["del"].copy()
         best_hyp = scores["ins"].copy()
         text_index = batch.text_index
@@ -197,10 +203,22 @@ class EditDistanceModel:
             weights[table] = np.where(batch.allowed[table], w, 0.0)
         return weights, shift
 
+    def log_weights(self, batch: Batch, scores: dict[str, np.ndarray] | None = None) -> dict[str, np.ndarray]:
+        """Unshifted log weights of every table row, ``-inf`` where the operation is not
+        allowed (the log-space kernels' input)."""
+        scores = self.scores(batch) if scores is None else scores
+        return {t: np.where(batch.allowed[t], scores[t], -np.inf) for t in TABLES}
+
     def log_z(self, batch: Batch, *, counts: bool = False) -> tuple[np.ndarray, Counts | None]:
-        """``log Z`` of every pair (and, with ``counts``, the expected counts)."""
+        """``log Z`` of every pair (and, with ``counts``, the expected counts).
+
+        Pairs run through the fast linear kernels; a pair whose shifted sum leaves
+        ``[SAFE_LOW, SAFE_HIGH]`` (extreme weights) is rerun in log space, and a lattice
+        of more than ``LOG_SPACE_CELLS`` cells (long pairs) goes to log space at once.
+        """
         a = self.automaton
-        weights, shift = self.edge_weights(batch)
+        scores = self.scores(batch)
+        weights, shift = self.edge_weights(batch, scores)
         d = max(self.max_jump, 1)
         c = Counts({t: np.zeros(len(weights[t])) for t in TABLES},
                    np.zeros((len(batch), N_LAST, N_CLASSES)), np.zeros((len(batch), d)))
@@ -210,14 +228,46 @@ class EditDistanceModel:
             weights["ins"], weights["del"], np.exp(self.jump) if self.max_jump else np.ones(1),
             np.exp(self.trans), a.last, a.order, a.rank_ptr, a.next_state, a.text_move, a.start, a.final,
             a.ops, counts, c.tables["sub"], c.tables["b12"], c.tables["b21"], c.tables["b22"], c.tables["ins"],
-            c.tables["del"], c.jump, c.trans,
+            c.tables["del"], c.jump, c.trans, (batch.n + 1) * (batch.m + 1) > fsa.LOG_SPACE_CELLS,
         )
-        with np.errstate(divide="ignore"):
+        with np.errstate(divide="ignore", invalid="ignore"):
             log_z = np.log(z) + shift * (batch.n + batch.m)
+        unsafe = np.flatnonzero(~((z >= fsa.SAFE_LOW) & (z <= fsa.SAFE_HIGH)))
+        if unsafe.size:
+            log_w = self.log_weights(batch, scores)
+            for p in unsafe.tolist():
+                log_z[p] = self._log_z_one(batch, log_w, p, c if counts else None)
         if not np.all(np.isfinite(log_z)):
             bad = int(np.flatnonzero(~np.isfinite(log_z))[0])
-            raise ModelError(f"the edit lattice of pair {bad} over- or underflowed (weights too large)")
+            raise ModelError(f"the edit lattice of pair {bad} has no finite total (weights too large)")
         return log_z, (c if counts else None)
+
+    def _log_z_one(self, batch: Batch, log_w: dict[str, np.ndarray], p: int, counts: Counts | None) -> float:
+        """Pair ``p`` of the batch in log space; fills its slices of ``counts``."""
+        a = self.automaton
+        n, m = int(batch.n[p]), int(batch.m[p])
+        cell = slice(int(batch.offsets["sub"][p]), int(batch.offsets["sub"][p + 1]))
+        ins = slice(int(batch.offsets["ins"][p]), int(batch.offsets["ins"][p + 1]))
+        dels = slice(int(batch.offsets["del"][p]), int(batch.offsets["del"][p + 1]))
+        emis, cls_table = fsa.log_tables(n, m, log_w["sub"][cell], batch.sub_class[cell], log_w["b12"][cell],
+                                         log_w["b21"][cell], log_w["b22"][cell], log_w["ins"][ins], log_w["del"][dels])
+        jump = self.jump if self.max_jump else np.zeros(1)
+        alpha = np.empty((m + 1, n + 1, len(a.last)))
+        log_z = fsa.forward_log(n, m, emis, cls_table, jump, self.trans, a.last, a.order, a.rank_ptr,
+                                a.next_state, a.text_move, a.start, a.final, a.ops, alpha)
+        if counts is not None and np.isfinite(log_z):
+            for table, rows in (("sub", cell), ("b12", cell), ("b21", cell), ("b22", cell), ("ins", ins), ("del", dels)):
+                counts.tables[table][rows] = 0.0
+            counts.jump[p] = 0.0
+            counts.trans[p] = 0.0
+            beta = np.empty_like(alpha)
+            fsa.backward_counts_log(
+                n, m, emis, cls_table, jump, self.trans, a.last, a.order, a.rank_ptr, a.next_state, a.text_move,
+                a.final, a.ops, alpha, beta, log_z, counts.tables["sub"][cell], counts.tables["b12"][cell],
+                counts.tables["b21"][cell], counts.tables["b22"][cell], counts.tables["ins"][ins],
+                counts.tables["del"][dels], counts.jump[p], counts.trans[p],
+            )
+        return float(log_z)
 
     def predict_batch(self, batch: Batch) -> np.ndarray:
         log_z, _ = self.log_z(batch)
@@ -233,32 +283,51 @@ class EditDistanceModel:
         return self.predict_batch(self.encode(pairs))
 
     def best_sequence(self, pair: AnalyzedPair, *, features: PairFeatures | None = None) -> tuple[list[EditStep], float]:
-        """The Viterbi edit sequence of one pair and its log score."""
+        """The Viterbi edit sequence of one pair and its log score (in log space when
+        the lattice is large or the linear kernel's best weight leaves
+        ``[SAFE_LOW, SAFE_HIGH]``)."""
         feats = features or pair_features(pair)
         batch = Batch.build([feats], self.index)
-        weights, shift = self.edge_weights(batch)
+        scores = self.scores(batch)
+        weights, shift = self.edge_weights(batch, scores)
         a = self.automaton
-        emis, cls_table = fsa.tables(feats.n, feats.m, weights["sub"], batch.sub_class, weights["b12"],
-                                     weights["b21"], weights["b22"], weights["ins"], weights["del"])
-        steps, best = fsa.viterbi(
-            feats.n, feats.m, emis, cls_table, np.exp(self.jump) if self.max_jump else np.ones(1),
-            np.exp(self.trans), a.last, a.order, a.rank_ptr, a.next_state, a.text_move, a.start, a.final, a.ops,
-        )
+        best = 0.0
+        in_log = (feats.n + 1) * (feats.m + 1) > fsa.LOG_SPACE_CELLS
+        if not in_log:
+            emis, cls_table = fsa.tables(feats.n, feats.m, weights["sub"], batch.sub_class, weights["b12"],
+                                         weights["b21"], weights["b22"], weights["ins"], weights["del"])
+            steps, best = fsa.viterbi(
+                feats.n, feats.m, emis, cls_table, np.exp(self.jump) if self.max_jump else np.ones(1),
+                np.exp(self.trans), a.last, a.order, a.rank_ptr, a.next_state, a.text_move, a.start, a.final, a.ops,
+            )
+            in_log = not fsa.SAFE_LOW <= best <= fsa.SAFE_HIGH
+        if in_log:
+            log_w = self.log_weights(batch, scores)
+            emis, cls_table = fsa.log_tables(feats.n, feats.m, log_w["sub"], batch.sub_class, log_w["b12"],
+                                             log_w["b21"], log_w["b22"], log_w["ins"], log_w["del"])
+            steps, log_best = fsa.viterbi_log(
+                feats.n, feats.m, emis, cls_table, self.jump if self.max_jump else np.zeros(1), self.trans,
+                a.last, a.order, a.rank_ptr, a.next_state, a.text_move, a.start, a.final, a.ops,
+            )
+            if not np.isfinite(log_best):
+                raise ModelError("no edit sequence found")
+        elif best <= 0.0:
+            raise ModelError("no edit sequence found")
         out = []
         for op_f, i_f, j_f, cls_f, w in steps:
             op, i, j, cls = int(op_f), int(i_f), int(j_f), int(cls_f)
             kind = OP_NAMES[min(op, fsa.JUMP_F)]
             t_len = OP_TEXT[op] if op < fsa.JUMP_F else 0
             h_len = OP_HYP[op] if op < fsa.JUMP_F else 0
-            log_w = math.log(w) + float(shift[0]) * (t_len + h_len)
+            log_w_step = float(w) if in_log else math.log(w) + float(shift[0]) * (t_len + h_len)
             out.append(EditStep(
                 op=kind, cls=CLASSES[cls], text_span=(i, i + t_len) if t_len else None,
-                hyp_span=(j, j + h_len) if h_len else None, log_weight=log_w,
+                hyp_span=(j, j + h_len) if h_len else None, log_weight=log_w_step,
                 jump=(op - fsa.JUMP_F + 1) if op >= fsa.JUMP_F else (0 if op != fsa.JUMP_B else -1),
                 text_position=i, hyp_position=j,
             ))
-        if best <= 0.0:
-            raise ModelError("no edit sequence found")
+        if in_log:
+            return out, float(log_best)
         return out, math.log(best) + float(shift[0]) * (feats.n + feats.m)
 
     # -- files --

@@ -24,6 +24,7 @@ from explorer.alignment import Alignment, Edit, EditKind
 from explorer.edit_distance.automaton import C_JUMP_B, CLASSES, MATCH_CLASSES
 from explorer.edit_distance.features import pair_features
 from explorer.edit_distance.model import Batch, Counts, EditDistanceModel, EditStep
+from explorer.limits import Limits, check, lexical_words
 from explorer.preprocess import AnalyzedPair
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
@@ -111,7 +112,11 @@ class EditDistanceScorer:
             self._model = default_model(self.kind)
         return self._model
 
-    def score(self, pair: AnalyzedPair) -> EditDistanceResult:
+    def score(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> EditDistanceResult:
+        """Raises :class:`explorer.limits.LimitError` for a pair past the limits, and
+        :class:`explorer.edit_distance.model.ModelError` for an empty side."""
+        check(self.name, len(pair.text), len(pair.hypothesis), model=self.kind, limits=limits,
+              words=lexical_words(pair))
         model = self.model
         feats = pair_features(pair)
         batch = Batch.build([feats], model.index)
@@ -123,17 +128,12 @@ class EditDistanceScorer:
         probabilities = tuple(_step_probability(step, counts, feats.m) for step in steps)
         return EditDistanceResult(value, float(log_z[0]), best, tuple(steps), probabilities, alignment, self.kind)
 
-    def score_many(self, pairs: Sequence[AnalyzedPair]) -> np.ndarray:
+    def score_many(self, pairs: Sequence[AnalyzedPair], *, limits: Limits | None = None) -> np.ndarray:
         """Values only (no Viterbi decoding), in one batch."""
+        for pair in pairs:
+            check(self.name, len(pair.text), len(pair.hypothesis), model=self.kind, limits=limits,
+                  words=lexical_words(pair))
         return self.model.predict(list(pairs))
 
-    def align(self, pair: AnalyzedPair) -> EditDistanceResult:
-        return self.score(pair)
-
-
-def pfsm_scorer() -> EditDistanceScorer:
-    return EditDistanceScorer("pfsm")
-
-
-def ppda_scorer() -> EditDistanceScorer:
-    return EditDistanceScorer("ppda")
+    def align(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> EditDistanceResult:
+        return self.score(pair, limits=limits)

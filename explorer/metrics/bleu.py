@@ -31,6 +31,7 @@ from functools import lru_cache
 from typing import Literal
 
 from explorer.api import ResultMixin
+from explorer.limits import Limits, check
 from explorer.preprocess import AnalyzedPair
 
 Variant = Literal["bleu", "mbleu", "bleu_pa"]
@@ -201,15 +202,18 @@ class BleuScorer:
     def name(self) -> str:
         return self.variant
 
-    def score(self, pair: AnalyzedPair) -> BleuResult:
+    def score(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> BleuResult:
+        """Raises :class:`explorer.limits.LimitError` for a pair past the limits."""
+        check(self.name, len(pair.text), len(pair.hypothesis), model="bleu", limits=limits)
         return bleu_tokens(
             pair.hypothesis.lower, pair.text.lower, variant=self.variant, max_n=self.max_n
         )
 
-    def score_many(self, pairs: Sequence[AnalyzedPair]) -> list[float]:
+    def score_many(self, pairs: Sequence[AnalyzedPair], *, limits: Limits | None = None) -> list[float]:
         """Values only (no n-gram positions): the dataset-evaluation path."""
         values = []
         for pair in pairs:
+            check(self.name, len(pair.text), len(pair.hypothesis), model="bleu", limits=limits)
             h, p = pair.hypothesis.lower, pair.text.lower
             orders = order_counts(h, p, self.max_n)
             values.append(combine(orders, brevity_penalty(len(h), len(p)), self.variant))
@@ -252,8 +256,11 @@ class BleuNScorer:
     def name(self) -> str:
         return f"bleu{self.n}"
 
-    def score(self, pair: AnalyzedPair) -> SymmetricBleuResult:
+    def score(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> SymmetricBleuResult:
+        check(self.name, len(pair.text), len(pair.hypothesis), model="bleu", limits=limits)
         return bleu_both_ways(pair.text.lower, pair.hypothesis.lower, self.n)
 
-    def score_many(self, pairs: Sequence[AnalyzedPair]) -> list[float]:
+    def score_many(self, pairs: Sequence[AnalyzedPair], *, limits: Limits | None = None) -> list[float]:
+        for a in pairs:
+            check(self.name, len(a.text), len(a.hypothesis), model="bleu", limits=limits)
         return [bleu_both_ways(a.text.lower, a.hypothesis.lower, self.n, with_matches=False).value for a in pairs]

@@ -43,6 +43,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from explorer.api import ResultMixin
+from explorer.limits import Limits, check
 from explorer.preprocess import AnalyzedPair
 
 MAX_ORDER = 5
@@ -282,5 +283,6 @@ class NistScorer:
     def name(self) -> str:
         return f"nist{self.max_n}"
 
-    def score(self, pair: AnalyzedPair) -> NistResult:
+    def score(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> NistResult:
+        check(self.name, len(pair.text), len(pair.hypothesis), model="nist", limits=limits)
         return nist_tokens(pair.text.lower, pair.hypothesis.lower, max_n=self.max_n)

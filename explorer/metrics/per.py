@@ -32,6 +32,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from explorer.api import ResultMixin
+from explorer.limits import Limits, check
 from explorer.metrics.wer import error_rate
 from explorer.preprocess import Analysis, AnalyzedPair
 
@@ -93,7 +94,8 @@ class PerScorer:
 
     name: str = "per"
 
-    def score(self, pair: AnalyzedPair) -> PerResult:
+    def score(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> PerResult:
+        check(self.name, len(pair.text), len(pair.hypothesis), model="per", limits=limits)
         return per_tokens(pair.text.lower, pair.hypothesis.lower)
 
 
@@ -238,7 +240,8 @@ class PosPerScorer:
     stem: bool = True
     synonyms: bool = False
 
-    def score(self, pair: AnalyzedPair) -> PosPerResult:
+    def score(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> PosPerResult:
+        check(self.name, len(pair.text), len(pair.hypothesis), model="pos_per", limits=limits)
         synonym = None
         if self.synonyms:
             from explorer.metrics.jcn import jcn_synonym

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from explorer.alignment import Alignment, Edit, EditKind
 from explorer.api import ResultMixin
+from explorer.limits import Limits, check
 from explorer.preprocess import AnalyzedPair
 from explorer.sequences import edit_distance
 
@@ -36,13 +37,11 @@ def levenshtein(p: Sequence[str], h: Sequence[str]) -> int:
     return edit_distance(p, h)
 
 
-def edit_script(p: Sequence[str], h: Sequence[str]) -> tuple[Edit, ...]:
-    """One minimum-cost token edit sequence turning the text ``p`` into ``h``.
-
-    Edits are one token each, in sentence order: EQ and SUB pair ``p[i]`` with
-    ``h[j]``, DEL drops ``p[i]``, INS adds ``h[j]``. Among equal-cost scripts the
-    backtrace prefers EQ/SUB, then DEL, then INS, so the result is deterministic.
-    """
+def edit_table(p: Sequence[str], h: Sequence[str]) -> tuple[list[list[int]], list[list[int]]]:
+    """The full edit-distance table of text ``p`` against hypothesis ``h``: ``cost[i][j]``
+    is the distance of ``p[:i]`` and ``h[:j]``; ``back[i][j]`` the move that reached it
+    (0 equal, 1 substitute, 2 delete, 3 insert). Filled row by row; ties prefer EQ/SUB,
+    then DEL, then INS."""
     n, m = len(p), len(h)
     cost = [[0] * (m + 1) for _ in range(n + 1)]
     back = [[_EQ] * (m + 1) for _ in range(n + 1)]
@@ -59,8 +58,13 @@ def edit_script(p: Sequence[str], h: Sequence[str]) -> tuple[Edit, ...]:
             if cost[i][j - 1] + 1 < best:
                 best, move = cost[i][j - 1] + 1, _INS
             cost[i][j], back[i][j] = best, move
+    return cost, back
+
+
+def backtrace(back: Sequence[Sequence[int]]) -> tuple[Edit, ...]:
+    """The edit script read back from the table's back-pointers, in sentence order."""
     edits: list[Edit] = []
-    i, j = n, m
+    i, j = len(back) - 1, len(back[0]) - 1
     while i or j:
         move = back[i][j]
         if move in (_EQ, _SUB):
@@ -74,6 +78,17 @@ def edit_script(p: Sequence[str], h: Sequence[str]) -> tuple[Edit, ...]:
             edits.append(Edit(EditKind.INS, None, (j - 1, j), score=1.0))
             j -= 1
     return tuple(reversed(edits))
+
+
+def edit_script(p: Sequence[str], h: Sequence[str]) -> tuple[Edit, ...]:
+    """One minimum-cost token edit sequence turning the text ``p`` into ``h``.
+
+    Edits are one token each, in sentence order: EQ and SUB pair ``p[i]`` with
+    ``h[j]``, DEL drops ``p[i]``, INS adds ``h[j]``. Among equal-cost scripts the
+    backtrace prefers EQ/SUB, then DEL, then INS, so the result is deterministic
+    (:func:`edit_table` then :func:`backtrace`).
+    """
+    return backtrace(edit_table(p, h)[1])
 
 
 def error_rate(errors: int, candidate_length: int, reference_length: int) -> float:
@@ -147,8 +162,13 @@ class WerScorer:
 
     name: str = "wer"
 
-    def score(self, pair: AnalyzedPair) -> WerResult:
+    def score(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> WerResult:
+        """Raises :class:`explorer.limits.LimitError` for a pair past the limits (the
+        edit script fills a ``|t| x |h|`` table)."""
+        check(self.name, len(pair.text), len(pair.hypothesis), model="wer", limits=limits)
         return wer_tokens(pair.text.lower, pair.hypothesis.lower)
 
-    def score_many(self, pairs: Sequence[AnalyzedPair]) -> list[float]:
+    def score_many(self, pairs: Sequence[AnalyzedPair], *, limits: Limits | None = None) -> list[float]:
+        for a in pairs:
+            check(self.name, len(a.text), len(a.hypothesis), model="wer", limits=limits)
         return [wer_tokens(a.text.lower, a.hypothesis.lower, with_alignment=False).value for a in pairs]

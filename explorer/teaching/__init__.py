@@ -1,0 +1,80 @@
+"""Teaching mode: each method's computation on one small pair, as a list of steps.
+
+Every trace is pure data (frozen records, no UI): one record per step with a one-line
+``explain`` sentence and the running ``value`` (the number the step produces), and the
+last step's value is the method's own score for the pair, because each trace runs the
+method's real code (the same counting, table, chart kernel, compiled annealing walk or
+Viterbi decoder), only recording what happens on the way.
+
+Teaching pairs are small by design: both sides are limited to
+:data:`TEACHING_MAX_TOKENS` tokens, checked before any work (:func:`check_size`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from explorer.errors import ExplorerError
+from explorer.preprocess import AnalyzedPair
+
+#: The most tokens either side of a teaching pair may have (every chart cell, table row
+#: or annealing round is one screen, and the ITG chart grows with the fourth power).
+TEACHING_MAX_TOKENS = 30
+
+#: Method key -> label, in the order the Teach page offers them.
+METHODS: dict[str, str] = {
+    "bleu": "BLEU / modified BLEU",
+    "wer": "Word error rate (WER)",
+    "itg": "Bracketing ITG",
+    "manli": "MANLI",
+    "edit": "pFSM / pPDA edit distance",
+}
+
+
+class TeachingSizeError(ExplorerError, ValueError):
+    """A pair too long to step through; the message names the limit."""
+
+
+def check_size(pair: AnalyzedPair, limit: int = TEACHING_MAX_TOKENS) -> None:
+    """Refuse a pair with more than ``limit`` tokens on either side, or an empty side."""
+    for name, side in (("text", pair.text), ("hypothesis", pair.hypothesis)):
+        if len(side) > limit:
+            raise TeachingSizeError(
+                f"the {name} has {len(side)} tokens; teaching mode steps through pairs of at most "
+                f"{limit} tokens per side. Shorten it, or use the Pair page for long pairs."
+            )
+        if len(side) == 0:
+            raise TeachingSizeError(f"the {name} has no tokens; type at least one word")
+
+
+def tracer(method: str) -> Callable[..., Any]:
+    """The trace function of a method key of :data:`METHODS`."""
+    if method == "bleu":
+        from explorer.teaching.bleu import trace_bleu
+
+        return trace_bleu
+    if method == "wer":
+        from explorer.teaching.wer import trace_wer
+
+        return trace_wer
+    if method == "itg":
+        from explorer.teaching.itg import trace_itg
+
+        return trace_itg
+    if method == "manli":
+        from explorer.teaching.manli import trace_manli
+
+        return trace_manli
+    if method == "edit":
+        from explorer.teaching.edit import trace_edit
+
+        return trace_edit
+    raise TeachingSizeError(f"unknown teaching method {method!r}; choose from: {', '.join(METHODS)}")
+
+
+def words(tokens: tuple[str, ...], span: tuple[int, int] | None) -> str:
+    """The words of a span in quotes (``"the car"``), or ``nothing`` for an empty one."""
+    if span is None or span[0] >= span[1]:
+        return "nothing"
+    return "“" + " ".join(tokens[span[0]:span[1]]) + "”"

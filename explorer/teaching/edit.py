@@ -1,0 +1,119 @@
+"""pFSM / pPDA step by step: the Viterbi path through the edit lattice, one operation at a
+time (jumps included), then the score, which sums over every path.
+
+Everything is the scorer's own :meth:`~explorer.edit_distance.scoring.EditDistanceScorer.score`
+(the compiled forward and Viterbi kernels); the trace lays its Viterbi steps out on the
+lattice of (text position, hypothesis position) points.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from explorer.edit_distance.model import EditStep
+from explorer.edit_distance.scoring import EditDistanceResult, EditDistanceScorer
+from explorer.errors import ExplorerError
+from explorer.preprocess import AnalyzedPair
+from explorer.teaching import check_size, words
+
+KINDS = ("pfsm", "ppda")
+
+
+@dataclass(frozen=True)
+class EditTraceStep:
+    """``phase`` ``start``, ``op`` (one Viterbi operation: the machine moves from
+    ``start`` to ``end`` on the lattice), ``return`` (the pPDA resumes after the words it
+    jumped over, once it has gone back for the skipped ones: its stack pops, at no weight), ``stop`` (the machine's end transition) or ``score``. ``value`` is the running log
+    score of the path (the final score for ``score``)."""
+
+    phase: Literal["start", "op", "return", "stop", "score"]
+    start: tuple[int, int]
+    end: tuple[int, int]
+    explain: str
+    value: float
+    step: EditStep | None = None
+    probability: float = 0.0
+
+
+@dataclass(frozen=True)
+class EditTrace:
+    method: str
+    kind: str
+    text: tuple[str, ...]
+    hypothesis: tuple[str, ...]
+    result: EditDistanceResult
+    steps: tuple[EditTraceStep, ...]
+    value: float
+
+
+def _op_sentence(step: EditStep, p: tuple[str, ...], h: tuple[str, ...]) -> str:
+    if step.op == "JUMP_F":
+        return f"jump forward {step.jump} text word(s), skipping them for now"
+    if step.op == "JUMP_B":
+        return "jump back to the text words skipped earlier"
+    if step.op == "DEL":
+        return f"delete {words(p, step.text_span)} from the text"
+    if step.op == "INS":
+        return f"insert {words(h, step.hyp_span)} from the hypothesis"
+    if step.op == "SUB":
+        return f"match {words(p, step.text_span)} with {words(h, step.hyp_span)} as {step.cls}"
+    return f"match the block {words(p, step.text_span)} with {words(h, step.hyp_span)}"
+
+
+def trace_edit(pair: AnalyzedPair, *, kind: str = "ppda") -> EditTrace:
+    """The steps of a shipped pFSM or pPDA model on a pair."""
+    check_size(pair)
+    if kind not in KINDS:
+        raise ExplorerError(f"unknown edit-distance model {kind!r}; choose pfsm or ppda")
+    result = EditDistanceScorer(kind).score(pair)
+    p, h = pair.text.tokens, pair.hypothesis.tokens
+    steps = [EditTraceStep(
+        "start", (0, 0), (0, 0),
+        f"The {kind} machine starts before the first word of each sentence and must reach the end of both; "
+        f"each operation's weight comes from the trained model.",
+        0.0,
+    )]
+    running = 0.0
+    for k, (step, prob) in enumerate(zip(result.steps, result.probabilities, strict=True)):
+        start = (step.text_position, step.hyp_position)
+        if step.op.startswith("JUMP"):  # where the machine lands: where the next operation starts
+            after = result.steps[k + 1] if k + 1 < len(result.steps) else None
+            end = (after.text_position, after.hyp_position) if after is not None else (len(p), len(h))
+        else:
+            end = (step.text_span[1] if step.text_span else start[0], step.hyp_span[1] if step.hyp_span else start[1])
+        if steps[-1].end != start and steps[-1].phase == "op":
+            steps.append(EditTraceStep(
+                "return", steps[-1].end, start,
+                f"The skipped words are done: the machine returns to text word {start[0] + 1} (its stack pops; "
+                f"no weight).",
+                running,
+            ))
+        running += step.log_weight
+        steps.append(EditTraceStep(
+            "op", start, end,
+            f"{_op_sentence(step, p, h).capitalize()} (log weight {step.log_weight:+.2f}; path so far {running:.2f}).",
+            running, step, prob,
+        ))
+    end = (len(p), len(h))
+    if steps[-1].end != end:
+        steps.append(EditTraceStep(
+            "return", steps[-1].end, end,
+            "The skipped words are done: the machine returns to the end of the text (its stack pops; no weight).",
+            running,
+        ))
+    steps.append(EditTraceStep(
+        "stop", end, end,
+        f"Stopping at the end of both sentences weighs {result.best_log_score - running:+.2f}: "
+        f"the best path's log score is {result.best_log_score:.2f}.",
+        result.best_log_score,
+    ))
+    n_tokens = len(p) + len(h)
+    steps.append(EditTraceStep(
+        "score", (0, 0), (len(p), len(h)),
+        f"The best path scores {result.best_log_score:.2f}, but the score sums over all paths: "
+        f"log Z = {result.log_z:.2f}, divided by {n_tokens} tokens plus the model's offset gives "
+        f"{result.value:.3f} (on the 0-5 similarity scale).",
+        result.value,
+    ))
+    return EditTrace("edit", kind, p, h, result, tuple(steps), result.value)

@@ -1,0 +1,112 @@
+"""MANLI step by step: the simulated-annealing walk round by round (temperature, the
+alignment after the move, its score), then the final greedy climb.
+
+The walk is the decoder's own compiled walk (:func:`explorer.aligners.manli.anneal_logged`
+with ``record=True``: it writes each round into arrays), on the aligner's own candidate
+edits and gains. The walk maximises the alignment's total score; each step also shows the
+``manli`` scorer's entailment value of its alignment
+(:func:`~explorer.aligners.manli.entailment_score`), so the last step is exactly
+:class:`~explorer.aligners.manli.ManliScorer`'s value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from explorer.aligners.manli import HYPOTHESIS_SCORE_WEIGHT, ManliAligner, ManliResult, anneal_logged, entailment_score
+from explorer.alignment import Alignment, Edit
+from explorer.preprocess import AnalyzedPair
+from explorer.teaching import check_size, words
+
+
+@dataclass(frozen=True)
+class ManliStep:
+    """One round of the walk (``anneal``: sampled at ``temperature``; ``greedy``: the
+    zero-temperature climb from the best alignment seen) or the ``final`` alignment.
+    ``total`` is the alignment's score (what the walk maximises), ``value`` the ``manli``
+    scorer's entailment value of the same alignment."""
+
+    phase: Literal["start", "anneal", "greedy", "final"]
+    round: int
+    temperature: float
+    total: float
+    value: float
+    links: frozenset[tuple[int, int]]
+    explain: str
+
+
+@dataclass(frozen=True)
+class ManliTrace:
+    method: str
+    text: tuple[str, ...]
+    hypothesis: tuple[str, ...]
+    n_candidates: int
+    steps: tuple[ManliStep, ...]
+    value: float
+
+
+def _edit_text(edit: Edit, p: tuple[str, ...], h: tuple[str, ...]) -> str:
+    return f"{words(p, edit.p_span)} ↔ {words(h, edit.h_span)}"
+
+
+def trace_manli(pair: AnalyzedPair, *, aligner: ManliAligner | None = None) -> ManliTrace:
+    """The steps of the MANLI decoder (shipped weights unless ``aligner`` is given)."""
+    check_size(pair)
+    aligner = aligner or ManliAligner()
+    weights = aligner.model.weights
+    feats = aligner.features(pair)
+    base, gain = feats.gains(weights)
+    final, log = anneal_logged(gain, feats.p_start, feats.p_end, feats.h_start, feats.h_end,
+                               feats.p_len, feats.h_len, config=aligner.decoder, record=True)
+    assert log is not None  # record=True
+    n_tokens = max(feats.p_len + feats.h_len, 1)
+    p, h = pair.text.tokens, pair.hypothesis.tokens
+
+    def scored(chosen: np.ndarray, total: float) -> tuple[frozenset[tuple[int, int]], float]:
+        """The alignment's links and its entailment value (the scorer's own function)."""
+        alignment = Alignment.from_edits(feats.p_len, feats.h_len, feats.edits(chosen, weights))
+        result = ManliResult(alignment, total, total / n_tokens, len(feats))
+        return frozenset(alignment.sure), entailment_score(pair, result).value
+
+    k = int(log.useful.size)
+    steps = [ManliStep(
+        "start", 0, float(log.temperature[0]) if log.temperature.size else aligner.decoder.t0, base,
+        scored(np.zeros(0, dtype=np.int64), base)[1], frozenset(),
+        f"Start with no links: every word deleted or inserted scores {base:.2f}. {k} candidate phrase edits "
+        f"could raise it; each round samples a move, likelier the more it raises the score and the hotter it is.",
+    )]
+    iterations = aligner.decoder.iterations
+    candidate_edits = feats.edits(log.useful, weights)
+    by_span = {(e.p_span, e.h_span): e for e in candidate_edits}
+    for r in range(log.temperature.size):
+        move = int(log.move[r])
+        c = int(log.useful[move % k])
+        span = ((int(feats.p_start[c]), int(feats.p_end[c])), (int(feats.h_start[c]), int(feats.h_end[c])))
+        edit = by_span.get(span)
+        what = _edit_text(edit, p, h) if edit is not None else f"{words(p, span[0])} ↔ {words(h, span[1])}"
+        total = base + float(log.score[r])
+        verb = "drops" if move >= k else "adds"
+        if r < iterations:
+            explain = (f"Round {r + 1}, temperature {log.temperature[r]:.3g}: the walk {verb} {what}; "
+                       f"score {total:.2f}.")
+            phase: Literal["anneal", "greedy"] = "anneal"
+        else:
+            explain = (f"Greedy round {r + 1 - iterations} (from the best alignment seen): {verb} {what}, "
+                       f"the best single move; score {total:.2f}.")
+            phase = "greedy"
+        links, value = scored(log.useful[log.chosen[r]], total)
+        steps.append(ManliStep(phase, r + 1, float(log.temperature[r]), total, value, links, explain))
+    total = base + float(gain[final].sum())
+    alignment = Alignment.from_edits(feats.p_len, feats.h_len, feats.edits(final, weights))
+    score = entailment_score(pair, ManliResult(alignment, total, total / n_tokens, len(feats)))
+    steps.append(ManliStep(
+        "final", len(steps), 0.0, total, score.value, frozenset(alignment.sure),
+        f"Final alignment after a last compound climb: {len(final)} phrase edit(s), alignment score {total:.2f}. "
+        f"The entailment value is the share of hypothesis content words linked, {score.content_coverage:.2f}, "
+        f"plus {HYPOTHESIS_SCORE_WEIGHT:g} x the hypothesis side's score per word, {score.hypothesis_score:.2f}: "
+        f"{score.value:.3f}.",
+    ))
+    return ManliTrace("manli", p, h, k, tuple(steps), score.value)

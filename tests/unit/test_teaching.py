@@ -1,0 +1,215 @@
+"""Teaching-mode traces: each one ends on the method's own score for the pair, and its
+steps are consistent with each other (counts add up, tables and charts only grow, the
+path's weights sum to its score)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from explorer.aligners.manli import ManliAligner, ManliScorer, anneal_logged
+from explorer.metrics.bleu import VARIANTS, bleu_tokens, modified_precision
+from explorer.metrics.wer import edit_script, levenshtein, wer_tokens
+from explorer.preprocess import AnalyzedPair, analyze_pair, make_pair
+from explorer.scorers import get_scorer
+from explorer.teaching import METHODS, TEACHING_MAX_TOKENS, TeachingSizeError, check_size, tracer
+from explorer.teaching.bleu import trace_bleu
+from explorer.teaching.edit import trace_edit
+from explorer.teaching.itg import trace_itg
+from explorer.teaching.manli import trace_manli
+from explorer.teaching.wer import trace_wer
+
+# Invented pairs: a paraphrase with reordering, repeated words (clipping), a swap
+# (an inversion for the ITG), and a one-word hypothesis.
+PAIRS = (
+    ("Mira sold her old bicycle to a neighbour on Sunday.", "On Sunday, Mira sold a bicycle."),
+    ("the dog and the dog and the cat slept", "the the the dog slept"),
+    ("Tomas met Anka", "Anka met Tomas"),
+    ("Rain fell over the quiet harbour town all night.", "Rain"),
+)
+
+
+def analysed(text: str, hypothesis: str) -> AnalyzedPair:
+    return analyze_pair(make_pair(text, hypothesis))
+
+
+@pytest.fixture(scope="module", params=range(len(PAIRS)), ids=["paraphrase", "repeats", "swap", "one-word"])
+def pair(request: pytest.FixtureRequest) -> AnalyzedPair:
+    return analysed(*PAIRS[request.param])
+
+
+def test_every_method_has_a_tracer_whose_steps_explain_themselves(pair: AnalyzedPair) -> None:
+    for method in METHODS:
+        trace = tracer(method)(pair)
+        assert trace.steps, method
+        assert all(isinstance(s.explain, str) and s.explain.strip() for s in trace.steps), method
+        assert all("\n" not in s.explain for s in trace.steps), method
+        assert trace.steps[-1].value == trace.value, method
+
+
+def test_pairs_over_the_teaching_size_are_refused_with_the_limit_named() -> None:
+    long_text = " ".join(f"w{i}" for i in range(TEACHING_MAX_TOKENS + 1))
+    pair = analysed(long_text, "w1 w2")
+    with pytest.raises(TeachingSizeError, match=f"at most {TEACHING_MAX_TOKENS} tokens"):
+        check_size(pair)
+    for method in METHODS:
+        with pytest.raises(TeachingSizeError, match="text has 31 tokens"):
+            tracer(method)(pair)
+    check_size(analysed(" ".join(f"w{i}" for i in range(TEACHING_MAX_TOKENS)), "w1"))  # at the limit: fine
+    with pytest.raises(TeachingSizeError, match="unknown teaching method"):
+        tracer("nope")
+
+
+# -- BLEU ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_bleu_trace_ends_on_the_scorer_value(pair: AnalyzedPair, variant: str) -> None:
+    trace = trace_bleu(pair, variant=variant)  # type: ignore[arg-type]
+    assert trace.value == pytest.approx(get_scorer(variant).score(pair).value, abs=1e-12)
+
+
+def test_bleu_counts_add_up_to_each_order_precision(pair: AnalyzedPair) -> None:
+    trace = trace_bleu(pair)
+    h, t = pair.hypothesis.lower, pair.text.lower
+    clips = [s for s in trace.steps if s.phase == "clip"]
+    assert [s.n for s in clips] == [1, 2, 3, 4]
+    for step in clips:
+        stats = modified_precision(h, t, step.n)
+        assert sum(c.clipped for c in step.counts) == stats.matched
+        assert sum(c.in_hypothesis for c in step.counts) == stats.total
+        assert all(c.clipped == min(c.in_hypothesis, c.in_text) for c in step.counts)
+        assert step.value == stats.precision
+        assert step.orders[-1] == stats
+    assert trace.steps[-1].orders == bleu_tokens(h, t, max_n=4).orders
+
+
+def test_bleu_clipping_is_shown_for_repeated_words() -> None:
+    trace = trace_bleu(analysed(*PAIRS[1]))
+    unigrams = next(s for s in trace.steps if s.phase == "clip" and s.n == 1)
+    the = next(c for c in unigrams.counts if c.gram == ("the",))
+    assert (the.in_hypothesis, the.in_text, the.clipped) == (3, 3, 3)
+    dog = next(c for c in unigrams.counts if c.gram == ("dog",))
+    assert dog.h_starts == (3,)
+    clipped = trace_bleu(analysed("the cat", "the the the cat"))
+    step = next(s for s in clipped.steps if s.phase == "clip" and s.n == 1)
+    assert "Clipping removed 2" in step.explain
+    assert step.value == pytest.approx(2 / 4)
+
+
+# -- WER -----------------------------------------------------------------------------------
+
+def test_wer_trace_fills_the_table_then_reads_the_scripts_edits(pair: AnalyzedPair) -> None:
+    trace = trace_wer(pair)
+    p, h = pair.text.lower, pair.hypothesis.lower
+    assert trace.value == pytest.approx(get_scorer("wer").score(pair).value, abs=1e-12)
+    assert trace.value == wer_tokens(p, h).value
+    fills = [s for s in trace.steps if s.phase == "fill"]
+    assert [s.rows for s in fills] == list(range(1, len(p) + 2))
+    assert trace.cost[-1][-1] == levenshtein(p, h)
+    assert trace.edits == edit_script(p, h)
+    walk = [s for s in trace.steps if s.phase == "backtrace"]
+    assert len(walk) == len(trace.edits)
+    path = walk[-1].path
+    assert path[0] == (len(p), len(h)) and path[-1] == (0, 0)
+    for (i0, j0), (i1, j1) in zip(path, path[1:]):
+        assert (i0 - i1, j0 - j1) in ((1, 1), (1, 0), (0, 1))
+        assert trace.cost[i1][j1] <= trace.cost[i0][j0]
+    assert [s.value for s in walk] == sorted(s.value for s in walk)  # edits counted up
+    assert walk[-1].value == trace.cost[-1][-1]
+
+
+# -- ITG -----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("variant", ["itg", "itg_entail", "itg_stop"])
+def test_itg_trace_ends_on_the_parser_value(pair: AnalyzedPair, variant: str) -> None:
+    trace = trace_itg(pair, variant=variant)
+    assert trace.value == pytest.approx(get_scorer(variant).score(pair).value, abs=1e-12)
+    null = trace.parse.null_cost
+    t, h = len(trace.text_kept), len(trace.hypothesis_kept)
+    if t and h and null:
+        assert 1 - (null - float(trace.chart[0, t, 0, h])) / null == pytest.approx(trace.value, abs=1e-4)
+
+
+def test_itg_chart_cells_never_lose_gain_as_spans_grow(pair: AnalyzedPair) -> None:
+    trace = trace_itg(pair)
+    spans = [s for s in trace.steps if s.phase == "span"]
+    t = len(trace.text_kept)
+    assert len(spans) == t * (t + 1) // 2
+    lengths = [s.j - s.i for s in spans]
+    assert lengths == sorted(lengths)  # filled by text span length, as the kernel does
+    c = trace.chart
+    for step in spans:
+        for cell in step.cells:
+            assert cell.gain == float(c[step.i, step.j, cell.u, cell.v])
+            if cell.v - cell.u > 1:
+                assert cell.gain >= c[step.i, step.j, cell.u + 1, cell.v] - 1e-6
+            if step.j - step.i > 1:
+                assert cell.gain >= c[step.i + 1, step.j, cell.u, cell.v] - 1e-6
+            assert (cell.rule == "empty") == (cell.gain <= 1e-4)
+
+
+def test_itg_swap_is_an_inverted_cell_and_an_inverted_tree() -> None:
+    trace = trace_itg(analysed("Tomas met Anka", "Anka met Tomas"))
+    full = trace.steps[-2]
+    top = next(cell for cell in full.cells if (cell.u, cell.v) == (0, 3))
+    assert top.rule == "inverted"
+    assert trace.parse.inversions >= 1
+    straight = trace_itg(analysed("Tomas met Anka", "Tomas met Anka"))
+    assert next(c for c in straight.steps[-2].cells if (c.u, c.v) == (0, 3)).rule == "straight"
+    assert straight.value == 1.0
+
+
+# -- MANLI ---------------------------------------------------------------------------------
+
+def test_manli_trace_is_the_decoders_own_walk(pair: AnalyzedPair) -> None:
+    aligner = ManliAligner()
+    trace = trace_manli(pair, aligner=aligner)
+    assert trace.value == pytest.approx(ManliScorer(aligner).score(pair).value, abs=1e-12)
+    final = aligner.align(pair)
+    assert trace.steps[-1].links == frozenset(final.alignment.sure)
+    anneal = [s for s in trace.steps if s.phase == "anneal"]
+    assert len(anneal) == aligner.decoder.iterations or trace.n_candidates == 0
+    temps = [s.temperature for s in anneal]
+    assert temps == sorted(temps, reverse=True)
+    if len(temps) > 1:
+        assert temps[1] / temps[0] == pytest.approx(aligner.decoder.rate)
+    greedy = [s.total for s in trace.steps if s.phase == "greedy"]
+    assert greedy == sorted(greedy)  # the climb only goes up
+    assert trace.steps[-1].total >= max(s.total for s in trace.steps[:-1]) - 1e-9
+
+
+def test_manli_recording_does_not_change_the_decoder() -> None:
+    aligner = ManliAligner()
+    pair = analysed(*PAIRS[0])
+    feats = aligner.features(pair)
+    _, gain = feats.gains(aligner.model.weights)
+    args = (gain, feats.p_start, feats.p_end, feats.h_start, feats.h_end, feats.p_len, feats.h_len)
+    plain, none = anneal_logged(*args, config=aligner.decoder)
+    logged, log = anneal_logged(*args, config=aligner.decoder, record=True)
+    assert none is None and log is not None
+    assert np.array_equal(plain, logged)
+    assert log.chosen.shape == (log.temperature.size, log.useful.size)
+
+
+# -- pFSM / pPDA ---------------------------------------------------------------------------
+
+@pytest.mark.parametrize("kind", ["pfsm", "ppda"])
+def test_edit_trace_walks_the_viterbi_path_to_the_score(pair: AnalyzedPair, kind: str) -> None:
+    trace = trace_edit(pair, kind=kind)
+    result = get_scorer(kind).score(pair)
+    assert trace.value == pytest.approx(result.value, abs=1e-12)
+    ops = [s for s in trace.steps if s.phase == "op"]
+    moves = [s for s in trace.steps if s.phase in ("op", "return")]
+    assert len(ops) == len(result.steps)
+    assert ops[-1].value == pytest.approx(sum(s.log_weight for s in result.steps))
+    stop = next(s for s in trace.steps if s.phase == "stop")
+    assert stop.value == pytest.approx(result.best_log_score)
+    assert moves[0].start == (0, 0) and moves[-1].end == (len(trace.text), len(trace.hypothesis))
+    for a, b in zip(moves, moves[1:]):
+        assert a.end == b.start  # one connected path
+        assert b.end[1] >= b.start[1]  # the hypothesis is read left to right
+    returns = [s for s in moves if s.phase == "return"]
+    assert all(r.value == prev.value for prev, r in zip(moves, moves[1:]) if r.phase == "return")  # no weight
+    if kind == "pfsm":
+        assert not returns
+        assert not any(s.step is not None and s.step.op.startswith("JUMP") for s in ops)
