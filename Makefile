@@ -32,8 +32,10 @@ setup-dev: $(BIN)/.installed-dev
 resources: setup
 	$(BIN)/python -m explorer resources --download
 
+# First use fetches the missing NLTK resources (with progress); offline, it says so in one
+# line and the app runs degraded.
 run: setup
-	@$(BIN)/python -m explorer resources >/dev/null || true
+	@$(BIN)/python -m explorer.resources ensure || true
 	$(BIN)/python -m streamlit run app.py
 
 lint: setup-dev

@@ -1,7 +1,7 @@
 """Entailment Alignment Explorer: the Streamlit entry point.
 
 Run with ``make run`` (or ``streamlit run app.py``). The app opens on the built-in sample
-(``sample_data/rte_sample.xml``); the Dataset page loads others. To add a page, add one
+(``sample_data/typical.xml``); the Dataset page loads others. To add a page, add one
 row to :data:`PAGES`: a script under ``components/pages/``, its title and an icon.
 """
 
@@ -39,13 +39,11 @@ def sidebar() -> None:
     st.sidebar.caption(f"Dataset: **{plain(loaded.name)}** ({len(loaded.dataset)} pairs, {loaded.origin})")
     author_box()
     missing = resources.missing()
-    if missing:
-        lines = "\n".join(f"- `{r.nltk_id}`: {r.without_it}" for r in missing)
-        st.sidebar.warning(
-            f"{len(missing)} NLTK resource(s) missing; everything runs, but:\n\n{lines}\n\n"
-            "Fetch them with `python -m explorer resources --download`."
-        )
-    with st.sidebar.expander("NLTK resources"):
+    note = resources.degraded_note(missing)
+    if note:
+        # One line, not a box: the table below says what each missing resource changes.
+        st.sidebar.caption(f":orange[:material/warning:] {note}")
+    with st.sidebar.expander(f"NLTK resources ({len(missing)} missing)" if missing else "NLTK resources"):
         st.dataframe(resources.describe(), hide_index=True)
 
 

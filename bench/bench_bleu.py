@@ -28,7 +28,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def main() -> None:
     default = ROOT.parent / "shared" / "nltk_data" / "corpora" / "rte" / "rte3_dev.xml"
     if not default.is_file():
-        default = ROOT / "sample_data" / "rte_sample.xml"
+        default = ROOT / "sample_data" / "typical.xml"
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", nargs="?", default=str(default))
     parser.add_argument("--runs", type=int, default=5)

@@ -84,7 +84,7 @@ def main() -> None:
     if shared.is_dir():
         os.environ.setdefault("NLTK_DATA", str(shared))
 
-    cases = [("sample pair 1", load(ROOT / "sample_data" / "rte_sample.xml").pairs[0])]
+    cases = [("sample pair 1", load(ROOT / "sample_data" / "typical.xml").pairs[0])]
     rte1 = shared / "corpora" / "rte" / "rte1_dev.xml"
     if rte1.is_file():
         longest = max(load(rte1).pairs, key=lambda p: len(p.text))

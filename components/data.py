@@ -23,11 +23,29 @@ from explorer.scorers import SCORERS
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DIR = ROOT / "sample_data"
 #: The dataset the app opens on.
-DEFAULT_SAMPLE = SAMPLE_DIR / "rte_sample.xml"
+DEFAULT_SAMPLE = SAMPLE_DIR / "typical.xml"
+#: The built-in set whose every pair is a lesson about what surface methods miss.
+BLIND_SPOTS = SAMPLE_DIR / "blind_spots.xml"
 #: Built-in samples offered on the Dataset page, display name -> file.
 SAMPLES: dict[str, Path] = {
-    "RTE-style sample (70 pairs, binary, 7 tasks)": DEFAULT_SAMPLE,
-    "CSV sample (3-way labels)": SAMPLE_DIR / "pairs.csv",
+    "Typical RTE-style pairs (56, binary, 7 tasks)": DEFAULT_SAMPLE,
+    "Blind spots (24 lessons: negation, antonym, number, role swap, paraphrase, short hypothesis)": BLIND_SPOTS,
+    "CSV sample (18 pairs, 3-way labels)": SAMPLE_DIR / "pairs.csv",
+}
+#: What each built-in sample is for, one line each (file name -> text), shown beside it.
+SAMPLE_ABOUT: dict[str, str] = {
+    DEFAULT_SAMPLE.name: (
+        "Hand-written RTE-style pairs: entailed hypotheses mostly restate the text, "
+        "non-entailed ones change its facts, so the methods do roughly what they do on real "
+        "RTE data (above chance, far from perfect)."
+    ),
+    BLIND_SPOTS.name: (
+        "Each pair is a lesson in what surface overlap cannot see (negation, antonyms, "
+        "changed numbers, swapped roles, paraphrases with few shared words, a tiny hypothesis "
+        "in a long text), with a note saying what to look for. Expect the methods to fail "
+        "here: that is the point. The task column names the lesson."
+    ),
+    "pairs.csv": "A generic CSV (3-way labels) showing the CSV format.",
 }
 #: Pairs are scored in chunks of this size so the progress bar moves and each chunk is
 #: cached on its own.
@@ -92,6 +110,34 @@ def default_dataset() -> LoadedDataset:
     return load_file(DEFAULT_SAMPLE, origin="built-in sample")
 
 
+SAMPLE_ORIGIN, RTE_ORIGIN = "built-in sample", "NLTK RTE corpus"
+
+
+def dataset_ref(loaded: LoadedDataset) -> str | None:
+    """How the URL names a dataset (``sample:typical.xml``, ``rte:rte2_dev.xml``), so a
+    reload or a copied link reopens it; None for data that cannot be reopened from a name
+    (an upload)."""
+    if loaded.origin == SAMPLE_ORIGIN:
+        return f"sample:{loaded.name}"
+    if loaded.origin == RTE_ORIGIN:
+        return f"rte:{loaded.name}"
+    return None
+
+
+def load_ref(ref: str) -> LoadedDataset | None:
+    """The dataset a :func:`dataset_ref` names, or None when it names nothing available
+    (only files listed in the sample directory or NLTK's RTE corpus are opened)."""
+    kind, _, name = ref.partition(":")
+    if kind == "sample":
+        files = {p.name: p for p in SAMPLE_DIR.iterdir() if p.is_file() and p.name != "README.md"}
+        path = files.get(name)
+        return load_file(path, origin=SAMPLE_ORIGIN) if path else None
+    if kind == "rte":
+        path = nltk_rte_files().get(name)
+        return load_file(path, origin=RTE_ORIGIN) if path else None
+    return None
+
+
 def nltk_rte_files() -> dict[str, Path]:
     """The RTE XML files of NLTK's ``rte`` corpus on this machine, name -> path (empty
     when the corpus is not installed)."""
@@ -146,15 +192,24 @@ def _best_cutoff(key: str, scorer: str, _scores: np.ndarray, _gold: np.ndarray) 
     return best_cutoff(_scores, _gold)
 
 
+def labelled_mask(loaded: LoadedDataset) -> np.ndarray:
+    """Which pairs carry an entailment label (partly labelled data, e.g. the MSR gold
+    alignments joined to NLTK's 400 RTE2 labels, is evaluated on these)."""
+    return np.array([p.entails is not None for p in loaded.dataset.pairs], dtype=bool)
+
+
 def dataset_best_cutoff(loaded: LoadedDataset, scorer: str) -> tuple[float, float] | None:
-    """The best cutoff for a scorer on a labelled dataset and its accuracy (None when the
-    dataset has no entailment labels)."""
-    if not loaded.binary_labels or any(p.entails is None for p in loaded.dataset.pairs):
+    """The best cutoff for a scorer on a dataset's labelled pairs and its accuracy there
+    (None when no pair has an entailment label)."""
+    mask = labelled_mask(loaded)
+    if not loaded.binary_labels or not mask.any():
         return None
-    return _best_cutoff(loaded.key, scorer, dataset_scores(loaded, scorer), gold(loaded))
+    scores = dataset_scores(loaded, scorer)
+    return _best_cutoff(loaded.key, scorer, scores[mask], gold(loaded)[mask])
 
 
-#: The cutoff used when none can be tuned (no labels, or a slow scorer not yet run).
+#: The cutoff used for a scorer with no shipped default (only scorers registered after the
+#: defaults were built, e.g. in tests): every registered scorer has one.
 FALLBACK_CUTOFF = 0.5
 
 
@@ -162,6 +217,8 @@ FALLBACK_CUTOFF = 0.5
 class Cutoff:
     value: float
     source: str
+    #: "dataset", "dev", "default" (explorer.cutoffs), "model" (a classifier's own) or "none"
+    kind: str = "dataset"
 
 
 #: Cutoffs chosen on more data than a dataset holds, by dataset key: a page of a batch
@@ -170,20 +227,60 @@ class Cutoff:
 KNOWN_CUTOFFS: dict[str, dict[str, Cutoff]] = {}
 
 
-def default_cutoff(loaded: LoadedDataset, scorer: str) -> Cutoff:
-    """The best cutoff on the loaded dataset when it has entailment labels (a trained
-    classifier's own cutoff for scorers that have one; for a page of a batch result, the
-    best on the whole result)."""
-    fixed = SCORERS[scorer].cutoff
-    if fixed is not None:
-        return Cutoff(fixed, "the model's own decision")
-    known = KNOWN_CUTOFFS.get(loaded.key, {}).get(scorer)
-    if known is not None:
-        return known
+@st.cache_data(show_spinner=False, max_entries=64)
+def _fingerprint(key: str, _pairs: Sequence[object]) -> str:
+    from explorer.cutoffs import fingerprint, labelled
+
+    return fingerprint(labelled(_pairs))  # type: ignore[arg-type]
+
+
+def fingerprint_of(loaded: LoadedDataset) -> str | None:
+    """The content fingerprint of a dataset's labelled pairs (None when it has none)."""
     if not loaded.binary_labels:
-        return Cutoff(FALLBACK_CUTOFF, "default (no labelled dataset)")
-    if SCORERS[scorer].interactive or is_scored(loaded, scorer):
-        best = dataset_best_cutoff(loaded, scorer)
-        if best is not None:
-            return Cutoff(best[0], f"best on {loaded.name} ({100 * best[1]:.1f}%)")
-    return Cutoff(FALLBACK_CUTOFF, "default (slow method: evaluate it on the Evaluate page to tune the cutoff)")
+        return None
+    return _fingerprint(loaded.key, loaded.dataset.pairs)
+
+
+def default_cutoff(
+    loaded: LoadedDataset, scorer: str, *, typed: bool = False, dev: LoadedDataset | None = None
+) -> Cutoff:
+    """The best cutoff already at hand, computing nothing slow.
+
+    For a dataset pair: the dataset's cutoff when :mod:`explorer.cutoffs` has it cached or
+    this process has scored the dataset with the scorer (Evaluate, Dataset pages); then
+    the development set's (``dev``), when its cutoffs are cached or scored; then the shipped
+    default (RTE1-3 dev). A typed pair skips the dataset's own cutoff: it is not from it.
+    """
+    from explorer import cutoffs
+
+    fixed = SCORERS[scorer].cutoff if scorer in SCORERS else None
+    if fixed is not None:  # a trained classifier decides at its own cutoff
+        return Cutoff(fixed, "the model's own decision", "model")
+    known = KNOWN_CUTOFFS.get(loaded.key, {}).get(scorer)
+    if known is not None and not typed:  # a page of a batch result: the whole result's
+        return known
+    if not typed:
+        fp = fingerprint_of(loaded)
+        if fp is not None:
+            hit = cutoffs.lookup(fp, scorer, cutoffs.DATASET)
+            if hit is not None:
+                return Cutoff(hit.value, hit.origin, hit.source)
+            if is_scored(loaded, scorer):
+                best = dataset_best_cutoff(loaded, scorer)
+                if best is not None:
+                    detail = f"best on {loaded.name} ({int(labelled_mask(loaded).sum())} pairs, {100 * best[1]:.1f}%)"
+                    return Cutoff(best[0], f"this dataset: {detail}", "dataset")
+    if dev is not None:  # the development set chosen on the Evaluate page
+        fp = fingerprint_of(dev)
+        hit = cutoffs.lookup(fp, scorer, cutoffs.DEV) if fp else None
+        if hit is not None:
+            return Cutoff(hit.value, hit.origin, "dev")
+        if is_scored(dev, scorer):
+            best = dataset_best_cutoff(dev, scorer)
+            if best is not None:
+                detail = f"best on {dev.name} ({int(labelled_mask(dev).sum())} pairs, {100 * best[1]:.1f}%)"
+                return Cutoff(best[0], f"development set: {detail}", "dev")
+    shipped = cutoffs.default_cutoffs().get(scorer)
+    if shipped is not None:
+        return Cutoff(shipped.value, shipped.origin, "default")
+    return Cutoff(FALLBACK_CUTOFF, "no cutoff known for this scorer: 0.5 assumed", "none")

@@ -30,7 +30,7 @@ def attempt(
     page and ``None`` back, so the caller goes on with the next method.
 
     ``what`` names the method ("Broken scorer"), ``where`` what it ran on ("on
-    rte_sample.xml"), ``then`` what happens instead ("; starting from an empty grid.").
+    typical.xml"), ``then`` what happens instead ("; starting from an empty grid.").
     Only ``catch`` is caught (every ``Exception`` unless told); the traceback goes to the
     log, never to the page. A ``run`` that returns ``None`` itself is indistinguishable
     from a failure, which is fine when the caller only wants the side effects.

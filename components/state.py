@@ -21,8 +21,10 @@ from typing import Any, Generic, TypeVar, cast
 
 import streamlit as st
 
-from components.data import LoadedDataset, default_dataset
+from components.data import LoadedDataset, dataset_ref, default_dataset, load_ref
+from components.text import plain
 from explorer.alignment import Alignment, Link
+from explorer.datasets import DatasetError
 from explorer.pairs import Pair
 
 T = TypeVar("T")
@@ -160,9 +162,38 @@ def alignment_editor(key: str) -> Slot[EditorState]:
 
 # -- the dataset and the pair ------------------------------------------------------------------
 
+#: The query parameter naming the current dataset (:func:`components.data.dataset_ref`).
+DATASET_PARAM = "dataset"
+
+
+def _from_url() -> LoadedDataset | None:
+    ref = st.query_params.get(DATASET_PARAM)
+    if not ref:
+        return None
+    try:
+        found = load_ref(str(ref))
+    except DatasetError:
+        found = None
+    if found is None:
+        st.toast(f"The link names a dataset that is not available here ({plain(ref)}); showing the sample.")
+    return found
+
+
+def _sync_url(loaded: LoadedDataset) -> None:
+    """Keep ``?dataset=`` naming the current dataset (page switches drop query params)."""
+    ref = dataset_ref(loaded)
+    if ref is None:
+        st.query_params.pop(DATASET_PARAM, None)
+    elif st.query_params.get(DATASET_PARAM) != ref:
+        st.query_params[DATASET_PARAM] = ref
+
+
 def current_dataset() -> LoadedDataset:
-    """The dataset the pages work on (the built-in sample until another is loaded)."""
-    return DATASET.setdefault(default_dataset)
+    """The dataset the pages work on: the one the URL names on a fresh session (a reload
+    or a shared link), else the built-in typical sample until another is loaded."""
+    loaded = DATASET.setdefault(lambda: _from_url() or default_dataset())
+    _sync_url(loaded)
+    return loaded
 
 
 def set_dataset(loaded: LoadedDataset) -> None:
@@ -171,6 +202,8 @@ def set_dataset(loaded: LoadedDataset) -> None:
     DATASET.set(loaded)
     if previous is None or previous.key != loaded.key:
         PAIR_ID.pop()
+        st.query_params.pop("pair", None)
+    _sync_url(loaded)
 
 
 def dev_dataset() -> LoadedDataset | None:
@@ -203,7 +236,12 @@ def selected_pair_id() -> str | None:
 def open_pair(pair_id: str) -> None:
     """Open a pair of the current dataset on the Pair page."""
     PAIR_ID.set(pair_id)
-    st.switch_page(PAIR_PAGE, query_params={"pair": pair_id})
+    params = {"pair": pair_id}
+    current = DATASET.get()
+    ref = dataset_ref(current) if current is not None else None
+    if ref is not None:
+        params[DATASET_PARAM] = ref
+    st.switch_page(PAIR_PAGE, query_params=params)
 
 
 def select_pair(pair_id: str | None) -> None:

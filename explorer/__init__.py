@@ -8,7 +8,7 @@ A small public API (imports nothing heavy until called)::
     import explorer
     explorer.score("A man is cooking pasta.", "A man cooks.", scorer="mbleu").value
     explorer.align("A man is cooking pasta.", "A man cooks.", aligner="bow").alignment
-    dataset = explorer.load("sample_data/rte_sample.xml")
+    dataset = explorer.load("sample_data/typical.xml")
     explorer.list_scorers(interactive=True)   # names, filtered on declared capabilities
     explorer.list_aligners(), explorer.list_formats()
 

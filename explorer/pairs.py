@@ -80,6 +80,8 @@ class Pair:
         text_tokens: tokens given by the dataset; kept exactly as given.
         hypothesis_tokens: likewise for the hypothesis.
         gold_alignment: a gold token alignment, if the dataset has one.
+        note: a one-line comment kept with the pair (the built-in blind-spot set says
+            what each pair teaches); shown on the Pair page, not used by any method.
     """
 
     id: str
@@ -92,6 +94,7 @@ class Pair:
     text_tokens: tuple[str, ...] | None = None
     hypothesis_tokens: tuple[str, ...] | None = None
     gold_alignment: Alignment | None = field(default=None, compare=False)
+    note: str | None = None
 
     def __post_init__(self) -> None:
         if self.label is not None and self.label not in LABELS:

@@ -3,12 +3,19 @@
 On a user's machine the resources come from ``nltk.download``; set ``NLTK_DATA`` to
 use a local copy. Every method still runs when a resource is missing, in the degraded
 way listed in :data:`RESOURCES`, and the CLI and UI say so.
+
+``make run`` calls ``python -m explorer.resources ensure`` first: it fetches whatever is
+missing with NLTK's downloader, printing progress, and when the data server cannot be
+reached it says so in one line and the app goes on degraded (:func:`ensure`).
 """
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -97,6 +104,16 @@ def describe() -> list[dict[str, str]]:
     ]
 
 
+def degraded_note(found_missing: Sequence[Resource] | None = None) -> str | None:
+    """One short line for the app's sidebar when resources are missing (None when all are
+    found); the details live in a table beside it (:func:`describe`)."""
+    gone = list(missing() if found_missing is None else found_missing)
+    if not gone:
+        return None
+    names = ", ".join(r.nltk_id for r in gone)
+    return f"Running degraded: {len(gone)} NLTK resource{'s' if len(gone) != 1 else ''} missing ({names}); `make resources` fetches them."
+
+
 def download(ids: list[str] | None = None, *, quiet: bool = False) -> dict[str, bool]:
     """Download resources with ``nltk.download`` (all missing ones by default).
 
@@ -112,3 +129,132 @@ def download(ids: list[str] | None = None, *, quiet: bool = False) -> dict[str, 
         is_available.cache_clear()
         results[nltk_id] = is_available(nltk_id)
     return results
+
+
+#: progress(resource id, percent of that resource done, what is happening)
+DownloadProgress = Callable[[str, float, str], None]
+
+
+@dataclass(frozen=True)
+class EnsureReport:
+    """What :func:`ensure` did.
+
+    Attributes:
+        wanted: the ids that were missing when it started.
+        fetched: the ids downloaded and now found.
+        failed: the ids still missing after a download was tried, with NLTK's reason.
+        offline: the data server's index could not be fetched (no download was tried).
+        reason: why the index could not be fetched, when offline.
+    """
+
+    wanted: tuple[str, ...] = ()
+    fetched: tuple[str, ...] = ()
+    failed: tuple[tuple[str, str], ...] = ()
+    offline: bool = False
+    reason: str = ""
+
+    @property
+    def still_missing(self) -> tuple[str, ...]:
+        return tuple(i for i in self.wanted if i not in self.fetched)
+
+    def summary(self) -> str:
+        """One line for the terminal."""
+        if not self.wanted:
+            return f"NLTK resources: all {len(RESOURCES)} found."
+        parts = []
+        if self.fetched:
+            parts.append(f"fetched {', '.join(self.fetched)}")
+        missing_now = self.still_missing
+        if missing_now:
+            why = "the NLTK data server cannot be reached" if self.offline else "the download failed"
+            parts.append(
+                f"{len(missing_now)} still missing ({', '.join(missing_now)}): {why}, so the app "
+                "runs degraded (its sidebar says what that changes); `make resources` retries"
+            )
+        else:
+            parts.append("all found")
+        return "NLTK resources: " + "; ".join(parts) + "."
+
+
+def default_downloader() -> Any:
+    """NLTK's downloader on its default server (the one ``nltk.download`` uses)."""
+    from nltk.downloader import Downloader
+
+    return Downloader()
+
+
+def ensure(
+    ids: Sequence[str] | None = None, *, downloader: Any = None, download_dir: str | None = None,
+    progress: DownloadProgress | None = None,
+) -> EnsureReport:
+    """Download the missing resources (all of :data:`RESOURCES` by default) with NLTK's
+    downloader, reporting progress per resource; never raises for network trouble.
+
+    Args:
+        ids: resource ids to make available (those already found are skipped).
+        downloader: an ``nltk.downloader.Downloader`` (e.g. one built with
+            ``server_index_url=``); NLTK's default server when None.
+        download_dir: where to install; NLTK's default download directory when None.
+        progress: called as ``progress(id, percent, status)``.
+    """
+    from nltk.downloader import ErrorMessage, ProgressMessage, StartPackageMessage
+
+    is_available.cache_clear()
+    wanted = tuple(i for i in (ids if ids is not None else [r.nltk_id for r in RESOURCES]) if not is_available(i))
+    if not wanted:
+        return EnsureReport()
+    downloader = downloader if downloader is not None else default_downloader()
+    try:
+        downloader.packages()  # fetches the index: the cheap way to learn we are offline
+    except Exception as err:  # URLError, timeouts, a refused or malformed index: all "offline"
+        return EnsureReport(wanted=wanted, offline=True, reason=f"{type(err).__name__}: {err}")
+    target = download_dir or downloader.default_download_dir()
+    fetched, failed = [], []
+    for nltk_id in wanted:
+        error = ""
+        if progress is not None:
+            progress(nltk_id, 0.0, "starting")
+        try:
+            for message in downloader.incr_download(nltk_id, target):
+                if isinstance(message, ErrorMessage):
+                    error = str(message.message)
+                elif progress is None:
+                    continue
+                elif isinstance(message, StartPackageMessage):
+                    progress(nltk_id, 0.0, "downloading")
+                elif isinstance(message, ProgressMessage):
+                    progress(nltk_id, min(99.0, float(message.progress)), "downloading")
+        except Exception as err:  # a dropped connection mid-way: report it, go on
+            error = f"{type(err).__name__}: {err}"
+        is_available.cache_clear()
+        if is_available(nltk_id):
+            fetched.append(nltk_id)
+            if progress is not None:
+                progress(nltk_id, 100.0, "installed")
+        else:
+            failed.append((nltk_id, error or "not found after download"))
+    return EnsureReport(wanted=wanted, fetched=tuple(fetched), failed=tuple(failed))
+
+
+def _terminal_progress(nltk_id: str, percent: float, status: str) -> None:
+    end = "\n" if status == "installed" else ""
+    print(f"\r  {nltk_id}: {status} {percent:3.0f}%", end=end, file=sys.stderr, flush=True)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m explorer.resources ensure``: fetch what is missing, print one summary
+    line; exits 0 even when offline (the app then runs degraded)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args != ["ensure"]:
+        print("usage: python -m explorer.resources ensure", file=sys.stderr)
+        return 2
+    wanted = [r.nltk_id for r in missing()]
+    if wanted:
+        print(f"NLTK resources: fetching {len(wanted)} missing ({', '.join(wanted)})...", file=sys.stderr)
+    report = ensure(wanted, progress=_terminal_progress)
+    print(report.summary(), file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -34,6 +34,10 @@ LAYERS = {"unit": "unit", "app": "app", "e2e": "e2e"}
 if SHARED_NLTK.is_dir() and "NLTK_DATA" not in os.environ:
     os.environ["NLTK_DATA"] = str(SHARED_NLTK)
 
+# Cutoffs computed in tests (and their servers) go to a throwaway directory, so a test
+# that computes a dataset's cutoffs cannot change what a later run sees.
+if "EXPLORER_CUTOFF_CACHE" not in os.environ:
+    os.environ["EXPLORER_CUTOFF_CACHE"] = tempfile.mkdtemp(prefix="explorer-cutoffs-")
 # The app's pages open the annotation store: tests (and the servers they start) use a
 # throwaway one, never the user's own.
 if "ENTAILMENT_EXPLORER_STORE" not in os.environ:

@@ -4,6 +4,8 @@ the problems worst first, each opening on the Pair page."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pandas as pd
 import streamlit as st
 
@@ -14,7 +16,11 @@ from explorer.aligners import ALIGNERS
 from explorer.pairs import Pair
 from explorer.published import PAPER_TABLE1
 
-SAMPLE_GOLD = SAMPLE_DIR / "sample_align.txt"
+#: Hand-made gold alignments for some pairs of each built-in sample.
+SAMPLE_GOLD = {
+    "Hand-written, typical sample (sample_data/typical_align.txt, 6 pairs)": SAMPLE_DIR / "typical_align.txt",
+    "Hand-written, blind spots (sample_data/blind_spots_align.txt, 6 pairs)": SAMPLE_DIR / "blind_spots_align.txt",
+}
 MSR_DIR = SAMPLE_DIR.parents[1] / "shared" / "data" / "msr_align"
 MSR_FILES = tuple(MSR_DIR / f"RTE2_dev_{x}.align.txt" for x in "ABC")
 MAX_PROBLEMS = 800
@@ -66,15 +72,15 @@ def gold_source() -> LoadedDataset | None:
         f"The current dataset ({loaded.name}) has no gold alignments. Load an MSR "
         "`.align.txt` or Edinburgh++ JSON file on the Dataset page, or pick one here."
     )
-    options = {"Hand-written sample (sample_data/sample_align.txt)": "sample"}
+    options = {label: str(path) for label, path in SAMPLE_GOLD.items()}
     if all(path.is_file() for path in MSR_FILES):
         options["MSR RTE2 dev, annotators A/B/C merged (800 problems)"] = "msr"
     choice = st.selectbox("Gold alignments", list(options), key="aligners_gold")
     if st.button("Use these gold alignments", key="aligners_load"):
-        if options[choice] == "sample":
-            set_dataset(load_file(SAMPLE_GOLD, origin="built-in sample"))
-        else:
+        if options[choice] == "msr":
             set_dataset(_load_msr())
+        else:
+            set_dataset(load_file(Path(options[choice]), origin="built-in sample"))
         st.rerun()
     return None
 
@@ -88,6 +94,12 @@ def _load_msr_dataset():  # type: ignore[no-untyped-def]
 
 def _load_msr() -> LoadedDataset:
     return LoadedDataset(_load_msr_dataset(), "msr-rte2-dev-abc", "MSR RTE2 dev gold")
+
+
+def is_manli_training_data(loaded: LoadedDataset) -> bool:
+    """Whether these gold alignments are the MSR RTE2 dev problems MANLI's shipped weights
+    were trained on (the merged annotator files, or one of them loaded on its own)."""
+    return loaded.key == "msr-rte2-dev-abc" or "rte2_dev" in loaded.name.lower()
 
 
 def body() -> None:
@@ -119,6 +131,12 @@ def body() -> None:
         for name in chosen:
             frames[name] = _evaluate(loaded.key, name, limit, loaded.dataset.pairs)
     st.subheader(f"{loaded.name}: {limit} of {n_gold} problems")
+    if "manli" in chosen and is_manli_training_data(loaded):
+        st.warning(
+            "MANLI's shipped weights (`explorer/models/manli_rte2dev.json`) were trained on these "
+            "same 800 MSR RTE2 dev problems, so its figures here are training-set figures: not "
+            "comparable with the paper's RTE2 *test* figures below."
+        )
     st.dataframe(pd.DataFrame([summary_row(ALIGNERS[n].label, f) for n, f in frames.items()]),
                  hide_index=True, key="aligners_summary")
     st.markdown("**MacCartney et al. (2008), Table 1, on RTE2 test** (their dev rows are not cited here)")

@@ -165,8 +165,11 @@ def scorer_section(loaded: LoadedDataset) -> None:
         "text": [p.text for p in pairs], "hypothesis": [p.hypothesis for p in pairs],
     })
     counts = table["agreement"].value_counts()
+    n_labelled = sum(p.entails is not None for p in pairs)
+    on = loaded.name if n_labelled == len(pairs) else \
+        f"the {n_labelled} labelled pairs of {loaded.name} ({len(pairs) - n_labelled} unlabelled left out)"
     st.caption(" · ".join(f"{group}: {n}" for group, n in counts.items())
-               + ("" if x_cut is None else f" — cutoffs {x_cut:.4f} / {y_cut:.4f}, best on {loaded.name}"))
+               + ("" if x_cut is None else f" — cutoffs {x_cut:.4f} / {y_cut:.4f}, best on {on}"))
     figure = score_scatter(list(table["id"]), list(x), list(y), groups, x_name=x_label, y_name=y_label,
                            x_cutoff=x_cut, y_cutoff=y_cut)
     event = st.plotly_chart(figure, key=CHART, on_select="rerun", selection_mode=("box", "lasso", "points"))

@@ -10,10 +10,12 @@ import streamlit as st
 
 from components import state
 from components.data import (
+    SAMPLE_ABOUT,
     SAMPLES,
     LoadedDataset,
     dataset_best_cutoff,
     dataset_scores,
+    labelled_mask,
     load_file,
     load_uploaded,
     nltk_rte_files,
@@ -46,6 +48,8 @@ def source_controls() -> LoadedDataset | None:
         names = list(SAMPLES)
         index = next((i for i, n in enumerate(names) if SAMPLES[n].name == current.name), 0)
         choice = st.selectbox("Sample", names, index=index, key="dataset_sample")
+        if SAMPLES[choice].name in SAMPLE_ABOUT:
+            st.caption(SAMPLE_ABOUT[SAMPLES[choice].name])
         return load_file(SAMPLES[choice], origin="built-in sample")
     if source == NLTK:
         names = list(rte_files)
@@ -93,8 +97,11 @@ def build_table(loaded: LoadedDataset, scorer: str) -> tuple[pd.DataFrame, float
     cutoff = best[0]
     decided = scores > cutoff
     table["decision"] = np.where(decided, "entails", "does not entail")
-    table["correct"] = decided == np.array([bool(p.entails) for p in pairs])
-    return table, cutoff, f"cutoff {cutoff:.4f}, best on this dataset ({100 * best[1]:.1f}% accuracy)"
+    mask = labelled_mask(loaded)
+    correct = decided == np.array([bool(p.entails) for p in pairs])
+    table["correct"] = pd.array([bool(c) if m else pd.NA for c, m in zip(correct, mask)], dtype="boolean")
+    where = "this dataset" if mask.all() else f"its {int(mask.sum())} labelled pairs ({int((~mask).sum())} unlabelled left out)"
+    return table, cutoff, f"cutoff {cutoff:.4f}, best on {where} ({100 * best[1]:.1f}% accuracy)"
 
 
 def filter_table(
@@ -108,7 +115,7 @@ def filter_table(
     if tasks:
         keep &= table["task"].isin(tasks)
     if outcome != ALL and "correct" in table:
-        keep &= table["correct"] == (outcome == CORRECT)
+        keep &= (table["correct"] == (outcome == CORRECT)).fillna(False).astype(bool)  # unlabelled: neither
     keep &= table["score"].between(score_range[0], score_range[1])
     needle = search.strip().lower()
     if needle:

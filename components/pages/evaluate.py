@@ -13,7 +13,16 @@ import pandas as pd
 import streamlit as st
 
 from components import state
-from components.data import SAMPLES, LoadedDataset, dataset_scores, gold, load_file, load_uploaded, nltk_rte_files
+from components.data import (
+    SAMPLES,
+    LoadedDataset,
+    dataset_scores,
+    gold,
+    labelled_mask,
+    load_file,
+    load_uploaded,
+    nltk_rte_files,
+)
 from components.figures import evaluation as figures
 from components.guard import attempt
 from components.sections import batch_results
@@ -141,6 +150,17 @@ def classification_section(
 ) -> None:
     pairs = loaded.dataset.pairs
     g = gold(loaded)
+    mask = labelled_mask(loaded)
+    if not mask.all():  # partly labelled: evaluate the labelled subset, say how many are out
+        st.info(f"{int(mask.sum())} of {len(pairs)} pairs have an entailment label; they are evaluated "
+                f"and the {int((~mask).sum())} unlabelled pairs are left out.")
+        pairs = tuple(p for p, m in zip(pairs, mask) if m)
+        g = g[mask]
+        scores = {n: s[mask] for n, s in scores.items()}
+    if dev is not None:
+        dev_mask = labelled_mask(dev)
+        dev_gold = gold(dev)[dev_mask]
+        dev_scores = {n: s[dev_mask] for n, s in dev_scores.items()}
     key = published.dataset_key(loaded.name)
     if loaded.dataset.kind == "three_way":
         st.caption("3-way labels: *entailment* against *neutral* and *contradiction* together.")
@@ -150,7 +170,7 @@ def classification_section(
     reports = {}
     for name in names:
         fixed = SCORERS[name].cutoff
-        cutoff = fixed if fixed is not None else choose_cutoff(dev_scores[name], gold(dev)) if dev else None
+        cutoff = fixed if fixed is not None else choose_cutoff(dev_scores[name], dev_gold) if dev else None
         reports[name] = classification_report(scores[name], pairs, cutoff=cutoff,
                                               source="model" if fixed is not None else "dev")
     label = {n: SCORERS[n].label for n in names}
@@ -180,7 +200,6 @@ def classification_section(
 
     if dev:
         with st.expander(f"Accuracy against cutoff on the development set, {dev.name}"):
-            dev_gold = gold(dev)
             st.plotly_chart(
                 figures.accuracy_curves(
                     {label[n]: sweep(dev_scores[n], dev_gold) for n in names}, cutoffs,

@@ -10,13 +10,23 @@ import pandas as pd
 import streamlit as st
 
 from components import state
-from components.data import LoadedDataset, dataset_scores, default_cutoff, is_scored
+from components.data import (
+    BLIND_SPOTS,
+    SAMPLE_ABOUT,
+    SAMPLE_ORIGIN,
+    LoadedDataset,
+    dataset_scores,
+    default_cutoff,
+    is_scored,
+)
 from components.figures.ngram_grid import ngram_grid
 from components.guard import attempt
 from components.panels import PANELS
 from components.sections import batch_results
 from components.sections.annotation import render_annotation_section
-from components.state import current_dataset, select_pair, selected_pair_id
+from components.sections.verdicts import choose_dataset_cutoffs, cutoff_sources, page_cutoffs, render_strip, verdicts
+from components.state import current_dataset, dev_dataset, select_pair, selected_pair_id
+from components.text import plain
 from explorer.metrics.bleu import ngram_matches
 from explorer.pairs import Pair
 from explorer.preprocess import AnalyzedPair, InputError, analyze_pair, make_pair
@@ -84,6 +94,8 @@ def pair_controls(loaded: LoadedDataset) -> Pair | None:
     text, hypothesis = state.TYPED_TEXT.value(), state.TYPED_HYPOTHESIS.value()
     if text == chosen.text and hypothesis == chosen.hypothesis:
         st.caption(f"Pair **{chosen.id}** of {loaded.name}" + (f", gold label: **{chosen.label}**" if chosen.label else ""))
+        if chosen.note:
+            st.info(f"**What this pair shows:** {plain(chosen.note)}")
         return chosen
     try:
         typed = make_pair(text, hypothesis)
@@ -127,22 +139,67 @@ def _score_each(names: list[str], analyzed: AnalyzedPair) -> dict[str, Any]:
     return results
 
 
-def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair) -> dict[str, Any]:
-    """Every interactive scorer's value, decision and breakdown; slow ones on request."""
+#: Pairs with at most this many tokens (text + hypothesis) run the slow methods at once:
+#: warm, all of them take well under a second there (docs/BENCHMARKS.md); longer pairs
+#: run them on a button.
+AUTO_SLOW_MAX_TOKENS = 80
+
+
+def _slow_results(analyzed: AnalyzedPair, slow: list[str], auto: bool) -> tuple[dict[str, Any], bool]:
+    """The slow methods' results when at hand, and whether to run them at the end of the
+    page: a short pair runs them after everything else is drawn (then reruns), a long one
+    only on the button."""
+    stored = state.SLOW_RESULTS.setdefault(dict)
+    pair_key = (analyzed.pair.text, analyzed.pair.hypothesis)
+    if pair_key in stored:
+        return dict(stored[pair_key]), False
+    if auto:
+        return {}, True
+    labels = ", ".join(SCORERS[n].label for n in slow)
+    if not st.button(f"Run slow methods ({labels})", key="run_slow"):
+        return {}, False
+    with st.spinner("Running the slow methods..."):
+        found = _score_each(slow, analyzed)
+    stored.clear()
+    stored[pair_key] = found
+    return dict(found), False
+
+
+def finish_slow_methods(analyzed: AnalyzedPair) -> None:
+    """Run the slow methods a short pair deferred, keep their results, and redraw the page
+    with them (the next run finds them stored, so this happens once per pair)."""
+    slow = [name for name, info in SCORERS.items() if not info.interactive]
+    with st.spinner(f"Running the slow methods ({', '.join(SCORERS[n].label for n in slow)})..."):
+        found = _score_each(slow, analyzed)
+    stored = state.SLOW_RESULTS.setdefault(dict)
+    stored.clear()
+    stored[(analyzed.pair.text, analyzed.pair.hypothesis)] = found
+    st.rerun()
+
+
+def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair) -> tuple[dict[str, Any], bool]:
+    """The verdict strip, then every scorer's value, decision and breakdown. Fast scorers
+    are drawn at once; slow ones follow once the page is drawn on a short pair (the second
+    value returned says so), else on request. Cutoffs are the ones at hand (cached for this
+    dataset, or the shipped RTE-dev defaults): nothing here scores the whole dataset."""
+    pair = analyzed.pair
+    typed = pair.source == "typed"
+    strip = st.empty()
     results = _score_each([name for name, info in SCORERS.items() if info.interactive], analyzed)
     slow = [name for name, info in SCORERS.items() if not info.interactive]
-    pair_key = (analyzed.pair.text, analyzed.pair.hypothesis)
-    stored = state.SLOW_RESULTS.setdefault(dict)
+    auto = len(analyzed.text) + len(analyzed.hypothesis) <= AUTO_SLOW_MAX_TOKENS
+    cutoffs = page_cutoffs(loaded, list(results), typed=typed)
+    deferred = False
     if slow:
-        labels = ", ".join(SCORERS[n].label for n in slow)
-        if st.button(f"Run slow methods ({labels})", key="run_slow"):
-            with st.spinner("Running the slow methods..."):
-                found = _score_each(slow, analyzed)
-            stored.clear()
-            stored[pair_key] = found
-        results.update(stored.get(pair_key, {}))
-    with st.spinner(f"Choosing each scorer's cutoff on {loaded.name}..."):
-        cutoffs = {name: default_cutoff(loaded, name) for name in results}
+        render_strip(strip, verdicts(results, cutoffs, pair.entails), pair.label, pending=slow)
+        found, deferred = _slow_results(analyzed, slow, auto)
+        results.update(found)
+        cutoffs = page_cutoffs(loaded, list(results), typed=typed)
+    pending = [n for n in slow if n not in results]
+    render_strip(strip, verdicts(results, cutoffs, pair.entails), pair.label, pending=pending)
+    st.caption(f"Cutoffs: {cutoff_sources(cutoffs)}." + (" A typed pair is judged with these, not with a dataset's own." if typed else ""))
+    if not typed:
+        choose_dataset_cutoffs(loaded, list(results), cutoffs)
     rows = []
     for name, result in results.items():
         cut = cutoffs[name]
@@ -161,7 +218,18 @@ def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair) -> dict[str, A
     if breakdown:
         st.markdown("**Per-order breakdown** (clipped matched / total hypothesis n-grams = precision)")
         st.dataframe(pd.DataFrame(breakdown), hide_index=True, width="stretch")
-    return results
+    return results, deferred
+
+
+def scorer_picker(column: Any, names: list[str]) -> str:
+    """The scorer whose decision is shown; kept in ``?method=`` so a reload keeps it."""
+    wanted = st.query_params.get("method")
+    index = names.index(wanted) if wanted in names else names.index("mbleu") if "mbleu" in names else 0
+    picked = str(column.selectbox("Scorer", names, index=index, format_func=lambda n: SCORERS[n].label,
+                                  key="decision_scorer"))
+    if st.query_params.get("method") != picked:
+        st.query_params["method"] = picked
+    return picked
 
 
 def decision_section(loaded: LoadedDataset, pair: Pair, results: dict[str, Any]) -> None:
@@ -169,19 +237,18 @@ def decision_section(loaded: LoadedDataset, pair: Pair, results: dict[str, Any])
         return
     st.subheader("Decision")
     names = list(results)
-    default = names.index("mbleu") if "mbleu" in names else 0
     left, right = st.columns([1, 2])
-    name = left.selectbox("Scorer", names, index=default, format_func=lambda n: SCORERS[n].label, key="decision_scorer")
-    cut = default_cutoff(loaded, name)
+    name = scorer_picker(left, names)
+    cut = default_cutoff(loaded, name, typed=pair.source == "typed", dev=dev_dataset())
     value = float(results[name].value)
     low, high = min(0.0, value, cut.value), max(1.0, value, cut.value)
-    if (SCORERS[name].interactive or is_scored(loaded, name)) and loaded.binary_labels:
+    if is_scored(loaded, name) and loaded.binary_labels:
         scores = dataset_scores(loaded, name)
         if scores.size:
             low, high = min(low, float(scores.min())), max(high, float(scores.max()))
     cutoff = right.slider(
         "Cutoff (score > cutoff means entails)", min_value=float(low), max_value=float(high),
-        value=float(cut.value), step=0.001, format="%.3f", key=f"cutoff_{name}_{loaded.key}",
+        value=float(cut.value), step=0.001, format="%.3f", key=f"cutoff_{name}_{loaded.key}_{cut.kind}",
         help=f"Starts at {cut.source}.",
     )
     decision = _decision(value, cutoff)
@@ -233,6 +300,8 @@ def panels_section(analyzed: AnalyzedPair) -> None:
 def main() -> None:
     st.title("Pair")
     loaded = batch_results.pair_dataset() or current_dataset()
+    if loaded.origin == SAMPLE_ORIGIN and loaded.name == BLIND_SPOTS.name:
+        st.caption(SAMPLE_ABOUT[BLIND_SPOTS.name])  # what the blind-spot set is for
     pair = pair_controls(loaded)
     if pair is None:
         return
@@ -241,12 +310,14 @@ def main() -> None:
     except InputError as err:
         st.error(f"Cannot analyse this pair: {err}.")
         return
-    results = scores_section(loaded, analyzed)
+    results, deferred = scores_section(loaded, analyzed)
     decision_section(loaded, pair, results)
     render_annotation_section(loaded, pair)
     grid_section(analyzed)
     gold_alignment_section(analyzed)
     panels_section(analyzed)
+    if deferred:
+        finish_slow_methods(analyzed)
 
 
 main()

@@ -15,6 +15,7 @@ from components.figures.alignment import alignment_grid
 from components.figures.edit_sequence import edit_sequence_figure
 from components.guard import attempt
 from components.panels.shared import registered
+from components.sections.verdicts import verdict_line
 from explorer.edit_distance.model import ModelError
 from explorer.edit_distance.scoring import EditDistanceResult, EditDistanceScorer
 from explorer.preprocess import AnalyzedPair
@@ -46,6 +47,9 @@ def render_edit_distance_panel(pair: AnalyzedPair, *, key: str = "editdist") -> 
             if result is None:
                 continue
             st.markdown(_summary(result))
+            st.markdown(verdict_line(kind, float(result.value), pair.pair))
+            # Keyed per method: pFSM and pPDA often draw identical figures, which Streamlit
+            # would otherwise refuse as duplicate elements.
             st.plotly_chart(
                 edit_sequence_figure(result.steps, result.probabilities, text, hyp, title="best edit sequence"),
                 width="stretch", key=f"{key}_{kind}_sequence",

@@ -9,6 +9,7 @@ import streamlit as st
 from components import state
 from components.figures.itg import alignment_figure, internal_nodes, node_at, node_label, tree_figure
 from components.panels.shared import fitting_gold, registered
+from components.sections.verdicts import verdict_line
 from explorer.aligners.itg import MAX_CHART_CELLS, VARIANTS, ItgNode, ItgParse, ItgScorer, NodeKind
 from explorer.preprocess import AnalyzedPair, analyze
 from explorer.scorers import get_scorer
@@ -73,6 +74,7 @@ def render_itg_panel(pair: AnalyzedPair, *, key: str = "itg") -> None:
     columns[1].metric("cost", f"{parse.cost:.2f}", help=f"of {parse.null_cost:.2f} with no links at all")
     columns[2].metric("links", links)
     columns[3].metric("inversions", parse.inversions)
+    st.markdown(verdict_line(variant, float(parse.value), pair.pair))
     if parse.approximation:
         st.warning(
             f"This pair is too large for the exact parse (more than {MAX_CHART_CELLS:,} chart "

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from components.sections.verdicts import verdict_line
 from explorer.preprocess import AnalyzedPair
 
 
@@ -36,6 +37,7 @@ def render_manli_panel(pair: AnalyzedPair, *, key: str = "manli") -> None:
 
         words = plain(", ".join(hypothesis_tokens[j] for j in decision.unaligned_content))
         st.caption(f"Hypothesis content words left unaligned: {words}")
+    st.markdown(verdict_line("manli", float(decision.value), pair.pair))
     gold = fitting_gold(pair.pair, result.alignment.p_len, result.alignment.h_len)
     if gold is None and pair.pair.gold_alignment is not None:
         st.info("The gold alignment covers other tokens than this pair's; it is not overlaid.")

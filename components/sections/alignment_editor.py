@@ -137,6 +137,7 @@ def _render_manli_decision(loaded: LoadedDataset, pair: Pair, working: Alignment
     """The entailment decision MANLI's weights give the alignment being edited, beside the
     decision for the alignment MANLI itself decodes; it follows every click."""
     from components.data import default_cutoff
+    from components.state import dev_dataset
     from explorer.aligners import get_aligner
     from explorer.aligners.manli import ManliAligner
 
@@ -151,7 +152,7 @@ def _render_manli_decision(loaded: LoadedDataset, pair: Pair, working: Alignment
         edited = edited_result.value  # the manli scorer's entailment value for this alignment
         decoded_score = state.manli_decoded(loaded.key, pair.id).setdefault(
             lambda: aligner.align(analysed).value)
-    cut = default_cutoff(loaded, "manli")
+    cut = default_cutoff(loaded, "manli", typed=pair.source == "typed", dev=dev_dataset())
     verdict = "entails" if edited > cut.value else "does not entail"
     gold_note = ""
     if pair.entails is not None:

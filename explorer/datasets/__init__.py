@@ -160,8 +160,24 @@ def detect_format(text: str, name: str) -> str:
             return key
     if by_content:
         return by_content[0]
-    formats = "; ".join(f"{info.description} ({', '.join(info.extensions)})" for info in LOADERS.values())
-    raise DatasetError(f"{name}: not a dataset format the explorer knows. Supported: {formats}")
+    raise DatasetError(_unrecognised(text, name, suffix))
+
+
+def _unrecognised(head: str, name: str, suffix: str) -> str:
+    """Why no loader took the file, as specifically as its name and first line allow."""
+    first = head.lstrip("\ufeff").partition("\n")[0].strip()
+    shown = first if len(first) <= 80 else first[:77] + "..."
+    if suffix == ".csv" or (suffix not in (".xml", ".json", ".jsonl") and first.count(",") >= 1 and "\t" not in first):
+        return (f"{name}: a CSV needs a header line naming the columns 'text' (or 'premise') and "
+                f"'hypothesis' (optional: label, task, id, score, note); its first line is {shown!r}")
+    if suffix == ".xml" or first.startswith("<"):
+        return f"{name}: XML, but not PASCAL RTE: expected an <entailment-corpus> of <pair> elements"
+    if suffix in (".json", ".jsonl"):
+        return f"{name}: expected JSON lines or a JSON list of objects with 'text' and 'hypothesis'"
+    if "\t" in first:
+        return (f"{name}: a TSV the explorer does not recognise: MSRP starts with a 'Quality' header, "
+                f"SICK with 'pair_ID', STS lines are score<TAB>sentence<TAB>sentence; its first line is {shown!r}")
+    return f"{name}: not a dataset format the explorer knows ({', '.join(LOADERS)}); see the README's Datasets table"
 
 
 def decode(data: bytes, name: str, *, max_bytes: int | None = None) -> str:
@@ -183,6 +199,8 @@ def load_bytes(data: bytes, name: str, *, fmt: str | None = None, max_bytes: int
     from explorer.datasets.reading import check_count
 
     text = decode(data, name, max_bytes=max_bytes)
+    if not text.strip():
+        raise DatasetError(f"{name}: the file is empty; expected pairs in one of the formats in the README's Datasets table")
     key = fmt or detect_format(text, name)
     info = LOADERS.info(key)
     try:

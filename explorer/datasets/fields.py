@@ -183,3 +183,19 @@ def token(raw: str, where: str) -> str:
     if not cleaned:
         raise DatasetError(f"{where}: a token is empty once its format characters are removed")
     return "".join(cleaned)
+
+
+#: A pair's note (the built-in samples' one-line lessons) is one line of text at most this long.
+MAX_NOTE_CHARS = 500
+
+
+def note(value: object, where: str) -> str | None:
+    """An optional one-line note kept with a pair (None when absent or empty)."""
+    if value is None or value == "":
+        return None
+    if not isinstance(value, str):
+        raise DatasetError(f"{where}: note is {kind_of(value)}; expected a line of text (a string)")
+    cleaned = " ".join(clean_text(value[: 4 * MAX_NOTE_CHARS]).split())
+    if len(cleaned) > MAX_NOTE_CHARS:
+        raise DatasetError(f"{where}: note has {len(cleaned):,} characters; at most {MAX_NOTE_CHARS} allowed (one line)")
+    return cleaned or None

@@ -1,6 +1,9 @@
 """PASCAL RTE XML (RTE1 ``value=TRUE/FALSE``; RTE2/RTE3 ``entailment=YES/NO``, RTE3
 3-way ``UNKNOWN/CONTRADICTION``), parsed with defusedxml so that hostile XML
-(entity expansion, external entities) is refused rather than expanded."""
+(entity expansion, external entities) is refused rather than expanded.
+
+A ``<note>`` child of ``<pair>`` (not part of the PASCAL format; the built-in samples use
+it) is kept as :attr:`Pair.note`."""
 
 from __future__ import annotations
 
@@ -82,6 +85,7 @@ def parse_rte_xml(text: str, name: str) -> list[Pair]:
                 label=F.label(raw_label, where),
                 task=F.optional_identifier(element.get("task"), where, "task"),
                 source=name,
+                note=F.note("".join(n.itertext()) if (n := element.find("note")) is not None else None, where),
             )
         )
     return pairs

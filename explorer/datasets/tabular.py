@@ -117,6 +117,7 @@ def _record_to_pair(record: object, index: int, name: str, where: str) -> Pair:
         score=F.score(fields.get("score"), place),
         task=F.optional_identifier(_first(fields, _TASK_KEYS), place, "task"),
         source=name,
+        note=F.note(fields.get("note"), place),
     )
 
 

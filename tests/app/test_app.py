@@ -9,11 +9,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from streamlit.testing.v1 import AppTest
 
 from components import panels, state
-from components.data import load_uploaded
+from components.data import SAMPLES, load_uploaded
 from explorer.datasets import DatasetError
 from explorer.preprocess import MAX_CHARS, AnalyzedPair
 from explorer.scorers import SCORERS, ScorerInfo, get_scorer
@@ -25,6 +26,13 @@ EVALUATE = "components/pages/evaluate.py"
 ALIGNERS = "components/pages/aligners.py"
 MT_METRICS = "components/pages/mtmetrics.py"
 TIMEOUT = 120  # generous: shared, loaded machines
+#: Scorers that decide at their own cutoff (trained classifiers): no cutoff is chosen for them.
+OWN_CUTOFF = {n for n in SCORERS if SCORERS[n].cutoff is not None}
+
+
+def tuned(scores):  # type: ignore[no-untyped-def]
+    """The scores table without the scorers that keep their own cutoff."""
+    return scores[~scores["name"].isin(OWN_CUTOFF)]
 
 
 def start(*, timeout: float = TIMEOUT) -> AppTest:
@@ -65,12 +73,18 @@ def test_app_opens_on_the_pair_page_with_the_sample() -> None:
     assert text.value and hypothesis.value  # prefilled from the sample's first pair
     scores = frame(at, "decision")
     assert set(scores["name"]) >= {"bleu", "mbleu", "bleu_pa"}
-    assert (scores["cutoff from"].str.startswith("best on rte_sample.xml")).all()
+    # A short pair gets the slow methods at once, and every cutoff is a real one: nothing
+    # is cached for the dataset yet, so all are the shipped RTE-dev defaults.
+    assert set(scores["name"]) >= {"manli", "itg", "pfsm", "ppda"}
+    assert (tuned(scores)["cutoff from"].str.startswith("shipped default: best on rte1_dev.xml")).all()
+    strip = at.html[0].value  # the verdict strip, first on the page
+    assert "gold: entailment" in strip and SCORERS["manli"].label in strip and "…" not in strip
+    assert any(c.value.startswith(f"Cutoffs: {len(tuned(scores))} shipped defaults") for c in at.caption)
     breakdown = frame(at, "brevity penalty")
     assert "1-grams" in breakdown.columns and "4-grams" in breakdown.columns
     assert at.slider, "the cutoff slider is missing"
     assert page_charts(at) == 1  # the n-gram grid
-    assert "rte_sample.xml" in " ".join(c.value for c in at.sidebar.caption)
+    assert "typical.xml" in " ".join(c.value for c in at.sidebar.caption)
 
 
 def test_pair_page_scores_a_typed_pair() -> None:
@@ -105,18 +119,18 @@ def test_pair_page_bad_input_is_a_message_not_an_exception(text: str, hypothesis
 def test_pair_page_picks_a_pair_from_the_dataset() -> None:
     at = start()
     picker = at.selectbox[0]
-    picker.set_value("7").run()
+    picker.set_value("20").run()
     assert not at.exception
-    assert at.text_area(key="pair_hypothesis").value == "A comet was discovered."
-    assert at.query_params.get("pair") == "7"
+    assert at.text_area(key="pair_hypothesis").value == LOWMEAD
+    assert at.query_params.get("pair") == "20"
 
 
 def test_pair_page_opens_the_pair_named_in_the_query() -> None:
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.query_params["pair"] = "7"
+    at.query_params["pair"] = "20"
     at.run()
     assert not at.exception
-    assert at.text_area(key="pair_hypothesis").value == "A comet was discovered."
+    assert at.text_area(key="pair_hypothesis").value == LOWMEAD
 
 
 def test_decision_follows_the_cutoff_slider() -> None:
@@ -164,12 +178,16 @@ def test_guard_turns_an_error_into_a_message() -> None:
     assert "the test page" in at.error[0].value and "boom" in at.error[0].value
 
 
+#: The hypothesis of pair 20 of sample_data/typical.xml, the only pair naming Lowmead.
+LOWMEAD = "The Lowmead farm cooperative produced a record honey harvest."
+
+
 def test_dataset_page_table_filters_and_opens_a_pair() -> None:
     at = page(start(), DATASET)
     assert at.title[0].value == "Dataset"
     assert at.radio(key="dataset_source").value == "Built-in sample"
     table = frame(at, "correct")
-    assert len(table) == 70
+    assert len(table) == 56
     assert {"id", "task", "gold", "text", "hypothesis", "score", "decision"} <= set(table.columns)
     at.multiselect(key="filter_task").set_value(["QA"]).run()
     assert set(frame(at, "correct")["task"]) == {"QA"}
@@ -178,26 +196,26 @@ def test_dataset_page_table_filters_and_opens_a_pair() -> None:
     assert len(wrong) < 10 and not wrong["correct"].any()
     at.multiselect(key="filter_task").set_value([]).run()
     at.radio(key="filter_outcome").set_value("all").run()
-    at.text_input(key="filter_search").set_value("comet").run()
+    at.text_input(key="filter_search").set_value("Lowmead").run()
     found = frame(at, "correct")
-    assert "7" in set(found["id"])
-    at.selectbox(key="dataset_pick").set_value("7")
+    assert set(found["id"]) == {"20"}
+    at.selectbox(key="dataset_pick").set_value("20")
     at.button(key="dataset_open").click().run()
     assert not at.exception
     assert at.title[0].value == "Pair"
-    assert at.text_area(key="pair_hypothesis").value == "A comet was discovered."
-    assert at.query_params.get("pair") == "7"  # the URL names the pair, so it can be shared
+    assert at.text_area(key="pair_hypothesis").value == LOWMEAD
+    assert at.query_params.get("pair") == "20"  # the URL names the pair, so it can be shared
 
 
 def test_dataset_page_row_selection_opens_the_pair() -> None:
     at = page(start(), DATASET)
     table = frame(at, "correct")
-    row = int(table.index[table["id"] == "7"][0])
+    row = int(table.index[table["id"] == "20"][0])
     at.session_state[state.DATASET_TABLE.key] = {"selection": {"rows": [row], "columns": [], "cells": []}}
     at.run()
     assert not at.exception
     assert at.title[0].value == "Pair"
-    assert at.text_area(key="pair_hypothesis").value == "A comet was discovered."
+    assert at.text_area(key="pair_hypothesis").value == LOWMEAD
 
 
 def test_dataset_page_search_with_no_hit_says_so() -> None:
@@ -209,7 +227,7 @@ def test_dataset_page_search_with_no_hit_says_so() -> None:
 
 def test_dataset_page_switches_to_the_csv_sample() -> None:
     at = page(start(), DATASET)
-    at.selectbox(key="dataset_sample").set_value("CSV sample (3-way labels)").run()
+    at.selectbox(key="dataset_sample").set_value("CSV sample (18 pairs, 3-way labels)").run()
     assert not at.exception
     assert set(frame(at, "correct")["gold"]) >= {"entailment", "neutral", "contradiction"}
     page(at, PAIR)
@@ -250,7 +268,7 @@ def test_evaluate_page_shows_the_cutoff_transfer_from_the_dev_set() -> None:
     at.selectbox(key="evaluate_dev").set_value("sample: pairs.csv").run()
     table = frame(at, "lost by transfer")
     assert set(table["scorer"]) >= {"BLEU", "Modified BLEU"}
-    assert {"cutoff", "accuracy on pairs.csv", "best possible on rte_sample.xml", "AP on rte_sample.xml"} <= set(table.columns)
+    assert {"cutoff", "accuracy on pairs.csv", "best possible on typical.xml", "AP on typical.xml"} <= set(table.columns)
     midpoint = list(table["cutoff"])
     at.selectbox(key="evaluate_rule").set_value("prior").run()
     assert not at.exception
@@ -301,7 +319,7 @@ def test_graded_data_gets_correlations_and_no_decisions() -> None:
     assert len(table) == 4 and "correct" not in table.columns
     page(at, PAIR)
     assert not at.error
-    assert frame(at, "decision")["cutoff from"].str.startswith("default").all()
+    assert tuned(frame(at, "decision"))["cutoff from"].str.startswith("shipped default").all()
 
 
 def test_dataset_page_upload_good_and_malformed_files() -> None:
@@ -313,7 +331,7 @@ def test_dataset_page_upload_good_and_malformed_files() -> None:
     ).run()
     assert not at.exception
     assert any("broken.xml" in e.value and "unchanged" in e.value for e in at.error), [e.value for e in at.error]
-    assert len(frame(at, "correct")) == 70  # still the sample: nothing partial was loaded
+    assert len(frame(at, "correct")) == 56  # still the sample: nothing partial was loaded
     good = b"text,hypothesis,label\nThe cat sat on the mat.,A cat sat.,entailment\nIt rained all day.,It was dry.,contradiction\n"
     at.file_uploader(key="dataset_upload").set_value(("two.csv", good, "text/csv")).run()
     assert not at.exception and not at.error
@@ -357,24 +375,56 @@ def slow_scorer_registered(register_scorer: Callable[[ScorerInfo], None]) -> Non
     register_scorer(ScorerInfo("slow_length", "Slow length ratio", "test stand-in", SlowLengthScorer, interactive=False))
 
 
-def test_slow_methods_run_only_on_request(slow_scorer_registered: None) -> None:
+LONG_TEXT = " ".join(f"Clause {i} of the long text names the harbour at Kettering." for i in range(9))
+
+
+def test_slow_methods_run_at_once_on_short_pairs_and_on_request_on_long_ones(slow_scorer_registered: None) -> None:
     at = start()
-    assert "slow_length" not in set(frame(at, "decision")["name"])
-    button = at.button(key="run_slow")
-    assert "Slow length ratio" in button.label
-    button.click().run()
-    assert not at.exception and not at.error
     scores = frame(at, "decision").set_index("name")
-    assert scores.loc["slow_length", "cutoff from"].startswith("default (slow method")
-    # Once the Evaluate page has scored the dataset with it, its cutoff is tuned too.
+    # No shipped cutoff for a scorer registered after the defaults were built: says so.
+    assert scores.loc["slow_length", "cutoff from"].startswith("no cutoff known")
+    assert "run_slow" not in [b.key for b in at.button]
+    # Once the Evaluate page has scored the dataset with it, its cutoff is the dataset's.
     page(at, EVALUATE)
     at.multiselect(key="evaluate_scorers").set_value(["mbleu", "slow_length"]).run()
     assert not at.exception
     assert "Slow length ratio" in set(frame(at, "cutoff source")["scorer"])
     page(at, PAIR)
-    at.button(key="run_slow").click().run()
     scores = frame(at, "decision").set_index("name")
-    assert scores.loc["slow_length", "cutoff from"].startswith("best on rte_sample.xml")
+    assert scores.loc["slow_length", "cutoff from"].startswith("this dataset: best on typical.xml")
+    # A long pair (over AUTO_SLOW_MAX_TOKENS) runs them only on the button.
+    at.text_area(key="pair_text").set_value(LONG_TEXT)
+    at.text_area(key="pair_hypothesis").set_value("The harbour is at Kettering.").run()
+    assert "slow_length" not in set(frame(at, "decision")["name"])
+    assert "… Slow length ratio" in at.html[0].value  # shown as not run yet
+    button = at.button(key="run_slow")
+    assert "Slow length ratio" in button.label
+    button.click().run()
+    assert not at.exception and not at.error
+    scores = frame(at, "decision").set_index("name")
+    assert "slow_length" in scores.index and "…" not in at.html[0].value
+
+
+def test_dataset_cutoffs_are_chosen_on_request_and_typed_pairs_keep_the_defaults(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("EXPLORER_CUTOFF_CACHE", str(tmp_path))  # other tests expect none cached
+    at = start()
+    button = at.button(key="choose_cutoffs")
+    assert "typical.xml" in button.label and "56 pairs" in button.label
+    button.click().run()
+    assert not at.exception and not at.error
+    scores = tuned(frame(at, "decision"))
+    assert scores["cutoff from"].str.startswith("this dataset: best on typical.xml (56 pairs").all()
+    assert not [b for b in at.button if b.key == "choose_cutoffs"]  # nothing left to choose
+    assert any(c.value.startswith(f"Cutoffs: {len(scores)} from this dataset") for c in at.caption)
+    # A fresh session finds them on disk at once.
+    assert tuned(frame(start(), "decision"))["cutoff from"].str.startswith("this dataset").all()
+    # A typed pair is not from the dataset: it is judged with the shipped defaults.
+    at.text_area(key="pair_text").set_value("The cat sat on the mat.")
+    at.text_area(key="pair_hypothesis").set_value("A cat sat.").run()
+    assert tuned(frame(at, "decision"))["cutoff from"].str.startswith("shipped default").all()
+    assert "no gold label" in at.html[0].value
 
 
 def test_a_pair_with_a_gold_alignment_shows_it() -> None:
@@ -403,9 +453,10 @@ def test_missing_nltk_resources_are_named_in_the_sidebar(monkeypatch: pytest.Mon
     wordnet = next(r for r in resources.RESOURCES if r.nltk_id == "wordnet")
     monkeypatch.setattr(resources, "missing", lambda: [wordnet])
     at = start()
-    warnings = [w.value for w in at.sidebar.warning]
-    assert warnings and "wordnet" in warnings[0] and wordnet.without_it in warnings[0]
-    assert "resources --download" in warnings[0]
+    assert not at.sidebar.warning  # one line, not a 550-pixel box
+    (note,) = [c.value for c in at.sidebar.caption if "degraded" in c.value]
+    assert "1 NLTK resource missing (wordnet)" in note and "make resources" in note
+    assert any(e.label == "NLTK resources (1 missing)" for e in at.sidebar.expander)
 
 
 def test_no_warning_when_every_resource_is_found(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -414,6 +465,7 @@ def test_no_warning_when_every_resource_is_found(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(resources, "missing", lambda: [])
     at = start()
     assert not at.sidebar.warning
+    assert not [c for c in at.sidebar.caption if "degraded" in c.value]
 
 
 class BrokenScorer:
@@ -434,13 +486,13 @@ def test_a_failing_scorer_is_reported_and_the_others_still_shown(broken_scorer_r
     assert {"bleu", "mbleu"} <= set(frame(at, "decision")["name"])
     page(at, EVALUATE)
     at.multiselect(key="evaluate_scorers").set_value(["bleu", "mbleu", "broken"]).run()
-    assert any("Broken scorer failed on rte_sample.xml" in e.value for e in at.error)
+    assert any("Broken scorer failed on typical.xml" in e.value for e in at.error)
     assert "Broken scorer" not in set(frame(at, "cutoff source")["scorer"])
     assert len(charts(at)) == 3
     page(at, DATASET)
     at.selectbox(key="dataset_scorer").set_value("broken").run()
     assert not at.exception
-    assert any("Broken scorer failed on rte_sample.xml" in e.value for e in at.error)
+    assert any("Broken scorer failed on typical.xml" in e.value for e in at.error)
 
 
 def test_evaluate_opens_on_the_bleu_family() -> None:
@@ -478,10 +530,95 @@ def test_mt_metrics_page_shows_table_1_and_runs_the_experiment() -> None:
     assert not at.error
     assert at.title[0].value == "MT metrics"
     stats = at.dataframe[0].value
-    assert stats["group"].iloc[0] == "all" and stats["pairs"].iloc[0] == 70  # the built-in sample
+    assert stats["group"].iloc[0] == "all" and stats["pairs"].iloc[0] == 56  # the built-in typical sample
     at.multiselect(key="mtmetrics_sets").set_value(["per"]).run()
     at.number_input(key="mtmetrics_folds").set_value(3).run()
     at.button(key="mtmetrics_run").click().run()
     assert not at.exception and not at.error
     results = [df.value for df in at.dataframe if "features" in df.value.columns]
     assert len(results) == 1 and list(results[0]["features"]) == ["per"]
+
+
+PARTLY_LABELLED = (
+    "id,text,hypothesis,label\n"
+    "1,The ferry left Arnsby at noon.,The ferry left Arnsby.,entailment\n"
+    "2,The ferry left Arnsby at noon.,The ferry sank.,non-entailment\n"
+    "3,Rain closed the Dunmore road.,The Dunmore road was closed.,\n"
+    "4,Rain closed the Dunmore road.,Snow fell in Dunmore.,non-entailment\n"
+    "5,The mill in Hetherley burned down.,A mill burned down.,\n"
+)
+
+
+def test_partly_labelled_data_is_evaluated_on_its_labelled_pairs() -> None:
+    at = start()
+    at.session_state[state.DATASET.key] = load_uploaded(PARTLY_LABELLED.encode(), "partly.csv")
+    page(at, EVALUATE)
+    assert not at.error
+    assert any("3 of 5 pairs have an entailment label" in i.value and "2 unlabelled" in i.value for i in at.info)
+    assert (frame(at, "cutoff source")["n"] == 3).all()
+    page(at, DATASET)
+    table = frame(at, "correct").set_index("id")
+    assert table.loc["3", "correct"] is pd.NA and table.loc["1", "correct"] in (True, False)
+    assert any("3 labelled pairs (2 unlabelled left out)" in c.value for c in at.caption)
+    at.radio(key="filter_outcome").set_value("correct").run()  # 100% here: all 3 labelled
+    assert not at.exception and set(frame(at, "correct")["id"]) == {"1", "2", "4"}
+    page(at, "components/pages/compare.py")
+    assert not at.exception and not at.error
+    assert any("the 3 labelled pairs of partly.csv (2 unlabelled left out)" in c.value for c in at.caption)
+
+
+def test_the_url_names_dataset_pair_and_method_so_a_reload_keeps_the_view() -> None:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params.update({"dataset": "sample:blind_spots.xml", "pair": "13", "method": "bow"})
+    at.run()
+    assert not at.exception and not at.error
+    assert at.text_area(key="pair_hypothesis").value == "The Arlow Foxes defeated the Pemberly Hawks in the final on Sunday."
+    assert any("What this pair shows" in i.value and "winner and loser exchanged" in i.value for i in at.info)
+    assert any("Expect the methods to fail here" in c.value for c in at.caption)  # what the set is for
+    assert at.selectbox(key="decision_scorer").value == "bow"
+    # Choosing another dataset puts it in the URL (and forgets the old pair).
+    page(at, DATASET)
+    at.selectbox(key="dataset_sample").set_value(next(n for n in SAMPLES if n.startswith("Typical"))).run()
+    assert at.query_params.get("dataset") in ("sample:typical.xml", ["sample:typical.xml"])
+    assert "pair" not in at.query_params
+
+
+def test_a_link_to_a_dataset_that_is_not_here_falls_back_to_the_sample() -> None:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["dataset"] = "sample:../../etc/passwd"
+    at.run()
+    assert not at.exception
+    assert any("not available here" in t.value for t in at.toast)
+    assert "typical.xml" in " ".join(c.value for c in at.sidebar.caption)
+
+
+def test_a_typed_pair_uses_the_development_set_chosen_on_evaluate() -> None:
+    at = page(start(), EVALUATE)
+    at.selectbox(key="evaluate_dev").set_value("sample: blind_spots.xml").run()
+    assert not at.exception and not at.error
+    page(at, PAIR)
+    at.text_area(key="pair_text").set_value("The cat sat on the mat.")
+    at.text_area(key="pair_hypothesis").set_value("A cat sat.").run()
+    source = frame(at, "decision").set_index("name")["cutoff from"]
+    assert source[["bleu", "mbleu", "bleu_pa"]].str.startswith("development set: best on blind_spots.xml (24 pairs").all()
+    assert source.drop(["bleu", "mbleu", "bleu_pa", *OWN_CUTOFF]).str.startswith("shipped default").all()
+
+
+def test_slow_method_tabs_give_their_verdict_and_identical_figures_do_not_clash() -> None:
+    at = start()
+    # pFSM and pPDA take the same path on this pair: their figures used to collide.
+    at.text_area(key="pair_text").set_value("Oskar bought a new car last week.")
+    at.text_area(key="pair_hypothesis").set_value("Last week, Oskar purchased a new automobile.").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    verdicts = [m.value for tab in at.tabs for m in tab.markdown if m.value.startswith("**Verdict:")]
+    assert len(verdicts) >= 4  # MANLI, ITG, pFSM, pPDA
+    assert all("shipped default" in v and "rte1_dev.xml + rte2_dev.xml + rte3_dev.xml" in v for v in verdicts)
+
+
+def test_aligners_page_says_when_manli_is_scored_on_its_own_training_problems(repo_root: Path) -> None:
+    one_problem = (repo_root / "sample_data" / "typical_align.txt").read_text().split("# sentence pair 9")[0]
+    at = start(timeout=180)
+    for name, warned in (("RTE2_dev_A.align.txt", True), ("typical_align.txt", False)):
+        at.session_state[state.DATASET.key] = load_uploaded(one_problem.encode(), name)
+        page(at, ALIGNERS)
+        assert any("training-set figures" in w.value for w in at.warning) is warned, name

@@ -67,7 +67,7 @@ def test_tags_and_note_saved_on_the_pair_page_are_in_the_store(store_path: Path)
 
     store = Store(store_path)
     (dataset,) = store.datasets()
-    assert dataset.name == "rte_sample.xml"
+    assert dataset.name == "typical.xml"
     tagged = store.tags_by_pair(dataset.id)
     assert list(tagged.values()) == [["negation", "numbers"]]
     pair_id = next(iter(tagged))
@@ -112,7 +112,7 @@ def test_errors_page_cross_tab_and_exports(store_path: Path) -> None:
     pivot = next(d.value for d in at.dataframe if "tag" in d.value.columns and "total" in d.value.columns)
     negation = pivot[pivot["tag"] == "negation"].iloc[0]
     assert negation["total"] == 4 and negation["correct"] + negation["incorrect"] == 4
-    assert pivot.iloc[-1]["tag"] == "(all pairs)" and pivot.iloc[-1]["total"] == 70
+    assert pivot.iloc[-1]["tag"] == "(all pairs)" and pivot.iloc[-1]["total"] == 56
     # The CSV the download button would serve.
     downloads = {b.label: b for b in at.get("download_button")}
     assert {"Cross-tab as CSV", "Annotations as CSV", "MSR format", "sureAlign JSON lines"} <= set(downloads)
@@ -145,7 +145,7 @@ def test_compare_page_scatter_and_table(store_path: Path) -> None:
     assert at.title[0].value == "Compare"
     assert at.get("plotly_chart")
     table = next(d.value for d in at.dataframe if "agreement" in d.value.columns)
-    assert len(table) == 70
+    assert len(table) == 56
     at.radio(key="compare_show").set_value("disagreements only").run()
     table = next(d.value for d in at.dataframe if "agreement" in d.value.columns)
     assert table["agreement"].str.startswith("only").all()

@@ -7,7 +7,7 @@ import explorer
 from explorer.cli import main
 
 SAMPLE_DATA = Path(__file__).resolve().parents[2] / "sample_data"
-SAMPLE = str(SAMPLE_DATA / "rte_sample.xml")
+SAMPLE = str(SAMPLE_DATA / "typical.xml")
 
 
 def test_evaluate_json_contract(capsys):
@@ -20,7 +20,7 @@ def test_evaluate_json_contract(capsys):
                           "average_precision", "by_task", "seconds", "signature"}
         assert r["signature"]["method"] == r["scorer"] and r["signature"]["cutoff_source"] == "self"
         assert r["signature"]["version"] == explorer.__version__
-        assert r["cutoff_source"] == "self" and r["n"] == 70
+        assert r["cutoff_source"] == "self" and r["n"] == 56
         assert 0 <= r["accuracy"] <= 1 and 0 <= r["cws"] <= 1
         assert set(r["by_task"]) == {"CD", "IE", "IR", "MT", "PP", "QA", "RC"}
         assert set(r["by_task"]["CD"]) == {"n", "accuracy", "cws", "average_precision"}
@@ -103,7 +103,7 @@ def test_numeric_options_are_checked_before_any_work(argv, capsys):
 
 
 def test_output_paths_are_checked_before_training(tmp_path, capsys):
-    gold = str(SAMPLE_DATA / "sample_align.txt")
+    gold = str(SAMPLE_DATA / "typical_align.txt")
     assert main(["train", "manli", gold, "--out", str(tmp_path)]) == 2  # a folder
     assert "is a folder" in capsys.readouterr().err
     assert main(["train", "manli", gold, "--out", str(tmp_path / "no" / "m.json")]) == 2

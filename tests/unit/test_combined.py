@@ -121,16 +121,16 @@ def test_shipped_model_is_small_and_scores_a_pair() -> None:
 def test_classify_cli_trains_saves_and_reports_the_combined_classifier(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
     from explorer.cli import main
 
-    sample = str(SAMPLE_DATA / "rte_sample.xml")
+    sample = str(SAMPLE_DATA / "typical.xml")
     out = tmp_path / "model.json"
     args = ["classify", f"{sample},{sample}", sample, "--classifier", "combined",
             "--features", "scorer:bleu,scorer:mbleu,scorer:per", "--save-model", str(out), "--json"]
     assert main(args) == 0
     payload = json.loads(capsys.readouterr().out)
     assert payload["features"] == ["scorer:bleu", "scorer:mbleu", "scorer:per"]
-    assert payload["results"]["combined"]["overall"]["n"] == 70
+    assert payload["results"]["combined"]["overall"]["n"] == 56
     model = CombinedModel.load(out)
-    assert model.info["trained_on"] == 140 and model.features == tuple(payload["features"])
+    assert model.info["trained_on"] == 112 and model.features == tuple(payload["features"])
     assert main(["classify", sample, sample, "--classifier", "combined", "--folds", "5"]) == 2
     assert "--folds is not available" in capsys.readouterr().err
     assert main(["classify", sample, sample, "--save-model", str(out)]) == 2

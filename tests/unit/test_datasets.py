@@ -126,7 +126,13 @@ def test_generic_csv_and_jsonl():
         pytest.param(b"\x89PNG\r\n\x1a\n\x00\x00", "x.png", "binary file", id="binary"),
         pytest.param(b"caf\xe9 au lait", "x.csv", "not valid UTF-8", id="latin1"),
         pytest.param(b"just some words", "notes.md", "not a dataset format", id="unknown-format"),
-        pytest.param(b"id,text,hypothesis\n", "x.csv", "no pairs found", id="empty"),
+        pytest.param(b"id,text,hypothesis\n", "x.csv", "no pairs found", id="header-only"),
+        pytest.param(b"", "x.csv", "x.csv: the file is empty", id="empty"),
+        pytest.param(b"  \n\n", "x.tsv", "x.tsv: the file is empty", id="blank"),
+        pytest.param(b"id,premise,claim\n1,A b.,A.\n", "x.csv", "needs a header line naming the columns 'text'", id="csv-no-hypothesis"),
+        pytest.param(b"id,premise,claim\n1,A b.,A.\n", "x.txt", "its first line is 'id,premise,claim'", id="csv-by-content"),
+        pytest.param(b"<corpus><item/></corpus>", "x.xml", "not PASCAL RTE", id="other-xml"),
+        pytest.param(b"a\tb\n", "x.tsv", "a TSV the explorer does not recognise", id="other-tsv"),
     ],
 )
 def test_bad_uploads(content, name, message):

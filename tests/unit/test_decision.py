@@ -101,7 +101,7 @@ def test_evaluate_cli_takes_a_cutoff_rule(capsys) -> None:  # type: ignore[no-un
 
     from explorer.cli import main
 
-    sample = str(SAMPLE_DATA / "rte_sample.xml")
+    sample = str(SAMPLE_DATA / "typical.xml")
     csv = str(SAMPLE_DATA / "pairs.csv")
     cutoffs = {}
     for rule in ("best", "midpoint"):
@@ -119,7 +119,7 @@ def test_evaluate_refuses_an_unlabelled_dev_set(tmp_path, capsys) -> None:  # ty
 
     dev = tmp_path / "graded.tsv"
     dev.write_text("5.0\tA dog runs.\tA dog runs.\n1.0\tPrices rose.\tThe choir sang.\n")
-    sample = str(SAMPLE_DATA / "rte_sample.xml")
+    sample = str(SAMPLE_DATA / "typical.xml")
     assert main(["evaluate", sample, "--dev", str(dev), "--scorer", "mbleu"]) == 2
     err = capsys.readouterr().err
     assert "graded.tsv has 2 pairs without an entailment label" in err and "Traceback" not in err
@@ -142,7 +142,7 @@ def test_evaluate_applies_a_classifiers_own_cutoff(monkeypatch) -> None:  # type
     from explorer.datasets import load
     from explorer.evaluation import evaluate
 
-    data = load(SAMPLE_DATA / "rte_sample.xml")
+    data = load(SAMPLE_DATA / "typical.xml")
     info = replace(scorers.SCORERS["mbleu"], cutoff=0.25)
     monkeypatch.setitem(scorers.SCORERS, "mbleu", info)
     report = evaluate(data, ["mbleu"], dev=data)[0].report

@@ -24,7 +24,7 @@ def refused(data: bytes, name: str, match: str, fmt: str | None = None) -> str:
 
 def test_lone_cr_in_a_field_is_a_line_end_and_refused_by_field_count():
     refused(b"3.2\ta\rb\tc\n", "x.tsv", r"x\.tsv: line 1 has 2 tab-separated fields; expected 3", fmt="sts")
-    refused(b"3.2\ta\rb\tc\n", "x.tsv", r"x\.tsv: not a dataset format")
+    refused(b"3.2\ta\rb\tc\n", "x.tsv", r"x\.tsv: a TSV the explorer does not recognise")
     refused(b"1.0\ta\tb\n3.2\ta\rb\tc\n", "x.tsv", r"x\.tsv: line 2 has 2 tab-separated fields; expected 3")
 
 
@@ -108,8 +108,8 @@ def test_deep_xml_is_refused_as_soon_as_it_is_met():
         (b'{"score": 1' + b"0" * 400 + b'.5, "text": "a", "hypothesis": "b"}\n', "x.jsonl", "over the 40-character"),
         (b'{"score": 1e999, "text": "a", "hypothesis": "b"}\n', "x.jsonl", "too large for a float"),
         (b'{"score": NaN, "text": "a", "hypothesis": "b"}\n', "x.jsonl", "NaN is not a number JSON allows"),
-        (b"9" * 5000 + b"\ta\tb\n", "x.tsv", "not a dataset format"),
-        (b"1." + b"9" * 5000 + b"\ta\tb\n", "x.tsv", "not a dataset format"),
+        (b"9" * 5000 + b"\ta\tb\n", "x.tsv", "a TSV the explorer does not recognise"),
+        (b"1." + b"9" * 5000 + b"\ta\tb\n", "x.tsv", "a TSV the explorer does not recognise"),
         (b"id,text,hypothesis,score\n1,a,b," + b"9" * 5000 + b"\n", "x.csv", r"line 2: score '9999.*' is not a number"),
     ],
 )

@@ -14,7 +14,7 @@ from explorer.scorers import SCORERS
         ("rte1_dev.xml", "rte1_dev"),
         ("/data/RTE2_dev.xml", "rte2_dev"),
         ("rte3_dev_3ways.xml", "rte3_dev"),
-        ("rte_sample.xml", None),
+        ("typical.xml", None),
         ("pairs.csv", None),
     ],
     ids=["rte1", "path-and-case", "3way", "sample", "csv"],

@@ -1,0 +1,329 @@
+"""A cutoff for every scorer, and where it came from.
+
+A pair is judged *entailed* when its score is above its scorer's cutoff
+(:mod:`explorer.evaluation`). Three sources of cutoffs, in the order the app prefers them:
+
+``dataset``
+    The best cutoff on the loaded dataset's labelled pairs. Scoring a whole dataset with a
+    slow method takes minutes, so each scorer's result is computed once per dataset
+    *fingerprint* (a hash of the pairs' texts and labels, not of the file name) and kept as
+    JSON in ``cutoffs/`` under the explorer cache directory
+    (:func:`explorer.cache.cache_dir`; ``$EXPLORER_CUTOFF_CACHE`` moves it).
+``dev``
+    The best cutoff on a development set chosen by the user (e.g. NLTK's ``rte1_dev.xml``),
+    computed and cached the same way.
+``default``
+    The shipped cutoffs, :data:`DEFAULT_FILE`: the best cutoff of every registered scorer
+    on NLTK's RTE1, RTE2 (the 400 pairs NLTK ships) and RTE3 development sets pooled,
+    written by ``python -m explorer.cutoffs build-default`` (the command and the data are
+    recorded in the file). A typed pair has no dataset, so it is judged with these.
+
+Every choice carries a one-line ``detail`` saying where its number came from, for display.
+Pairs a scorer refuses (its explicit size limits) are left out of the cutoff search and
+counted.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import math
+import os
+import sys
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from explorer.cache import cache_dir
+from explorer.datasets import Dataset
+from explorer.errors import ExplorerError
+from explorer.evaluation import best_cutoff
+from explorer.pairs import Pair
+
+#: The shipped cutoffs (see the module docstring).
+DEFAULT_FILE = Path(__file__).resolve().parent / "models" / "cutoffs_rte_dev.json"
+#: Bumped when scorers change in a way that changes their scores, so cached cutoffs of an
+#: older version are recomputed rather than trusted.
+CACHE_VERSION = 2
+
+DATASET, DEV, DEFAULT = "dataset", "dev", "default"
+SOURCE_LABELS = {DATASET: "this dataset", DEV: "development set", DEFAULT: "shipped default"}
+
+#: progress(scorer, pairs done, pairs total)
+Progress = Callable[[str, int, int], None]
+
+
+class CutoffError(ExplorerError, ValueError):
+    """Cutoffs that cannot be chosen the way that was asked."""
+
+
+@dataclass(frozen=True)
+class CutoffChoice:
+    """One scorer's cutoff.
+
+    Attributes:
+        scorer: the registered scorer name.
+        value: the cutoff; a pair is entailed when its score is above it.
+        source: ``dataset``, ``dev`` or ``default``.
+        detail: where it came from, in one line ("best on rte1_dev.xml (567 pairs, 55.9%)").
+        accuracy: the accuracy at this cutoff on the pairs it was chosen on.
+        n: how many pairs it was chosen on.
+        refused: pairs the scorer refused (left out).
+    """
+
+    scorer: str
+    value: float
+    source: str
+    detail: str
+    accuracy: float
+    n: int
+    refused: int = 0
+
+    @property
+    def origin(self) -> str:
+        """Where the cutoff came from, for display ("shipped default: best on ...")."""
+        return f"{SOURCE_LABELS.get(self.source, self.source)}: {self.detail}"
+
+    def decides(self, score: float) -> bool:
+        """The decision rule: entailed when ``score > value``."""
+        return score > self.value
+
+
+def fingerprint(pairs: Iterable[Pair]) -> str:
+    """A content hash of pairs: ids, texts, hypotheses and labels (not the file name, so a
+    renamed copy reuses the cache; an edited file does not)."""
+    digest = hashlib.sha256(f"cutoffs-v{CACHE_VERSION}".encode())
+    for pair in pairs:
+        for part in (pair.id, pair.text, pair.hypothesis, pair.label or ""):
+            digest.update(b"\x1f")
+            digest.update(part.encode())
+        digest.update(b"\x1e")
+    return digest.hexdigest()[:24]
+
+
+def labelled(pairs: Sequence[Pair]) -> list[Pair]:
+    """The pairs with an entailment label (3-way labels count: entailment against the rest)."""
+    return [p for p in pairs if p.entails is not None]
+
+
+def score_all(
+    pairs: Sequence[Pair], scorer: str, *, progress: Callable[[int, int], None] | None = None
+) -> tuple[np.ndarray, int]:
+    """Every pair's score under ``scorer``; pairs the scorer refuses (a ``ValueError`` such
+    as a size limit) get NaN. Returns the scores and the number refused."""
+    from explorer.preprocess import analyze_pair
+    from explorer.scorers import get_scorer
+
+    method = get_scorer(scorer)
+    out = np.full(len(pairs), np.nan)
+    refused = 0
+    step = max(1, len(pairs) // 50)
+    for i, pair in enumerate(pairs):
+        try:
+            value = float(method.score(analyze_pair(pair)).value)
+        except ValueError:
+            refused += 1
+        else:
+            if math.isfinite(value):
+                out[i] = value
+            else:
+                refused += 1
+        if progress is not None and ((i + 1) % step == 0 or i + 1 == len(pairs)):
+            progress(i + 1, len(pairs))
+    return out, refused
+
+
+def choose(scorer: str, scores: np.ndarray, gold: Sequence[bool], *, source: str, name: str, refused: int) -> CutoffChoice:
+    """The best cutoff on the scored pairs (NaN scores left out)."""
+    g = np.asarray(gold, dtype=bool)
+    keep = np.isfinite(scores)
+    if not keep.any():
+        raise CutoffError(f"{scorer}: no pair of {name} could be scored")
+    value, acc = best_cutoff(scores[keep], g[keep])
+    n = int(keep.sum())
+    left_out = f", {refused} refused" if refused else ""
+    detail = f"best on {name} ({n} pairs{left_out}, {100 * acc:.1f}%)"
+    return CutoffChoice(scorer, float(value), source, detail, float(acc), n, refused)
+
+
+def cutoff_dir() -> Path:
+    """Where computed cutoffs are kept: ``$EXPLORER_CUTOFF_CACHE``, else ``cutoffs/`` in
+    the explorer cache directory."""
+    explicit = os.environ.get("EXPLORER_CUTOFF_CACHE")
+    return Path(explicit).expanduser() if explicit else cache_dir() / "cutoffs"
+
+
+def _cache_path(fp: str, scorer: str, source: str) -> Path:
+    return cutoff_dir() / f"cutoff-{fp}-{source}-{scorer}.json"
+
+
+def _save(path: Path, choice: CutoffChoice) -> None:
+    """Write atomically; an unwritable cache only means recomputing next time."""
+    import tempfile
+
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".cutoff.", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(asdict(choice), handle)
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def lookup(fp: str, scorer: str, source: str = DATASET) -> CutoffChoice | None:
+    """The cutoff cached for a fingerprint (of labelled pairs, :func:`fingerprint`)."""
+    try:
+        found = json.loads(_cache_path(fp, scorer, source).read_text(encoding="utf-8"))
+        return CutoffChoice(**found)
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def cached(pairs: Sequence[Pair], scorer: str, source: str = DATASET) -> CutoffChoice | None:
+    """A cutoff already computed for these pairs' labelled subset as ``source``, or None."""
+    subset = labelled(pairs)
+    return lookup(fingerprint(subset), scorer, source) if subset else None
+
+
+def compute(
+    dataset: Dataset, scorers: Sequence[str], *, source: str = DATASET,
+    progress: Progress | None = None, use_cache: bool = True,
+) -> dict[str, CutoffChoice]:
+    """The best cutoff of each scorer on a dataset's labelled pairs, each cached on disk.
+
+    Raises:
+        CutoffError: when the dataset has no entailment labels.
+    """
+    pairs = labelled(dataset.pairs)
+    if not pairs:
+        raise CutoffError(f"{dataset.name} has no entailment labels; cutoffs need labelled pairs")
+    left_out = len(dataset.pairs) - len(pairs)
+    name = dataset.name if not left_out else f"{dataset.name} (labelled subset; {left_out} unlabelled left out)"
+    fp = fingerprint(pairs)
+    gold = [bool(p.entails) for p in pairs]
+    out: dict[str, CutoffChoice] = {}
+    for scorer in scorers:
+        hit = lookup(fp, scorer, source) if use_cache else None
+        if hit is not None:
+            out[scorer] = hit
+            if progress is not None:
+                progress(scorer, len(pairs), len(pairs))
+            continue
+        report = (lambda i, n, s=scorer: progress(s, i, n)) if progress is not None else None
+        scores, refused = score_all(pairs, scorer, progress=report)
+        choice = choose(scorer, scores, gold, source=source, name=name, refused=refused)
+        _save(_cache_path(fp, scorer, source), choice)
+        out[scorer] = choice
+    return out
+
+
+def default_cutoffs(path: Path = DEFAULT_FILE) -> dict[str, CutoffChoice]:
+    """The shipped cutoffs (empty when the file is missing or unreadable)."""
+    try:
+        stamp = path.stat().st_mtime_ns
+    except OSError:
+        return {}
+    return dict(_read_defaults(path, stamp))
+
+
+@functools.lru_cache(maxsize=8)
+def _read_defaults(path: Path, stamp: int) -> dict[str, CutoffChoice]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return {name: CutoffChoice(**entry) for name, entry in data["cutoffs"].items()}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+
+
+def resolve(
+    scorers: Sequence[str], pairs: Sequence[Pair] | None = None,
+    dev: Sequence[Pair] | None = None,
+) -> dict[str, CutoffChoice | None]:
+    """For each scorer the best cutoff already at hand, without computing anything: the
+    dataset's (cached), else the dev set's (cached), else the shipped default, else None."""
+    defaults = default_cutoffs()
+    prints = [(fingerprint(labelled(group)), source)
+              for group, source in ((pairs, DATASET), (dev, DEV)) if group and labelled(group)]
+    out: dict[str, CutoffChoice | None] = {}
+    for scorer in scorers:
+        choice = None
+        for fp, source in prints:
+            choice = choice or lookup(fp, scorer, source)
+        out[scorer] = choice or defaults.get(scorer)
+    return out
+
+
+def build_default(
+    paths: Sequence[str | Path], out: Path, scorers: Sequence[str] | None = None, *, update: bool = False
+) -> dict[str, Any]:
+    """Compute the shipped cutoffs on the pooled labelled pairs of ``paths`` and write them
+    (``update``: keep the file's other scorers, recompute only ``scorers``, e.g. after one
+    scorer's definition changed). Scorers with their own cutoff (a trained classifier's,
+    ``ScorerInfo.cutoff``) are skipped: they decide at it."""
+    from explorer.datasets import load
+    from explorer.scorers import SCORERS
+
+    names = [n for n in (scorers or list(SCORERS)) if getattr(SCORERS[n], "cutoff", None) is None]
+    pooled: list[Pair] = []
+    for path in paths:
+        pooled.extend(labelled(load(path).pairs))
+    label = " + ".join(Path(p).name for p in paths)
+    pooled_set = Dataset(name=label, format="pooled", pairs=tuple(pooled))
+    entries: dict[str, Any] = {}
+    previous: dict[str, Any] = {}
+    if update and out.is_file():
+        previous = json.loads(out.read_text(encoding="utf-8"))
+        entries = dict(previous.get("cutoffs", {}))
+    for scorer in names:
+        start = time.perf_counter()
+        choice = compute(pooled_set, [scorer], source=DEFAULT,
+                         progress=lambda s, i, n: print(f"\r{s}: {i}/{n}", end="", file=sys.stderr))[scorer]
+        entries[scorer] = asdict(choice)
+        print(f"\r{scorer}: cutoff {choice.value:.4f}, {100 * choice.accuracy:.1f}% on {choice.n} pairs "
+              f"({time.perf_counter() - start:.0f} s)", file=sys.stderr)
+    command = "python -m explorer.cutoffs build-default " + " ".join(
+        f"$NLTK_DATA/corpora/rte/{Path(p).name}" for p in paths)
+    body = {
+        "about": "Best cutoff of each scorer on the pooled development sets below (a pair is "
+                 "entailed when score > cutoff; ties to the lowest cutoff).",
+        "command": previous.get("command") or command,
+        "updates": [*previous.get("updates", []), f"{command} --scorer {','.join(names)} --update"] if update
+                   else [],
+        "data": [Path(p).name for p in paths],
+        "pairs": len(pooled),
+        "cutoffs": entries,
+    }
+    out.write_text(json.dumps(body, indent=1) + "\n", encoding="utf-8")
+    return body
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m explorer.cutoffs build-default DEV.xml... [--scorer a,b] [--out FILE]``"""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m explorer.cutoffs")
+    sub = parser.add_subparsers(dest="command", required=True)
+    build = sub.add_parser("build-default", help="compute the shipped cutoffs from dev sets")
+    build.add_argument("dev", nargs="+")
+    build.add_argument("--scorer", default="all")
+    build.add_argument("--out", type=Path, default=DEFAULT_FILE)
+    build.add_argument("--update", action="store_true", help="keep the file's other scorers")
+    args = parser.parse_args(argv)
+    from explorer.scorers import parse_scorer_names
+
+    try:
+        build_default(args.dev, args.out, parse_scorer_names(args.scorer), update=args.update)
+    except (ValueError, KeyError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

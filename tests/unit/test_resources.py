@@ -1,0 +1,137 @@
+"""Fetching missing NLTK resources (explorer/resources.py), for real: a tiny NLTK index
+and package are served over HTTP on localhost and NLTK's own downloader fetches,
+checks and unpacks them."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import http.server
+import io
+import socket
+import threading
+import zipfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import nltk
+import pytest
+from nltk.downloader import Downloader
+
+from explorer import resources
+
+WORDS = "the\nof\nand\n"
+
+
+def _package() -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        archive.writestr("stopwords/", "")
+        archive.writestr("stopwords/english", WORDS)
+    return buffer.getvalue()
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
+    """An NLTK data server on 127.0.0.1 with one package, ``stopwords``; yields the
+    index URL and the directory it serves (tests may break the package there)."""
+    served = tmp_path / "served"
+    served.mkdir()
+    handler = functools.partial(_QuietHandler, directory=str(served))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    port = httpd.server_address[1]
+    raw = _package()
+    (served / "stopwords.zip").write_bytes(raw)
+    (served / "index.xml").write_text(
+        '<?xml version="1.0"?>\n<nltk_data><packages>\n'
+        f'<package id="stopwords" name="Stopwords" subdir="corpora" '
+        f'url="http://127.0.0.1:{port}/stopwords.zip" size="{len(raw)}" '
+        f'unzipped_size="{len(WORDS)}" checksum="{hashlib.md5(raw).hexdigest()}" '
+        f'sha256_checksum="{hashlib.sha256(raw).hexdigest()}" unzip="1"/>\n'
+        "</packages><collections/></nltk_data>\n"
+    )
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{port}/index.xml", served
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+@pytest.fixture
+def empty_nltk_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """NLTK sees only an empty data directory; loopback servers are allowed.
+
+    NLTK refuses loopback and private addresses as a guard against server-side request
+    forgery; with ``ENFORCE`` off it warns instead, which lets it reach the test's own
+    server. Nothing else about the download is changed.
+    """
+    data = tmp_path / "nltk_data"
+    data.mkdir()
+    monkeypatch.setattr(nltk.data, "path", [str(data)])
+    monkeypatch.setattr("nltk.pathsec.ENFORCE", False)
+    resources.is_available.cache_clear()
+    yield data
+    resources.is_available.cache_clear()
+
+
+@pytest.mark.filterwarnings("ignore:Security Violation:RuntimeWarning")
+def test_ensure_downloads_a_missing_resource_with_progress(server: tuple[str, Path], empty_nltk_data: Path) -> None:
+    url, _ = server
+    assert not resources.is_available("stopwords")
+    seen: list[tuple[str, float, str]] = []
+    report = resources.ensure(
+        ["stopwords"], downloader=Downloader(server_index_url=url), download_dir=str(empty_nltk_data),
+        progress=lambda *event: seen.append(event),
+    )
+    assert report.fetched == ("stopwords",) and not report.failed and not report.offline
+    assert (empty_nltk_data / "corpora" / "stopwords" / "english").read_text() == WORDS
+    assert resources.is_available("stopwords")
+    percents = [p for _, p, _ in seen]
+    assert percents == sorted(percents) and seen[-1] == ("stopwords", 100.0, "installed")
+    assert report.summary() == "NLTK resources: fetched stopwords; all found."
+    # Found now, so a second call has nothing to do.
+    again = resources.ensure(["stopwords"], downloader=Downloader(server_index_url=url))
+    assert again.wanted == () and again.summary().startswith("NLTK resources: all")
+
+
+@pytest.mark.filterwarnings("ignore:Security Violation:RuntimeWarning")
+def test_a_package_that_fails_its_checksum_is_not_installed(server: tuple[str, Path], empty_nltk_data: Path) -> None:
+    url, served = server
+    tampered = _package().replace(b"the\n", b"THE\n")
+    (served / "stopwords.zip").write_bytes(tampered)
+    report = resources.ensure(["stopwords"], downloader=Downloader(server_index_url=url),
+                              download_dir=str(empty_nltk_data))
+    assert report.fetched == () and report.failed[0][0] == "stopwords" and not report.offline
+    assert "mismatch" in report.failed[0][1]  # NLTK's own integrity check refused it
+    assert not resources.is_available("stopwords")
+    assert "still missing (stopwords): the download failed" in report.summary()
+
+
+@pytest.mark.filterwarnings("ignore:Security Violation:RuntimeWarning")
+def test_offline_means_degraded_with_one_line_saying_so(empty_nltk_data: Path) -> None:
+    with socket.socket() as sock:  # a port nobody listens on: connection refused
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    report = resources.ensure(["stopwords", "wordnet"],
+                              downloader=Downloader(server_index_url=f"http://127.0.0.1:{port}/index.xml"))
+    assert report.offline and report.wanted == ("stopwords", "wordnet") and not report.fetched
+    line = report.summary()
+    assert "\n" not in line and "2 still missing (stopwords, wordnet)" in line
+    assert "cannot be reached" in line and "degraded" in line and "make resources" in line
+
+
+def test_the_make_run_entry_point_prints_one_line_when_all_is_found(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(resources, "missing", lambda: [])
+    monkeypatch.setattr(resources, "is_available", functools.cache(lambda nltk_id: True))
+    assert resources.main(["ensure"]) == 0
+    assert capsys.readouterr().err == f"NLTK resources: all {len(resources.RESOURCES)} found.\n"
+    assert resources.main(["bogus"]) == 2
