@@ -27,9 +27,10 @@ from components.sections.annotation import render_annotation_section
 from components.sections.verdicts import choose_dataset_cutoffs, cutoff_sources, page_cutoffs, render_strip, verdicts
 from components.state import current_dataset, dev_dataset, select_pair, selected_pair_id
 from components.text import plain
+from explorer import limits
 from explorer.metrics.bleu import ngram_matches
 from explorer.pairs import Pair
-from explorer.preprocess import AnalyzedPair, InputError, analyze_pair, make_pair
+from explorer.preprocess import AnalyzedPair, InputError, analyze_pair, make_pair, tokenize
 from explorer.scorers import SCORERS, get_scorer
 
 #: Each text box and where its value is kept while the box is not drawn.
@@ -297,6 +298,19 @@ def panels_section(analyzed: AnalyzedPair) -> None:
                     where="to draw for this pair")
 
 
+def within_token_limit(pair: Pair) -> bool:
+    """One clear refusal, before tagging, for a pair longer than every method accepts
+    (instead of one error per method): the server a class shares stays responsive."""
+    limit = limits.current().max_tokens
+    sizes = len(tokenize(pair.text)), len(tokenize(pair.hypothesis))
+    if max(sizes) <= limit:
+        return True
+    st.warning(f"This pair has {sizes[0]:,} text and {sizes[1]:,} hypothesis tokens; the methods here score "
+               f"pairs of up to {limit:,} tokens per side (the `max_tokens` limit, which keeps a shared server "
+               "responsive). Shorten it, or score it from the command line with `--max-tokens`.")
+    return False
+
+
 def main() -> None:
     st.title("Pair")
     loaded = batch_results.pair_dataset() or current_dataset()
@@ -304,6 +318,8 @@ def main() -> None:
         st.caption(SAMPLE_ABOUT[BLIND_SPOTS.name])  # what the blind-spot set is for
     pair = pair_controls(loaded)
     if pair is None:
+        return
+    if not within_token_limit(pair):
         return
     try:
         analyzed = analyze_pair(pair)

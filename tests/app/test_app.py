@@ -116,6 +116,18 @@ def test_pair_page_bad_input_is_a_message_not_an_exception(text: str, hypothesis
     assert not charts(at)
 
 
+def test_a_pair_over_the_token_limit_is_one_warning_and_runs_nothing() -> None:
+    """Issue 10's hostile pair ("h " x 9999 in both boxes): one refusal naming the limit,
+    before tagging, instead of every method failing in turn."""
+    at = start()
+    at.text_area(key="pair_text").set_value("h " * 9999)
+    at.text_area(key="pair_hypothesis").set_value("h " * 9999).run()
+    assert not at.exception
+    assert not at.error, [e.value for e in at.error]
+    (warning,) = [w.value for w in at.warning if "max_tokens" in w.value]
+    assert "9,999" in warning and "2,000" in warning
+
+
 def test_pair_page_picks_a_pair_from_the_dataset() -> None:
     at = start()
     picker = at.selectbox[0]
