@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 
 from explorer import resources
 from explorer.api import method_signature
-from explorer.cli.output import print_json, progress_printer, result_to_json, warn_missing_resources
+from explorer.cli.output import print_json, progress_printer, result_to_json, stderr_log, warn_missing_resources
 from explorer.datasets import Dataset, load
 from explorer.evaluation import evaluate
 from explorer.preprocess import analyze_pair, make_pair
@@ -27,10 +28,26 @@ def configure_evaluate(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
+def labelled_subset(data: Dataset) -> tuple[Dataset, int]:
+    """A partly labelled classification dataset (e.g. SNLI's ``-`` pairs, MSR gold joined
+    to NLTK's 400 RTE2 labels) as its labelled pairs, and how many were left out (said on
+    stderr). Graded, fully labelled and wholly unlabelled data come back unchanged."""
+    if data.kind == "graded":
+        return data, 0
+    kept = tuple(p for p in data.pairs if p.entails is not None)
+    left_out = len(data.pairs) - len(kept)
+    if not kept or not left_out:
+        return data, 0
+    stderr_log(f"note: {left_out} of {len(data.pairs)} pairs of {data.name} have no entailment label "
+               f"and are left out; evaluating the {len(kept)} labelled pairs")
+    return replace(data, pairs=kept), left_out
+
+
 def run_evaluate(args: argparse.Namespace) -> int:
     names = parse_scorer_names(args.scorer)
     data = load(args.data)
     dev: Dataset | None = load(args.dev) if args.dev else None
+    data, left_out = labelled_subset(data)
     warn_missing_resources()
     results = evaluate(data, names, dev=dev, progress=progress_printer("pairs"), rule=args.rule)
     if args.json:
@@ -40,6 +57,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
             "data": args.data,
             "dev": args.dev,
             "rule": (args.rule or DEFAULT_RULE) if args.dev else None,
+            "unlabelled_left_out": left_out,
             "results": [
                 {**r.to_json(), "signature": method_signature(
                     SCORERS[r.scorer], cutoff_source=getattr(r.report, "cutoff_source", None))}

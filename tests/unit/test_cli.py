@@ -121,3 +121,20 @@ def test_an_unexpected_exception_is_one_line(monkeypatch, capsys):
     assert main(["score", "--text", "a", "--hypothesis", "a"]) == 2
     err = capsys.readouterr().err
     assert "unexpected ZeroDivisionError: boom" in err and "Traceback" not in err
+
+
+def test_evaluate_uses_the_labelled_subset_of_partly_labelled_data(tmp_path, capsys):
+    rows = [
+        {"sentence1": "A man plays a red guitar on stage.", "sentence2": "A man plays music.",
+         "gold_label": "entailment", "pairID": "1"},
+        {"sentence1": "Two dogs run across a wide field.", "sentence2": "Cats sleep indoors.",
+         "gold_label": "contradiction", "pairID": "2"},
+        {"sentence1": "A child reads a book.", "sentence2": "A child is at school.", "gold_label": "-", "pairID": "3"},
+    ]
+    data = tmp_path / "nli.jsonl"
+    data.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    assert main(["evaluate", str(data), "--scorer", "mbleu", "--json"]) == 0
+    captured = capsys.readouterr()
+    payload = json.loads(captured.out)
+    assert payload["unlabelled_left_out"] == 1 and payload["results"][0]["n"] == 2
+    assert "1 of 3 pairs" in captured.err
