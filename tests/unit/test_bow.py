@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from explorer import resources
 from explorer.aligners import ALIGNERS, get_aligner
 from explorer.aligners import bow as bow_module
 from explorer.aligners.bow import SIM_FLOOR, BowAligner, idf
@@ -31,6 +32,7 @@ def test_registered_as_aligner_and_scorer() -> None:
     assert get_aligner("bow").name == get_scorer("bow").name == "bow"
 
 
+@pytest.mark.skipif(not resources.is_available("wordnet"), reason="needs WordNet (lemmas): ../shared or nltk.download")
 def test_verbatim_hypothesis_scores_zero_and_links_every_word(idf_table: dict[str, float]) -> None:
     result = aligned("the cat sat on the mat", "the cats sat")
     assert result.value == pytest.approx(0.0)

@@ -7,6 +7,7 @@ import pytest
 
 from components.figures.bow import bow_contributions
 from components.panels import PANELS
+from explorer import resources
 from explorer.aligners.bow import BowAligner
 from explorer.pairs import Pair
 from explorer.preprocess import analyze_pair
@@ -16,6 +17,7 @@ def test_registered() -> None:
     assert PANELS["bow"].function == "render_bow_panel"
 
 
+@pytest.mark.skipif(not resources.is_available("wordnet"), reason="needs WordNet (lemmas): ../shared or nltk.download")
 def test_contribution_bars_sum_to_the_score() -> None:
     pair = Pair(id="f", text="the dog barked", hypothesis="a dog barked", text_tokens=("the", "dog", "barked"),
                 hypothesis_tokens=("a", "dog", "barked"))
