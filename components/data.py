@@ -82,13 +82,30 @@ def _parse(data: bytes, name: str) -> Dataset:
     return load_bytes(data, name)
 
 
+#: The file content of recently loaded datasets, by dataset key: a background job
+#: (:mod:`explorer.cutoff_jobs`) reads the same bytes the page parsed. Bounded.
+_SOURCES: dict[str, tuple[str, bytes]] = {}
+MAX_SOURCES = 16
+
+
 def load_uploaded(data: bytes, name: str, *, origin: str = "uploaded file") -> LoadedDataset:
     """Load bytes as a dataset (cached by content).
 
     Raises:
         DatasetError: with the library's message; nothing is returned in part.
     """
-    return LoadedDataset(_parse(data, name), content_key(data), origin)
+    loaded = LoadedDataset(_parse(data, name), content_key(data), origin)
+    _SOURCES.pop(loaded.key, None)
+    _SOURCES[loaded.key] = (name, data)  # the newest last
+    while len(_SOURCES) > MAX_SOURCES:
+        _SOURCES.pop(next(iter(_SOURCES)))
+    return loaded
+
+
+def dataset_source(loaded: LoadedDataset) -> tuple[str, bytes] | None:
+    """(file name, content) a dataset was loaded from, when it was loaded from bytes
+    recently (None for datasets built in memory, e.g. a page of a batch result)."""
+    return _SOURCES.get(loaded.key)
 
 
 def load_file(path: Path, *, origin: str) -> LoadedDataset:

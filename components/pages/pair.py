@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from components import state
+from components import analysis, state
 from components.data import (
     BLIND_SPOTS,
     SAMPLE_ABOUT,
@@ -24,14 +24,21 @@ from components.guard import attempt
 from components.panels import PANELS
 from components.sections import batch_results
 from components.sections.annotation import render_annotation_section
-from components.sections.verdicts import choose_dataset_cutoffs, cutoff_sources, page_cutoffs, render_strip, verdicts
+from components.sections.verdicts import (
+    background_cutoffs,
+    cutoff_sources,
+    page_cutoffs,
+    pair_mark,
+    render_strip,
+    verdicts,
+)
 from components.state import current_dataset, dev_dataset, select_pair, selected_pair_id
 from components.text import plain
 from explorer import limits
 from explorer.metrics.bleu import ngram_matches
 from explorer.pairs import Pair
 from explorer.preprocess import AnalyzedPair, InputError, analyze_pair, make_pair, tokenize
-from explorer.scorers import SCORERS, get_scorer
+from explorer.scorers import SCORERS
 
 #: Each text box and where its value is kept while the box is not drawn.
 TEXT_BOXES = ((state.TEXT_WIDGET, state.TYPED_TEXT), (state.HYPOTHESIS_WIDGET, state.TYPED_HYPOTHESIS))
@@ -126,81 +133,55 @@ def _decision(value: float, cutoff: float) -> str:
     return "entails" if value > cutoff else "does not entail"
 
 
-def _score(name: str, analyzed: AnalyzedPair) -> Any:
-    return get_scorer(name).score(analyzed)
-
-
 def _score_each(names: list[str], analyzed: AnalyzedPair) -> dict[str, Any]:
-    """Each scorer's result on the pair; a failing scorer is reported and left out."""
-    results: dict[str, Any] = {}
-    for name in names:
-        result = attempt(partial(_score, name, analyzed), SCORERS[name].label, where="on this pair")
-        if result is not None:
-            results[name] = result
-    return results
+    """Each scorer's result on the pair (kept per pair for the whole server, see
+    :mod:`components.analysis`); a failing scorer is reported and left out."""
+    return analysis.score_each(names, analyzed, lambda run, what: attempt(run, what, where="on this pair"))
 
 
-#: Pairs with at most this many tokens (text + hypothesis) run the slow methods at once:
-#: warm, all of them take well under a second there (docs/BENCHMARKS.md); longer pairs
-#: run them on a button.
-AUTO_SLOW_MAX_TOKENS = 80
+#: Pairs with at most this many tokens (text + hypothesis) run the slow methods before the
+#: verdict strip is drawn: warm, all of them together take well under half a second there
+#: (every RTE2 dev pair has fewer; docs/BENCHMARKS.md); longer pairs run them on a button.
+AUTO_SLOW_MAX_TOKENS = 100
 
 
-def _slow_results(analyzed: AnalyzedPair, slow: list[str], auto: bool) -> tuple[dict[str, Any], bool]:
-    """The slow methods' results when at hand, and whether to run them at the end of the
-    page: a short pair runs them after everything else is drawn (then reruns), a long one
-    only on the button."""
-    stored = state.SLOW_RESULTS.setdefault(dict)
-    pair_key = (analyzed.pair.text, analyzed.pair.hypothesis)
-    if pair_key in stored:
-        return dict(stored[pair_key]), False
+def _slow_results(analyzed: AnalyzedPair, slow: list[str], auto: bool) -> dict[str, Any]:
+    """The slow methods' results: at once on a short pair; on a long one those already kept
+    for it, else the ones a button runs."""
     if auto:
-        return {}, True
-    labels = ", ".join(SCORERS[n].label for n in slow)
+        return _score_each(slow, analyzed)
+    kept = {n: r for n in slow if (r := analysis.cached_result(n, analyzed)) is not None}
+    missing = [n for n in slow if n not in kept]
+    if not missing:
+        return kept
+    labels = ", ".join(SCORERS[n].label for n in missing)
     if not st.button(f"Run slow methods ({labels})", key="run_slow"):
-        return {}, False
+        return kept
     with st.spinner("Running the slow methods..."):
-        found = _score_each(slow, analyzed)
-    stored.clear()
-    stored[pair_key] = found
-    return dict(found), False
+        return {**kept, **_score_each(missing, analyzed)}
 
 
-def finish_slow_methods(analyzed: AnalyzedPair) -> None:
-    """Run the slow methods a short pair deferred, keep their results, and redraw the page
-    with them (the next run finds them stored, so this happens once per pair)."""
-    slow = [name for name, info in SCORERS.items() if not info.interactive]
-    with st.spinner(f"Running the slow methods ({', '.join(SCORERS[n].label for n in slow)})..."):
-        found = _score_each(slow, analyzed)
-    stored = state.SLOW_RESULTS.setdefault(dict)
-    stored.clear()
-    stored[(analyzed.pair.text, analyzed.pair.hypothesis)] = found
-    st.rerun()
-
-
-def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair) -> tuple[dict[str, Any], bool]:
-    """The verdict strip, then every scorer's value, decision and breakdown. Fast scorers
-    are drawn at once; slow ones follow once the page is drawn on a short pair (the second
-    value returned says so), else on request. Cutoffs are the ones at hand (cached for this
-    dataset, or the shipped RTE-dev defaults): nothing here scores the whole dataset."""
+def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair) -> dict[str, Any]:
+    """The verdict strip, then every scorer's value, decision and breakdown. On a short pair
+    every method (slow ones included) is scored before the strip is drawn, so the strip
+    appears complete; a long pair runs the slow ones on request. Cutoffs are the ones at
+    hand (cached for this dataset, or the shipped RTE-dev defaults); the dataset's own are
+    chosen in the background (:func:`background_cutoffs`): nothing here scores the whole
+    dataset."""
     pair = analyzed.pair
     typed = pair.source == "typed"
     strip = st.empty()
     results = _score_each([name for name, info in SCORERS.items() if info.interactive], analyzed)
     slow = [name for name, info in SCORERS.items() if not info.interactive]
     auto = len(analyzed.text) + len(analyzed.hypothesis) <= AUTO_SLOW_MAX_TOKENS
-    cutoffs = page_cutoffs(loaded, list(results), typed=typed)
-    deferred = False
     if slow:
-        render_strip(strip, verdicts(results, cutoffs, pair.entails), pair.label, pending=slow)
-        found, deferred = _slow_results(analyzed, slow, auto)
-        results.update(found)
-        cutoffs = page_cutoffs(loaded, list(results), typed=typed)
+        results.update(_slow_results(analyzed, slow, auto))
+    cutoffs = page_cutoffs(loaded, list(results), typed=typed)
     pending = [n for n in slow if n not in results]
-    render_strip(strip, verdicts(results, cutoffs, pair.entails), pair.label, pending=pending)
+    render_strip(strip, verdicts(results, cutoffs, pair.entails), pair.label, pending=pending, mark=pair_mark(pair))
     st.caption(f"Cutoffs: {cutoff_sources(cutoffs)}." + (" A typed pair is judged with these, not with a dataset's own." if typed else ""))
     if not typed:
-        choose_dataset_cutoffs(loaded, list(results), cutoffs)
+        background_cutoffs(loaded, list(results), cutoffs)
     rows = []
     for name, result in results.items():
         cut = cutoffs[name]
@@ -219,7 +200,7 @@ def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair) -> tuple[dict[
     if breakdown:
         st.markdown("**Per-order breakdown** (clipped matched / total hypothesis n-grams = precision)")
         st.dataframe(pd.DataFrame(breakdown), hide_index=True, width="stretch")
-    return results, deferred
+    return results
 
 
 def scorer_picker(column: Any, names: list[str]) -> str:
@@ -288,10 +269,14 @@ def gold_alignment_section(analyzed: AnalyzedPair) -> None:
 
 
 def panels_section(analyzed: AnalyzedPair) -> None:
+    """One tab per method panel; only the open tab is drawn (switching tabs reruns the page),
+    so a rerun pays for one panel, not all of them."""
     if not PANELS:
         return
-    tabs = st.tabs([panel.label for panel in PANELS.values()])
+    tabs = st.tabs([panel.label for panel in PANELS.values()], key=state.PAIR_METHOD_TAB.key, on_change="rerun")
     for tab, panel in zip(tabs, PANELS.values(), strict=True):
+        if tab.open is False:  # None: the tabs do not track state; draw them all
+            continue
         with tab:
             # Each panel's widgets and charts are keyed under its name.
             attempt(partial(panel.render, analyzed, key=panel.name), panel.label,
@@ -326,14 +311,12 @@ def main() -> None:
     except InputError as err:
         st.error(f"Cannot analyse this pair: {err}.")
         return
-    results, deferred = scores_section(loaded, analyzed)
+    results = scores_section(loaded, analyzed)
     decision_section(loaded, pair, results)
     render_annotation_section(loaded, pair)
     grid_section(analyzed)
     gold_alignment_section(analyzed)
     panels_section(analyzed)
-    if deferred:
-        finish_slow_methods(analyzed)
 
 
 main()
