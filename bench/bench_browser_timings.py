@@ -60,7 +60,7 @@ ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-net
 IDLE = """() => !document.querySelector(
     '[data-testid="stStatusWidgetRunningIcon"], [data-testid="stStatusWidgetRunningManIcon"], [data-stale="true"]')"""
 #: What counts as "the page shows progress" on a cold start.
-PROGRESS = ('[data-testid="stProgress"], [data-testid="stSpinner"], .warmup-status, .verdict-strip')
+PROGRESS = ('[data-testid="stProgress"], [data-testid="stSpinner"], .st-key-warmup_status, .verdict-strip')
 WAIT_MS = 120_000
 TARGETS = {
     "cold progress": 1.0, "typed pair": 1.0, "RTE2 pair (link)": 1.0, "RTE2 pair (picker)": 1.0,

@@ -34,6 +34,7 @@ from components.sections.verdicts import (
 )
 from components.state import current_dataset, dev_dataset, select_pair, selected_pair_id
 from components.text import plain
+from components.warmup import wait_for_warmup
 from explorer import limits
 from explorer.metrics.bleu import ngram_matches
 from explorer.pairs import Pair
@@ -306,6 +307,7 @@ def main() -> None:
         return
     if not within_token_limit(pair):
         return
+    wait_for_warmup()  # a fresh server: progress while the methods load, once
     try:
         analyzed = analyze_pair(pair)
     except InputError as err:

@@ -660,3 +660,43 @@ def test_aligners_page_says_when_manli_is_scored_on_its_own_training_problems(re
         at.session_state[state.DATASET.key] = load_uploaded(one_problem.encode(), name)
         page(at, ALIGNERS)
         assert any("training-set figures" in w.value for w in at.warning) is warned, name
+
+
+@pytest.fixture
+def slow_failing_warmup() -> Iterator[list[str]]:
+    """A stand-in warm-up: a step that takes a second, then one that fails."""
+    import time
+
+    from explorer import warmup
+
+    log: list[str] = []
+
+    def slow() -> None:
+        time.sleep(1.0)
+        log.append("slow step done")
+
+    def broken() -> None:
+        raise RuntimeError("model file unreadable")
+
+    fake = warmup.Warmup(lambda: [warmup.Step("slow step", slow), warmup.Step("broken step", broken)])
+    previous = warmup.replace_for_tests(fake)
+    try:
+        yield log
+    finally:
+        fake.wait(30)
+        warmup.replace_for_tests(previous)
+
+
+def test_pages_wait_for_the_warm_up_and_the_sidebar_names_failed_steps(slow_failing_warmup: list[str]) -> None:
+    from explorer import warmup
+
+    at = start()
+    # The page scored the pair only after the warm-up had finished (it waited, showing progress).
+    assert slow_failing_warmup == ["slow step done"]
+    assert warmup.current() is not None and warmup.current().finished  # type: ignore[union-attr]
+    assert 'data-pending="0"' in at.html[0].value  # and then every method's verdict
+    (note,) = [c.value for c in at.sidebar.caption if "Warm-up" in c.value]
+    assert "1 of 2 steps failed (broken step)" in note
+    assert any(c.value.startswith("Methods warmed up at start-up in") for c in at.sidebar.caption)
+    page(at, DATASET)  # other pages go through the finished warm-up at once
+    assert not at.exception and not at.error
