@@ -244,18 +244,24 @@ class Cutoff:
 KNOWN_CUTOFFS: dict[str, dict[str, Cutoff]] = {}
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def _fingerprint(key: str, _pairs: Sequence[object]) -> str:
-    from explorer.cutoffs import fingerprint, labelled
-
-    return fingerprint(labelled(_pairs))  # type: ignore[arg-type]
+#: Fingerprints by dataset key (a plain dict: the Pair page asks once per scorer per run,
+#: and st.cache_data's per-call overhead was a measurable part of a rerun). Bounded.
+_FINGERPRINTS: dict[str, str] = {}
 
 
 def fingerprint_of(loaded: LoadedDataset) -> str | None:
     """The content fingerprint of a dataset's labelled pairs (None when it has none)."""
+    from explorer.cutoffs import fingerprint, labelled
+
     if not loaded.binary_labels:
         return None
-    return _fingerprint(loaded.key, loaded.dataset.pairs)
+    found = _FINGERPRINTS.get(loaded.key)
+    if found is None:
+        found = fingerprint(labelled(loaded.dataset.pairs))
+        if len(_FINGERPRINTS) >= 256:
+            _FINGERPRINTS.clear()
+        _FINGERPRINTS[loaded.key] = found
+    return found
 
 
 def default_cutoff(

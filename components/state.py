@@ -121,6 +121,11 @@ def pair_pick(dataset_key: str) -> Slot[str]:
     return Slot(f"pair_pick_{dataset_key}")
 
 
+def pair_number(dataset_key: str) -> Slot[int]:
+    """The Pair page's pair number box, for datasets too large to list (1-based)."""
+    return Slot(f"pair_number_{dataset_key}")
+
+
 def annotation_tags(form_key: str) -> Slot[list[str]]:
     return Slot(f"annotation_tags_{form_key}")
 

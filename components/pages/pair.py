@@ -45,6 +45,8 @@ from explorer.scorers import SCORERS
 TEXT_BOXES = ((state.TEXT_WIDGET, state.TYPED_TEXT), (state.HYPOTHESIS_WIDGET, state.TYPED_HYPOTHESIS))
 #: Longer sides are drawn truncated in the grid (the scores use every token).
 GRID_MAX_TOKENS = 150
+#: Datasets with more pairs get a number box instead of a list of every pair's caption.
+PICKER_MAX_OPTIONS = 1000
 
 
 def _pair_caption(pair: Pair) -> str:
@@ -82,16 +84,27 @@ def pair_controls(loaded: LoadedDataset) -> Pair | None:
     wanted = selected_pair_id()
     if wanted not in by_id:
         wanted = ids[0]
-    pick = state.pair_pick(loaded.key)
-    pick.set(wanted)
-    st.selectbox(
-        f"Pair from {loaded.name}",
-        ids,
-        key=pick.key,
-        format_func=lambda i: _pair_caption(by_id[i]),
-        on_change=lambda: select_pair(pick.value()),
-        help="Or open one from the Dataset page; or just type your own pair below.",
-    )
+    if len(pairs) <= PICKER_MAX_OPTIONS:
+        pick = state.pair_pick(loaded.key)
+        pick.set(wanted)
+        st.selectbox(
+            f"Pair from {loaded.name}",
+            ids,
+            key=pick.key,
+            format_func=lambda i: _pair_caption(by_id[i]),
+            on_change=lambda: select_pair(pick.value()),
+            help="Or open one from the Dataset page; or just type your own pair below.",
+        )
+    else:
+        # A list of 20,000 captions would be sent to the browser on every rerun: a number.
+        number = state.pair_number(loaded.key)
+        number.set(ids.index(wanted) + 1)
+        st.number_input(
+            f"Pair of {loaded.name} (1 to {len(ids):,}; too many to list)", min_value=1, max_value=len(ids),
+            step=1, key=number.key, on_change=lambda: select_pair(ids[int(number.value()) - 1]),
+            help="Or find one on the Dataset page (search, filters) and open it; or type your own pair below.",
+        )
+        st.caption(_pair_caption(by_id[wanted]))
     chosen = by_id[wanted]
     if state.PAIR_SHOWN.get() != (loaded.key, chosen.id) or not state.TYPED_TEXT.present():
         _show_pair(chosen)

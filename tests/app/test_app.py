@@ -700,3 +700,22 @@ def test_pages_wait_for_the_warm_up_and_the_sidebar_names_failed_steps(slow_fail
     assert any(c.value.startswith("Methods warmed up at start-up in") for c in at.sidebar.caption)
     page(at, DATASET)  # other pages go through the finished warm-up at once
     assert not at.exception and not at.error
+
+
+def test_a_large_dataset_gets_a_pair_number_instead_of_a_list() -> None:
+    rows = ["id,text,hypothesis,label"] + [
+        f"p{i},The ferry number {i} left Kettleby at noon.,Ferry {i} left.,{'entailment' if i % 2 else 'non-entailment'}"
+        for i in range(1200)
+    ]
+    loaded = load_uploaded(("\n".join(rows) + "\n").encode(), "ferries.csv")
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.session_state[state.DATASET.key] = loaded
+    at.run()
+    assert not at.exception and not at.error
+    assert not [s for s in at.selectbox if s.label.startswith("Pair from")]  # no 1,200-caption list
+    box = at.number_input(key=state.pair_number(loaded.key).key)
+    assert box.value == 1 and "1 to 1,200" in box.label
+    box.set_value(734).run()
+    assert not at.exception and not at.error
+    assert at.text_area(key="pair_hypothesis").value == "Ferry 733 left."
+    assert at.query_params.get("pair") in ("p733", ["p733"])
