@@ -15,7 +15,7 @@ from components.sections import batch_results
 from components.state import current_dataset
 from components.store_access import author_box
 from components.text import plain
-from components.warmup import sidebar_note, summary, wait_for_warmup
+from components.warmup import sidebar_note, start_warmup, summary, wait_for_warmup
 from explorer import resources
 
 TITLE = "Entailment Alignment Explorer"
@@ -58,6 +58,7 @@ def main() -> None:
     st.set_page_config(page_title=TITLE, page_icon=":material/join_inner:", layout="wide")
     if not require_access():
         return
+    start_warmup()  # at once, on a thread: it runs while this page imports and draws
     page = st.navigation([st.Page(script, title=title, icon=icon) for script, title, icon in PAGES])
     if page.title != "Pair":  # the Pair page draws its text boxes first, then waits itself
         guarded(wait_for_warmup, what="the warm-up")

@@ -33,10 +33,15 @@ def steps() -> list[warmup.Step]:
     return [*warmup.default_steps(), warmup.Step("figure library", _figures)]
 
 
+def start_warmup() -> warmup.Warmup:
+    """Start the warm-up (once per server; later calls return the same one)."""
+    return warmup.start(steps)
+
+
 def wait_for_warmup() -> None:
     """Start the warm-up (once per server) and, until it has finished, show its progress
     and wait; then the page goes on. Costs nothing once the server is warm."""
-    warm = warmup.start(steps)
+    warm = start_warmup()
     if warm.finished:
         return
     slot = st.empty()
