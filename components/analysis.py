@@ -83,6 +83,19 @@ def score(name: str, analyzed: AnalyzedPair) -> Any:
     return found
 
 
+def align(name: str, analyzed: AnalyzedPair) -> Any:
+    """The aligner's result on the pair, computed once and kept (panels redraw on every
+    rerun of the page; the alignment does not change)."""
+    from explorer.aligners import ALIGNERS, get_aligner
+
+    key = ("align", name, id(ALIGNERS.get(name)), *pair_key(analyzed.pair))
+    found = RESULTS.get(key)
+    if found is None:
+        found = get_aligner(name).align(analyzed)
+        RESULTS.put(key, found)
+    return found
+
+
 def score_each(names: Sequence[str], analyzed: AnalyzedPair,
                attempt: Callable[[Callable[[], Any], str], Any | None]) -> dict[str, Any]:
     """Each scorer's result (kept ones at once, the rest computed through ``attempt``, which

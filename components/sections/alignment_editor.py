@@ -20,7 +20,7 @@ import streamlit as st
 from components import state
 from components.data import LoadedDataset
 from components.figures.alignment import clickable_grid, clicked_links
-from components.guard import attempt
+from components.guard import attempt, guarded
 from components.panels.shared import fitting_gold, registered
 from components.store_access import author, get_store, store_dataset_id
 from components.text import plain
@@ -50,11 +50,17 @@ def toggle(links: frozenset[Link], changes: set[Link]) -> frozenset[Link]:
 
 @st.fragment
 def render_alignment_editor(loaded: LoadedDataset, pair: Pair) -> None:
-    """The editor for one dataset pair (a fragment: its widgets rerun only it)."""
-    try:
-        _render_editor(loaded, pair)
-    except StoreError as error:  # a fragment rerun is not inside the page's handlers
-        st.warning(f"Alignment editing is unavailable: {error}")
+    """The editor for one dataset pair (a fragment: its widgets rerun only it). A fragment
+    rerun runs outside the page's handlers, so the editor has its own: a store that cannot
+    be opened is a warning, anything else a one-line error, never a traceback."""
+
+    def body() -> None:
+        try:
+            _render_editor(loaded, pair)
+        except StoreError as error:
+            st.warning(f"Alignment editing is unavailable: {error}")
+
+    guarded(body, what="the alignment editor")
 
 
 def _render_editor(loaded: LoadedDataset, pair: Pair) -> None:
