@@ -314,7 +314,7 @@ class ResultMixin:
         method's JSON carries the number compared to a cutoff under one name."""
         body = asdict(self)  # type: ignore[call-overload]
         if "value" not in body and hasattr(self, "value"):
-            body["value"] = self.value  # type: ignore[attr-defined]
+            body["value"] = self.value
         return json_safe(body)  # type: ignore[no-any-return]
 
     def summary(self) -> str:
