@@ -408,9 +408,9 @@ def main() -> int:
     from playwright.sync_api import sync_playwright
 
     results = Results()
-    print(f"load average at start: {load()}; {os.cpu_count()} CPUs; commit "
-          f"{subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], cwd=ROOT, capture_output=True, text=True).stdout.strip()}",
-          flush=True)
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                            text=True).stdout.strip() or "(not a git checkout)"
+    print(f"load average at start: {load()}; {os.cpu_count()} CPUs; {ROOT} at {commit}", flush=True)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         if "cold" in only:
