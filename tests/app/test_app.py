@@ -436,8 +436,10 @@ def test_dataset_cutoffs_are_chosen_in_the_background_and_typed_pairs_keep_the_d
     monkeypatch.setenv("EXPLORER_CUTOFF_CACHE", str(tmp_path))  # other tests expect none cached
     monkeypatch.setenv("EXPLORER_BACKGROUND_CUTOFFS", "1")
     at = start()
-    # Drawn at once with the shipped cutoffs; the dataset's own are being chosen meanwhile.
-    assert tuned(frame(at, "decision"))["cutoff from"].str.startswith("shipped default").all()
+    # Drawn at once with the cutoffs at hand (shipped ones, or the dataset's for scorers an
+    # earlier test's Evaluate page scored in this process); the rest are being chosen.
+    sources = tuned(frame(at, "decision"))["cutoff from"]
+    assert sources.str.startswith("shipped default").sum() >= 10
     (bar,) = at.get("progress")
     assert "Choosing the cutoffs of typical.xml in the background" in bar.proto.text
     assert "methods done" in bar.proto.text or "waiting" in bar.proto.text
@@ -445,7 +447,7 @@ def test_dataset_cutoffs_are_chosen_in_the_background_and_typed_pairs_keep_the_d
     assert fp is not None
     status = cutoff_jobs.jobs().wait(fp, timeout=600)
     assert status is not None and status.state == cutoff_jobs.DONE, status
-    assert status.finished == len(status.scorers) == len(tuned(frame(at, "decision")))
+    assert status.finished == len(status.scorers) == sources.str.startswith("shipped default").sum()
     at.run()  # what the fragment's rerun does when it sees the job has ended
     assert not at.exception and not at.error
     scores = tuned(frame(at, "decision"))
