@@ -122,7 +122,7 @@ class EditDistanceScorer:
         batch = Batch.build([feats], model.index)
         log_z, counts = model.log_z(batch, counts=True)
         assert counts is not None  # counts=True always returns them
-        value = float(log_z[0] / (feats.n + feats.m) + model.alpha)
+        value = float(model.value(log_z[0], feats.n + feats.m))
         steps, best = model.best_sequence(pair, features=feats)
         alignment = steps_to_alignment(steps, feats.n, feats.m)
         probabilities = tuple(_step_probability(step, counts, feats.m) for step in steps)

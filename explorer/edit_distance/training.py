@@ -438,7 +438,8 @@ def fit_target(model: EditDistanceModel, batch: Batch, gold: np.ndarray, *, lam:
                               seconds=round(time.perf_counter() - started, 1), lam=lam, pairs=len(batch),
                               target=target)
     if target == "rank":
-        return fitted.with_theta(fitted.theta(), scale=round(rank_scale, 6)), rank_scale
+        # the model carries the scale itself (its values are then on the gold scale)
+        return fitted.with_scale(max(rank_scale, 1e-6)), 1.0
     return fitted, float(share @ scales) if target in ("affine", "plain") else 1.0
 
 
@@ -480,4 +481,4 @@ def score_values(model: EditDistanceModel, encoded: Sequence[PairFeatures], targ
     if target == "mean":
         log_z = log_z - path_count(model, batch)
     length = (batch.n + batch.m).astype(float) if target != "plain" else np.ones(len(batch))
-    return scale * log_z / length + model.alpha
+    return scale * model.scale * log_z / length + model.alpha

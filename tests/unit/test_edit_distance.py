@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -464,10 +465,17 @@ def test_rank_target_fits_an_offset_and_scale_and_lam_per_pairs(toy: tuple[list,
     assert settings.effective_lam(8) == pytest.approx(1.0) and settings.effective_lam(2) == pytest.approx(0.25)
     model, scale = train_settings(settings, encoded, gold, ["a"] * len(gold))
     pred = score_values(model, encoded, "rank", scale)
-    assert model.info["scale"] == pytest.approx(scale, rel=1e-5) and scale > 0
-    # least-squares level: the training predictions average the gold mean
+    assert scale == 1.0 and model.scale > 0  # the model carries its own scale
+    # least-squares level and scale: the training predictions average the gold mean ...
     assert pred.mean() == pytest.approx(gold.mean(), abs=1e-6)
     assert np.corrcoef(pred, gold)[0, 1] > 0
+    # ... and the model predicts them itself, also after a round trip through JSON
+    assert np.allclose(model.predict_batch(Batch.build(encoded, model.index)), pred)
+    again = EditDistanceModel.from_json(json.loads(json.dumps(model.to_json())))
+    assert again.scale == pytest.approx(model.scale, rel=1e-5)
+    assert np.allclose(again.predict_batch(Batch.build(encoded, again.index)), pred, atol=1e-4)
+    with pytest.raises(ModelError, match="scale"):
+        EditDistanceModel.from_json({**model.to_json(), "scale": -1})
     with pytest.raises(ValueError, match="lam_per"):
         TransferSettings.parse({"lam_per": "-1"})
 
