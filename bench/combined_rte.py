@@ -203,7 +203,7 @@ def search(data) -> None:  # type: ignore[no-untyped-def]
     print(f"| earlier default ({len(EARLIER_DEFAULT)} features) | 0.03 | {cells(list(fast_rows(data, EARLIER_DEFAULT, 0.03)))} |")
     ranked = choose(data, PROTOCOLS)
     matching = sum(key[0] >= 0 for key, *_ in ranked)
-    for key, subset, c, accs in ranked[:12]:
+    for _key, subset, c, accs in ranked[:12]:
         print(f"| {', '.join(subset)} | {c:g} | {cells(list(accs))} |", flush=True)
     print(f"\n{len(ranked)} configurations; {matching} match bag-of-words on every row.")
 

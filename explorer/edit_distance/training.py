@@ -19,6 +19,12 @@ Options (``--option KEY=VALUE``):
   keeps the pair-weighted mean offset.
 * ``lexical`` (1): 0 leaves out the word-identity features of insertions and deletions.
 * ``balance`` (0): 1 weights the squared loss so every training file counts the same.
+* ``target`` (``norm``): ``norm`` is the paper's squared loss on ``log Z / (|t| + |h|) +
+  alpha``; ``rank`` fits the same value by a pairwise ranking loss inside each training
+  file, then its scale and offset by least squares (see :data:`TARGETS`).
+* ``lam_per`` (0): with N > 0, ``lam`` is per N training pairs (the penalty is
+  ``lam * pairs / N``), so a setting chosen on smaller training sets keeps its strength
+  on all the data.
 
 The final model is fitted on all pairs given and written as JSON.
 """
@@ -42,7 +48,7 @@ Log = Callable[[str], None]
 
 _DEFAULTS = {"lam": "5", "min_count": "5", "max_iter": "100", "max_jump": "5", "cv": "0",
              "scheme": "all", "test": "", "seed": "0", "warm_start": "0", "per_file": "0", "lexical": "1",
-             "balance": "0"}
+             "balance": "0", "target": "norm", "lam_per": "0"}
 
 
 class _Options:
@@ -64,6 +70,7 @@ class _Options:
             self.per_file = bool(int(merged["per_file"]))
             self.lexical = bool(int(merged["lexical"]))
             self.balance = bool(int(merged["balance"]))
+            self.lam_per = int(merged["lam_per"])
         except ValueError as err:
             raise TrainingOptionError(f"bad option value: {err}") from None
         self.scheme = merged["scheme"]
@@ -72,6 +79,11 @@ class _Options:
         if self.cv == 1 or self.cv < 0:
             raise TrainingOptionError("cv must be 0 (off) or at least 2")
         self.test = merged["test"]
+        self.target = merged["target"]
+        if self.target not in ("norm", "rank"):
+            raise TrainingOptionError("target must be 'norm' or 'rank'")
+        if self.lam_per < 0:
+            raise TrainingOptionError("lam_per must be 0 (lam as given) or a number of pairs")
 
 
 def _correlations(pred: np.ndarray, gold: np.ndarray) -> tuple[float, float]:
@@ -95,7 +107,7 @@ def train_model(kind: str, encoded: Sequence[PairFeatures], gold: np.ndarray, op
                 log: Log | None, sources: Sequence[str] | None = None) -> EditDistanceModel:
     sources = list(sources) if sources is not None else ["data"] * len(encoded)
     settings = TransferSettings(kind, opts.lam, opts.max_iter, opts.warm_start, opts.min_count, opts.lexical,
-                                "norm", opts.balance, opts.per_file)
+                                opts.target, opts.balance, opts.per_file, opts.lam_per)
     model, _ = train_settings(settings, encoded, gold, sources, max_jump=opts.max_jump, progress=log)
     return model
 
@@ -160,7 +172,8 @@ def _train(kind: str, pairs: Sequence[Pair], out: Path, options: dict[str, str],
     assert model is not None  # groups is never empty: pairs were loaded
     model = model.with_theta(model.theta(), data=[Path(s).name for s in dict.fromkeys(sources)],
                              scheme=opts.scheme, min_count=opts.min_count, per_file=opts.per_file,
-                             lexical=opts.lexical, balance=opts.balance)
+                             lexical=opts.lexical, balance=opts.balance, target=opts.target,
+                             lam_per=opts.lam_per)
     model.save(out)
     if opts.test:
         from explorer.datasets import load

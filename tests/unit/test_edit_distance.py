@@ -394,6 +394,13 @@ def test_train_command_writes_a_loadable_model(tmp_path) -> None:  # type: ignor
     model = EditDistanceModel.load(out)
     assert model.kind == "pfsm" and model.info["pairs"] == len(TOY)
     assert main(["train", "ppda", str(data), "--out", str(out), "--option", "cv=1"]) == 2
+    ranked = tmp_path / "rank.json"
+    assert main(["train", "pfsm", str(data), "--out", str(ranked), "--option", "max_iter=5", "--option", "min_count=1",
+                 "--option", "target=rank", "--option", "lam_per=4"]) == 0
+    model = EditDistanceModel.load(ranked)
+    assert model.info["target"] == "rank" and model.info["lam_per"] == 4 and model.scale > 0
+    assert model.info["lam"] == pytest.approx(5.0 * len(TOY) / 4)  # lam per 4 pairs
+    assert main(["train", "pfsm", str(data), "--out", str(out), "--option", "target=huber"]) == 2
     assert main(["train", "ppda", str(data), "--out", str(out), "--option", "speed=fast"]) == 2
 
 
