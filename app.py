@@ -10,6 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from components.access import require_access
+from components.charts import format_picker
 from components.guard import guarded
 from components.sections import batch_results
 from components.state import current_dataset
@@ -38,6 +39,7 @@ def sidebar() -> None:
     batch_results.sidebar_note()
     st.sidebar.caption(f"Dataset: **{plain(loaded.name)}** ({len(loaded.dataset)} pairs, {loaded.origin})")
     author_box()
+    format_picker()
     missing = resources.missing()
     note = resources.degraded_note(missing)
     if note:

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from components import state
+from components import charts, state
 from components.data import LoadedDataset, dataset_best_cutoff, dataset_scores
 from components.figures.compare import agreement, score_scatter, selected_ids
 from components.guard import attempt
@@ -172,7 +172,7 @@ def scorer_section(loaded: LoadedDataset) -> None:
                + ("" if x_cut is None else f" — cutoffs {x_cut:.4f} / {y_cut:.4f}, best on {on}"))
     figure = score_scatter(list(table["id"]), list(x), list(y), groups, x_name=x_label, y_name=y_label,
                            x_cutoff=x_cut, y_cutoff=y_cut)
-    event = st.plotly_chart(figure, key=CHART, on_select="rerun", selection_mode=("box", "lasso", "points"))
+    event = charts.plotly_chart(figure, key=CHART, on_select="rerun", selection_mode=("box", "lasso", "points"))
     chosen = selected_ids(event.selection.points) if event is not None and event.selection else []
     show_only = st.radio("Show", ["all pairs", "disagreements only"], horizontal=True, key="compare_show")
     shown = table

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from components import state
+from components import charts, state
 from components.data import (
     SAMPLES,
     LoadedDataset,
@@ -138,7 +138,7 @@ def graded_section(loaded: LoadedDataset, names: Sequence[str], scores: dict[str
     st.caption("Graded similarity data: correlation of each scorer with the gold score.")
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     labels = {SCORERS[n].label: scores[n] for n in names}
-    st.plotly_chart(
+    charts.plotly_chart(
         figures.graded_scatter(labels, [float(p.score or 0.0) for p in pairs], title="Score against gold similarity"),
         key="graded_scatter",
     )
@@ -193,14 +193,14 @@ def classification_section(
     st.subheader("Accuracy against cutoff")
     curves = {label[n]: sweep(scores[n], g) for n in names}
     cutoffs = {label[n]: reports[n].cutoff for n in names}
-    st.plotly_chart(
+    charts.plotly_chart(
         figures.accuracy_curves(curves, cutoffs, title=f"{loaded.name}: cutoffs {source_text}"),
         key="accuracy_curves",
     )
 
     if dev:
         with st.expander(f"Accuracy against cutoff on the development set, {dev.name}"):
-            st.plotly_chart(
+            charts.plotly_chart(
                 figures.accuracy_curves(
                     {label[n]: sweep(dev_scores[n], dev_gold) for n in names}, cutoffs,
                     title=f"{dev.name}: where each cutoff was chosen",
@@ -212,7 +212,7 @@ def classification_section(
         transfer_section(loaded, names, scores, dev, dev_scores)
 
     st.subheader("Scores by gold label")
-    st.plotly_chart(
+    charts.plotly_chart(
         figures.score_histograms({label[n]: scores[n] for n in names}, g, cutoffs=cutoffs),
         key="score_histograms",
     )
@@ -221,7 +221,7 @@ def classification_section(
     if tasks:
         st.subheader("By task")
         by_task = {label[n]: {t: r.accuracy for t, r in reports[n].by_task.items()} for n in names}
-        st.plotly_chart(figures.task_accuracy(by_task, title="Accuracy per task"), key="task_accuracy")
+        charts.plotly_chart(figures.task_accuracy(by_task, title="Accuracy per task"), key="task_accuracy")
         table = []
         for task in tasks:
             row: dict[str, object] = {"task": task, "n": reports[names[0]].by_task[task].n}

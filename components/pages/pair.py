@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from components import state
+from components import charts, state
 from components.data import (
     BLIND_SPOTS,
     SAMPLE_ABOUT,
@@ -24,6 +24,7 @@ from components.guard import attempt
 from components.panels import PANELS
 from components.sections import batch_results
 from components.sections.annotation import render_annotation_section
+from components.sections.report_download import render_report_download
 from components.sections.verdicts import choose_dataset_cutoffs, cutoff_sources, page_cutoffs, render_strip, verdicts
 from components.state import current_dataset, dev_dataset, select_pair, selected_pair_id
 from components.text import plain
@@ -270,7 +271,7 @@ def grid_section(analyzed: AnalyzedPair) -> None:
         st.caption(f"Long pair: the grid shows the first {GRID_MAX_TOKENS} tokens of each side; the scores use all of them.")
     matches = ngram_matches(h.lower[:GRID_MAX_TOKENS], p.lower[:GRID_MAX_TOKENS], 4)
     st.caption("Rows: hypothesis tokens; columns: text tokens (lower-cased match). Darker cells lie on longer matched n-grams, which show as diagonal runs.")
-    st.plotly_chart(ngram_grid(matches, p_tokens, h_tokens), key="ngram_grid")
+    charts.plotly_chart(ngram_grid(matches, p_tokens, h_tokens), key="ngram_grid")
 
 
 def gold_alignment_section(analyzed: AnalyzedPair) -> None:
@@ -281,7 +282,7 @@ def gold_alignment_section(analyzed: AnalyzedPair) -> None:
     from components.figures.alignment import alignment_grid
 
     with st.expander("Gold alignment (from the dataset)"):
-        st.plotly_chart(
+        charts.plotly_chart(
             alignment_grid(gold, analyzed.text.tokens, analyzed.hypothesis.tokens, title="Gold alignment"),
             key="gold_alignment",
         )
@@ -328,6 +329,7 @@ def main() -> None:
         return
     results, deferred = scores_section(loaded, analyzed)
     decision_section(loaded, pair, results)
+    render_report_download(loaded, analyzed, results, page_cutoffs(loaded, list(results), typed=pair.source == "typed"))
     render_annotation_section(loaded, pair)
     grid_section(analyzed)
     gold_alignment_section(analyzed)

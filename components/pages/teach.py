@@ -11,7 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from components import state
+from components import charts, state
 from components.figures.teaching import step_figure
 from components.state import current_dataset, find_pair, selected_pair_id
 from components.text import plain
@@ -100,7 +100,7 @@ def _show_steps(trace: Any, large: bool) -> None:
     st.markdown(f"### Step {step} of {last}")
     st.markdown(plain(shown.explain))
     # Without Streamlit's chart theme in the presentation layout, so the figure's large type shows.
-    st.plotly_chart(step_figure(trace, step - 1, large=large), key="teach_figure", width="stretch",
+    charts.plotly_chart(step_figure(trace, step - 1, large=large), key="teach_figure", width="stretch",
                     theme=None if large else "streamlit")
 
 

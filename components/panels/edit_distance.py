@@ -11,6 +11,7 @@ from functools import partial
 
 import streamlit as st
 
+from components import charts
 from components.figures.alignment import alignment_grid
 from components.figures.edit_sequence import edit_sequence_figure
 from components.guard import attempt
@@ -50,11 +51,11 @@ def render_edit_distance_panel(pair: AnalyzedPair, *, key: str = "editdist") -> 
             st.markdown(verdict_line(kind, float(result.value), pair.pair))
             # Keyed per method: pFSM and pPDA often draw identical figures, which Streamlit
             # would otherwise refuse as duplicate elements.
-            st.plotly_chart(
+            charts.plotly_chart(
                 edit_sequence_figure(result.steps, result.probabilities, text, hyp, title="best edit sequence"),
                 width="stretch", key=f"{key}_{kind}_sequence",
             )
-            st.plotly_chart(
+            charts.plotly_chart(
                 alignment_grid(result.alignment, text, hyp, title="links of the best sequence"),
                 width="stretch", key=f"{key}_{kind}_links",
             )
