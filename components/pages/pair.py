@@ -108,6 +108,10 @@ def pair_controls(loaded: LoadedDataset) -> Pair | None:
     return typed
 
 
+#: A cell of the breakdown a scorer does not have (NIST-2 has no 3-grams, NIST no brevity penalty).
+NOT_USED = "–"
+
+
 def breakdown_row(label: str, result: Any) -> dict[str, str] | None:
     """Per-order matched/total counts and brevity penalty, for scorers that have them."""
     orders = getattr(result, "orders", None)
@@ -121,6 +125,14 @@ def breakdown_row(label: str, result: Any) -> dict[str, str] | None:
         row["brevity penalty"] = f"{bp:.3f}"
     row["value"] = f"{result.value:.4f}"
     return row
+
+
+def breakdown_table(rows: list[dict[str, str]]) -> pd.DataFrame:
+    """The rows as one table: n-gram columns in order, then brevity penalty and value last;
+    a cell a scorer does not use shows a dash, not "None"."""
+    orders = sorted({int(c.split("-")[0]) for r in rows for c in r if c.endswith("-grams")})
+    columns = ["scorer", *(f"{n}-grams" for n in orders), "brevity penalty", "value"]
+    return pd.DataFrame([{c: r.get(c, NOT_USED) for c in columns} for r in rows], columns=columns)
 
 
 def _decision(value: float, cutoff: float) -> str:
@@ -211,15 +223,18 @@ def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair) -> tuple[dict[
             "value": round(float(result.value), 4),
             "cutoff": round(cut.value, 4),
             "decision": _decision(float(result.value), cut.value),
-            "cutoff from": cut.source,
             "what it is": SCORERS[name].description,
+            "cutoff from": cut.source,
         })
     st.subheader("Scores")
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    # A static table: every row on screen (no 10-row scroll box hiding the slow methods) and
+    # the descriptions wrapped in full rather than cut at the column's edge.
+    st.table(pd.DataFrame(rows), hide_index=True, border="horizontal")
     breakdown = [r for r in (breakdown_row(SCORERS[n].label, res) for n, res in results.items()) if r]
     if breakdown:
-        st.markdown("**Per-order breakdown** (clipped matched / total hypothesis n-grams = precision)")
-        st.dataframe(pd.DataFrame(breakdown), hide_index=True, width="stretch")
+        st.markdown("**Per-order breakdown** (clipped matched / total hypothesis n-grams = precision; "
+                    f"{NOT_USED} where a scorer does not use that order or a brevity penalty)")
+        st.dataframe(breakdown_table(breakdown), hide_index=True, width="stretch")
     return results, deferred
 
 

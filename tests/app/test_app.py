@@ -58,11 +58,13 @@ def page_charts(at: AppTest) -> int:
 
 
 def frame(at: AppTest, column: str, *, lacks: str = ""):  # type: ignore[no-untyped-def]
-    """The first table on the page that has this column (and not the ``lacks`` one)."""
-    for df in at.dataframe:
+    """The first table on the page (interactive or static) that has this column (and not
+    the ``lacks`` one)."""
+    tables = [*at.dataframe, *at.table]
+    for df in tables:
         if column in df.value.columns and not (lacks and lacks in df.value.columns):
             return df.value
-    raise AssertionError(f"no table with a {column!r} column; tables: {[list(d.value.columns) for d in at.dataframe]}")
+    raise AssertionError(f"no table with a {column!r} column; tables: {[list(d.value.columns) for d in tables]}")
 
 
 def test_app_opens_on_the_pair_page_with_the_sample() -> None:
@@ -82,6 +84,11 @@ def test_app_opens_on_the_pair_page_with_the_sample() -> None:
     assert any(c.value.startswith(f"Cutoffs: {len(tuned(scores))} shipped defaults") for c in at.caption)
     breakdown = frame(at, "brevity penalty")
     assert "1-grams" in breakdown.columns and "4-grams" in breakdown.columns
+    # Orders in order, value last, and a dash (never "None") where a scorer has no such cell.
+    assert list(breakdown.columns)[-2:] == ["brevity penalty", "value"]
+    assert list(breakdown.columns)[1:6] == [f"{n}-grams" for n in range(1, 6)]
+    assert not breakdown.isna().any().any() and "None" not in breakdown.to_string()
+    assert (breakdown.set_index("scorer").loc["NIST-1", ["2-grams", "brevity penalty"]] == "–").all()
     assert at.slider, "the cutoff slider is missing"
     assert page_charts(at) == 1  # the n-gram grid
     assert "typical.xml" in " ".join(c.value for c in at.sidebar.caption)
