@@ -15,7 +15,7 @@ from components.guard import guarded
 from components.sections import batch_results
 from components.state import current_dataset
 from components.store_access import author_box
-from components.text import plain
+from components.text import count, plain
 from explorer import resources
 
 TITLE = "Entailment Alignment Explorer"
@@ -37,7 +37,7 @@ def sidebar() -> None:
     """The current dataset and the NLTK resources that are missing, with what degrades."""
     loaded = current_dataset()
     batch_results.sidebar_note()
-    st.sidebar.caption(f"Dataset: **{plain(loaded.name)}** ({len(loaded.dataset)} pairs, {loaded.origin})")
+    st.sidebar.caption(f"Dataset: **{plain(loaded.name)}** ({count(len(loaded.dataset), 'pair')}, {loaded.origin})")
     author_box()
     format_picker()
     missing = resources.missing()

@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 
+from components.text import count
 from explorer.datasets import Dataset, load_bytes
 from explorer.evaluation import best_cutoff, score_pairs
 from explorer.scorers import SCORERS
@@ -268,7 +269,7 @@ def default_cutoff(
             if is_scored(loaded, scorer):
                 best = dataset_best_cutoff(loaded, scorer)
                 if best is not None:
-                    detail = f"best on {loaded.name} ({int(labelled_mask(loaded).sum())} pairs, {100 * best[1]:.1f}%)"
+                    detail = f"best on {loaded.name} ({count(int(labelled_mask(loaded).sum()), 'pair')}, {100 * best[1]:.1f}%)"
                     return Cutoff(best[0], f"this dataset: {detail}", "dataset")
     if dev is not None:  # the development set chosen on the Evaluate page
         fp = fingerprint_of(dev)
@@ -278,7 +279,7 @@ def default_cutoff(
         if is_scored(dev, scorer):
             best = dataset_best_cutoff(dev, scorer)
             if best is not None:
-                detail = f"best on {dev.name} ({int(labelled_mask(dev).sum())} pairs, {100 * best[1]:.1f}%)"
+                detail = f"best on {dev.name} ({count(int(labelled_mask(dev).sum()), 'pair')}, {100 * best[1]:.1f}%)"
                 return Cutoff(best[0], f"development set: {detail}", "dev")
     shipped = cutoffs.default_cutoffs().get(scorer)
     if shipped is not None:

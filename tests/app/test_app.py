@@ -224,6 +224,10 @@ def test_dataset_page_table_filters_and_opens_a_pair() -> None:
     assert at.title[0].value == "Pair"
     assert at.text_area(key="pair_hypothesis").value == LOWMEAD
     assert at.query_params.get("pair") == "20"  # the URL names the pair, so it can be shared
+    # Back on the Dataset page, the filters are as they were left (kept for the session).
+    page(at, DATASET)
+    assert at.text_input(key="filter_search").value == "Lowmead"
+    assert set(frame(at, "correct")["id"]) == {"20"}
 
 
 def test_dataset_page_row_selection_opens_the_pair() -> None:
