@@ -161,7 +161,7 @@ def main() -> None:
     scorer = left.selectbox(
         "Scorer", names, index=names.index("mbleu") if "mbleu" in names else 0,
         format_func=lambda n: SCORERS[n].label + ("" if SCORERS[n].interactive else " (slow)"),
-        key="dataset_scorer",
+        key="dataset_scorer", persist_state="session",
     )
     with st.spinner(f"Scoring {len(dataset)} pairs with {SCORERS[scorer].label}..."):
         built = attempt(lambda: build_table(loaded, scorer), SCORERS[scorer].label, where=f"on {loaded.name}",

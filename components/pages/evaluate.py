@@ -157,7 +157,7 @@ def curve_axes(curves: dict[str, tuple[np.ndarray, np.ndarray]]) -> str:
     mixed = figures.mixed_scales(curves)
     options = list(AXES_LABELS)
     axes = st.radio("Cutoff axis", options, index=options.index("separate" if mixed else "shared"),
-                    format_func=AXES_LABELS.__getitem__, horizontal=True, key="evaluate_axes")
+                    format_func=AXES_LABELS.__getitem__, horizontal=True, key="evaluate_axes", persist_state="session")
     if mixed and axes == "shared":
         st.caption("These scorers are on different scales (e.g. NIST runs to about 10, BLEU to 1): on one axis "
                    "the narrower curves are squashed. One panel per scorer or the normalised axis shows each.")
@@ -309,7 +309,7 @@ def main() -> None:
     default = [n for n in DEFAULT_SCORERS if n in SCORERS and SCORERS[n].interactive]
     left, right = st.columns(2)
     names = left.multiselect(
-        "Scorers", list(SCORERS), default=default, key="evaluate_scorers",
+        "Scorers", list(SCORERS), default=default, key="evaluate_scorers", persist_state="session",
         help="Any registered scorer; scorers on different scales get a panel each in the curves (or a normalised axis).",
         format_func=lambda n: SCORERS[n].label + ("" if SCORERS[n].interactive else " (slow)"),
     )

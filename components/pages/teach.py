@@ -105,7 +105,10 @@ def _show_steps(trace: Any, large: bool) -> None:
 
 
 def render() -> None:
-    large = st.toggle("Presentation layout (large type, one figure per screen)", key="teach_presentation")
+    # The method (by its label) and the layout live in the URL (?teach_method=MANLI&presentation=true): a
+    # reload, or a link a teacher prepared, opens the same view.
+    large = st.toggle("Presentation layout (large type, one figure per screen)", key="presentation",
+                      bind="query-params")
     if large:
         st.markdown(PRESENTATION_CSS, unsafe_allow_html=True)
     else:
@@ -115,7 +118,7 @@ def render() -> None:
     with st.expander("Pair and method", expanded=not large):
         pair = _pick_pair()
         method = st.radio("Method", list(METHODS), format_func=METHODS.__getitem__, horizontal=True,
-                          key="teach_method")
+                          key="teach_method", bind="query-params")
         option: str | None = None
         if method in OPTIONS:
             label, choices, default = OPTIONS[method]
