@@ -17,8 +17,8 @@ from components.data import (
     dataset_scores,
     labelled_mask,
     load_file,
-    load_uploaded,
     nltk_rte_files,
+    remember_upload,
 )
 from components.guard import attempt
 from components.sections import batch_results
@@ -65,7 +65,7 @@ def source_controls() -> LoadedDataset | None:
         else:
             st.info(f"Upload a dataset file. Formats: {formats}.")
         return None
-    return load_uploaded(upload.getvalue(), upload.name)
+    return remember_upload(upload.getvalue(), upload.name)
 
 
 def choose_dataset() -> LoadedDataset:

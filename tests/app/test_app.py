@@ -360,6 +360,22 @@ def test_dataset_page_upload_good_and_malformed_files() -> None:
     assert not at.exception and not at.error
     assert len(frame(at, "correct")) == 2
     assert "two.csv" in " ".join(c.value for c in at.sidebar.caption)
+    # The URL names the upload by its content hash; a reload (a fresh session) reopens it.
+    ref = at.query_params.get("dataset")
+    ref = ref[0] if isinstance(ref, list) else ref
+    assert ref is not None and ref.startswith("upload:") and "two.csv" not in ref
+    again = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    again.query_params.update({"dataset": ref, "pair": "2"})
+    again.run()
+    assert not again.exception and not again.toast
+    assert again.text_area(key="pair_hypothesis").value == "It was dry."
+    assert "two.csv" in " ".join(c.value for c in again.sidebar.caption)
+    # A reference that is not a content hash opens nothing (and never a path).
+    for bad in ("upload:../../etc/passwd", "upload:ZZZZ"):
+        other = AppTest.from_file(APP, default_timeout=TIMEOUT)
+        other.query_params["dataset"] = bad
+        other.run()
+        assert any("not available here" in t.value for t in other.toast)
 
 
 @dataclass(frozen=True)
