@@ -205,7 +205,7 @@ def main() -> None:
             "score": st.column_config.NumberColumn(format="%.4f"),
             "text": st.column_config.TextColumn(width="large"),
             "hypothesis": st.column_config.TextColumn(width="large"),
-            "decision": st.column_config.TextColumn(width="small"),
+            "decision": st.column_config.TextColumn(width="medium"),
             "correct": st.column_config.CheckboxColumn(width="small"),
         },
     )

@@ -157,7 +157,9 @@ def curve_axes(curves: dict[str, tuple[np.ndarray, np.ndarray]]) -> str:
     mixed = figures.mixed_scales(curves)
     options = list(AXES_LABELS)
     axes = st.radio("Cutoff axis", options, index=options.index("separate" if mixed else "shared"),
-                    format_func=AXES_LABELS.__getitem__, horizontal=True, key="evaluate_axes", persist_state="session")
+                    format_func=AXES_LABELS.__getitem__, horizontal=True, persist_state="session",
+                    # One choice kept per case, so adding a scorer on another scale switches to panels.
+                    key=f"evaluate_axes_{'mixed' if mixed else 'alike'}")
     if mixed and axes == "shared":
         st.caption("These scorers are on different scales (e.g. NIST runs to about 10, BLEU to 1): on one axis "
                    "the narrower curves are squashed. One panel per scorer or the normalised axis shows each.")

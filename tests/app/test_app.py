@@ -661,3 +661,15 @@ def test_aligners_page_says_when_manli_is_scored_on_its_own_training_problems(re
         at.session_state[state.DATASET.key] = load_uploaded(one_problem.encode(), name)
         page(at, ALIGNERS)
         assert any("training-set figures" in w.value for w in at.warning) is warned, name
+
+
+def test_evaluate_curves_on_mixed_scales_get_a_panel_each() -> None:
+    at = page(start(), EVALUATE)
+    assert at.radio(key="evaluate_axes_alike").value == "shared"  # the BLEU family: one scale
+    at.multiselect(key="evaluate_scorers").set_value(["mbleu", "nist5"]).run()
+    assert not at.exception and not at.error
+    assert at.radio(key="evaluate_axes_mixed").value == "separate"
+    at.radio(key="evaluate_axes_mixed").set_value("shared").run()
+    assert any("different scales" in c.value for c in at.caption)  # the note on squashed curves
+    at.radio(key="evaluate_axes_mixed").set_value("normalised").run()
+    assert not at.exception and any("share of the dataset's pairs" in c.value for c in at.caption)
