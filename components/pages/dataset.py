@@ -205,7 +205,7 @@ def main() -> None:
             "score": st.column_config.NumberColumn(format="%.4f"),
             "text": st.column_config.TextColumn(width="large"),
             "hypothesis": st.column_config.TextColumn(width="large"),
-            "decision": st.column_config.TextColumn(width="medium"),
+            "decision": st.column_config.TextColumn(width=115),
             "correct": st.column_config.CheckboxColumn(width="small"),
         },
     )
