@@ -140,7 +140,9 @@ def test_teach_page_steps_through_a_method_and_opens_the_presentation_from_a_lin
 
     # A teacher's prepared link: the method and the presentation layout, nothing else on screen.
     open_app(page, f"{app_url}/teach?teach_method=Bracketing+ITG&presentation=true", heading="h3:has-text('Step 1 of')")
-    assert page.get_by_test_id("stSidebar").is_hidden()
+    page.wait_for_function("""() => [...document.querySelectorAll('[data-testid=stSidebar]')]
+        .every(e => getComputedStyle(e).display === 'none')""", timeout=STEP)  # the sidebar is hidden
+    settle(page)
     assert page.locator("h1:has-text('Teaching mode')").count() == 0
     page.get_by_text("Pair and method").click()
     checked = page.get_by_test_id("stRadio").filter(has_text="Method").locator("input:checked")
