@@ -515,3 +515,27 @@ def test_balanced_weights_and_preprocessing() -> None:
     assert both.text.tokens == ("the", "cat", "sat", "quietly") and both.hypothesis.tokens == ("a", "cat", "sat")
     with pytest.raises(ValueError, match="unknown preprocessing"):
         prepare_pair(pair, "stem")
+
+
+def test_reinsertions_name_words_deleted_and_inserted_unchanged_and_why() -> None:
+    from components.figures.edit_sequence import reinsertion_note, reinsertions
+    from explorer.edit_distance.model import EditStep
+
+    def step(op: str, t: tuple[int, int] | None, h: tuple[int, int] | None) -> EditStep:
+        return EditStep(op, "S_WORD" if op == "SUB" else op, t, h, 0.0, 0, 0, 0)
+
+    # text: "of Ellinby about 400" / hypothesis: "About 400 of Ellinby": matching "about 400"
+    # in order leaves "of Ellinby" before it in the text and after it in the hypothesis.
+    text, hyp = ["of", "Ellinby", "about", "400"], ["About", "400", "of", "Ellinby"]
+    steps = [step("DEL", (0, 1), None), step("DEL", (1, 2), None), step("SUB", (2, 3), (0, 1)),
+             step("SUB", (3, 4), (1, 2)), step("INS", None, (2, 3)), step("INS", None, (3, 4))]
+    found = reinsertions(steps, text, hyp, [(2, 0), (3, 1)])
+    assert [(r.word, r.text_index, r.hyp_index, r.crossing) for r in found] == [
+        ("of", 0, 2, True), ("Ellinby", 1, 3, True)]
+    note = reinsertion_note(found, "pfsm")
+    assert "'of', 'Ellinby'" in note and "left to right" in note
+    assert "jump" in reinsertion_note(found, "ppda")
+    # Without a crossing link, the note says the weights preferred it; no re-insertion, no note.
+    loose = reinsertions(steps, text, hyp, [])
+    assert not any(r.crossing for r in loose) and "cross no link" in reinsertion_note(loose, "pfsm")
+    assert reinsertion_note(reinsertions(steps[2:4], text, hyp, [(2, 0), (3, 1)]), "pfsm") == ""
