@@ -17,7 +17,7 @@ from typing import Any
 
 import streamlit as st
 
-from components import state
+from components import charts, state
 from components.data import LoadedDataset
 from components.figures.alignment import clickable_grid, clicked_links
 from components.guard import attempt, guarded
@@ -129,7 +129,7 @@ def _render_editor(loaded: LoadedDataset, pair: Pair) -> None:
     possible = current.possible - links
     working = Alignment(len(p_tokens), len(h_tokens), sure=links, possible=possible)
     figure = clickable_grid(working, p_tokens, h_tokens, gold=gold)
-    st.plotly_chart(figure, key=f"{key}_grid_{version}", on_select="rerun", selection_mode="points")
+    charts.plotly_chart(figure, key=f"{key}_grid_{version}", on_select="rerun", selection_mode="points")
     st.caption("Click a cell to add or remove that link"
                + (" (colours compare with the dataset's gold alignment)." if gold else "."))
 
