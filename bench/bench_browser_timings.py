@@ -375,7 +375,8 @@ def bench_upload(browser: Any, url: str, runs: int, n: int, results: Results, sh
         page.get_by_text("Upload a file").click()
         page.locator('input[type="file"]').set_input_files(str(path))
         started = time.perf_counter()
-        page.wait_for_selector(f"text=({n} pairs", timeout=300_000)
+        # The sidebar names the size, with or without a thousands separator.
+        page.wait_for_selector(f"text=/\\(({n}|{n:,}) pairs/", timeout=300_000)
         wait_idle(page, timeout=300_000)
         print(f"    upload {run + 1}: parsed and Dataset page idle after {time.perf_counter() - started:.1f} s", flush=True)
         results.load("upload pair")
