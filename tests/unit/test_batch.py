@@ -55,9 +55,21 @@ def write_csv(path: Path, rows: list[tuple[str, str, str, str]]) -> Path:
 @pytest.fixture(scope="module")
 def cluster():
     """A real dask.distributed cluster: two worker processes, one thread each."""
+    import socket
+    import warnings
+
     from explorer.batch.runner import local_cluster
 
-    with local_cluster(2) as local:
+    # Dask's default dashboard port taken (by another cluster on the machine): no warning
+    with socket.socket() as taken, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            taken.bind(("127.0.0.1", 8787))
+        except OSError:
+            pass  # taken already
+        local = local_cluster(2)
+    assert not [w for w in caught if "8787" in str(w.message)], [str(w.message) for w in caught]
+    with local:
         assert len(local.workers) == 2
         yield local
 
@@ -152,6 +164,40 @@ def test_resume_skips_finished_chunks_and_ignores_a_partial_temporary_file(clust
     assert not partial.exists()
     pd.testing.assert_frame_equal(read_all(out), read_all(finished))
     assert read_manifest(out).complete
+
+
+@pytest.mark.slow  # a real local Dask cluster (seconds to start)
+def test_workers_reading_their_own_ranges_write_the_same_result(cluster, small: Path, tmp_path: Path,
+                                                                finished: Path) -> None:
+    out = tmp_path / "ranged"
+    chunks = []
+    summary = run_batch(small, SCORERS, out, chunk_size=4, scheduler=cluster.scheduler_address,
+                        chunk_done=chunks.append)
+    assert summary.shared_files and summary.chunks_run == 4
+    assert all(c.table is None and c.rows == 4 - 3 * (c.index == 3) for c in chunks)  # the workers wrote them
+    pd.testing.assert_frame_equal(read_all(out), read_all(finished))
+    ranged, whole = read_manifest(out), read_manifest(finished)
+    assert ranged.complete and ranged.records == len(ROWS) and ranged.n_pairs == len(ROWS)
+    assert (ranged.kind, ranged.tasks, ranged.refused) == (whole.kind, whole.tasks, whole.refused)
+
+
+@pytest.mark.slow  # an in-process Dask cluster
+def test_workers_that_cannot_see_the_files_are_sent_bytes_and_send_tables(small: Path, tmp_path: Path,
+                                                                          finished: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from distributed import Client, LocalCluster
+
+    from explorer.batch import runner
+
+    monkeypatch.setattr(runner, "can_share", lambda path, size, out: False)
+    chunks = []
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None,
+                      scheduler_kwargs=runner.QUIET_SCHEDULER) as local, \
+            Client(local) as client:
+        summary = run_batch(small, SCORERS, tmp_path / "out", chunk_size=4, client=client, chunk_done=chunks.append)
+    assert not summary.shared_files
+    assert all(c.table is not None for c in chunks)
+    pd.testing.assert_frame_equal(read_all(tmp_path / "out"), read_all(finished))
 
 
 @pytest.mark.slow  # a real local Dask cluster (seconds to start)
@@ -289,7 +335,7 @@ def test_a_chunk_that_fails_on_the_cluster_stops_the_run_resumably(small: Path, 
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     from distributed import Client, LocalCluster
 
-    from explorer.batch import runner
+    from explorer.batch import runner, worker
 
     calls = []
 
@@ -299,9 +345,10 @@ def test_a_chunk_that_fails_on_the_cluster_stops_the_run_resumably(small: Path, 
             raise MemoryError("worker out of memory")
         return score_chunk(pairs, scorers)
 
-    monkeypatch.setattr(runner, "score_chunk", dies_on_chunk_two)
+    monkeypatch.setattr(worker, "score_chunk", dies_on_chunk_two)
     out = tmp_path / "out"
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as local, \
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None,
+                      scheduler_kwargs=runner.QUIET_SCHEDULER) as local, \
             Client(local) as client:
         with pytest.raises(BatchError, match="chunk 2 failed on the cluster .*run the same command again"):
             run_batch(load(small), ["mbleu"], out, chunk_size=4, client=client)
