@@ -104,32 +104,78 @@ def _peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def _head(corpus: str, n: int) -> Path:
+    """The first ``n`` lines of the corpus as a file of their own (what `batch` reads)."""
+    out = Path(tempfile.gettempdir()) / f"bench-batch-head-{n}.jsonl"
+    if not out.exists() or sum(1 for _ in out.open(encoding="utf-8")) != n:
+        with open(corpus, encoding="utf-8") as src, out.open("w", encoding="utf-8") as dst:
+            for _, line in zip(range(n), src, strict=False):
+                dst.write(line)
+    return out
+
+
 def throughput(args: argparse.Namespace) -> None:
+    """1 vs 2 workers per scorer, medians of ``--repeats`` alternating runs on the same
+    two clusters; plus where the time goes: the client's CPU (chunking, scheduling: the
+    scheduler runs in the client process) and the workers' read / score / write."""
+    import contextlib
+
     from distributed import Client
 
+    from explorer.batch import runner
     from explorer.batch.runner import local_cluster, run_batch
-    from explorer.datasets import Dataset, load
 
-    full = load(args.corpus)
     print(_load_avg())
-    print(f"{'scorer':<10} {'pairs':>6} {'1 worker':>12} {'2 workers':>12} {'speed-up':>8} "
-          f"{'peak MiB/worker':>16} {'SNLI train (2 w)':>17}")
+    print(f"chunk size {args.chunk_size} (slow scorers {args.slow_chunk_size}); medians of {args.repeats} runs per "
+          f"cell; mode: {args.mode}")
+    print(f"{'scorer':<9} {'pairs':>6} {'1 worker':>10} {'2 workers':>10} {'speed-up':>8} {'runs (2w/1w)':>19} "
+          f"{'client CPU':>10} {'read/score/write us/pair':>25} {'peak MiB/w':>10} {'SNLI (2w)':>10}")
     for scorer in args.scorers.split(","):
-        n = int(args.slow_pairs) if scorer in args.slow.split(",") else int(args.pairs)
-        data = Dataset(full.name, full.format, full.pairs[:n])
-        rates, peaks = {}, {}
-        for workers in (1, 2):
-            out = Path(tempfile.mkdtemp(prefix="bench-batch-"))
-            seen = []
-            with local_cluster(workers) as cluster, Client(cluster) as client:
-                # at least 20 chunks, so both workers stay busy to the end
-                run_batch(data, [scorer], out / "r", chunk_size=min(args.chunk_size, max(1, n // 20)), client=client,
-                          progress=seen.append)
-                peaks[workers] = max(client.run(_peak_rss_mib).values())
-            rates[workers] = seen[-1].pairs_per_second
-            shutil.rmtree(out)
-        print(f"{scorer:<10} {n:>6} {rates[1]:>10.0f}/s {rates[2]:>10.0f}/s {rates[2] / rates[1]:>7.2f}x "
-              f"{max(peaks.values()):>16.0f} {SNLI_TRAIN / rates[2] / 60:>13.1f} min", flush=True)
+        slow = scorer in args.slow.split(",")
+        n = int(args.slow_pairs) if slow else int(args.pairs)
+        chunk = args.slow_chunk_size if slow else args.chunk_size
+        path = _head(args.corpus, n)
+        rates: dict[int, list[float]] = {1: [], 2: []}
+        cpu: list[float] = []
+        parts = {"read": 0.0, "score": 0.0, "write": 0.0}
+        peaks = []
+        with contextlib.ExitStack() as stack:
+            clients = {}
+            for workers in (1, 2):
+                cluster = stack.enter_context(local_cluster(workers))
+                clients[workers] = stack.enter_context(Client(cluster))
+            if args.mode == "client-writes":  # the old way: bytes out, tables back, the client writes
+                original = runner.can_share
+                runner.can_share = lambda path, size, out: False  # type: ignore[assignment]
+                stack.callback(setattr, runner, "can_share", original)
+            for repeat in range(args.repeats):
+                for workers in ((1, 2) if repeat % 2 == 0 else (2, 1)):
+                    out = Path(tempfile.mkdtemp(prefix="bench-batch-"))
+                    seen: list = []
+                    done: list = []
+                    clock: list[float] = []
+
+                    def progress(p, seen=seen, clock=clock) -> None:  # type: ignore[no-untyped-def]
+                        seen.append(p)
+                        clock.append(time.process_time())
+
+                    run_batch(path, [scorer], out / "r", chunk_size=chunk, client=clients[workers],
+                              progress=progress, chunk_done=done.append)
+                    rates[workers].append(seen[-1].pairs_per_second)
+                    if workers == 2:  # the client's CPU from the first chunk sent to the last one back
+                        cpu.append((clock[-1] - clock[1]) / seen[-1].seconds)
+                        for d in done:
+                            for k in parts:
+                                parts[k] += d.timings.get(k, 0.0) / (n * args.repeats)
+                    shutil.rmtree(out)
+            peaks = [max(clients[w].run(_peak_rss_mib).values()) for w in (1, 2)]
+        one, two = statistics.median(rates[1]), statistics.median(rates[2])
+        runs = "/".join(f"{r:.0f}" for r in rates[2]) + " " + "/".join(f"{r:.0f}" for r in rates[1])
+        split = "/".join(f"{1e6 * parts[k]:.0f}" for k in ("read", "score", "write"))
+        print(f"{scorer:<9} {n:>6} {one:>8.0f}/s {two:>8.0f}/s {two / one:>7.2f}x {runs:>19} "
+              f"{100 * statistics.median(cpu):>9.0f}% {split:>25} {max(peaks):>10.0f} "
+              f"{SNLI_TRAIN / two / 60:>6.1f} min", flush=True)
+        print(f"  {_load_avg()}", flush=True)
     print(_load_avg())
 
 
@@ -340,10 +386,15 @@ def main() -> None:
     t = sub.add_parser("throughput")
     t.add_argument("--corpus", default="/tmp/bench500k.jsonl")
     t.add_argument("--scorers", default="bleu,mbleu,bleu_pa,bleu4,wer,per,nist5")
-    t.add_argument("--pairs", type=int, default=4000)
+    t.add_argument("--pairs", type=int, default=40_000)
     t.add_argument("--slow", default="pos_per,bow,itg,itg_lex,manli,pfsm,ppda")
-    t.add_argument("--slow-pairs", type=int, default=200)
-    t.add_argument("--chunk-size", type=int, default=200)
+    t.add_argument("--slow-pairs", type=int, default=2000)
+    t.add_argument("--chunk-size", type=int, default=2000, help="as `batch`'s default")
+    t.add_argument("--slow-chunk-size", type=int, default=100)
+    t.add_argument("--repeats", type=int, default=3)
+    t.add_argument("--mode", choices=("ranges", "client-writes"), default="ranges",
+                   help="ranges: workers read and write the files (the default); client-writes: the client sends "
+                        "bytes and writes the tables (remote workers without a shared file system)")
     r = sub.add_parser("run")
     r.add_argument("--corpus", default="/tmp/bench500k.jsonl")
     r.add_argument("--out", default="/tmp/bench500k.out")

@@ -229,6 +229,7 @@ def dataset_section() -> bool:
         column_config={scorer: st.column_config.NumberColumn(format="%.4f"),
                        "text": st.column_config.TextColumn(width="large")},
     )
+    result.save_figures()  # what this paint computed, for the next server (best effort)
     picked = event.selection.rows if event is not None else []
     if picked:
         pair_id = str(rows.iloc[picked[0]]["id"])
@@ -308,6 +309,7 @@ def evaluate_section() -> bool:
                 row[f"{label[n]} AP"] = _fmt(f["average_precision"]) if f else "–"
             table.append(row)
         st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch")
+    result.save_figures()  # what this paint computed, for the next server (best effort)
     return True
 
 

@@ -338,6 +338,7 @@ def run_batch(
             # Rates count from here: starting the cluster and warming the scorers is
             # a fixed cost, not a per-pair one (the summary's seconds include it).
             work_start = time.perf_counter()
+            report()
             pending = iter(todo)
             tag = manifest.fingerprint[-10:]
             names = tuple(manifest.scorers)
@@ -438,6 +439,15 @@ def _complete(directory: Path, manifest: Manifest, data: Dataset | FileSource) -
     manifest.complete = True
     manifest.refused = refusals(directory, manifest)
     write_manifest(directory, manifest)
+    # what the pages paint first, so a new app server opens the result at once
+    import duckdb
+
+    from explorer.batch.query import BatchResult
+
+    try:
+        BatchResult.open(directory).precompute()
+    except (BatchError, OSError, duckdb.Error):  # the pages compute it then; the scores are safe
+        pass
 
 
 def refusals(directory: str | Path, manifest: Manifest | None = None) -> dict[str, int]:

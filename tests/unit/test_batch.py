@@ -274,6 +274,37 @@ def test_curves_reports_and_samples_come_from_the_stored_scores(finished: Path, 
     assert sum(int(c.sum()) for _, c in histogram.values()) == len(data)
 
 
+@pytest.mark.slow  # a real local Dask cluster (seconds to start)
+def test_the_first_figures_are_kept_in_the_folder_and_follow_the_chunks(finished: Path, tmp_path: Path) -> None:
+    import shutil
+
+    from explorer.batch.query import FIGURES
+
+    kept, bare = tmp_path / "kept", tmp_path / "bare"
+    shutil.copytree(finished, kept)
+    shutil.copytree(finished, bare)
+    assert (kept / FIGURES).exists()  # written when the batch completed
+    (bare / FIGURES).unlink()
+    fresh, computed = BatchResult.open(kept), BatchResult.open(bare)
+
+    def no_query(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("a figure kept in the folder was queried again")
+
+    fresh.query = no_query  # type: ignore[method-assign]
+    fresh._connection = no_query  # type: ignore[method-assign]
+    for ask in (lambda r: r.count(), lambda r: r.distinct("task"), lambda r: r.distinct("label"),
+                lambda r: r.value_range("mbleu"), lambda r: r.best_cutoff("wer"), lambda r: r.report("mbleu"),
+                lambda r: r.count(Filters(scorer="mbleu"))):
+        assert ask(fresh) == ask(computed)
+    for ask in (lambda r: r.curve("bleu"), lambda r: r.histogram("per")["entailment"]):
+        for a, b in zip(ask(fresh), ask(computed), strict=True):
+            np.testing.assert_array_equal(a, b)
+    # the bare copy saves what it computed; a chunk that goes away makes both stale
+    assert computed.save_figures() and (bare / FIGURES).exists()
+    finished_chunks(kept)[3].unlink()
+    assert BatchResult.open(kept).count() == 12
+
+
 # --------------------------------------------------------------- store, CLI
 
 @pytest.mark.slow  # a real local Dask cluster (seconds to start)
