@@ -263,6 +263,7 @@ def run(args: argparse.Namespace) -> None:
         print(done.stderr)
         raise SystemExit(done.returncode)
     body = json.loads(done.stdout)
+    rate = (body["chunks_run"] * args.chunk_size) / max(1e-9, body["seconds"])
     print(f"{'resumed' if args.kill_after else 'ran'}: {body['chunks_run']} chunks scored, "
           f"{body['chunks_skipped']} skipped, complete={body['complete']}, {seconds:.0f} s wall "
           f"(batch {body['seconds']:.0f} s, {body['workers']} workers)")
@@ -270,8 +271,20 @@ def run(args: argparse.Namespace) -> None:
         unfinished = body["chunks"] - at_kill
         print(f"the resumed run scored {body['chunks_run']} chunks; {unfinished} were unfinished at the kill, "
               f"so {body['chunks_run'] - unfinished} finished chunks were scored twice. Lost at the kill: the "
-              f"partial work on the chunks in flight (at most 2 per worker, {2 * body['workers']} chunks here)")
+              f"partial work on the chunks being scored (one per worker: at most {body['workers']} x "
+              f"{args.chunk_size:,} pairs, about {body['workers'] * args.chunk_size / max(1e-9, rate):.1f} s of "
+              f"the cluster's work at the resumed run's {rate:,.0f} pairs/s)")
     print(f"refused: {body['refused']}")
+    print(f"client (the batch command) resident memory: at most {body.get('client_mib_while_scoring')} MiB while "
+          f"the chunks ran, peak {body.get('client_peak_mib')} MiB (scan, chunks, completion figures); the workers "
+          f"{'read the file and wrote the chunks' if body.get('workers_read_the_file') else 'were sent bytes'}")
+    if args.compare_load:
+        probe = ("import sys; sys.path.insert(0, '.'); from bench.bench_batch import _peak_rss_mib; "
+                 "from explorer.datasets import load; d = load(sys.argv[1]); print(len(d), _peak_rss_mib())")
+        got = subprocess.run([sys.executable, "-c", probe, args.corpus], cwd=ROOT, capture_output=True, text=True,
+                             check=True).stdout.split()
+        print(f"for comparison, loading the whole file as `evaluate` does ({int(got[0]):,} pairs): "
+              f"peak {float(got[1]):.0f} MiB")
     print(_load_avg())
 
 
@@ -401,6 +414,8 @@ def main() -> None:
     r.add_argument("--scorers", default="bleu,mbleu,bleu_pa,wer,per")
     r.add_argument("--chunk-size", type=int, default=2000)
     r.add_argument("--kill-after", type=float, default=0)
+    r.add_argument("--compare-load", action="store_true",
+                   help="also measure the memory of loading the whole file in one process (as before streaming)")
     q = sub.add_parser("query")
     q.add_argument("--result", default="/tmp/bench500k.out")
     q.add_argument("--scorers", default="bleu,mbleu,bleu_pa")

@@ -29,14 +29,24 @@ from components.figures import evaluation as figures
 from components.figures.compare import agreement, score_scatter, selected_ids
 from components.state import open_pair
 from components.text import plain
-from explorer.batch.query import ALL, CORRECT, INCORRECT, NO_LABEL, REFUSED, BatchResult, Filters
+from explorer.batch.query import (
+    ALL,
+    CORRECT,
+    FIRST_PAGE,
+    INCORRECT,
+    NO_LABEL,
+    REFUSED,
+    BatchResult,
+    Filters,
+    first_page_columns,
+)
 from explorer.batch.schema import BatchError, finished_chunks
 from explorer.datasets import Dataset
 from explorer.pairs import Pair
 from explorer.scorers import SCORERS
 from explorer.store import default_path
 
-PAGE_SIZE = 50
+PAGE_SIZE = FIRST_PAGE
 SAMPLE_SIZE = 5000
 
 
@@ -212,7 +222,7 @@ def dataset_section() -> bool:
     total = result.count(filters)
     pages = max(1, -(-total // PAGE_SIZE))
     page_no = s3.number_input(f"Page (of {pages:,})", min_value=1, max_value=pages, value=1, step=1, key="batch_page")
-    shown_columns = ["id", "task", "label", scorer, "text", "hypothesis", f"{scorer}__error"]
+    shown_columns = first_page_columns(scorer)
     page = result.page(filters, sort=sort, descending=descending, offset=(int(page_no) - 1) * PAGE_SIZE,
                        limit=PAGE_SIZE, columns=shown_columns)
     rows = page.rows

@@ -43,6 +43,15 @@ CURVE_POINTS = 500
 ALL, CORRECT, INCORRECT, REFUSED = "all", "correct", "incorrect", "refused"
 #: The label filter's name for pairs without a gold label.
 NO_LABEL = "(none)"
+#: Rows of the Dataset page's table, and the columns it shows for a scorer; its first,
+#: unfiltered page sorted by each scorer is kept with the figures.
+FIRST_PAGE = 50
+
+
+def first_page_columns(scorer: str) -> list[str]:
+    return ["id", "task", "label", scorer, "text", "hypothesis", error_column(scorer)]
+
+
 #: The figures the pages paint first, kept in the result folder (JSON; recomputed when
 #: the chunk files change): written by ``batch`` when it completes, else by the first
 #: page that computes them. A read-only folder keeps them in memory only.
@@ -226,6 +235,7 @@ class BatchResult:
         labelled = self.manifest.kind in ("binary", "three_way")
         for scorer in scorers or self.manifest.scorers:
             self.value_range(scorer)
+            self.page(sort=scorer, descending=True, limit=FIRST_PAGE, columns=first_page_columns(scorer))
             if labelled and self.scores(scorer).values.size:
                 try:
                     self.report(scorer)
@@ -233,6 +243,9 @@ class BatchResult:
                 except BatchError:  # no labelled pair has a value
                     pass
             self.histogram(scorer)
+            # one scorer's values at a time: what is kept is the figures, not the columns
+            self._columns_cache.pop(scorer, None)
+            self._sweeps.pop(scorer, None)
         self.save_figures()
 
     # ---------------------------------------------------------------- filters
@@ -285,13 +298,39 @@ class BatchResult:
         if not 0 < limit <= MAX_PAGE:
             raise BatchError(f"a page holds 1-{MAX_PAGE} rows, not {limit}")
         where, params = self._where(filters)
-        chosen = [self._column(c) for c in (columns or self.columns)]
+        names = list(columns or self.columns)
+        chosen = [self._column(c) for c in names]
         order = f"{self._column(sort)} {'DESC' if descending else 'ASC'} NULLS LAST, position"
-        rows = self.query(
-            f"SELECT {', '.join(chosen)} FROM {{source}}{where} ORDER BY {order} LIMIT ? OFFSET ?",
-            [*params, int(limit), max(0, int(offset))],
-        ).df()
+
+        def fetch() -> Any:
+            return self.query(
+                f"SELECT {', '.join(chosen)} FROM {{source}}{where} ORDER BY {order} LIMIT ? OFFSET ?",
+                [*params, int(limit), max(0, int(offset))],
+            ).df()
+
+        if where or offset > 0:
+            rows = fetch()
+        else:  # an unfiltered first page: the one a page paints first, kept with the figures
+            import pandas as pd
+
+            def stored() -> dict[str, list[Any]]:
+                frame = fetch()
+                return {c: [None if v is None or (isinstance(v, float) and v != v) else v
+                            for v in frame[c].tolist()] for c in frame.columns}
+
+            kept = self._remember("first_page", f"{sort}:{descending}:{limit}:{','.join(names)}", stored)
+            rows = pd.DataFrame(kept, columns=names)
+            for name in names:
+                if self._is_number(name):
+                    rows[name] = rows[name].astype(float)
+                elif name == "entails":
+                    rows[name] = rows[name].astype(object)
         return Page(rows=rows, total=self.count(filters), offset=max(0, int(offset)))
+
+    def _is_number(self, column: str) -> bool:
+        """Whether a column holds float64 values (scores, breakdowns, gold score)."""
+        return column == "gold_score" or column in self.manifest.scorers or (
+            "__" in column and not column.endswith("__error"))
 
     def distinct(self, column: str) -> list[str]:
         """The distinct non-empty values of a text column (labels, tasks), sorted."""
@@ -470,4 +509,4 @@ class BatchResult:
                 for name, (edges, counts) in found.items()}
 
 
-__all__ = ["ALL", "CORRECT", "INCORRECT", "NO_LABEL", "REFUSED", "BatchResult", "Filters", "Page", "ScoreColumn"]
+__all__ = ["ALL", "CORRECT", "FIRST_PAGE", "first_page_columns", "INCORRECT", "NO_LABEL", "REFUSED", "BatchResult", "Filters", "Page", "ScoreColumn"]

@@ -76,16 +76,31 @@ class ProgressBar:
             print(f"{done:,}/{p.pairs_total:,} pairs{resumed}  {rate}{left}", file=self.stream, flush=True)
 
 
-def _peak_mib() -> float | None:
-    """This process's peak resident memory (VmHWM), where /proc tells it."""
+def _memory_mib(field: str = "VmHWM") -> float | None:
+    """This process's peak (``VmHWM``) or current (``VmRSS``) resident memory, where
+    /proc tells it."""
     try:
         with open("/proc/self/status", encoding="ascii") as status:
             for line in status:
-                if line.startswith("VmHWM:"):
+                if line.startswith(field + ":"):
                     return int(line.split()[1]) / 1024
     except (OSError, ValueError):
         pass
     return None
+
+
+class _Sampled:
+    """The progress bar, noting the client's largest resident memory while chunks run."""
+
+    def __init__(self, bar: ProgressBar) -> None:
+        self.bar = bar
+        self.largest: float | None = None
+
+    def __call__(self, p: Progress) -> None:
+        now = _memory_mib("VmRSS")
+        if now is not None and (self.largest is None or now > self.largest):
+            self.largest = now
+        self.bar(p)
 
 
 def run_batch(args: argparse.Namespace) -> int:
@@ -112,8 +127,9 @@ def run_batch(args: argparse.Namespace) -> int:
             print(f"{data.name}: {len(data):,} pairs ({data.kind}); scorers {', '.join(names)}", file=sys.stderr)
             for note in data.notes:  # e.g. SNLI pairs without annotator consensus, kept unlabelled
                 print(f"note: {note}", file=sys.stderr)
+        sampled = _Sampled(ProgressBar())
         summary = score_corpus(data, names, args.out, chunk_size=args.chunk_size, scheduler=args.scheduler,
-                               workers=args.workers, progress=ProgressBar())
+                               workers=args.workers, progress=sampled)
     except (BatchError, DatasetError, UnknownScorerError, OSError) as err:
         return fail(str(err))
     for address, missing in summary.missing_resources.items():
@@ -132,13 +148,14 @@ def run_batch(args: argparse.Namespace) -> int:
             runs = register(args.out, None, Store(args.store))
         except (BatchError, StoreError, OSError) as err:
             print(f"warning: the result is complete but was not registered in the store: {err}", file=sys.stderr)
-    peak = _peak_mib()
+    peak = _memory_mib()
     payload = {
         "data": args.data, "out": str(args.out), "pairs": manifest.n_pairs, "scorers": manifest.scorers,
         "chunks": manifest.n_chunks, "chunks_run": summary.chunks_run, "chunks_skipped": summary.chunks_skipped,
         "workers": summary.workers, "seconds": round(summary.seconds, 3), "complete": manifest.complete,
         "refused": manifest.refused, "runs": runs, "workers_read_the_file": summary.shared_files,
         "client_peak_mib": None if peak is None else round(peak, 1),
+        "client_mib_while_scoring": None if sampled.largest is None else round(sampled.largest, 1),
     }
     if args.json:
         print(json.dumps(payload, indent=2))

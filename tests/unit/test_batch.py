@@ -278,7 +278,7 @@ def test_curves_reports_and_samples_come_from_the_stored_scores(finished: Path, 
 def test_the_first_figures_are_kept_in_the_folder_and_follow_the_chunks(finished: Path, tmp_path: Path) -> None:
     import shutil
 
-    from explorer.batch.query import FIGURES
+    from explorer.batch.query import FIGURES, first_page_columns
 
     kept, bare = tmp_path / "kept", tmp_path / "bare"
     shutil.copytree(finished, kept)
@@ -296,6 +296,11 @@ def test_the_first_figures_are_kept_in_the_folder_and_follow_the_chunks(finished
                 lambda r: r.value_range("mbleu"), lambda r: r.best_cutoff("wer"), lambda r: r.report("mbleu"),
                 lambda r: r.count(Filters(scorer="mbleu"))):
         assert ask(fresh) == ask(computed)
+    for scorer in ("mbleu", "wer"):  # the Dataset page's first table
+        kept_page = fresh.page(sort=scorer, descending=True, columns=first_page_columns(scorer))
+        pd.testing.assert_frame_equal(kept_page.rows, computed.page(sort=scorer, descending=True,
+                                                                    columns=first_page_columns(scorer)).rows)
+        assert kept_page.total == len(ROWS)
     for ask in (lambda r: r.curve("bleu"), lambda r: r.histogram("per")["entailment"]):
         for a, b in zip(ask(fresh), ask(computed), strict=True):
             np.testing.assert_array_equal(a, b)
