@@ -298,7 +298,7 @@ def _median_ms(fn, runs: int) -> float:  # type: ignore[no-untyped-def]
 
 
 def query(args: argparse.Namespace) -> None:
-    from explorer.batch.query import CORRECT, BatchResult, Filters
+    from explorer.batch.query import CORRECT, FIRST_PAGE, NO_LABEL, BatchResult, Filters, first_page_columns
 
     scorers = args.scorers.split(",")
     print(_load_avg())
@@ -307,12 +307,12 @@ def query(args: argparse.Namespace) -> None:
     first = scorers[0]
 
     def first_paint() -> None:
-        fresh = BatchResult.open(args.result)  # nothing cached: a new session
+        fresh = BatchResult.open(args.result)  # a new server: only figures.json, if any, is known
         fresh.count()
-        fresh.page(Filters(), sort="position", limit=50,
-                   columns=["id", "task", "label", "text", "hypothesis", first])
+        fresh.page(Filters(), sort=first, descending=True, limit=FIRST_PAGE, columns=first_page_columns(first))
         fresh.distinct("label")
         fresh.distinct("task")
+        fresh.count(Filters(labels=(NO_LABEL,)))
         fresh.value_range(first)
         fresh.best_cutoff(first)
 
@@ -342,7 +342,8 @@ def query(args: argparse.Namespace) -> None:
     def scatter() -> None:
         result.sample([scorers[0], scorers[-1], "label"], n=5000, seed=1)
 
-    for name, fn in (("Dataset first paint (count, page 1 sorted, labels, tasks, range, best cutoff)", first_paint),
+    for name, fn in (("Dataset first paint (count, page 1 sorted by score, labels, tasks, range, best cutoff)",
+                      first_paint),
                      ("Dataset filter change (label, 3 tasks, correct, score range; sorted by score)", filter_change),
                      ("Dataset text search", search),
                      (f"Evaluate figures for {len(scorers)} scorers (curves, reports by task, histograms)", evaluate_figures),

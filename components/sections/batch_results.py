@@ -156,7 +156,7 @@ def _window(result: BatchResult, rows: pd.DataFrame, pair_id: str) -> None:
     ]
     if not any(p.id == pair_id for p in pairs):
         return
-    key = f"batch:{result.manifest.fingerprint[:12]}:{','.join(p.id for p in pairs)[:64]}:{len(pairs)}"
+    key = f"batch:{result.manifest.fingerprint[-12:]}:{','.join(p.id for p in pairs)[:64]}:{len(pairs)}"
     name = f"{result.manifest.dataset} (a page of the batch result)"
     loaded = LoadedDataset(Dataset(name=name, format=result.manifest.format, pairs=tuple(pairs)), key,
                            "batch result")
@@ -208,7 +208,7 @@ def dataset_section() -> bool:
     score_range = None
     if bounds is not None and bounds[1] > bounds[0]:
         chosen = g1.slider("Score range", bounds[0], bounds[1], bounds, format="%.3f",
-                           key=f"batch_filter_range_{scorer}_{m.fingerprint[:8]}")
+                           key=f"batch_filter_range_{scorer}_{m.fingerprint[-8:]}")
         if tuple(chosen) != bounds:
             score_range = (float(chosen[0]), float(chosen[1]))
     search = g2.text_input("Search text, hypothesis or id", key="batch_filter_search")

@@ -179,6 +179,15 @@ def test_workers_reading_their_own_ranges_write_the_same_result(cluster, small: 
     ranged, whole = read_manifest(out), read_manifest(finished)
     assert ranged.complete and ranged.records == len(ROWS) and ranged.n_pairs == len(ROWS)
     assert (ranged.kind, ranged.tasks, ranged.refused) == (whole.kind, whole.tasks, whole.refused)
+    # registered from the result alone, it is the dataset the app finds when it loads the file
+    from explorer.batch.register import register
+    from explorer.store import Store
+
+    store = Store(tmp_path / "store.sqlite3")
+    runs = register(out, None, store)
+    dataset_id = read_manifest(out).store_dataset_id
+    assert dataset_id is not None and store.add_dataset(load(small)) == dataset_id
+    assert store.run_scores(runs["wer"]) == dict(zip(read_all(out)["id"], read_all(out)["wer"], strict=True))
 
 
 @pytest.mark.slow  # an in-process Dask cluster
