@@ -54,7 +54,9 @@ SAMPLE_SIZE = 5000
 def _open(directory: str, chunks: int, mtime: float) -> BatchResult:
     # keyed by the number of finished chunks and the manifest's time, so a result that
     # is still being written is reopened as it grows
-    return BatchResult.open(directory)
+    result = BatchResult.open(directory)
+    result.warm()
+    return result
 
 
 def open_result(directory: str) -> BatchResult:

@@ -110,6 +110,7 @@ class BatchResult:
     _figures: dict[str, Any] | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _unsaved: bool = field(default=False, repr=False)
+    _db: Any = field(default=None, repr=False)
 
     @classmethod
     def open(cls, directory: str | Path) -> BatchResult:
@@ -124,16 +125,32 @@ class BatchResult:
 
     # ---------------------------------------------------------------- plumbing
     def _connection(self) -> Any:
+        """This thread's DuckDB connection. All of them share one in-memory database, so
+        the chunk files' footers, read once, serve every thread (a Streamlit session runs
+        its script in a thread of its own)."""
         con = getattr(self._local, "con", None)
         if con is None:
-            import duckdb
+            with self._lock:
+                if self._db is None:
+                    import duckdb
 
-            con = duckdb.connect()
+                    self._db = duckdb.connect()
+                    self._db.execute("SET GLOBAL parquet_metadata_cache = true")
+                con = self._db.cursor()
             con.execute("SET enable_progress_bar = false")
-            # the chunk files' footers are read once per connection, not once per query
-            con.execute("SET parquet_metadata_cache = true")
             self._local.con = con
         return con
+
+    def warm(self) -> None:
+        """Start DuckDB and read every chunk file's footer in a background thread, so the
+        first filter change does not pay for them (the first paint needs neither)."""
+        def read_footers() -> None:
+            try:
+                self.query("SELECT count(*) FROM {source}").fetchall()
+            except Exception:  # best effort: the query that needs it reports the error
+                pass
+
+        threading.Thread(target=read_footers, name="batch-warm", daemon=True).start()
 
     @property
     def _source(self) -> str:
