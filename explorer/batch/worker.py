@@ -240,6 +240,18 @@ def task_pairs(task: ChunkTask) -> tuple[Sequence[Pair], tuple[str, ...]]:
     return parse_range(task.fmt, text, task.name, task.first_record)
 
 
+def _forget_pairs() -> None:
+    """Drop the per-pair caches a chunk filled. They serve the scorers of one pair, and in
+    a batch no pair comes back, so across chunks they only grow the worker. Over 60,000 pairs
+    a bleu worker peaked at 426 MiB with the BLEU n-gram counts kept (65,536 entries), and at
+    276 MiB with them dropped per chunk (docs/BENCHMARKS.md)."""
+    import sys
+
+    bleu = sys.modules.get("explorer.metrics.bleu")
+    if bleu is not None:
+        bleu.order_counts.cache_clear()
+
+
 def run_chunk(task: ChunkTask) -> ChunkDone:
     """Read, score and (with ``task.out``) write one chunk. A malformed record raises
     :class:`explorer.datasets.DatasetError` naming its line; the run stops there."""
@@ -247,6 +259,7 @@ def run_chunk(task: ChunkTask) -> ChunkDone:
     pairs, notes = task_pairs(task)
     read = time.perf_counter()
     scores = score_chunk(pairs, task.scorers)
+    _forget_pairs()
     scored = time.perf_counter()
     table = chunk_table(pairs, task.position, scores, task.scorers)
     timings = {"read": read - begin, "score": scored - read}
