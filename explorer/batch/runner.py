@@ -377,9 +377,13 @@ def run_batch(
                 try:
                     done: ChunkDone = future.result()
                 except Exception as err:  # a malformed record, a worker that died or lost its scheduler
-                    from explorer.errors import ExplorerError
+                    from explorer.datasets import DatasetError
 
-                    what = str(err) if isinstance(err, ExplorerError) else f"{type(err).__name__}: {err}"
+                    if isinstance(err, DatasetError):  # the file itself: running again will not help
+                        raise BatchError(
+                            f"chunk {index} cannot be read: {err}. Fix the file and run again with a new --out "
+                            "folder (a changed file is another batch)") from None
+                    what = f"{type(err).__name__}: {err}"
                     raise BatchError(
                         f"chunk {index} failed on the cluster ({what}); the "
                         f"{skipped_chunks + done_chunks} finished chunks are kept: run the same command "

@@ -191,6 +191,24 @@ def test_workers_reading_their_own_ranges_write_the_same_result(cluster, small: 
 
 
 @pytest.mark.slow  # an in-process Dask cluster
+def test_a_malformed_record_past_the_first_chunk_stops_the_run_naming_its_line(small: Path, tmp_path: Path) -> None:
+    from distributed import Client, LocalCluster
+
+    from explorer.batch import runner
+
+    bad = tmp_path / "bad.csv"
+    lines = small.read_text(encoding="utf-8").splitlines()
+    lines[9] = 'p9,"an unclosed quote,hypothesis,entailment,x'
+    bad.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None,
+                      scheduler_kwargs=runner.QUIET_SCHEDULER) as local, Client(local) as client:
+        with pytest.raises(BatchError, match=r"chunk 2 cannot be read: bad.csv: line 10: .*new --out"):
+            run_batch(bad, ["mbleu"], tmp_path / "out", chunk_size=4, client=client)
+    kept = finished_chunks(tmp_path / "out")
+    assert 0 in kept and 1 in kept and 2 not in kept  # finished chunks are kept (3 may have been in flight)
+
+
+@pytest.mark.slow  # an in-process Dask cluster
 def test_workers_that_cannot_see_the_files_are_sent_bytes_and_send_tables(small: Path, tmp_path: Path,
                                                                           finished: Path,
                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
