@@ -207,6 +207,15 @@ def test_a_malformed_record_past_the_first_chunk_stops_the_run_naming_its_line(s
     kept = finished_chunks(tmp_path / "out")
     assert 0 in kept and 1 in kept and 2 not in kept  # finished chunks are kept (3 may have been in flight)
 
+    # an id in two chunks: each chunk is fine, the whole is not
+    twice = tmp_path / "twice.csv"
+    twice.write_text(small.read_text(encoding="utf-8").replace("p12,", "p1,"), encoding="utf-8")
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None,
+                      scheduler_kwargs=runner.QUIET_SCHEDULER) as local, Client(local) as client:
+        with pytest.raises(BatchError, match="pair id 'p1' occurs more than once"):
+            run_batch(twice, ["mbleu"], tmp_path / "twice", chunk_size=4, client=client)
+    assert len(finished_chunks(tmp_path / "twice")) == 4 and not read_manifest(tmp_path / "twice").complete
+
 
 @pytest.mark.slow  # an in-process Dask cluster
 def test_workers_that_cannot_see_the_files_are_sent_bytes_and_send_tables(small: Path, tmp_path: Path,
