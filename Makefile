@@ -11,7 +11,7 @@ ifneq ($(wildcard $(SHARED_NLTK)),)
 export NLTK_DATA ?= $(SHARED_NLTK)
 endif
 
-.PHONY: run test test-fast test-unit test-app test-e2e setup setup-dev lint resources bench clean
+.PHONY: run test test-fast test-unit test-app test-e2e setup setup-dev lint resources bench bench-browser clean
 
 $(BIN)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -55,6 +55,11 @@ test-unit test-app test-e2e: test-%: setup-dev
 bench: setup-dev
 	$(BIN)/python -m bench.bench_bleu
 	$(BIN)/python -m bench.bench_pages
+
+# Issue 14's timings in headless Chromium (/usr/bin/chromium): typed pair, RTE2 pair, editor
+# click, a pair of a 20,000-pair upload, cold start; medians with the load average.
+bench-browser: setup-dev
+	$(BIN)/python -m bench.bench_browser_timings
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

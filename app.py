@@ -16,6 +16,7 @@ from components.sections import batch_results
 from components.state import current_dataset
 from components.store_access import author_box
 from components.text import count, plain
+from components.warmup import sidebar_note, start_warmup, summary, wait_for_warmup
 from explorer import resources
 
 TITLE = "Entailment Alignment Explorer"
@@ -45,15 +46,24 @@ def sidebar() -> None:
     if note:
         # One line, not a box: the table below says what each missing resource changes.
         st.sidebar.caption(f":orange[:material/warning:] {note}")
+    failed = sidebar_note()
+    if failed:
+        st.sidebar.caption(f":orange[:material/warning:] {failed}")
     with st.sidebar.expander(f"NLTK resources ({len(missing)} missing)" if missing else "NLTK resources"):
         st.dataframe(resources.describe(), hide_index=True)
+        warmed = summary()
+        if warmed:
+            st.caption(warmed)
 
 
 def main() -> None:
     st.set_page_config(page_title=TITLE, page_icon=":material/join_inner:", layout="wide")
     if not require_access():
         return
+    start_warmup()  # at once, on a thread: it runs while this page imports and draws
     page = st.navigation([st.Page(script, title=title, icon=icon) for script, title, icon in PAGES])
+    if page.title != "Pair":  # the Pair page draws its text boxes first, then waits itself
+        guarded(wait_for_warmup, what="the warm-up")
     guarded(page.run, what=f"the {page.title} page")
     # After the page, so the sidebar names a dataset the page has just loaded.
     guarded(sidebar, what="the sidebar")

@@ -86,13 +86,30 @@ def _parse(data: bytes, name: str) -> Dataset:
     return load_bytes(data, name)
 
 
+#: The file content of recently loaded datasets, by dataset key: a background job
+#: (:mod:`explorer.cutoff_jobs`) reads the same bytes the page parsed. Bounded.
+_SOURCES: dict[str, tuple[str, bytes]] = {}
+MAX_SOURCES = 16
+
+
 def load_uploaded(data: bytes, name: str, *, origin: str = "uploaded file") -> LoadedDataset:
     """Load bytes as a dataset (cached by content).
 
     Raises:
         DatasetError: with the library's message; nothing is returned in part.
     """
-    return LoadedDataset(_parse(data, name), content_key(data), origin)
+    loaded = LoadedDataset(_parse(data, name), content_key(data), origin)
+    _SOURCES.pop(loaded.key, None)
+    _SOURCES[loaded.key] = (name, data)  # the newest last
+    while len(_SOURCES) > MAX_SOURCES:
+        _SOURCES.pop(next(iter(_SOURCES)))
+    return loaded
+
+
+def dataset_source(loaded: LoadedDataset) -> tuple[str, bytes] | None:
+    """(file name, content) a dataset was loaded from, when it was loaded from bytes
+    recently (None for datasets built in memory, e.g. a page of a batch result)."""
+    return _SOURCES.get(loaded.key)
 
 
 def load_file(path: Path, *, origin: str) -> LoadedDataset:
@@ -279,18 +296,24 @@ class Cutoff:
 KNOWN_CUTOFFS: dict[str, dict[str, Cutoff]] = {}
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def _fingerprint(key: str, _pairs: Sequence[object]) -> str:
-    from explorer.cutoffs import fingerprint, labelled
-
-    return fingerprint(labelled(_pairs))  # type: ignore[arg-type]
+#: Fingerprints by dataset key (a plain dict: the Pair page asks once per scorer per run,
+#: and st.cache_data's per-call overhead was a measurable part of a rerun). Bounded.
+_FINGERPRINTS: dict[str, str] = {}
 
 
 def fingerprint_of(loaded: LoadedDataset) -> str | None:
     """The content fingerprint of a dataset's labelled pairs (None when it has none)."""
+    from explorer.cutoffs import fingerprint, labelled
+
     if not loaded.binary_labels:
         return None
-    return _fingerprint(loaded.key, loaded.dataset.pairs)
+    found = _FINGERPRINTS.get(loaded.key)
+    if found is None:
+        found = fingerprint(labelled(loaded.dataset.pairs))
+        if len(_FINGERPRINTS) >= 256:
+            _FINGERPRINTS.clear()
+        _FINGERPRINTS[loaded.key] = found
+    return found
 
 
 def default_cutoff(

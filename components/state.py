@@ -79,8 +79,6 @@ TYPED_TEXT: Slot[str] = Slot("explorer_typed_text")
 TYPED_HYPOTHESIS: Slot[str] = Slot("explorer_typed_hypothesis")
 #: (dataset key, pair id) last put into the Pair page's text boxes.
 PAIR_SHOWN: Slot[tuple[str, str]] = Slot("explorer_pair_shown")
-#: The slow scorers' results for the pair they were run on: (text, hypothesis) -> name -> result.
-SLOW_RESULTS: Slot[dict[tuple[str, str], dict[str, Any]]] = Slot("explorer_slow_results")
 #: The Compare page's alignments: (dataset key, aligner) -> pair id -> alignment.
 COMPARE_ALIGNMENTS: Slot[dict[tuple[str, str], dict[str, Alignment]]] = Slot("explorer_compare_alignments")
 #: The annotator's name for this session.
@@ -112,6 +110,8 @@ TEACH_STEP: Slot[int] = Slot("teach_step")
 TEACH_SHOWN: Slot[tuple[object, ...]] = Slot("teach_shown")
 #: The Teach page's play switch (the player turns it off at the last step).
 TEACH_PLAY: Slot[bool] = Slot("teach_play")
+#: The Pair page's open method tab (its label); only that tab's panel is drawn.
+PAIR_METHOD_TAB: Slot[str] = Slot("pair_method_tab")
 #: The batch result table's selection event (tests set it to click a row).
 BATCH_TABLE: Slot[Any] = Slot("batch_table")
 #: What every figure's camera icon saves, "png" or "svg" (the sidebar's choice, components/charts.py).
@@ -121,6 +121,11 @@ FIGURE_FORMAT: Slot[str] = Slot("figure_format")
 def pair_pick(dataset_key: str) -> Slot[str]:
     """The Pair page's pair picker for one dataset."""
     return Slot(f"pair_pick_{dataset_key}")
+
+
+def pair_number(dataset_key: str) -> Slot[int]:
+    """The Pair page's pair number box, for datasets too large to list (1-based)."""
+    return Slot(f"pair_number_{dataset_key}")
 
 
 def annotation_tags(form_key: str) -> Slot[list[str]]:

@@ -304,7 +304,9 @@ def build_default(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m explorer.cutoffs build-default DEV.xml... [--scorer a,b] [--out FILE]``"""
+    """``python -m explorer.cutoffs build-default DEV.xml... [--scorer a,b] [--out FILE]``, or
+    ``python -m explorer.cutoffs compute DATA --progress FILE [--scorer a,b]`` (the app's
+    background job, :mod:`explorer.cutoff_jobs`)."""
     import argparse
 
     parser = argparse.ArgumentParser(prog="python -m explorer.cutoffs")
@@ -314,11 +316,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     build.add_argument("--scorer", default="all")
     build.add_argument("--out", type=Path, default=DEFAULT_FILE)
     build.add_argument("--update", action="store_true", help="keep the file's other scorers")
+    job = sub.add_parser("compute", help="choose a dataset's cutoffs into the cache (the app's background job)")
+    job.add_argument("data")
+    job.add_argument("--scorer", default="all")
+    job.add_argument("--progress", type=Path, required=True, help="JSON file kept current with the progress")
+    job.add_argument("--parent", type=int, help="exit when this process is no longer the parent")
+    job.add_argument("--fingerprint", help="refuse a file whose labelled pairs have another fingerprint")
     args = parser.parse_args(argv)
     from explorer.scorers import parse_scorer_names
 
     try:
-        build_default(args.dev, args.out, parse_scorer_names(args.scorer), update=args.update)
+        if args.command == "compute":
+            from explorer.cutoff_jobs import run_child
+
+            run_child(Path(args.data), parse_scorer_names(args.scorer), args.progress, args.parent, args.fingerprint)
+        else:
+            build_default(args.dev, args.out, parse_scorer_names(args.scorer), update=args.update)
     except (ValueError, KeyError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
-from plotly.subplots import make_subplots
 
 from explorer.alignment import EditKind
 from explorer.metrics.per import PosPerResult
@@ -51,30 +50,43 @@ def metric_profile(
     names = list(values)
     if not names:
         raise ValueError("no metric values to draw")
-    figure = make_subplots(rows=1, cols=len(names), subplot_titles=names, horizontal_spacing=0.02)
+    # One x/y axis pair per metric, laid out side by side. Built as one dict and validated
+    # once (make_subplots + add_trace(row, col) re-validates the layout per trace).
+    gap = 0.02
+    width = (1 - gap * (len(names) - 1)) / len(names)
+    layout: dict[str, object] = {
+        "title": title or None, "height": 340, "margin": {"l": 30, "r": 10, "t": 60, "b": 20},
+        "boxmode": "group", "legend": {"orientation": "h", "y": -0.05}, "annotations": [],
+    }
+    traces: list[go.Box | go.Scatter] = []
     for col, name in enumerate(names, start=1):
+        suffix = "" if col == 1 else str(col)
+        left = (col - 1) * (width + gap)
+        layout[f"xaxis{suffix}"] = {"domain": [round(left, 6), min(1.0, round(left + width, 6))], "anchor": f"y{suffix}", "showticklabels": False}
+        layout[f"yaxis{suffix}"] = {"anchor": f"x{suffix}"}
+        layout["annotations"].append({  # type: ignore[attr-defined]
+            "text": name, "x": left + width / 2, "y": 1.0, "xref": "paper", "yref": "paper",
+            "xanchor": "center", "yanchor": "bottom", "showarrow": False, "font": {"size": 16}})
+        axes = {"xaxis": f"x{suffix}", "yaxis": f"y{suffix}"}
         for cls, label in zip(("positive", "negative"), class_names):
             spread = (distributions or {}).get(name, {}).get(cls)
             if spread is None:
                 continue
             box: dict[str, object] = {"name": label, "marker_color": CLASS_COLOURS[cls],
-                                      "legendgroup": cls, "showlegend": col == 1, "boxpoints": False}
+                                      "legendgroup": cls, "showlegend": col == 1, "boxpoints": False, **axes}
             if isinstance(spread, Mapping):
                 box.update(q1=[spread["q25"]], median=[spread["q50"]], q3=[spread["q75"]],
                            lowerfence=[spread["q05"]], upperfence=[spread["q95"]], x=[label])
             else:
                 box.update(y=list(spread))
-            figure.add_trace(go.Box(**box), row=1, col=col)
-        figure.add_trace(go.Scatter(
+            traces.append(go.Box(**box))
+        traces.append(go.Scatter(
             x=[class_names[0]] if distributions else [name], y=[values[name]], mode="markers",
             marker={"symbol": "diamond", "size": 13, "color": "#212121"},
             name="this pair", legendgroup="pair", showlegend=col == 1,
-            hovertemplate=f"{name}: %{{y:.4f}}<extra>this pair</extra>",
-        ), row=1, col=col)
-        figure.update_xaxes(showticklabels=False, row=1, col=col)
-    figure.update_layout(title=title or None, height=340, margin={"l": 30, "r": 10, "t": 60, "b": 20},
-                         boxmode="group", legend={"orientation": "h", "y": -0.05})
-    return figure
+            hovertemplate=f"{name}: %{{y:.4f}}<extra>this pair</extra>", **axes,
+        ))
+    return go.Figure(data=traces, layout=layout)
 
 
 def edit_sequence(result: WerResult, text_tokens: Sequence[str], hypothesis_tokens: Sequence[str], *,

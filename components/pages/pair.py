@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from components import charts, state
+from components import analysis, charts, state
 from components.data import (
     BLIND_SPOTS,
     SAMPLE_ABOUT,
@@ -25,19 +25,29 @@ from components.panels import PANELS
 from components.sections import batch_results
 from components.sections.annotation import render_annotation_section
 from components.sections.report_download import render_report_download
-from components.sections.verdicts import choose_dataset_cutoffs, cutoff_sources, page_cutoffs, render_strip, verdicts
+from components.sections.verdicts import (
+    background_cutoffs,
+    cutoff_sources,
+    page_cutoffs,
+    pair_mark,
+    render_strip,
+    verdicts,
+)
 from components.state import current_dataset, dev_dataset, select_pair, selected_pair_id
 from components.text import plain
+from components.warmup import wait_for_warmup
 from explorer import limits
 from explorer.metrics.bleu import ngram_matches
 from explorer.pairs import Pair
 from explorer.preprocess import AnalyzedPair, InputError, analyze_pair, make_pair, tokenize
-from explorer.scorers import SCORERS, get_scorer
+from explorer.scorers import SCORERS
 
 #: Each text box and where its value is kept while the box is not drawn.
 TEXT_BOXES = ((state.TEXT_WIDGET, state.TYPED_TEXT), (state.HYPOTHESIS_WIDGET, state.TYPED_HYPOTHESIS))
 #: Longer sides are drawn truncated in the grid (the scores use every token).
 GRID_MAX_TOKENS = 150
+#: Datasets with more pairs get a number box instead of a list of every pair's caption.
+PICKER_MAX_OPTIONS = 1000
 
 
 def _pair_caption(pair: Pair) -> str:
@@ -75,16 +85,27 @@ def pair_controls(loaded: LoadedDataset) -> Pair | None:
     wanted = selected_pair_id()
     if wanted not in by_id:
         wanted = ids[0]
-    pick = state.pair_pick(loaded.key)
-    pick.set(wanted)
-    st.selectbox(
-        f"Pair from {loaded.name}",
-        ids,
-        key=pick.key,
-        format_func=lambda i: _pair_caption(by_id[i]),
-        on_change=lambda: select_pair(pick.value()),
-        help="Or open one from the Dataset page; or just type your own pair below.",
-    )
+    if len(pairs) <= PICKER_MAX_OPTIONS:
+        pick = state.pair_pick(loaded.key)
+        pick.set(wanted)
+        st.selectbox(
+            f"Pair from {loaded.name}",
+            ids,
+            key=pick.key,
+            format_func=lambda i: _pair_caption(by_id[i]),
+            on_change=lambda: select_pair(pick.value()),
+            help="Or open one from the Dataset page; or just type your own pair below.",
+        )
+    else:
+        # A list of 20,000 captions would be sent to the browser on every rerun: a number.
+        number = state.pair_number(loaded.key)
+        number.set(ids.index(wanted) + 1)
+        st.number_input(
+            f"Pair of {loaded.name} (1 to {len(ids):,}; too many to list)", min_value=1, max_value=len(ids),
+            step=1, key=number.key, on_change=lambda: select_pair(ids[int(number.value()) - 1]),
+            help="Or find one on the Dataset page (search, filters) and open it; or type your own pair below.",
+        )
+        st.caption(_pair_caption(by_id[wanted]))
     chosen = by_id[wanted]
     if state.PAIR_SHOWN.get() != (loaded.key, chosen.id) or not state.TYPED_TEXT.present():
         _show_pair(chosen)
@@ -139,81 +160,55 @@ def _decision(value: float, cutoff: float) -> str:
     return "entails" if value > cutoff else "does not entail"
 
 
-def _score(name: str, analyzed: AnalyzedPair) -> Any:
-    return get_scorer(name).score(analyzed)
-
-
 def _score_each(names: list[str], analyzed: AnalyzedPair) -> dict[str, Any]:
-    """Each scorer's result on the pair; a failing scorer is reported and left out."""
-    results: dict[str, Any] = {}
-    for name in names:
-        result = attempt(partial(_score, name, analyzed), SCORERS[name].label, where="on this pair")
-        if result is not None:
-            results[name] = result
-    return results
+    """Each scorer's result on the pair (kept per pair for the whole server, see
+    :mod:`components.analysis`); a failing scorer is reported and left out."""
+    return analysis.score_each(names, analyzed, lambda run, what: attempt(run, what, where="on this pair"))
 
 
-#: Pairs with at most this many tokens (text + hypothesis) run the slow methods at once:
-#: warm, all of them take well under a second there (docs/BENCHMARKS.md); longer pairs
-#: run them on a button.
-AUTO_SLOW_MAX_TOKENS = 80
+#: Pairs with at most this many tokens (text + hypothesis) run the slow methods before the
+#: verdict strip is drawn: warm, all of them together take well under half a second there
+#: (every RTE2 dev pair has fewer; docs/BENCHMARKS.md); longer pairs run them on a button.
+AUTO_SLOW_MAX_TOKENS = 100
 
 
-def _slow_results(analyzed: AnalyzedPair, slow: list[str], auto: bool) -> tuple[dict[str, Any], bool]:
-    """The slow methods' results when at hand, and whether to run them at the end of the
-    page: a short pair runs them after everything else is drawn (then reruns), a long one
-    only on the button."""
-    stored = state.SLOW_RESULTS.setdefault(dict)
-    pair_key = (analyzed.pair.text, analyzed.pair.hypothesis)
-    if pair_key in stored:
-        return dict(stored[pair_key]), False
+def _slow_results(analyzed: AnalyzedPair, slow: list[str], auto: bool) -> dict[str, Any]:
+    """The slow methods' results: at once on a short pair; on a long one those already kept
+    for it, else the ones a button runs."""
     if auto:
-        return {}, True
-    labels = ", ".join(SCORERS[n].label for n in slow)
+        return _score_each(slow, analyzed)
+    kept = {n: r for n in slow if (r := analysis.cached_result(n, analyzed)) is not None}
+    missing = [n for n in slow if n not in kept]
+    if not missing:
+        return kept
+    labels = ", ".join(SCORERS[n].label for n in missing)
     if not st.button(f"Run slow methods ({labels})", key="run_slow"):
-        return {}, False
+        return kept
     with st.spinner("Running the slow methods..."):
-        found = _score_each(slow, analyzed)
-    stored.clear()
-    stored[pair_key] = found
-    return dict(found), False
+        return {**kept, **_score_each(missing, analyzed)}
 
 
-def finish_slow_methods(analyzed: AnalyzedPair) -> None:
-    """Run the slow methods a short pair deferred, keep their results, and redraw the page
-    with them (the next run finds them stored, so this happens once per pair)."""
-    slow = [name for name, info in SCORERS.items() if not info.interactive]
-    with st.spinner(f"Running the slow methods ({', '.join(SCORERS[n].label for n in slow)})..."):
-        found = _score_each(slow, analyzed)
-    stored = state.SLOW_RESULTS.setdefault(dict)
-    stored.clear()
-    stored[(analyzed.pair.text, analyzed.pair.hypothesis)] = found
-    st.rerun()
-
-
-def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair) -> tuple[dict[str, Any], bool]:
-    """The verdict strip, then every scorer's value, decision and breakdown. Fast scorers
-    are drawn at once; slow ones follow once the page is drawn on a short pair (the second
-    value returned says so), else on request. Cutoffs are the ones at hand (cached for this
-    dataset, or the shipped RTE-dev defaults): nothing here scores the whole dataset."""
+def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair) -> dict[str, Any]:
+    """The verdict strip, then every scorer's value, decision and breakdown. On a short pair
+    every method (slow ones included) is scored before the strip is drawn, so the strip
+    appears complete; a long pair runs the slow ones on request. Cutoffs are the ones at
+    hand (cached for this dataset, or the shipped RTE-dev defaults); the dataset's own are
+    chosen in the background (:func:`background_cutoffs`): nothing here scores the whole
+    dataset."""
     pair = analyzed.pair
     typed = pair.source == "typed"
     strip = st.empty()
     results = _score_each([name for name, info in SCORERS.items() if info.interactive], analyzed)
     slow = [name for name, info in SCORERS.items() if not info.interactive]
     auto = len(analyzed.text) + len(analyzed.hypothesis) <= AUTO_SLOW_MAX_TOKENS
-    cutoffs = page_cutoffs(loaded, list(results), typed=typed)
-    deferred = False
     if slow:
-        render_strip(strip, verdicts(results, cutoffs, pair.entails), pair.label, pending=slow)
-        found, deferred = _slow_results(analyzed, slow, auto)
-        results.update(found)
-        cutoffs = page_cutoffs(loaded, list(results), typed=typed)
+        results.update(_slow_results(analyzed, slow, auto))
+    cutoffs = page_cutoffs(loaded, list(results), typed=typed)
     pending = [n for n in slow if n not in results]
-    render_strip(strip, verdicts(results, cutoffs, pair.entails), pair.label, pending=pending)
+    render_strip(strip, verdicts(results, cutoffs, pair.entails), pair.label, pending=pending, mark=pair_mark(pair))
     st.caption(f"Cutoffs: {cutoff_sources(cutoffs)}." + (" A typed pair is judged with these, not with a dataset's own." if typed else ""))
     if not typed:
-        choose_dataset_cutoffs(loaded, list(results), cutoffs)
+        background_cutoffs(loaded, list(results), cutoffs)
     rows = []
     for name, result in results.items():
         cut = cutoffs[name]
@@ -235,7 +230,7 @@ def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair) -> tuple[dict[
         st.markdown("**Per-order breakdown** (clipped matched / total hypothesis n-grams = precision; "
                     f"{NOT_USED} where a scorer does not use that order or a brevity penalty)")
         st.dataframe(breakdown_table(breakdown), hide_index=True, width="stretch")
-    return results, deferred
+    return results
 
 
 def scorer_picker(column: Any, names: list[str]) -> str:
@@ -304,10 +299,14 @@ def gold_alignment_section(analyzed: AnalyzedPair) -> None:
 
 
 def panels_section(analyzed: AnalyzedPair) -> None:
+    """One tab per method panel; only the open tab is drawn (switching tabs reruns the page),
+    so a rerun pays for one panel, not all of them."""
     if not PANELS:
         return
-    tabs = st.tabs([panel.label for panel in PANELS.values()])
+    tabs = st.tabs([panel.label for panel in PANELS.values()], key=state.PAIR_METHOD_TAB.key, on_change="rerun")
     for tab, panel in zip(tabs, PANELS.values(), strict=True):
+        if tab.open is False:  # None: the tabs do not track state; draw them all
+            continue
         with tab:
             # Each panel's widgets and charts are keyed under its name.
             attempt(partial(panel.render, analyzed, key=panel.name), panel.label,
@@ -337,20 +336,19 @@ def main() -> None:
         return
     if not within_token_limit(pair):
         return
+    wait_for_warmup()  # a fresh server: progress while the methods load, once
     try:
         analyzed = analyze_pair(pair)
     except InputError as err:
         st.error(f"Cannot analyse this pair: {err}.")
         return
-    results, deferred = scores_section(loaded, analyzed)
+    results = scores_section(loaded, analyzed)
     decision_section(loaded, pair, results)
     render_report_download(loaded, analyzed, results, page_cutoffs(loaded, list(results), typed=pair.source == "typed"))
     render_annotation_section(loaded, pair)
     grid_section(analyzed)
     gold_alignment_section(analyzed)
     panels_section(analyzed)
-    if deferred:
-        finish_slow_methods(analyzed)
 
 
 main()

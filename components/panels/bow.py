@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import charts
+from components import analysis, charts
 from explorer.preprocess import AnalyzedPair
 
 
@@ -16,7 +16,8 @@ def render_bow_panel(pair: AnalyzedPair, *, key: str = "bow") -> None:
     from explorer.aligners import get_aligner
     from explorer.aligners.bow import BowAligner
 
-    result = registered(get_aligner, "bow", BowAligner).align(pair)
+    registered(get_aligner, "bow", BowAligner)  # the registry's entry is the expected kind
+    result = analysis.align("bow", pair)  # kept per pair: reruns do not align again
     text_tokens, hypothesis_tokens = pair.text.tokens, pair.hypothesis.tokens
     st.caption(
         "Each hypothesis word is linked to the text word whose lemma is closest in "

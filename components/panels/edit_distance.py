@@ -11,7 +11,7 @@ from functools import partial
 
 import streamlit as st
 
-from components import charts
+from components import analysis, charts
 from components.figures.alignment import alignment_grid
 from components.figures.edit_sequence import edit_sequence_figure, reinsertion_note, reinsertions
 from components.guard import attempt
@@ -27,7 +27,9 @@ _LABELS = {"pfsm": "pFSM", "ppda": "pPDA (jumps)"}
 
 
 def _decode(kind: str, pair: AnalyzedPair) -> EditDistanceResult:
-    return registered(get_scorer, kind, EditDistanceScorer).score(pair)
+    registered(get_scorer, kind, EditDistanceScorer)  # the registry's entry is the expected kind
+    result: EditDistanceResult = analysis.score(kind, pair)  # the strip's result, kept per pair
+    return result
 
 
 def _summary(result: EditDistanceResult) -> str:

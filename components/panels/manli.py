@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import charts
+from components import analysis, charts
 from components.sections.verdicts import verdict_line
 from explorer.preprocess import AnalyzedPair
 
@@ -18,8 +18,8 @@ def render_manli_panel(pair: AnalyzedPair, *, key: str = "manli") -> None:
     from explorer.aligners.manli import ManliAligner, entailment_score
 
     with st.spinner("Loading MANLI's weights and lexical resources..."):
-        aligner = registered(get_aligner, "manli", ManliAligner)  # shared with the editor
-    result = aligner.align(pair)
+        registered(get_aligner, "manli", ManliAligner)  # shared with the editor
+    result = analysis.align("manli", pair)  # kept per pair (one decode)
     text_tokens, hypothesis_tokens = pair.text.tokens, pair.hypothesis.tokens
     st.caption(
         "MANLI (MacCartney, Galley & Manning 2008) aligns phrases: EQ and SUB link a text "

@@ -4,21 +4,23 @@ gold alignment change, and save the result as a corrected alignment in the store
 
 The grid is :func:`components.figures.alignment.clickable_grid` (the shared alignment
 grid with one invisible, clickable marker per cell on top); a click arrives as a Plotly
-selection event, toggles that link, and the chart is redrawn under a new key so the old
-selection is not applied twice. The working copy lives in
-:func:`components.state.alignment_editor`.
+selection event. The editor is a fragment (a click reruns the editor alone, not the Pair
+page), and it reads the event *before* drawing: the click toggles that link and the grid is
+drawn once, under a new key, so the old selection is not applied twice and no second run
+is needed. The working copy lives in :func:`components.state.alignment_editor`.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import streamlit as st
 
 from components import charts, state
 from components.data import LoadedDataset
 from components.figures.alignment import clickable_grid, clicked_links
-from components.guard import attempt
+from components.guard import attempt, guarded
 from components.panels.shared import fitting_gold, registered
 from components.store_access import author, get_store, store_dataset_id
 from components.text import plain
@@ -26,6 +28,7 @@ from explorer.alignment import Alignment, Link
 from explorer.alignment_eval import score_pair
 from explorer.pairs import Pair
 from explorer.preprocess import analyze_pair
+from explorer.store import StoreError
 
 EMPTY = "empty grid"
 STORED = "saved correction"
@@ -45,7 +48,22 @@ def toggle(links: frozenset[Link], changes: set[Link]) -> frozenset[Link]:
     return frozenset(links ^ changes)
 
 
+@st.fragment
 def render_alignment_editor(loaded: LoadedDataset, pair: Pair) -> None:
+    """The editor for one dataset pair (a fragment: its widgets rerun only it). A fragment
+    rerun runs outside the page's handlers, so the editor has its own: a store that cannot
+    be opened is a warning, anything else a one-line error, never a traceback."""
+
+    def body() -> None:
+        try:
+            _render_editor(loaded, pair)
+        except StoreError as error:
+            st.warning(f"Alignment editing is unavailable: {error}")
+
+    guarded(body, what="the alignment editor")
+
+
+def _render_editor(loaded: LoadedDataset, pair: Pair) -> None:
     from explorer.aligners import ALIGNERS, get_aligner
 
     key = f"align_edit_{loaded.key}_{pair.id}"
@@ -100,15 +118,18 @@ def render_alignment_editor(loaded: LoadedDataset, pair: Pair) -> None:
         current = replace(current, links=links, version=version)
         editing.set(current)
 
+    # A click on the grid drawn last time: apply it now, then draw the grid once under a
+    # new key (so this selection is never applied twice).
+    changes = _clicked(state.chart_event(f"{key}_grid_{version}").get(), len(p_tokens), len(h_tokens))
+    if changes:
+        links = toggle(links, changes)
+        version += 1
+        current = replace(current, links=links, version=version)
+        editing.set(current)
     possible = current.possible - links
     working = Alignment(len(p_tokens), len(h_tokens), sure=links, possible=possible)
     figure = clickable_grid(working, p_tokens, h_tokens, gold=gold)
-    event = charts.plotly_chart(figure, key=f"{key}_grid_{version}", on_select="rerun", selection_mode="points")
-    changes = clicked_links(event.selection.points, len(p_tokens), len(h_tokens)) \
-        if event is not None and event.selection else set()
-    if changes:
-        editing.set(replace(current, links=toggle(links, changes), version=version + 1))
-        st.rerun()  # redraw under a new key, so this click is applied once
+    charts.plotly_chart(figure, key=f"{key}_grid_{version}", on_select="rerun", selection_mode="points")
     st.caption("Click a cell to add or remove that link"
                + (" (colours compare with the dataset's gold alignment)." if gold else "."))
 
@@ -131,6 +152,17 @@ def render_alignment_editor(loaded: LoadedDataset, pair: Pair) -> None:
     if saved is not None:
         st.caption(f"Saved correction: {len(saved.alignment.links)} links, by {plain(saved.author)} "
                    f"({saved.created_at[:16].replace('T', ' ')}).")
+
+
+def _clicked(event: Any, p_len: int, h_len: int) -> set[Link]:
+    """The cells a chart's selection event names (none without an event)."""
+    if not event:
+        return set()
+    selection = event.get("selection") if isinstance(event, dict) else getattr(event, "selection", None)
+    if not selection:
+        return set()
+    points = selection.get("points") if isinstance(selection, dict) else getattr(selection, "points", None)
+    return clicked_links(points or [], p_len, h_len)
 
 
 def _render_manli_decision(loaded: LoadedDataset, pair: Pair, working: Alignment) -> None:

@@ -1,5 +1,5 @@
 """The Pair page's verdict strip: every method's decision on one row beside the gold label,
-colour-coded, the reason on hover; and the on-demand choice of the dataset's cutoffs.
+colour-coded, the reason on hover; and the dataset's own cutoffs, chosen in the background.
 
 :func:`verdicts` and :func:`strip_html` are pure (unit-tested); the rest draws them.
 Everything shown in the strip is escaped: scorer labels and cutoff sources can carry a
@@ -15,8 +15,8 @@ from typing import Any
 
 import streamlit as st
 
-from components.data import Cutoff, LoadedDataset, default_cutoff, fingerprint_of
-from components.text import count, plain
+from components.data import Cutoff, LoadedDataset, dataset_source, default_cutoff, fingerprint_of, labelled_mask
+from components.text import plain
 from explorer.pairs import Pair
 from explorer.scorers import SCORERS
 
@@ -68,10 +68,21 @@ def _chip(text: str, colour: str, title: str, *, outline: bool = False) -> str:
             f'white-space:nowrap">{html.escape(text)}</span>')
 
 
-def strip_html(rows: Sequence[Verdict], gold_label: str | None, pending: Sequence[str] = ()) -> str:
+def pair_mark(pair: Pair) -> str:
+    """A short content hash naming the pair a strip is for (``data-pair`` on the strip), so
+    a browser test or benchmark can wait for *this* pair's strip, not a stale one."""
+    import hashlib
+
+    return hashlib.sha1(f"{pair.text}\x1f{pair.hypothesis}".encode()).hexdigest()[:12]
+
+
+def strip_html(rows: Sequence[Verdict], gold_label: str | None, pending: Sequence[str] = (), *,
+               mark: str = "") -> str:
     """The strip as HTML: the gold label first, then one chip per method (✓ entails,
     ✗ does not), green/red against the gold label, blue without one, grey outline for
-    methods not run yet; the hover text is :attr:`Verdict.reason`."""
+    methods not run yet; the hover text is :attr:`Verdict.reason`. The outer element
+    carries ``data-pair`` (``mark``, see :func:`pair_mark`) and ``data-pending`` (how many
+    methods are still to come), so a browser can tell when the strip is complete."""
     if gold_label is None:
         head = _chip("no gold label", UNKNOWN, "A typed or unlabelled pair: decisions only.", outline=True)
     else:
@@ -87,14 +98,17 @@ def strip_html(rows: Sequence[Verdict], gold_label: str | None, pending: Sequenc
     judged = sum(r.correct is not None for r in rows)
     summary = (f"{right} of {judged} methods agree with the gold label" if judged
                else f"{sum(r.entails for r in rows)} of {len(rows)} methods say entails")
-    return (f'<div style="line-height:1.9">{"".join(chips)}</div>'
+    return (f'<div class="verdict-strip" data-pair="{html.escape(mark, quote=True)}" '
+            f'data-pending="{len(pending)}" data-methods="{len(rows)}">'
+            f'<div style="line-height:1.9">{"".join(chips)}</div>'
             f'<div style="font-size:0.8em;color:#666">{html.escape(summary)}; ✓ entails, ✗ does '
-            "not; hover a method for its score, cutoff and where the cutoff came from.</div>")
+            "not; hover a method for its score, cutoff and where the cutoff came from.</div></div>")
 
 
-def render_strip(slot: Any, rows: Sequence[Verdict], gold_label: str | None, pending: Sequence[str] = ()) -> None:
+def render_strip(slot: Any, rows: Sequence[Verdict], gold_label: str | None, pending: Sequence[str] = (), *,
+                 mark: str = "") -> None:
     """Draw (or redraw) the strip into a placeholder."""
-    slot.html(strip_html(rows, gold_label, pending))
+    slot.html(strip_html(rows, gold_label, pending, mark=mark))
 
 
 def cutoff_sources(cutoffs: Mapping[str, Cutoff]) -> str:
@@ -108,11 +122,16 @@ def cutoff_sources(cutoffs: Mapping[str, Cutoff]) -> str:
     return ", ".join(f"{n} {names.get(kind, kind)}" for kind, n in counts.items())
 
 
-def choose_dataset_cutoffs(loaded: LoadedDataset, scorers: Sequence[str], cutoffs: Mapping[str, Cutoff]) -> None:
-    """A button that chooses every scorer's cutoff on the loaded dataset (progress with
-    counts), cached on disk per dataset content; only when some cutoff is not the
-    dataset's own yet."""
-    from explorer import cutoffs as library
+#: The container around the background job's progress (CSS class ``st-key-cutoff_job``).
+JOB_KEY = "cutoff_job"
+
+
+def background_cutoffs(loaded: LoadedDataset, scorers: Sequence[str], cutoffs: Mapping[str, Cutoff]) -> None:
+    """Choose the dataset's own cutoffs in the background (:mod:`explorer.cutoff_jobs`), once
+    per dataset fingerprint, and show the progress with counts; the page never waits for
+    it. While the job runs, its progress is redrawn every second on its own (a fragment);
+    when it ends, the page reruns once and the new cutoffs decide."""
+    from explorer import cutoff_jobs
 
     fp = fingerprint_of(loaded)
     if fp is None:
@@ -120,29 +139,52 @@ def choose_dataset_cutoffs(loaded: LoadedDataset, scorers: Sequence[str], cutoff
     todo = [n for n in scorers if n in SCORERS and cutoffs[n].kind not in ("dataset", "model")]
     if not todo:
         return
-    n_labelled = sum(p.entails is not None for p in loaded.dataset.pairs)
-    if not st.button(f"Choose the cutoffs on {loaded.name} ({count(len(todo), 'method')} × {count(n_labelled, 'pair')})",
-                     key="choose_cutoffs",
-                     help="Scores the whole dataset once per method and keeps each best cutoff on disk; "
-                          "until then the shipped RTE-dev cutoffs are used."):
-        return
-    bar = st.progress(0.0, text="Choosing cutoffs...")
-    done = {"methods": 0}
+    manager = cutoff_jobs.jobs()
+    status = manager.status(fp)
+    if status is None:
+        source = dataset_source(loaded)
+        if source is None or not cutoff_jobs.enabled():
+            return
+        n_labelled = int(labelled_mask(loaded).sum())
+        status = manager.request(fp, source[1], source[0], loaded.name, todo, n_labelled)
+    if status.active:
+        st.fragment(run_every=1.0)(_job_progress)(fp)
+    else:
+        _job_summary(status, todo)
 
-    def progress(scorer: str, i: int, n: int) -> None:
-        share = (done["methods"] + i / max(n, 1)) / len(todo)
-        bar.progress(min(share, 1.0), text=f"{SCORERS[scorer].label}: {i}/{n} pairs "
-                                            f"(method {done['methods'] + 1} of {len(todo)})")
-        if i == n:
-            done["methods"] += 1
 
-    try:
-        library.compute(loaded.dataset, todo, progress=progress)
-    except library.CutoffError as err:
-        st.error(str(err))
+def _label(name: str) -> str:
+    return SCORERS[name].label if name in SCORERS else name
+
+
+def _job_progress(fp: str) -> None:
+    """The running job's progress bar (a fragment: it redraws itself every second, and
+    reruns the whole page once when the job has ended)."""
+    from explorer import cutoff_jobs
+
+    status = cutoff_jobs.jobs().status(fp)
+    if status is None or not status.active:
+        st.rerun()  # the job ended: draw the page again with what it chose
         return
-    bar.empty()
-    st.rerun()
+    with st.container(key=JOB_KEY):
+        st.progress(status.share, text=f"Choosing the cutoffs of {plain(status.name)} in the background: "
+                                       f"{status.describe(_label)}. Until then the cutoffs above decide; "
+                                       "the page switches when every method is done.")
+
+
+def _job_summary(status: Any, todo: Sequence[str]) -> None:
+    """What a finished, failed or refused job left (one caption; nothing to redraw)."""
+    from explorer import cutoff_jobs
+
+    with st.container(key=JOB_KEY):
+        if status.state in (cutoff_jobs.FAILED, cutoff_jobs.REFUSED):
+            st.caption(f":orange[:material/warning:] This dataset's own cutoffs could not be chosen: "
+                       f"{plain(status.error)}. The cutoffs above are used.")
+            return
+        left = [n for n in todo if n in status.left_out]
+        if left:
+            st.caption(f"The slow methods ({', '.join(_label(n) for n in left)}) keep the cutoffs above: "
+                       f"choosing theirs is limited to datasets of {cutoff_jobs.SLOW_MAX_PAIRS:,} labelled pairs.")
 
 
 def verdict_line(scorer: str, value: float, pair: Pair) -> str:

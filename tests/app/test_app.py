@@ -176,9 +176,19 @@ def broken_panel_registered() -> Iterator[None]:
         del panels.PANELS["broken"]
 
 
+def open_tab(at: AppTest, label: str) -> AppTest:
+    """Open one of the Pair page's method tabs (only the open one is drawn)."""
+    at.session_state[state.PAIR_METHOD_TAB.key] = label
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
 def test_a_failing_method_panel_is_reported_in_its_tab(broken_panel_registered: None) -> None:
     at = start()
     assert [t.label for t in at.tabs][-1] == "Broken method"
+    assert not any("deliberately broken" in e.value for e in at.error)  # only the open tab is drawn
+    open_tab(at, "Broken method")
     assert any("deliberately broken" in e.value for e in at.error)
     assert page_charts(at) == 1  # the rest of the page is still drawn
 
@@ -414,7 +424,7 @@ def slow_scorer_registered(register_scorer: Callable[[ScorerInfo], None]) -> Non
     register_scorer(ScorerInfo("slow_length", "Slow length ratio", "test stand-in", SlowLengthScorer, interactive=False))
 
 
-LONG_TEXT = " ".join(f"Clause {i} of the long text names the harbour at Kettering." for i in range(9))
+LONG_TEXT = " ".join(f"Clause {i} of the long text names the harbour at Kettering." for i in range(12))
 
 
 def test_slow_methods_run_at_once_on_short_pairs_and_on_request_on_long_ones(slow_scorer_registered: None) -> None:
@@ -444,21 +454,36 @@ def test_slow_methods_run_at_once_on_short_pairs_and_on_request_on_long_ones(slo
     assert "slow_length" in scores.index and "…" not in at.html[0].value
 
 
-def test_dataset_cutoffs_are_chosen_on_request_and_typed_pairs_keep_the_defaults(
+def test_dataset_cutoffs_are_chosen_in_the_background_and_typed_pairs_keep_the_defaults(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    from components.data import default_dataset, fingerprint_of
+    from explorer import cutoff_jobs
+
     monkeypatch.setenv("EXPLORER_CUTOFF_CACHE", str(tmp_path))  # other tests expect none cached
+    monkeypatch.setenv("EXPLORER_BACKGROUND_CUTOFFS", "1")
     at = start()
-    button = at.button(key="choose_cutoffs")
-    assert "typical.xml" in button.label and "56 pairs" in button.label
-    button.click().run()
+    # Drawn at once with the cutoffs at hand (shipped ones, or the dataset's for scorers an
+    # earlier test's Evaluate page scored in this process); the rest are being chosen.
+    sources = tuned(frame(at, "decision"))["cutoff from"]
+    assert sources.str.startswith("shipped default").sum() >= 10
+    (bar,) = at.get("progress")
+    assert "Choosing the cutoffs of typical.xml in the background" in bar.proto.text
+    assert "methods done" in bar.proto.text or "waiting" in bar.proto.text
+    fp = fingerprint_of(default_dataset())
+    assert fp is not None
+    status = cutoff_jobs.jobs().wait(fp, timeout=600)
+    assert status is not None and status.state == cutoff_jobs.DONE, status
+    assert status.finished == len(status.scorers) == sources.str.startswith("shipped default").sum()
+    at.run()  # what the fragment's rerun does when it sees the job has ended
     assert not at.exception and not at.error
     scores = tuned(frame(at, "decision"))
     assert scores["cutoff from"].str.startswith("this dataset: best on typical.xml (56 pairs").all()
-    assert not [b for b in at.button if b.key == "choose_cutoffs"]  # nothing left to choose
+    assert not at.get("progress")  # nothing left to choose
     assert any(c.value.startswith(f"Cutoffs: {len(scores)} from this dataset") for c in at.caption)
-    # A fresh session finds them on disk at once.
+    # A fresh session finds them on disk at once, and starts no second job.
     assert tuned(frame(start(), "decision"))["cutoff from"].str.startswith("this dataset").all()
+    assert cutoff_jobs.jobs().status(fp) == status
     # A typed pair is not from the dataset: it is judged with the shipped defaults.
     at.text_area(key="pair_text").set_value("The cat sat on the mat.")
     at.text_area(key="pair_hypothesis").set_value("A cat sat.").run()
@@ -649,7 +674,10 @@ def test_slow_method_tabs_give_their_verdict_and_identical_figures_do_not_clash(
     at.text_area(key="pair_text").set_value("Oskar bought a new car last week.")
     at.text_area(key="pair_hypothesis").set_value("Last week, Oskar purchased a new automobile.").run()
     assert not at.exception and not at.error, [e.value for e in at.error]
-    verdicts = [m.value for tab in at.tabs for m in tab.markdown if m.value.startswith("**Verdict:")]
+    verdicts = []
+    for label in [p.label for p in panels.PANELS.values()]:
+        open_tab(at, label)
+        verdicts += [m.value for tab in at.tabs for m in tab.markdown if m.value.startswith("**Verdict:")]
     assert len(verdicts) >= 4  # MANLI, ITG, pFSM, pPDA
     assert all("shipped default" in v and "rte1_dev.xml + rte2_dev.xml + rte3_dev.xml" in v for v in verdicts)
 
@@ -661,6 +689,65 @@ def test_aligners_page_says_when_manli_is_scored_on_its_own_training_problems(re
         at.session_state[state.DATASET.key] = load_uploaded(one_problem.encode(), name)
         page(at, ALIGNERS)
         assert any("training-set figures" in w.value for w in at.warning) is warned, name
+
+
+@pytest.fixture
+def slow_failing_warmup() -> Iterator[list[str]]:
+    """A stand-in warm-up: a step that takes a second, then one that fails."""
+    import time
+
+    from explorer import warmup
+
+    log: list[str] = []
+
+    def slow() -> None:
+        time.sleep(1.0)
+        log.append("slow step done")
+
+    def broken() -> None:
+        raise RuntimeError("model file unreadable")
+
+    fake = warmup.Warmup(lambda: [warmup.Step("slow step", slow), warmup.Step("broken step", broken)])
+    previous = warmup.replace_for_tests(fake)
+    try:
+        yield log
+    finally:
+        fake.wait(30)
+        warmup.replace_for_tests(previous)
+
+
+def test_pages_wait_for_the_warm_up_and_the_sidebar_names_failed_steps(slow_failing_warmup: list[str]) -> None:
+    from explorer import warmup
+
+    at = start()
+    # The page scored the pair only after the warm-up had finished (it waited, showing progress).
+    assert slow_failing_warmup == ["slow step done"]
+    assert warmup.current() is not None and warmup.current().finished  # type: ignore[union-attr]
+    assert 'data-pending="0"' in at.html[0].value  # and then every method's verdict
+    (note,) = [c.value for c in at.sidebar.caption if "Warm-up" in c.value]
+    assert "1 of 2 steps failed (broken step)" in note
+    assert any(c.value.startswith("Methods warmed up at start-up in") for c in at.sidebar.caption)
+    page(at, DATASET)  # other pages go through the finished warm-up at once
+    assert not at.exception and not at.error
+
+
+def test_a_large_dataset_gets_a_pair_number_instead_of_a_list() -> None:
+    rows = ["id,text,hypothesis,label"] + [
+        f"p{i},The ferry number {i} left Kettleby at noon.,Ferry {i} left.,{'entailment' if i % 2 else 'non-entailment'}"
+        for i in range(1200)
+    ]
+    loaded = load_uploaded(("\n".join(rows) + "\n").encode(), "ferries.csv")
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.session_state[state.DATASET.key] = loaded
+    at.run()
+    assert not at.exception and not at.error
+    assert not [s for s in at.selectbox if s.label.startswith("Pair from")]  # no 1,200-caption list
+    box = at.number_input(key=state.pair_number(loaded.key).key)
+    assert box.value == 1 and "1 to 1,200" in box.label
+    box.set_value(734).run()
+    assert not at.exception and not at.error
+    assert at.text_area(key="pair_hypothesis").value == "Ferry 733 left."
+    assert at.query_params.get("pair") in ("p733", ["p733"])
 
 
 def test_evaluate_curves_on_mixed_scales_get_a_panel_each() -> None:

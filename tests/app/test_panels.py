@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from components import state
 from components.panels import PANELS
 
 #: A paraphrase whose pFSM and pPDA best sequences draw the same figures: without keyed
@@ -45,7 +46,15 @@ def test_the_paraphrase_on_the_pair_page_draws_every_tab() -> None:
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
     assert [t.label for t in at.tabs][-len(PANELS):] == [p.label for p in PANELS.values()]
-    keys = {c.key for c in at.get("plotly_chart")}
+    # Only the open tab is drawn: open each in turn.
+    keys: set[str] = set()
+    for panel in PANELS.values():
+        at.session_state[state.PAIR_METHOD_TAB.key] = panel.label
+        at.run()
+        assert not at.exception and not at.error, [e.value for e in at.error]
+        drawn = {c.key for c in at.get("plotly_chart")}
+        assert not {k for k in drawn if k.split("_")[0] in PANELS and not k.startswith(panel.name)}, panel.name
+        keys |= drawn
     assert {"editdist_pfsm_sequence", "editdist_ppda_sequence", "bow_grid", "itg_tree"} <= keys
 
 

@@ -199,6 +199,20 @@ def test_alignment_editor_toggles_links_scores_and_saves(store_path: Path) -> No
     button(at, "Add / remove link").click().run()
     assert next(m for m in at.metric if m.label == "Precision / recall").value == "1.00 / 0.80"
     assert next(m for m in at.metric if m.label == "F1 against gold").value == "0.889"
+    # A click on the grid (a selection event on the chart drawn last) puts the link back, once.
+    editor = state.alignment_editor("align_edit_aligned-test_a1")
+    version = at.session_state[editor.key].version
+    at.session_state[f"align_edit_aligned-test_a1_grid_{version}"] = {"selection": {"points": [{"x": 4, "y": 3}]}}
+    at.run()
+    assert not at.exception, at.exception
+    assert editor.key in at.session_state and at.session_state[editor.key].version == version + 1
+    assert next(m for m in at.metric if m.label == "F1 against gold").value == "1.000"
+    at.run()  # the old event is not applied again
+    assert next(m for m in at.metric if m.label == "F1 against gold").value == "1.000"
+    next(s for s in at.selectbox if s.label == "Text token").set_value(4)
+    next(s for s in at.selectbox if s.label == "Hypothesis token").set_value(3)
+    button(at, "Add / remove link").click().run()
+    assert next(m for m in at.metric if m.label == "F1 against gold").value == "0.889"
     # MANLI scores the edited alignment and says what it decides, after every edit.
     assert any("MANLI on this alignment" in m.value for m in at.markdown), [m.value for m in at.markdown]
     assert button(at, "Save as corrected alignment").disabled  # nobody named yet
