@@ -130,8 +130,8 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=50)
     parser.add_argument("--folds", type=int, default=4)
     parser.add_argument("--burn-in", type=int, help="epochs left out of the average (default min(10, epochs - 1))")
-    parser.add_argument("--save", help="with the single variant given: save the models trained on MSR, on "
-                        "Edinburgh++ and on both (all problems) under this folder")
+    parser.add_argument("--save", help="save the first variant's models trained on all of MSR and on MSR + "
+                        "Edinburgh++ under this folder (manli_msr.json, manli_msr_edi.json)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     protocols = [p for p in args.protocols.split(",") if p]
@@ -143,10 +143,14 @@ def main() -> None:
     edi, edi_gold = load("edi", args.sample_edi, similarity)
     out: dict[str, object] = {"msr": len(msr), "edi": len(edi), "epochs": args.epochs, "rows": []}
     rows: list[dict[str, object]] = out["rows"]  # type: ignore[assignment]
-    for variant in [v for v in args.variants.split(",") if v]:
+    variants = [v for v in args.variants.split(",") if v]
+    for variant in variants:
         mask = variant_mask(variant)
+        on_msr: np.ndarray | None = None
+        if args.save and variant == variants[0]:  # the first variant's models, before its figures
+            on_msr = _save(Path(args.save), variant, mask, msr, edi, config)
         if "msr2edi" in protocols:
-            w = train_masked(msr, mask, config)
+            w = on_msr if on_msr is not None else train_masked(msr, mask, config)
             rows.append({"variant": variant, "protocol": "msr2edi", "test": "edi", **figures(test(edi, edi_gold, w))})
             _log(json.dumps(rows[-1]))
         if "edi2msr" in protocols:
@@ -168,8 +172,6 @@ def main() -> None:
             _log(json.dumps(rows[-1]))
             rows.append({"variant": variant, "protocol": f"folds{k}", "test": "edi", **figures(es)})
             _log(json.dumps(rows[-1]))
-        if args.save:
-            _save(Path(args.save), variant, mask, msr, edi, config)
     out["seconds"] = round(time.perf_counter() - started, 1)
     out["max_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     if args.json:
@@ -183,17 +185,23 @@ def main() -> None:
 
 
 def _save(folder: Path, variant: str, mask: np.ndarray, msr: list[Problem], edi: list[Problem],
-          config: TrainConfig) -> None:
+          config: TrainConfig) -> np.ndarray:
+    """Train on MSR, then on MSR + Edinburgh++, save both; returns the MSR weights."""
     from explorer.aligners.manli import ManliModel
     from explorer.aligners.manli_features import FeatureConfig
 
+    kept: list[np.ndarray] = []
     for name, problems in (("msr", msr), ("msr_edi", msr + edi)):
-        w = train_masked(problems, mask, config)
-        w = np.where(mask > 0, w, 0.0)
-        info = {"trained_on": len(problems), "variant": variant, "epochs": config.epochs,
-                "features_off": [FEATURES[i] for i in np.flatnonzero(mask == 0).tolist()]}
+        started = time.perf_counter()
+        w = np.where(mask > 0, train_masked(problems, mask, config), 0.0)
+        kept.append(w)
+        info = {"trained_on": len(problems), "variant": variant, "epochs": config.epochs, "burn_in": config.burn_in,
+                "features_off": [FEATURES[i] for i in np.flatnonzero(mask == 0).tolist()],
+                "sure_links": sum(p.n_sure for p in problems), "unreachable_links": sum(p.unreachable for p in problems),
+                "seconds": round(time.perf_counter() - started, 1)}
         ManliModel(w, FeatureConfig(), {}, info).save(folder / f"manli_{name}.json")
         _log(f"saved {folder / f'manli_{name}.json'}")
+    return kept[0]
 
 
 if __name__ == "__main__":
