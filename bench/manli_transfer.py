@@ -168,6 +168,7 @@ def main() -> None:
                 w = train_masked(msr[:m0] + msr[m1:] + edi[:e0] + edi[e1:], mask, config)
                 ms += test(msr[m0:m1], msr_gold[m0:m1], w)
                 es += test(edi[e0:e1], edi_gold[e0:e1], w)
+                _log(f"{variant} fold {i + 1}/{k}: msr so far {figures(ms)}, edi so far {figures(es)}")
             rows.append({"variant": variant, "protocol": f"folds{k}", "test": "msr", **figures(ms)})
             _log(json.dumps(rows[-1]))
             rows.append({"variant": variant, "protocol": f"folds{k}", "test": "edi", **figures(es)})
