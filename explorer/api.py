@@ -310,7 +310,12 @@ class ResultMixin:
     """``to_json()`` and ``summary()`` for frozen result dataclasses."""
 
     def to_json(self) -> dict[str, Any]:
-        return json_safe(asdict(self))  # type: ignore[call-overload, no-any-return]
+        """The dataclass fields, plus ``value`` where it is a property (MANLI's), so every
+        method's JSON carries the number compared to a cutoff under one name."""
+        body = asdict(self)  # type: ignore[call-overload]
+        if "value" not in body and hasattr(self, "value"):
+            body["value"] = self.value
+        return json_safe(body)  # type: ignore[no-any-return]
 
     def summary(self) -> str:
         return summary(self)

@@ -21,6 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from explorer.alignment import Alignment, Edit, EditKind
+from explorer.api import ResultMixin
 from explorer.edit_distance.automaton import C_JUMP_B, CLASSES, MATCH_CLASSES
 from explorer.edit_distance.features import pair_features
 from explorer.edit_distance.model import Batch, Counts, EditDistanceModel, EditStep
@@ -38,7 +39,7 @@ def default_model(kind: str) -> EditDistanceModel:
 
 
 @dataclass(frozen=True)
-class EditDistanceResult:
+class EditDistanceResult(ResultMixin):
     """A pair's probabilistic edit-distance score and its best edit sequence.
 
     Attributes:

@@ -82,3 +82,18 @@ def test_import_explorer_is_cheap() -> None:
     code = "import sys, explorer; print(sorted(m for m in sys.modules if m.split('.')[0] in ('numpy', 'nltk', 'explorer')))"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "['explorer']"
+
+
+def test_every_method_result_serialises_to_strict_json() -> None:
+    """Each registered aligner's result (the edit-distance ones included) has the shared
+    ``to_json``/``summary`` contract, and its JSON is strict (no NaN, no objects)."""
+    import json
+
+    from explorer.aligners import ALIGNERS
+
+    for name in ALIGNERS:
+        result = explorer.align("The cat sat on the red mat.", "A cat sat on a mat.", aligner=name)
+        body = result.to_json()
+        assert body["value"] == pytest.approx(result.value), name
+        json.dumps(body, allow_nan=False)
+        assert result.summary().startswith("value "), name
