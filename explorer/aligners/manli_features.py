@@ -24,6 +24,14 @@ tokens, and for DEL / INS the best similarity the deleted (inserted) token has o
 other side. DEL and INS edits are single tokens (phrase DEL / INS would only split the
 same per-token features into more search moves).
 
+Issue 13 part 4 adds features for the errors its analysis named (docs/RESULTS.md, "MANLI
+across corpora"): function words and forms of `be` without contextual support (no matching
+neighbour, no anchor), `be` against another word, numbers whose values disagree or that
+stand on one side only, the context two tokens out, rivals (another token matching equally
+well), and the pair's shape (:func:`excess`: the share of a sentence that cannot have a
+one-to-one partner), so that one set of weights can serve RTE pairs and paraphrases.
+Models trained before them load with those weights at 0.
+
 An alignment's score is ``base + sum of gains``: ``base`` is the score of the empty
 alignment (every token DEL or INS) and an aligned edit's *gain* is its own score minus
 the DEL / INS scores of the tokens it covers. Only edits with a positive gain can be
