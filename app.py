@@ -10,11 +10,12 @@ from __future__ import annotations
 import streamlit as st
 
 from components.access import require_access
+from components.charts import format_picker
 from components.guard import guarded
 from components.sections import batch_results
 from components.state import current_dataset
 from components.store_access import author_box
-from components.text import plain
+from components.text import count, plain
 from explorer import resources
 
 TITLE = "Entailment Alignment Explorer"
@@ -36,8 +37,9 @@ def sidebar() -> None:
     """The current dataset and the NLTK resources that are missing, with what degrades."""
     loaded = current_dataset()
     batch_results.sidebar_note()
-    st.sidebar.caption(f"Dataset: **{plain(loaded.name)}** ({len(loaded.dataset)} pairs, {loaded.origin})")
+    st.sidebar.caption(f"Dataset: **{plain(loaded.name)}** ({count(len(loaded.dataset), 'pair')}, {loaded.origin})")
     author_box()
+    format_picker()
     missing = resources.missing()
     note = resources.degraded_note(missing)
     if note:

@@ -43,7 +43,7 @@ from explorer.edit_distance.features import PairFeatures, pair_features  # noqa:
 from explorer.edit_distance.training import TransferSettings, prepare_pair, score_values, train_settings  # noqa: E402
 
 DEFAULT = {"kind": "pfsm", "lam": "0.05", "max_iter": "60", "warm": "0", "min_count": "5", "lexical": "1",
-           "target": "norm", "balance": "0", "per_file": "0", "prep": "asis"}
+           "target": "norm", "balance": "0", "per_file": "0", "prep": "asis", "lam_per": "0"}
 
 FILES = {
     "msr": ("sts2012/MSRpar.train.tsv", None),

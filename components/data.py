@@ -9,6 +9,8 @@ caches it and finds the files.
 from __future__ import annotations
 
 import hashlib
+import os
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +18,8 @@ from pathlib import Path
 import numpy as np
 import streamlit as st
 
+from components.text import count
+from explorer.cache import cache_dir
 from explorer.datasets import Dataset, load_bytes
 from explorer.evaluation import best_cutoff, score_pairs
 from explorer.scorers import SCORERS
@@ -110,17 +114,58 @@ def default_dataset() -> LoadedDataset:
     return load_file(DEFAULT_SAMPLE, origin="built-in sample")
 
 
-SAMPLE_ORIGIN, RTE_ORIGIN = "built-in sample", "NLTK RTE corpus"
+SAMPLE_ORIGIN, RTE_ORIGIN, UPLOAD_ORIGIN = "built-in sample", "NLTK RTE corpus", "uploaded file"
+
+
+#: Uploaded files kept on this server so the URL can name them (the newest this many).
+UPLOADS_KEPT = 50
+_UPLOAD_KEY = re.compile(r"[0-9a-f]{16}")
+
+
+def uploads_dir() -> Path:
+    """Where uploads are kept for ``?dataset=upload:KEY``: ``$EXPLORER_UPLOADS_DIR``, else
+    ``uploads`` in the user cache (never the repository)."""
+    explicit = os.environ.get("EXPLORER_UPLOADS_DIR")
+    return Path(explicit).expanduser() if explicit else cache_dir() / "uploads"
+
+
+def remember_upload(data: bytes, name: str) -> LoadedDataset:
+    """Load an uploaded file and keep a copy on this server, named by its content hash, so
+    a reload or a copied link (``?dataset=upload:KEY``) reopens it. Only the newest
+    :data:`UPLOADS_KEPT` are kept; where the cache is not writable, the URL just does not
+    name the upload.
+
+    Raises:
+        DatasetError: the file does not load (nothing is kept then).
+    """
+    loaded = load_uploaded(data, name)
+    folder = uploads_dir()
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        for suffix, content in ((".name", name.encode("utf-8")), (".bin", data)):
+            target = folder / f"{loaded.key}{suffix}"
+            tmp = target.with_suffix(suffix + ".tmp")
+            tmp.write_bytes(content)
+            tmp.replace(target)
+        kept = sorted(folder.glob("*.bin"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in kept[UPLOADS_KEPT:]:
+            old.unlink(missing_ok=True)
+            old.with_suffix(".name").unlink(missing_ok=True)
+    except OSError:
+        pass
+    return loaded
 
 
 def dataset_ref(loaded: LoadedDataset) -> str | None:
-    """How the URL names a dataset (``sample:typical.xml``, ``rte:rte2_dev.xml``), so a
-    reload or a copied link reopens it; None for data that cannot be reopened from a name
-    (an upload)."""
+    """How the URL names a dataset (``sample:typical.xml``, ``rte:rte2_dev.xml``,
+    ``upload:KEY`` for an upload kept by :func:`remember_upload`), so a reload or a copied
+    link reopens it; None for data that cannot be reopened."""
     if loaded.origin == SAMPLE_ORIGIN:
         return f"sample:{loaded.name}"
     if loaded.origin == RTE_ORIGIN:
         return f"rte:{loaded.name}"
+    if loaded.origin == UPLOAD_ORIGIN and (uploads_dir() / f"{loaded.key}.bin").is_file():
+        return f"upload:{loaded.key}"
     return None
 
 
@@ -135,6 +180,13 @@ def load_ref(ref: str) -> LoadedDataset | None:
     if kind == "rte":
         path = nltk_rte_files().get(name)
         return load_file(path, origin=RTE_ORIGIN) if path else None
+    if kind == "upload" and _UPLOAD_KEY.fullmatch(name):  # a hash, never a path
+        try:
+            data = (uploads_dir() / f"{name}.bin").read_bytes()
+            file_name = (uploads_dir() / f"{name}.name").read_text(encoding="utf-8")
+        except OSError:
+            return None
+        return load_uploaded(data, file_name)
     return None
 
 
@@ -268,7 +320,7 @@ def default_cutoff(
             if is_scored(loaded, scorer):
                 best = dataset_best_cutoff(loaded, scorer)
                 if best is not None:
-                    detail = f"best on {loaded.name} ({int(labelled_mask(loaded).sum())} pairs, {100 * best[1]:.1f}%)"
+                    detail = f"best on {loaded.name} ({count(int(labelled_mask(loaded).sum()), 'pair')}, {100 * best[1]:.1f}%)"
                     return Cutoff(best[0], f"this dataset: {detail}", "dataset")
     if dev is not None:  # the development set chosen on the Evaluate page
         fp = fingerprint_of(dev)
@@ -278,7 +330,7 @@ def default_cutoff(
         if is_scored(dev, scorer):
             best = dataset_best_cutoff(dev, scorer)
             if best is not None:
-                detail = f"best on {dev.name} ({int(labelled_mask(dev).sum())} pairs, {100 * best[1]:.1f}%)"
+                detail = f"best on {dev.name} ({count(int(labelled_mask(dev).sum()), 'pair')}, {100 * best[1]:.1f}%)"
                 return Cutoff(best[0], f"development set: {detail}", "dev")
     shipped = cutoffs.default_cutoffs().get(scorer)
     if shipped is not None:

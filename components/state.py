@@ -114,6 +114,8 @@ TEACH_SHOWN: Slot[tuple[object, ...]] = Slot("teach_shown")
 TEACH_PLAY: Slot[bool] = Slot("teach_play")
 #: The batch result table's selection event (tests set it to click a row).
 BATCH_TABLE: Slot[Any] = Slot("batch_table")
+#: What every figure's camera icon saves, "png" or "svg" (the sidebar's choice, components/charts.py).
+FIGURE_FORMAT: Slot[str] = Slot("figure_format")
 
 
 def pair_pick(dataset_key: str) -> Slot[str]:

@@ -19,3 +19,25 @@ _ESCAPES = {ord(c): "\\" + c for c in "\\`*[](){}!<>:$|~#"}
 def plain(text: object) -> str:
     """``text`` as inert Markdown on one line: no link, image, HTML, code or directive."""
     return " ".join(str(text).split()).translate(_ESCAPES)
+
+
+def count(n: int, noun: str, plural: str | None = None) -> str:
+    """``n`` and the noun in the right number: "1 pair", "2,000 pairs", "0 pairs"."""
+    return f"{n:,} {noun if n == 1 else plural or noun + 's'}"
+
+
+#: What a dataset's labels are, in words (``Dataset.kind`` values).
+LABEL_KINDS = {
+    "binary": "entailment labels (yes/no)",
+    "three_way": "3-way labels (entailment / neutral / contradiction)",
+    "graded": "graded similarity scores",
+    "unlabelled": "no labels",
+}
+
+
+def label_kind(kind: str, labelled: int | None = None, total: int | None = None) -> str:
+    """The kind of labels in words, with how many pairs carry one when not all do."""
+    words = LABEL_KINDS.get(kind, f"{kind} labels")
+    if labelled is not None and total is not None and 0 < labelled < total:
+        words += f" on {labelled:,} of {count(total, 'pair')}"
+    return words

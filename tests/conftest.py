@@ -36,6 +36,8 @@ if SHARED_NLTK.is_dir() and "NLTK_DATA" not in os.environ:
 
 # Cutoffs computed in tests (and their servers) go to a throwaway directory, so a test
 # that computes a dataset's cutoffs cannot change what a later run sees.
+if "EXPLORER_UPLOADS_DIR" not in os.environ:  # uploads the URL names (components/data.py)
+    os.environ["EXPLORER_UPLOADS_DIR"] = tempfile.mkdtemp(prefix="explorer-uploads-")
 if "EXPLORER_CUTOFF_CACHE" not in os.environ:
     os.environ["EXPLORER_CUTOFF_CACHE"] = tempfile.mkdtemp(prefix="explorer-cutoffs-")
 # The app's pages open the annotation store: tests (and the servers they start) use a

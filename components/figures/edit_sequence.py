@@ -9,7 +9,8 @@ shows the edge's log weight and the positions.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 import plotly.graph_objects as go
 
@@ -86,5 +87,65 @@ def edit_sequence_figure(
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0},
     )
     figure.update_yaxes(categoryorder="array", categoryarray=labels, autorange="reversed", automargin=True)
-    figure.update_xaxes(range=[0, 1], title="posterior probability of the operation at this position")
+    figure.update_xaxes(range=[0, 1], title="posterior probability at this position")
     return figure
+
+
+@dataclass(frozen=True)
+class Reinsertion:
+    """A word the best sequence deletes from the text and inserts, unchanged, into the
+    hypothesis; ``crossing`` says whether matching it would cross a link the sequence made."""
+
+    word: str
+    text_index: int
+    hyp_index: int
+    crossing: bool
+
+
+def reinsertions(steps: Sequence[EditStep], text_tokens: Sequence[str], hypothesis_tokens: Sequence[str],
+                 links: Iterable[tuple[int, int]]) -> list[Reinsertion]:
+    """Deleted text words that come back as identical inserted hypothesis words (case
+    ignored), each paired once, in hypothesis order."""
+    deleted: dict[str, list[int]] = {}
+    for step in steps:
+        if step.op == "DEL" and step.text_span:
+            for i in range(*step.text_span):
+                deleted.setdefault(text_tokens[i].lower(), []).append(i)
+    made = list(links)
+    found = []
+    for step in steps:
+        if step.op != "INS" or not step.hyp_span:
+            continue
+        for j in range(*step.hyp_span):
+            waiting = deleted.get(hypothesis_tokens[j].lower())
+            if not waiting:
+                continue
+            i = waiting.pop(0)
+            crossing = any((a < i and b > j) or (a > i and b < j) for a, b in made)
+            found.append(Reinsertion(hypothesis_tokens[j], i, j, crossing))
+    return sorted(found, key=lambda r: r.hyp_index)
+
+
+def reinsertion_note(found: Sequence[Reinsertion], kind: str) -> str:
+    """One plain sentence on why a sequence deletes and re-inserts the same words ("" for none)."""
+    if not found:
+        return ""
+    crossing = [r.word for r in found if r.crossing]
+    other = [r.word for r in found if not r.crossing]
+    parts = []
+    if crossing:
+        words = ", ".join(f"'{w}'" for w in crossing)
+        if kind == "ppda":
+            parts.append(f"It deletes {words} from the text and inserts the same word(s) into the hypothesis: they "
+                         "stand in a different order on the two sides, and reaching them with a jump scored lower "
+                         "under the trained weights than deleting and re-inserting.")
+        else:
+            parts.append(f"It deletes {words} from the text and inserts the same word(s) into the hypothesis: the "
+                         "pFSM reads both sentences left to right, and these words stand on the other side of a "
+                         "matched stretch in the two sentences, so matching them would cross a link already made "
+                         "(the pPDA's jumps can reach such words).")
+    if other:
+        words = ", ".join(f"'{w}'" for w in other)
+        parts.append(f"It deletes and re-inserts {words} although a match would cross no link: under the trained "
+                     "weights that path scores at least as high as the match here.")
+    return " ".join(parts)

@@ -23,11 +23,48 @@ def colour(index: int) -> str:
     return PALETTE[index % len(PALETTE)]
 
 
+#: How accuracy curves of several scorers share the cutoff axis.
+AXES = ("shared", "separate", "normalised")
+#: Scorers whose score ranges differ more than this factor are on "mixed scales".
+MIXED_SCALE_RATIO = 4.0
+
+
+def mixed_scales(curves: Mapping[str, tuple[Floats, Floats]]) -> bool:
+    """Whether the scorers' cutoff ranges are too different to share one axis (NIST runs to
+    about 10, the BLEU family to 1, bag-of-words is a negative log score): one curve
+    would squash the others into a sliver."""
+    spans = []
+    lows, highs = [], []
+    for xs, _ in curves.values():
+        x = np.asarray(xs, dtype=float)
+        x = x[np.isfinite(x)]
+        if x.size < 2:
+            continue
+        lows.append(float(x.min()))
+        highs.append(float(x.max()))
+        spans.append(float(x.max() - x.min()))
+    if len(spans) < 2:
+        return False
+    union = max(highs) - min(lows)
+    return union > MIXED_SCALE_RATIO * max(min(spans), 1e-12)
+
+
+def share_below(cutoffs: Floats, scores: Floats) -> np.ndarray:
+    """For each cutoff, the share of pairs whose score is at or below it (judged "does not
+    entail"): a scale every scorer shares, from 0 to 1."""
+    s = np.sort(np.asarray(scores, dtype=float))
+    if s.size == 0:
+        raise ValueError("no scores to normalise by")
+    return np.searchsorted(s, np.asarray(cutoffs, dtype=float), side="right") / s.size
+
+
 def accuracy_curves(
     curves: Mapping[str, tuple[Floats, Floats]],
     cutoffs: Mapping[str, float],
     *,
     title: str = "",
+    axes: str = "shared",
+    scores: Mapping[str, Floats] | None = None,
 ) -> go.Figure:
     """Accuracy against cutoff, one step line per scorer, with each scorer's chosen cutoff
     as a dotted vertical line in the same colour.
@@ -37,27 +74,51 @@ def accuracy_curves(
             :func:`explorer.evaluation.sweep`. Accuracy holds from one distinct score up
             to the next, hence the step shape.
         cutoffs: scorer label -> the chosen cutoff.
+        axes: "shared" (one cutoff axis), "separate" (one panel per scorer, each on its
+            own scale) or "normalised" (x is the share of pairs at or below the cutoff,
+            which needs ``scores``: label -> the dataset's scores).
     """
-    fig = go.Figure()
-    for index, (label, (xs, ys)) in enumerate(curves.items()):
+    if axes not in AXES:
+        raise ValueError(f"axes={axes!r}: choose one of {', '.join(AXES)}")
+    if axes == "normalised" and (scores is None or any(label not in scores for label in curves)):
+        raise ValueError("normalised axes need every scorer's scores")
+    labels = list(curves)
+    separate = axes == "separate" and len(labels) > 1
+    fig = make_subplots(rows=len(labels), cols=1, shared_xaxes=False, vertical_spacing=0.3 / len(labels),
+                        subplot_titles=labels) if separate else go.Figure()
+    for index, label in enumerate(labels):
+        xs, ys = curves[label]
+        cut = cutoffs.get(label)
+        if axes == "normalised" and scores is not None:
+            xs = share_below(xs, scores[label])
+            cut = None if cut is None else float(share_below([cut], scores[label])[0])
         # The cutoff goes in the legend: close cutoffs would make line labels collide.
         name = f"{label} (cutoff {cutoffs[label]:.3f})" if label in cutoffs else label
+        where = {"row": index + 1, "col": 1} if separate else {}
+        x_hover = "share below %{x:.3f}" if axes == "normalised" else "cutoff %{x:.4f}"
         fig.add_trace(
             go.Scatter(
                 x=list(xs), y=[100 * y for y in ys], mode="lines", name=name,
                 line={"color": colour(index), "shape": "hv"},
-                hovertemplate="cutoff %{x:.4f}<br>accuracy %{y:.2f}%<extra>" + label + "</extra>",
-            )
+                hovertemplate=x_hover + "<br>accuracy %{y:.2f}%<extra>" + label + "</extra>",
+            ),
+            **where,
         )
-        if label in cutoffs:
-            fig.add_vline(x=cutoffs[label], line_dash="dot", line_color=colour(index))
+        if cut is not None:
+            fig.add_vline(x=cut, line_dash="dot", line_color=colour(index), **where)
+    x_title = ("share of pairs at or below the cutoff (judged 'does not entail')" if axes == "normalised"
+               else "cutoff (score > cutoff means entails)")
     fig.update_layout(
         title={"text": title},
-        xaxis={"title": {"text": "cutoff (score > cutoff means entails)"}},
-        yaxis={"title": {"text": "accuracy (%)"}},
-        legend={"orientation": "h", "y": -0.2},
+        legend={"orientation": "h", "y": -0.2 if not separate else -0.08},
         margin={"t": 60},
     )
+    if separate:
+        fig.update_layout(height=60 + 230 * len(labels))
+        fig.update_yaxes(title_text="accuracy (%)")
+        fig.update_xaxes(title_text=x_title, row=len(labels), col=1)
+    else:
+        fig.update_layout(xaxis={"title": {"text": x_title}}, yaxis={"title": {"text": "accuracy (%)"}})
     return fig
 
 

@@ -143,15 +143,19 @@ def tree_figure(
         figure.add_trace(go.Scatter(
             x=[position[id(n)][0] for n in members],
             y=[position[id(n)][1] for n in members],
-            mode="markers+text" if leaf else "markers",
-            text=[html.escape(node_label(n, text_tokens, hypothesis_tokens, width=14)) for n in members]
-            if leaf else None,
-            textposition="bottom center",
-            textfont={"size": 11},
+            mode="markers",
             marker={"symbol": symbol, "color": colour, "size": 11 if leaf else 14,
                     "line": {"color": colour, "width": 2}},
             name=name, customdata=hover, hovertemplate="%{customdata}<extra></extra>",
         ))
+    # Leaf labels in two staggered rows, so neighbours' labels do not run into each other.
+    leaves = [n for n in nodes if n.is_leaf]
+    figure.add_trace(go.Scatter(
+        x=[position[id(n)][0] for n in leaves],
+        y=[position[id(n)][1] - (0.5 if k % 2 == 0 else 1.2) for k, n in enumerate(leaves)],
+        mode="text", text=[html.escape(node_label(n, text_tokens, hypothesis_tokens, width=14)) for n in leaves],
+        textfont={"size": 10}, hoverinfo="skip", showlegend=False,
+    ))
     if highlight is not None and id(highlight) in position:
         x, y = position[id(highlight)]
         figure.add_trace(go.Scatter(
@@ -162,14 +166,15 @@ def tree_figure(
     height = max((p[1] for p in position.values()), default=0.0)
     figure.update_layout(
         title=title or None,
-        height=int(min(900, max(300, 140 + 22 * height))),
+        height=int(min(950, max(340, 190 + 24 * height))),
         width=None if n_leaves <= 40 else 40 + 34 * n_leaves,
-        margin={"l": 10, "r": 10, "t": 40 if title else 10, "b": 60},
+        # The legend sits in a top margin of its own, above the root (it used to cover it).
+        margin={"l": 10, "r": 10, "t": 90 if title else 60, "b": 20},
         plot_bgcolor="#ffffff",
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
     )
     figure.update_xaxes(visible=False, range=[-1, n_leaves])
-    figure.update_yaxes(visible=False, range=[-1.2, height + 0.6])
+    figure.update_yaxes(visible=False, range=[-1.7, height + 0.6])
     return figure
 
 

@@ -34,10 +34,13 @@ def _labels(tokens: Sequence[str]) -> list[str]:
 
 
 def _finish(figure: go.Figure, *, large: bool, title: str, height: int = 520) -> go.Figure:
+    # Column labels on top (tables, charts, lattices) need room between them and the title.
+    top_axis = figure.layout.xaxis.side == "top"
+    top = (60 if title else 20) + ((90 if large else 70) if top_axis else 0)
     figure.update_layout(
         title=title or None, font={"size": font_size(large)},
-        height=int(height * (1.15 if large else 1.0)),
-        margin={"l": 10, "r": 10, "t": 60 if title else 20, "b": 10},
+        height=int(height * (1.15 if large else 1.0)) + (top - 60 if top_axis else 0),
+        margin={"l": 10, "r": 10, "t": top, "b": 10},
         plot_bgcolor="#ffffff", legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
     )
     return figure

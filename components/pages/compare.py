@@ -8,12 +8,13 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from components import state
+from components import charts, state
 from components.data import LoadedDataset, dataset_best_cutoff, dataset_scores
 from components.figures.compare import agreement, score_scatter, selected_ids
 from components.guard import attempt
 from components.sections import batch_results
 from components.state import current_dataset, open_pair
+from components.text import count
 from explorer.alignment import Alignment
 from explorer.error_analysis import agreement as annotator_agreement
 from explorer.error_analysis import f1_differences
@@ -64,7 +65,7 @@ def aligner_section(loaded: LoadedDataset) -> None:
         return
     done = state.COMPARE_ALIGNMENTS.get() or {}
     if not ((loaded.key, first) in done and (loaded.key, second) in done):
-        if not st.button(f"Align the {len(gold)} pairs with both", key="compare_align_run"):
+        if not st.button(f"Align the {count(len(gold), 'pair')} with both", key="compare_align_run"):
             return
     rows = attempt(lambda: f1_differences(_aligned(loaded, first), _aligned(loaded, second), gold),
                    "Aligning", where=f"with {ALIGNERS[first].label} or {ALIGNERS[second].label}")
@@ -172,13 +173,13 @@ def scorer_section(loaded: LoadedDataset) -> None:
                + ("" if x_cut is None else f" — cutoffs {x_cut:.4f} / {y_cut:.4f}, best on {on}"))
     figure = score_scatter(list(table["id"]), list(x), list(y), groups, x_name=x_label, y_name=y_label,
                            x_cutoff=x_cut, y_cutoff=y_cut)
-    event = st.plotly_chart(figure, key=CHART, on_select="rerun", selection_mode=("box", "lasso", "points"))
+    event = charts.plotly_chart(figure, key=CHART, on_select="rerun", selection_mode=("box", "lasso", "points"))
     chosen = selected_ids(event.selection.points) if event is not None and event.selection else []
     show_only = st.radio("Show", ["all pairs", "disagreements only"], horizontal=True, key="compare_show")
     shown = table
     if chosen:
         shown = shown[shown["id"].isin(chosen)]
-        st.caption(f"{len(shown)} pairs selected on the chart (double-click the chart to clear).")
+        st.caption(f"{count(len(shown), 'pair')} selected on the chart (double-click the chart to clear).")
     if show_only == "disagreements only":
         shown = shown[shown["agreement"].str.startswith("only")]
     rows = st.dataframe(shown, hide_index=True, width="stretch", key="compare_table",

@@ -17,13 +17,14 @@ from components.data import (
     dataset_scores,
     labelled_mask,
     load_file,
-    load_uploaded,
     nltk_rte_files,
+    remember_upload,
 )
 from components.guard import attempt
 from components.sections import batch_results
 from components.sections.bulk_tagging import render_bulk_tagging, with_tags
 from components.state import current_dataset, open_pair, set_dataset
+from components.text import count, label_kind, plain
 from explorer.datasets import LOADERS, DatasetError
 from explorer.scorers import SCORERS
 
@@ -64,7 +65,7 @@ def source_controls() -> LoadedDataset | None:
         else:
             st.info(f"Upload a dataset file. Formats: {formats}.")
         return None
-    return load_uploaded(upload.getvalue(), upload.name)
+    return remember_upload(upload.getvalue(), upload.name)
 
 
 def choose_dataset() -> LoadedDataset:
@@ -104,16 +105,32 @@ def build_table(loaded: LoadedDataset, scorer: str) -> tuple[pd.DataFrame, float
     return table, cutoff, f"cutoff {cutoff:.4f}, best on {where} ({100 * best[1]:.1f}% accuracy)"
 
 
+#: The table's columns, left to right: what decides and what was decided first, the
+#: sentences last (they are wide, and used to push decision, correct and tags off-screen).
+COLUMN_ORDER = ("id", "task", "gold", "decision", "correct", "score", "tags", "hypothesis", "text")
+#: The tag filter's choice for pairs without any tag.
+UNTAGGED = "(no tag)"
+
+
+def pair_tags(cell: str) -> set[str]:
+    """The tags in a ``tags`` cell ("a, b")."""
+    return {t.strip() for t in cell.split(",") if t.strip()}
+
+
 def filter_table(
     table: pd.DataFrame, *, labels: list[str], tasks: list[str], outcome: str,
-    score_range: tuple[float, float], search: str,
+    score_range: tuple[float, float], search: str, tags: list[str] | None = None,
 ) -> pd.DataFrame:
-    """The rows that pass every filter (an empty selection means no filter)."""
+    """The rows that pass every filter (an empty selection means no filter). ``tags``
+    keeps pairs carrying any of them; :data:`UNTAGGED` stands for pairs with none."""
     keep = pd.Series(True, index=table.index)
     if labels:
         keep &= table["gold"].isin(labels)
     if tasks:
         keep &= table["task"].isin(tasks)
+    if tags and "tags" in table:
+        wanted = set(tags)
+        keep &= table["tags"].map(lambda cell: bool(pair_tags(cell) & wanted) or (UNTAGGED in wanted and not pair_tags(cell)))
     if outcome != ALL and "correct" in table:
         keep &= (table["correct"] == (outcome == CORRECT)).fillna(False).astype(bool)  # unlabelled: neither
     keep &= table["score"].between(score_range[0], score_range[1])
@@ -131,7 +148,8 @@ def main() -> None:
     loaded = choose_dataset()
     dataset = loaded.dataset
     st.caption(
-        f"**{loaded.name}** ({loaded.origin}): {len(dataset)} pairs, {dataset.kind} labels"
+        f"**{plain(loaded.name)}** ({loaded.origin}): {count(len(dataset), 'pair')}, "
+        + label_kind(dataset.kind, int(labelled_mask(loaded).sum()), len(dataset))
         + (f", tasks {', '.join(dataset.tasks)}" if dataset.tasks else "")
         + f"; read as {LOADERS[dataset.format].description}."
     )
@@ -143,7 +161,7 @@ def main() -> None:
     scorer = left.selectbox(
         "Scorer", names, index=names.index("mbleu") if "mbleu" in names else 0,
         format_func=lambda n: SCORERS[n].label + ("" if SCORERS[n].interactive else " (slow)"),
-        key="dataset_scorer",
+        key="dataset_scorer", persist_state="session",
     )
     with st.spinner(f"Scoring {len(dataset)} pairs with {SCORERS[scorer].label}..."):
         built = attempt(lambda: build_table(loaded, scorer), SCORERS[scorer].label, where=f"on {loaded.name}",
@@ -154,30 +172,41 @@ def main() -> None:
     right.caption(f"Decisions: score > cutoff means entails; {how}.")
     table = with_tags(loaded, table)
 
+    # Filters keep their values for the session, across pages (persist_state), so a
+    # return from the Pair page finds the table as it was left.
     f1, f2, f3 = st.columns(3)
-    labels = f1.multiselect("Gold label", sorted(set(table["gold"]) - {""}), key="filter_gold")
-    tasks = f2.multiselect("Task", list(dataset.tasks), key="filter_task")
+    labels = f1.multiselect("Gold label", sorted(set(table["gold"]) - {""}), key="filter_gold", persist_state="session")
+    tasks = f2.multiselect("Task", list(dataset.tasks), key="filter_task", persist_state="session")
     outcome = f3.radio(
         "Decision", [ALL, CORRECT, WRONG], horizontal=True, key="filter_outcome",
-        disabled=cutoff is None,
+        disabled=cutoff is None, persist_state="session",
     )
-    g1, g2 = st.columns(2)
+    g1, g2, g3 = st.columns(3)
     low, high = float(table["score"].min()), float(table["score"].max())
     if high <= low:
         high = low + 1e-3
-    score_range = g1.slider("Score range", low, high, (low, high), format="%.3f", key=f"filter_score_{scorer}_{loaded.key}")
-    search = g2.text_input("Search text, hypothesis or id", key="filter_search")
-    shown = filter_table(table, labels=labels, tasks=tasks, outcome=outcome, score_range=score_range, search=search)
-    st.caption(f"{len(shown)} of {len(table)} pairs. Click a row to open it on the Pair page; click a column header to sort.")
+    score_range = g1.slider("Score range", low, high, (low, high), format="%.3f",
+                            key=f"filter_score_{scorer}_{loaded.key}", persist_state="session")
+    known_tags = sorted(set().union(*map(pair_tags, table["tags"]))) if "tags" in table else []
+    tags = g2.multiselect("Tagged with", [*known_tags, UNTAGGED], key="filter_tags", persist_state="session",
+                          help="Pairs carrying any of the chosen tags (tag them here or on the Pair page).")
+    search = g3.text_input("Search text, hypothesis or id", key="filter_search", persist_state="session")
+    shown = filter_table(table, labels=labels, tasks=tasks, outcome=outcome, score_range=score_range, search=search,
+                         tags=tags)
+    st.caption(f"{len(shown):,} of {count(len(table), 'pair')}. Click a row to open it on the Pair page; "
+               "click a column header to sort.")
     if shown.empty:
         st.info("No pair passes these filters.")
         return
     event = st.dataframe(
         shown, key=state.DATASET_TABLE.key, on_select="rerun", selection_mode="single-row", hide_index=True, width="stretch",
+        column_order=[c for c in COLUMN_ORDER if c in shown.columns],
         column_config={
             "score": st.column_config.NumberColumn(format="%.4f"),
             "text": st.column_config.TextColumn(width="large"),
-            "hypothesis": st.column_config.TextColumn(width="medium"),
+            "hypothesis": st.column_config.TextColumn(width="large"),
+            "decision": st.column_config.TextColumn(width=115),
+            "correct": st.column_config.CheckboxColumn(width="small"),
         },
     )
     rows = event.selection.rows if event is not None else []

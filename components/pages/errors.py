@@ -11,7 +11,7 @@ from components.guard import attempt
 from components.sections import batch_results
 from components.state import current_dataset, open_pair
 from components.store_access import get_store, scorer_run, store_dataset_id
-from components.text import plain
+from components.text import count, plain
 from explorer.error_analysis import (
     DIMENSIONS,
     OUTCOMES,
@@ -163,7 +163,7 @@ def main() -> None:
         aligned = []
     if aligned:
         st.subheader("Corrected alignments")
-        st.caption(f"{len(aligned)} pairs have a corrected alignment (the latest of each is exported).")
+        st.caption(f"{count(len(aligned), 'pair')} {'has' if len(aligned) == 1 else 'have'} a corrected alignment (the latest of each is exported).")
         c1, c2 = st.columns(2)
         stem = name.rsplit(".", 1)[0]
         c1.download_button("MSR format", to_msr(aligned), f"{stem}.align.txt", "text/plain", key="msr_export")

@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from components import state
+from components import charts, state
 from components.data import (
     SAMPLES,
     LoadedDataset,
@@ -27,6 +27,7 @@ from components.figures import evaluation as figures
 from components.guard import attempt
 from components.sections import batch_results
 from components.state import current_dataset, dev_dataset, set_dev_dataset
+from components.text import count, label_kind, plain
 from explorer import published
 from explorer.datasets import DatasetError
 from explorer.decision import DEFAULT_RULE, choose_cutoff
@@ -138,10 +139,35 @@ def graded_section(loaded: LoadedDataset, names: Sequence[str], scores: dict[str
     st.caption("Graded similarity data: correlation of each scorer with the gold score.")
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
     labels = {SCORERS[n].label: scores[n] for n in names}
-    st.plotly_chart(
+    charts.plotly_chart(
         figures.graded_scatter(labels, [float(p.score or 0.0) for p in pairs], title="Score against gold similarity"),
         key="graded_scatter",
     )
+
+
+#: The choices of the curves' cutoff axis, by figures.AXES name.
+AXES_LABELS = {"shared": "one cutoff axis", "separate": "one panel per scorer",
+               "normalised": "normalised (share of pairs below the cutoff)"}
+
+
+def curve_axes(curves: dict[str, tuple[np.ndarray, np.ndarray]]) -> str:
+    """How the accuracy curves share their x axis: one axis while the scorers' scales are
+    alike, a panel each when they differ (a NIST curve would squash the BLEU ones), or
+    normalised on request; the caption says which."""
+    mixed = figures.mixed_scales(curves)
+    options = list(AXES_LABELS)
+    axes = st.radio("Cutoff axis", options, index=options.index("separate" if mixed else "shared"),
+                    format_func=AXES_LABELS.__getitem__, horizontal=True, persist_state="session",
+                    # One choice kept per case, so adding a scorer on another scale switches to panels.
+                    key=f"evaluate_axes_{'mixed' if mixed else 'alike'}")
+    if mixed and axes == "shared":
+        st.caption("These scorers are on different scales (e.g. NIST runs to about 10, BLEU to 1): on one axis "
+                   "the narrower curves are squashed. One panel per scorer or the normalised axis shows each.")
+    elif axes == "normalised":
+        st.caption("Normalised: x is the share of the dataset's pairs whose score is at or below the cutoff "
+                   "(judged 'does not entail'), the same 0-1 scale for every scorer; the dotted lines are the "
+                   "chosen cutoffs on that scale.")
+    return str(axes)
 
 
 def classification_section(
@@ -152,8 +178,8 @@ def classification_section(
     g = gold(loaded)
     mask = labelled_mask(loaded)
     if not mask.all():  # partly labelled: evaluate the labelled subset, say how many are out
-        st.info(f"{int(mask.sum())} of {len(pairs)} pairs have an entailment label; they are evaluated "
-                f"and the {int((~mask).sum())} unlabelled pairs are left out.")
+        st.info(f"{int(mask.sum()):,} of {count(len(pairs), 'pair')} have an entailment label; they are evaluated "
+                f"and the {count(int((~mask).sum()), 'unlabelled pair')} {'is' if (~mask).sum() == 1 else 'are'} left out.")
         pairs = tuple(p for p, m in zip(pairs, mask) if m)
         g = g[mask]
         scores = {n: s[mask] for n, s in scores.items()}
@@ -193,17 +219,20 @@ def classification_section(
     st.subheader("Accuracy against cutoff")
     curves = {label[n]: sweep(scores[n], g) for n in names}
     cutoffs = {label[n]: reports[n].cutoff for n in names}
-    st.plotly_chart(
-        figures.accuracy_curves(curves, cutoffs, title=f"{loaded.name}: cutoffs {source_text}"),
+    axes = curve_axes(curves)
+    charts.plotly_chart(
+        figures.accuracy_curves(curves, cutoffs, title=f"{loaded.name}: cutoffs {source_text}", axes=axes,
+                                scores={label[n]: scores[n] for n in names}),
         key="accuracy_curves",
     )
 
     if dev:
         with st.expander(f"Accuracy against cutoff on the development set, {dev.name}"):
-            st.plotly_chart(
+            charts.plotly_chart(
                 figures.accuracy_curves(
                     {label[n]: sweep(dev_scores[n], dev_gold) for n in names}, cutoffs,
-                    title=f"{dev.name}: where each cutoff was chosen",
+                    title=f"{dev.name}: where each cutoff was chosen", axes=axes,
+                    scores={label[n]: dev_scores[n] for n in names},
                 ),
                 key="dev_accuracy_curves",
             )
@@ -212,7 +241,7 @@ def classification_section(
         transfer_section(loaded, names, scores, dev, dev_scores)
 
     st.subheader("Scores by gold label")
-    st.plotly_chart(
+    charts.plotly_chart(
         figures.score_histograms({label[n]: scores[n] for n in names}, g, cutoffs=cutoffs),
         key="score_histograms",
     )
@@ -221,7 +250,7 @@ def classification_section(
     if tasks:
         st.subheader("By task")
         by_task = {label[n]: {t: r.accuracy for t, r in reports[n].by_task.items()} for n in names}
-        st.plotly_chart(figures.task_accuracy(by_task, title="Accuracy per task"), key="task_accuracy")
+        charts.plotly_chart(figures.task_accuracy(by_task, title="Accuracy per task"), key="task_accuracy")
         table = []
         for task in tasks:
             row: dict[str, object] = {"task": task, "n": reports[names[0]].by_task[task].n}
@@ -272,17 +301,18 @@ def main() -> None:
     st.title("Evaluate")
     loaded = current_dataset()
     dataset = loaded.dataset
-    st.caption(f"**{loaded.name}** ({loaded.origin}): {len(dataset)} pairs, {dataset.kind} labels. Change it on the Dataset page.")
+    st.caption(f"**{plain(loaded.name)}** ({loaded.origin}): {count(len(dataset), 'pair')}, "
+               f"{label_kind(dataset.kind, int(labelled_mask(loaded).sum()), len(dataset))}. Change it on the Dataset page.")
     if dataset.kind == "unlabelled":
         st.warning(f"{loaded.name} has no labels or gold scores, so there is nothing to evaluate against.")
         return
-    # The BLEU family by default: the curves share one cutoff axis, and scorers on other
-    # scales (NIST runs to ~10, bow is a log score) would squash them; add any scorer here.
+    # The BLEU family by default (one scale); scorers on other scales (NIST runs to ~10,
+    # bow is a log score) get a panel each in the curves.
     default = [n for n in DEFAULT_SCORERS if n in SCORERS and SCORERS[n].interactive]
     left, right = st.columns(2)
     names = left.multiselect(
-        "Scorers", list(SCORERS), default=default, key="evaluate_scorers",
-        help="Any registered scorer; scorers on different scales share the cutoff axis of the curves.",
+        "Scorers", list(SCORERS), default=default, key="evaluate_scorers", persist_state="session",
+        help="Any registered scorer; scorers on different scales get a panel each in the curves (or a normalised axis).",
         format_func=lambda n: SCORERS[n].label + ("" if SCORERS[n].interactive else " (slow)"),
     )
     if not names:

@@ -12,6 +12,7 @@ import streamlit as st
 from components.data import LoadedDataset, load_file, load_uploaded, nltk_rte_files
 from components.sections.mt_experiment import render_corpus_statistics, render_mtmetrics_comparison
 from components.state import current_dataset
+from components.text import count
 from explorer.datasets import DatasetError
 
 NONE = "none: cross-validate on the training data"
@@ -42,7 +43,7 @@ def main() -> None:
     if not loaded.binary_labels:
         st.info(f"{loaded.name} has no entailment labels; load a labelled dataset on the Dataset page to train.")
         return
-    st.caption(f"Training data: **{loaded.name}** ({len(loaded.dataset)} pairs).")
+    st.caption(f"Training data: **{loaded.name}** ({count(len(loaded.dataset), 'pair')}).")
     test = test_controls(loaded)
     render_mtmetrics_comparison(loaded.dataset, test.dataset if test is not None else None)
 

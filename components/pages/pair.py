@@ -9,7 +9,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from components import state
+from components import charts, state
 from components.data import (
     BLIND_SPOTS,
     SAMPLE_ABOUT,
@@ -24,6 +24,7 @@ from components.guard import attempt
 from components.panels import PANELS
 from components.sections import batch_results
 from components.sections.annotation import render_annotation_section
+from components.sections.report_download import render_report_download
 from components.sections.verdicts import choose_dataset_cutoffs, cutoff_sources, page_cutoffs, render_strip, verdicts
 from components.state import current_dataset, dev_dataset, select_pair, selected_pair_id
 from components.text import plain
@@ -107,6 +108,10 @@ def pair_controls(loaded: LoadedDataset) -> Pair | None:
     return typed
 
 
+#: A cell of the breakdown a scorer does not have (NIST-2 has no 3-grams, NIST no brevity penalty).
+NOT_USED = "–"
+
+
 def breakdown_row(label: str, result: Any) -> dict[str, str] | None:
     """Per-order matched/total counts and brevity penalty, for scorers that have them."""
     orders = getattr(result, "orders", None)
@@ -120,6 +125,14 @@ def breakdown_row(label: str, result: Any) -> dict[str, str] | None:
         row["brevity penalty"] = f"{bp:.3f}"
     row["value"] = f"{result.value:.4f}"
     return row
+
+
+def breakdown_table(rows: list[dict[str, str]]) -> pd.DataFrame:
+    """The rows as one table: n-gram columns in order, then brevity penalty and value last;
+    a cell a scorer does not use shows a dash, not "None"."""
+    orders = sorted({int(c.split("-")[0]) for r in rows for c in r if c.endswith("-grams")})
+    columns = ["scorer", *(f"{n}-grams" for n in orders), "brevity penalty", "value"]
+    return pd.DataFrame([{c: r.get(c, NOT_USED) for c in columns} for r in rows], columns=columns)
 
 
 def _decision(value: float, cutoff: float) -> str:
@@ -210,15 +223,18 @@ def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair) -> tuple[dict[
             "value": round(float(result.value), 4),
             "cutoff": round(cut.value, 4),
             "decision": _decision(float(result.value), cut.value),
-            "cutoff from": cut.source,
             "what it is": SCORERS[name].description,
+            "cutoff from": cut.source,
         })
     st.subheader("Scores")
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    # A static table: every row on screen (no 10-row scroll box hiding the slow methods) and
+    # the descriptions wrapped in full rather than cut at the column's edge.
+    st.table(pd.DataFrame(rows), hide_index=True, border="horizontal")
     breakdown = [r for r in (breakdown_row(SCORERS[n].label, res) for n, res in results.items()) if r]
     if breakdown:
-        st.markdown("**Per-order breakdown** (clipped matched / total hypothesis n-grams = precision)")
-        st.dataframe(pd.DataFrame(breakdown), hide_index=True, width="stretch")
+        st.markdown("**Per-order breakdown** (clipped matched / total hypothesis n-grams = precision; "
+                    f"{NOT_USED} where a scorer does not use that order or a brevity penalty)")
+        st.dataframe(breakdown_table(breakdown), hide_index=True, width="stretch")
     return results, deferred
 
 
@@ -270,7 +286,7 @@ def grid_section(analyzed: AnalyzedPair) -> None:
         st.caption(f"Long pair: the grid shows the first {GRID_MAX_TOKENS} tokens of each side; the scores use all of them.")
     matches = ngram_matches(h.lower[:GRID_MAX_TOKENS], p.lower[:GRID_MAX_TOKENS], 4)
     st.caption("Rows: hypothesis tokens; columns: text tokens (lower-cased match). Darker cells lie on longer matched n-grams, which show as diagonal runs.")
-    st.plotly_chart(ngram_grid(matches, p_tokens, h_tokens), key="ngram_grid")
+    charts.plotly_chart(ngram_grid(matches, p_tokens, h_tokens), key="ngram_grid")
 
 
 def gold_alignment_section(analyzed: AnalyzedPair) -> None:
@@ -281,7 +297,7 @@ def gold_alignment_section(analyzed: AnalyzedPair) -> None:
     from components.figures.alignment import alignment_grid
 
     with st.expander("Gold alignment (from the dataset)"):
-        st.plotly_chart(
+        charts.plotly_chart(
             alignment_grid(gold, analyzed.text.tokens, analyzed.hypothesis.tokens, title="Gold alignment"),
             key="gold_alignment",
         )
@@ -328,6 +344,7 @@ def main() -> None:
         return
     results, deferred = scores_section(loaded, analyzed)
     decision_section(loaded, pair, results)
+    render_report_download(loaded, analyzed, results, page_cutoffs(loaded, list(results), typed=pair.source == "typed"))
     render_annotation_section(loaded, pair)
     grid_section(analyzed)
     gold_alignment_section(analyzed)

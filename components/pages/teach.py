@@ -11,7 +11,7 @@ from typing import Any
 
 import streamlit as st
 
-from components import state
+from components import charts, state
 from components.figures.teaching import step_figure
 from components.state import current_dataset, find_pair, selected_pair_id
 from components.text import plain
@@ -100,12 +100,15 @@ def _show_steps(trace: Any, large: bool) -> None:
     st.markdown(f"### Step {step} of {last}")
     st.markdown(plain(shown.explain))
     # Without Streamlit's chart theme in the presentation layout, so the figure's large type shows.
-    st.plotly_chart(step_figure(trace, step - 1, large=large), key="teach_figure", width="stretch",
+    charts.plotly_chart(step_figure(trace, step - 1, large=large), key="teach_figure", width="stretch",
                     theme=None if large else "streamlit")
 
 
 def render() -> None:
-    large = st.toggle("Presentation layout (large type, one figure per screen)", key="teach_presentation")
+    # The method (by its label) and the layout live in the URL (?teach_method=MANLI&presentation=true): a
+    # reload, or a link a teacher prepared, opens the same view.
+    large = st.toggle("Presentation layout (large type, one figure per screen)", key="presentation",
+                      bind="query-params")
     if large:
         st.markdown(PRESENTATION_CSS, unsafe_allow_html=True)
     else:
@@ -115,7 +118,7 @@ def render() -> None:
     with st.expander("Pair and method", expanded=not large):
         pair = _pick_pair()
         method = st.radio("Method", list(METHODS), format_func=METHODS.__getitem__, horizontal=True,
-                          key="teach_method")
+                          key="teach_method", bind="query-params")
         option: str | None = None
         if method in OPTIONS:
             label, choices, default = OPTIONS[method]

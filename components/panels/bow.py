@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from components import charts
 from explorer.preprocess import AnalyzedPair
 
 
@@ -24,9 +25,9 @@ def render_bow_panel(pair: AnalyzedPair, *, key: str = "bow") -> None:
     )
     st.metric("Bag-of-words score", f"{result.value:+.3f}")
     gold = fitting_gold(pair.pair, result.alignment.p_len, result.alignment.h_len)
-    st.plotly_chart(
+    charts.plotly_chart(
         alignment_grid(result.alignment, text_tokens, hypothesis_tokens, gold=gold,
                        title="Bag-of-words alignment" + (" vs gold" if gold is not None else "")),
         key=f"{key}_grid",
     )
-    st.plotly_chart(bow_contributions(result, text_tokens, hypothesis_tokens), key=f"{key}_contributions")
+    charts.plotly_chart(bow_contributions(result, text_tokens, hypothesis_tokens), key=f"{key}_contributions")

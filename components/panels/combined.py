@@ -7,6 +7,7 @@ from typing import Any
 
 import streamlit as st
 
+from components import charts
 from explorer.preprocess import AnalyzedPair
 
 
@@ -40,7 +41,7 @@ def render_combined_panel(pair: AnalyzedPair, *, key: str = "combined") -> None:
     right.metric("Logit (intercept + pushes)", f"{result.decision:+.3f}", help=f"intercept {result.intercept:+.3f}")
     from components.figures.combined import push_bars
 
-    st.plotly_chart(push_bars(result.contributions, result.intercept), key=f"{key}_pushes")
+    charts.plotly_chart(push_bars(result.contributions, result.intercept), key=f"{key}_pushes")
     rows = contribution_rows(result)
     st.dataframe(rows[:12], hide_index=True, key=f"{key}_contributions")
     if len(rows) > 12:

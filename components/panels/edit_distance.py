@@ -11,11 +11,13 @@ from functools import partial
 
 import streamlit as st
 
+from components import charts
 from components.figures.alignment import alignment_grid
-from components.figures.edit_sequence import edit_sequence_figure
+from components.figures.edit_sequence import edit_sequence_figure, reinsertion_note, reinsertions
 from components.guard import attempt
 from components.panels.shared import registered
 from components.sections.verdicts import verdict_line
+from components.text import plain
 from explorer.edit_distance.model import ModelError
 from explorer.edit_distance.scoring import EditDistanceResult, EditDistanceScorer
 from explorer.preprocess import AnalyzedPair
@@ -48,13 +50,16 @@ def render_edit_distance_panel(pair: AnalyzedPair, *, key: str = "editdist") -> 
                 continue
             st.markdown(_summary(result))
             st.markdown(verdict_line(kind, float(result.value), pair.pair))
+            note = reinsertion_note(reinsertions(result.steps, text, hyp, result.alignment.links), kind)
+            if note:
+                st.caption(plain(note))
             # Keyed per method: pFSM and pPDA often draw identical figures, which Streamlit
             # would otherwise refuse as duplicate elements.
-            st.plotly_chart(
+            charts.plotly_chart(
                 edit_sequence_figure(result.steps, result.probabilities, text, hyp, title="best edit sequence"),
                 width="stretch", key=f"{key}_{kind}_sequence",
             )
-            st.plotly_chart(
+            charts.plotly_chart(
                 alignment_grid(result.alignment, text, hyp, title="links of the best sequence"),
                 width="stretch", key=f"{key}_{kind}_links",
             )

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
-from components import state
+from components import charts, state
 from components.figures.itg import alignment_figure, internal_nodes, node_at, node_label, tree_figure
 from components.panels.shared import fitting_gold, registered
 from components.sections.verdicts import verdict_line
@@ -106,7 +106,7 @@ def render_itg_panel(pair: AnalyzedPair, *, key: str = "itg") -> None:
 
     n_leaves = len(parse.tree.leaves())
     if n_leaves <= MAX_DRAWN_LEAVES:
-        st.plotly_chart(
+        charts.plotly_chart(
             tree_figure(parse.tree, text.tokens, hyp.tokens, highlight=selected),
             key=f"{key}_tree", on_select=_select_clicked_node(parse.tree, nodes, f"{key}_tree", chosen),
             selection_mode="points",
@@ -125,7 +125,7 @@ def render_itg_panel(pair: AnalyzedPair, *, key: str = "itg") -> None:
     gold = fitting_gold(pair.pair, len(text), len(hyp))
     st.markdown("**ITG alignment**" + (" against the gold alignment" if gold else "")
                 + " — the selected node's block is outlined")
-    st.plotly_chart(
+    charts.plotly_chart(
         alignment_figure(parse, text.tokens, hyp.tokens, node=selected, gold=gold),
         key=f"{key}_alignment",
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from components import charts
 from components.sections.verdicts import verdict_line
 from explorer.preprocess import AnalyzedPair
 
@@ -41,7 +42,7 @@ def render_manli_panel(pair: AnalyzedPair, *, key: str = "manli") -> None:
     gold = fitting_gold(pair.pair, result.alignment.p_len, result.alignment.h_len)
     if gold is None and pair.pair.gold_alignment is not None:
         st.info("The gold alignment covers other tokens than this pair's; it is not overlaid.")
-    st.plotly_chart(
+    charts.plotly_chart(
         alignment_grid(result.alignment, text_tokens, hypothesis_tokens, gold=gold,
                        title="MANLI alignment" + (" vs gold" if gold is not None else "")),
         key=f"{key}_grid",
@@ -50,4 +51,4 @@ def render_manli_panel(pair: AnalyzedPair, *, key: str = "manli") -> None:
     rows = edit_rows(result.edits, text_tokens, hypothesis_tokens, weights)
     st.markdown(f"**Edits** — their scores add up to the total, {result.total:+.3f}")
     st.dataframe(rows, hide_index=True, key=f"{key}_edits")
-    st.plotly_chart(contribution_figure(result.edits, text_tokens, hypothesis_tokens), key=f"{key}_contributions")
+    charts.plotly_chart(contribution_figure(result.edits, text_tokens, hypothesis_tokens), key=f"{key}_contributions")

@@ -12,6 +12,7 @@ from typing import Any
 
 import streamlit as st
 
+from components import charts
 from components.figures.mtmetrics import bag_matching, edit_sequence, metric_profile, pos_bars
 from explorer.preprocess import AnalyzedPair
 
@@ -78,12 +79,12 @@ def render_mtmetrics_panel(pair: AnalyzedPair, *, key: str = "mtmetrics") -> Non
                                 "text as candidate": st.column_config.NumberColumn(format="%.4f")})
     profile = load_profile()
     distributions = profile["features"] if profile else None
-    st.plotly_chart(metric_profile(values, distributions,
+    charts.plotly_chart(metric_profile(values, distributions,
                                    title="This pair against " + (profile["source"] if profile else "no reference data")),
                     width="stretch", key=f"{key}_profile")
-    st.plotly_chart(edit_sequence(wer, pair.text.tokens, pair.hypothesis.tokens), width="stretch", key=f"{key}_wer")
+    charts.plotly_chart(edit_sequence(wer, pair.text.tokens, pair.hypothesis.tokens), width="stretch", key=f"{key}_wer")
     with st.expander("WER edit script as an alignment grid"):
-        st.plotly_chart(alignment_grid(wer.alignment, pair.text.tokens, pair.hypothesis.tokens,
+        charts.plotly_chart(alignment_grid(wer.alignment, pair.text.tokens, pair.hypothesis.tokens,
                                        title="WER edit script"), width="stretch", key=f"{key}_wer_grid")
-    st.plotly_chart(bag_matching(pos, pair.text.tokens, pair.hypothesis.tokens), width="stretch", key=f"{key}_per")
-    st.plotly_chart(pos_bars(pos), width="stretch", key=f"{key}_pos_per")
+    charts.plotly_chart(bag_matching(pos, pair.text.tokens, pair.hypothesis.tokens), width="stretch", key=f"{key}_per")
+    charts.plotly_chart(pos_bars(pos), width="stretch", key=f"{key}_pos_per")

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 import streamlit as st
 
-from components import state
+from components import charts, state
 from components.data import LoadedDataset
 from components.figures.alignment import clickable_grid, clicked_links
 from components.guard import attempt
@@ -103,7 +103,7 @@ def render_alignment_editor(loaded: LoadedDataset, pair: Pair) -> None:
     possible = current.possible - links
     working = Alignment(len(p_tokens), len(h_tokens), sure=links, possible=possible)
     figure = clickable_grid(working, p_tokens, h_tokens, gold=gold)
-    event = st.plotly_chart(figure, key=f"{key}_grid_{version}", on_select="rerun", selection_mode="points")
+    event = charts.plotly_chart(figure, key=f"{key}_grid_{version}", on_select="rerun", selection_mode="points")
     changes = clicked_links(event.selection.points, len(p_tokens), len(h_tokens)) \
         if event is not None and event.selection else set()
     if changes:

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from components import state
+from components import charts, state
 from components.data import KNOWN_CUTOFFS, Cutoff, LoadedDataset
 from components.figures import batch as batch_figures
 from components.figures import evaluation as figures
@@ -271,7 +271,7 @@ def evaluate_section() -> bool:
         sample = result.sample([*names, "gold_score"], n=SAMPLE_SIZE, seed=0)
         sample = sample.dropna(subset=["gold_score"])
         if not sample.empty:
-            st.plotly_chart(figures.graded_scatter({label[n]: sample[n].fillna(0.0) for n in names},
+            charts.plotly_chart(figures.graded_scatter({label[n]: sample[n].fillna(0.0) for n in names},
                                                    list(sample["gold_score"]),
                                                    title=f"Score against gold similarity ({len(sample):,}-pair sample)"),
                             key="batch_graded_scatter")
@@ -286,17 +286,17 @@ def evaluate_section() -> bool:
     } for n, r in reports.items()]), hide_index=True, width="stretch")
     st.subheader("Accuracy against cutoff")
     cutoffs = {label[n]: reports[n]["cutoff"] for n in names}
-    st.plotly_chart(figures.accuracy_curves({label[n]: result.curve(n) for n in names}, cutoffs,
+    charts.plotly_chart(figures.accuracy_curves({label[n]: result.curve(n) for n in names}, cutoffs,
                                             title=f"{html.escape(m.dataset)}: cutoffs chosen on the result itself"),
                     key="batch_accuracy_curves")
     st.subheader("Scores by gold label")
-    st.plotly_chart(batch_figures.binned_histograms({label[n]: result.histogram(n) for n in names}, cutoffs=cutoffs),
+    charts.plotly_chart(batch_figures.binned_histograms({label[n]: result.histogram(n) for n in names}, cutoffs=cutoffs),
                     key="batch_histograms")
     tasks = sorted({t for r in reports.values() for t in r["by_task"]})
     if tasks:
         st.subheader("By task")
         by_task = {label[n]: {t: f["accuracy"] for t, f in reports[n]["by_task"].items()} for n in names}
-        st.plotly_chart(figures.task_accuracy(by_task, title="Accuracy per task"), key="batch_task_accuracy")
+        charts.plotly_chart(figures.task_accuracy(by_task, title="Accuracy per task"), key="batch_task_accuracy")
         table = []
         for task in tasks:
             row: dict[str, object] = {"task": task}
@@ -347,7 +347,7 @@ def compare_section() -> bool:
                "Dataset page). " + " · ".join(f"{g}: {n}" for g, n in sample["agreement"].value_counts().items()))
     figure = score_scatter(list(sample["id"]), list(sample[x_name]), list(sample[y_name]), groups,
                            x_name=x_label, y_name=y_label, x_cutoff=x_cut, y_cutoff=y_cut)
-    event = st.plotly_chart(figure, key="batch_compare_scatter", on_select="rerun",
+    event = charts.plotly_chart(figure, key="batch_compare_scatter", on_select="rerun",
                             selection_mode=("box", "lasso", "points"))
     chosen = selected_ids(event.selection.points) if event is not None and event.selection else []
     shown = sample[sample["id"].isin(chosen)] if chosen else sample

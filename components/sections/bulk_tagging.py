@@ -10,6 +10,7 @@ import streamlit as st
 
 from components.data import LoadedDataset
 from components.store_access import author_caption, get_store, store_dataset_id
+from components.text import count
 from explorer.store import StoreError
 
 
@@ -35,7 +36,7 @@ def render_bulk_tagging(loaded: LoadedDataset, pair_ids: Sequence[str], *, key: 
     except StoreError as error:
         st.warning(f"Bulk tagging is unavailable: {error}")
         return
-    with st.expander(f"Tag the {len(pair_ids)} pairs shown"):
+    with st.expander(f"Tag the {count(len(pair_ids), 'pair')} shown"):
         with st.form(f"{key}_tagging", border=False):
             tags = st.multiselect("Tags", taxonomy, key=f"{key}_tags")
             who = author_caption()
@@ -51,9 +52,9 @@ def render_bulk_tagging(loaded: LoadedDataset, pair_ids: Sequence[str], *, key: 
         try:
             if add:
                 n = store.tag_pairs(dataset_id, list(pair_ids), tags, author=who)
-                st.success(f"Added {n} tag(s) to {len(pair_ids)} pairs.")
+                st.success(f"Added {count(n, 'tag')} to {count(len(pair_ids), 'pair')}.")
             elif remove:
                 n = store.untag_pairs(dataset_id, list(pair_ids), tags)
-                st.success(f"Removed {n} tag(s).")
+                st.success(f"Removed {count(n, 'tag')}.")
         except StoreError as error:
             st.error(f"Nothing was saved: {error}")

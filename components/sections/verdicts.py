@@ -16,7 +16,7 @@ from typing import Any
 import streamlit as st
 
 from components.data import Cutoff, LoadedDataset, default_cutoff, fingerprint_of
-from components.text import plain
+from components.text import count, plain
 from explorer.pairs import Pair
 from explorer.scorers import SCORERS
 
@@ -121,7 +121,7 @@ def choose_dataset_cutoffs(loaded: LoadedDataset, scorers: Sequence[str], cutoff
     if not todo:
         return
     n_labelled = sum(p.entails is not None for p in loaded.dataset.pairs)
-    if not st.button(f"Choose the cutoffs on {loaded.name} ({len(todo)} methods × {n_labelled} pairs)",
+    if not st.button(f"Choose the cutoffs on {loaded.name} ({count(len(todo), 'method')} × {count(n_labelled, 'pair')})",
                      key="choose_cutoffs",
                      help="Scores the whole dataset once per method and keeps each best cutoff on disk; "
                           "until then the shipped RTE-dev cutoffs are used."):

@@ -121,6 +121,9 @@ class EditDistanceModel:
         trans: ``(len(LAST), len(CLASSES))`` transition weights (previous, current).
         jump: forward-jump weights by distance ``1..max_jump``.
         alpha: the regression offset.
+        scale: the factor on ``log Z / (|text| + |hypothesis|)`` (1 under the paper's
+            squared-loss training; a ranking-loss fit keeps the least-squares scale here so
+            values stay on the similarity scale).
         info: training provenance (data, options, objective), kept in the JSON file.
     """
 
@@ -132,6 +135,7 @@ class EditDistanceModel:
     jump: np.ndarray
     alpha: float = 0.0
     info: dict[str, Any] = field(default_factory=dict, compare=False)
+    scale: float = 1.0
 
     @classmethod
     def zero(cls, kind: str, index: FeatureIndex, *, max_jump: int = 5) -> EditDistanceModel:
@@ -158,8 +162,19 @@ class EditDistanceModel:
         return EditDistanceModel(
             self.kind, self.max_jump, self.names, theta[:f].copy(),
             theta[f : f + t].reshape(N_LAST, N_CLASSES).copy(), theta[f + t : f + t + self.max_jump].copy(),
-            float(theta[-1]), {**self.info, **info},
+            float(theta[-1]), {**self.info, **info}, self.scale,
         )
+
+    def with_scale(self, scale: float) -> EditDistanceModel:
+        """The same weights with another output scale."""
+        if not (math.isfinite(scale) and scale > 0):
+            raise ModelError(f"the output scale must be a positive number, got {scale!r}")
+        return EditDistanceModel(self.kind, self.max_jump, self.names, self.weights, self.trans, self.jump,
+                                 self.alpha, dict(self.info), float(scale))
+
+    def value(self, log_z: np.ndarray | float, length: np.ndarray | int) -> Any:
+        """The similarity predicted from ``log Z`` and ``|text| + |hypothesis|``."""
+        return self.scale * np.asarray(log_z) / length + self.alpha
 
     # -- scoring --
 
@@ -271,7 +286,7 @@ class EditDistanceModel:
 
     def predict_batch(self, batch: Batch) -> np.ndarray:
         log_z, _ = self.log_z(batch)
-        return log_z / (batch.n + batch.m) + self.alpha
+        return np.asarray(self.value(log_z, batch.n + batch.m), dtype=float)
 
     def encode(self, pairs: Sequence[AnalyzedPair]) -> Batch:
         return Batch.build([pair_features(p) for p in pairs], self.index)
@@ -341,6 +356,7 @@ class EditDistanceModel:
             "kind": self.kind,
             "max_jump": self.max_jump,
             "alpha": r(self.alpha),
+            **({"scale": r(self.scale)} if self.scale != 1.0 else {}),
             "transitions": {f"{LAST[a]}>{CLASSES[b]}": r(self.trans[a, b])
                             for a in range(N_LAST) for b in range(N_CLASSES) if abs(self.trans[a, b]) > 1e-9},
             "jumps": [r(x) for x in self.jump],
@@ -363,7 +379,11 @@ class EditDistanceModel:
             jump = np.array([float(x) for x in data["jumps"]])
             if len(jump) != (max_jump if kind == "ppda" else 0):
                 raise ModelError("jump weights do not match max_jump")
-            model = cls(kind, max_jump, names, weights, trans, jump, float(data["alpha"]), dict(data.get("info", {})))
+            scale = float(data.get("scale", 1.0))
+            if not (math.isfinite(scale) and scale > 0):
+                raise ModelError(f"the output scale must be a positive number, got {scale!r}")
+            model = cls(kind, max_jump, names, weights, trans, jump, float(data["alpha"]), dict(data.get("info", {})),
+                        scale)
         except (KeyError, TypeError, ValueError) as err:
             if isinstance(err, ModelError):
                 raise

@@ -8,7 +8,9 @@ S_LEMMA, S_PUNC and blocks; SUB otherwise), deletions and insertions leave token
 unlinked, jumps only move the machine. The shipped models (``pfsm_sts_sick.json``,
 ``ppda_sts_sick.json``) are trained on every graded file we have (STS 2012 MSRpar and
 SMTeuroparl, SICK train and trial) with the setting that transferred best across files
-(lambda 5, one offset per training file; docs/RESULTS.md, "Probabilistic edit distance").
+(a pairwise ranking loss within each training file, lambda 0.15 per 1,700 pairs, one
+offset per file, then a least-squares scale and offset; docs/RESULTS.md, "Probabilistic
+edit distance").
 """
 
 from __future__ import annotations
@@ -123,7 +125,7 @@ class EditDistanceScorer:
         batch = Batch.build([feats], model.index)
         log_z, counts = model.log_z(batch, counts=True)
         assert counts is not None  # counts=True always returns them
-        value = float(log_z[0] / (feats.n + feats.m) + model.alpha)
+        value = float(model.value(log_z[0], feats.n + feats.m))
         steps, best = model.best_sequence(pair, features=feats)
         alignment = steps_to_alignment(steps, feats.n, feats.m)
         probabilities = tuple(_step_probability(step, counts, feats.m) for step in steps)

@@ -19,6 +19,12 @@ Options (``--option KEY=VALUE``):
   keeps the pair-weighted mean offset.
 * ``lexical`` (1): 0 leaves out the word-identity features of insertions and deletions.
 * ``balance`` (0): 1 weights the squared loss so every training file counts the same.
+* ``target`` (``norm``): ``norm`` is the paper's squared loss on ``log Z / (|t| + |h|) +
+  alpha``; ``rank`` fits the same value by a pairwise ranking loss inside each training
+  file, then its scale and offset by least squares (see :data:`TARGETS`).
+* ``lam_per`` (0): with N > 0, ``lam`` is per N training pairs (the penalty is
+  ``lam * pairs / N``), so a setting chosen on smaller training sets keeps its strength
+  on all the data.
 
 The final model is fitted on all pairs given and written as JSON.
 """
@@ -42,7 +48,7 @@ Log = Callable[[str], None]
 
 _DEFAULTS = {"lam": "5", "min_count": "5", "max_iter": "100", "max_jump": "5", "cv": "0",
              "scheme": "all", "test": "", "seed": "0", "warm_start": "0", "per_file": "0", "lexical": "1",
-             "balance": "0"}
+             "balance": "0", "target": "norm", "lam_per": "0"}
 
 
 class _Options:
@@ -64,6 +70,7 @@ class _Options:
             self.per_file = bool(int(merged["per_file"]))
             self.lexical = bool(int(merged["lexical"]))
             self.balance = bool(int(merged["balance"]))
+            self.lam_per = int(merged["lam_per"])
         except ValueError as err:
             raise TrainingOptionError(f"bad option value: {err}") from None
         self.scheme = merged["scheme"]
@@ -72,6 +79,11 @@ class _Options:
         if self.cv == 1 or self.cv < 0:
             raise TrainingOptionError("cv must be 0 (off) or at least 2")
         self.test = merged["test"]
+        self.target = merged["target"]
+        if self.target not in ("norm", "rank"):
+            raise TrainingOptionError("target must be 'norm' or 'rank'")
+        if self.lam_per < 0:
+            raise TrainingOptionError("lam_per must be 0 (lam as given) or a number of pairs")
 
 
 def _correlations(pred: np.ndarray, gold: np.ndarray) -> tuple[float, float]:
@@ -95,7 +107,7 @@ def train_model(kind: str, encoded: Sequence[PairFeatures], gold: np.ndarray, op
                 log: Log | None, sources: Sequence[str] | None = None) -> EditDistanceModel:
     sources = list(sources) if sources is not None else ["data"] * len(encoded)
     settings = TransferSettings(kind, opts.lam, opts.max_iter, opts.warm_start, opts.min_count, opts.lexical,
-                                "norm", opts.balance, opts.per_file)
+                                opts.target, opts.balance, opts.per_file, opts.lam_per)
     model, _ = train_settings(settings, encoded, gold, sources, max_jump=opts.max_jump, progress=log)
     return model
 
@@ -160,7 +172,8 @@ def _train(kind: str, pairs: Sequence[Pair], out: Path, options: dict[str, str],
     assert model is not None  # groups is never empty: pairs were loaded
     model = model.with_theta(model.theta(), data=[Path(s).name for s in dict.fromkeys(sources)],
                              scheme=opts.scheme, min_count=opts.min_count, per_file=opts.per_file,
-                             lexical=opts.lexical, balance=opts.balance)
+                             lexical=opts.lexical, balance=opts.balance, target=opts.target,
+                             lam_per=opts.lam_per)
     model.save(out)
     if opts.test:
         from explorer.datasets import load
@@ -193,7 +206,49 @@ def train_ppda(pairs: Sequence[Pair], out: Path, options: dict[str, str], log: L
 #: alpha`` with ``Z0`` the same lattice with every weight at zero: the log of the *mean*
 #: exponentiated sequence score instead of their sum, so the count of sequences, which
 #: grows with the lengths alone, is not part of the score.
-TARGETS = ("norm", "affine", "plain", "mean")
+#: ``rank`` keeps the paper's ``log Z / (|t| + |h|)`` but fits it by a pairwise ranking
+#: loss inside each group (training file) instead of squared error: for every two pairs
+#: of a file with different gold scores, ``(g_i - g_j) * log(1 + exp(-(u_i - u_j)))``
+#: when ``g_i > g_j``, scaled so each file's loss sums to its number of pairs. Only the
+#: order of a file's pairs matters, never its score level or spread; the offset and
+#: scale are then fitted by least squares on the training pairs (the model keeps the
+#: offset as ``alpha``; the scale is returned).
+TARGETS = ("norm", "affine", "plain", "mean", "rank")
+
+#: Rows of the pair-by-pair ranking matrix computed at once (bounds its memory).
+_RANK_CHUNK = 512
+
+
+def rank_loss(u: np.ndarray, gold: np.ndarray, group: np.ndarray, weight: np.ndarray) -> tuple[float, np.ndarray]:
+    """The pairwise ranking loss of ``rank`` (see :data:`TARGETS`) and its gradient in ``u``.
+
+    Within each group, every ordered couple ``(i, j)`` with ``gold[i] > gold[j]`` costs
+    ``weight[i] * weight[j] * (gold[i] - gold[j]) * softplus(u[j] - u[i])``; a group's sum
+    is divided by its number of such couples and multiplied by its size, so the loss is on
+    the scale of a per-pair sum like the squared loss (and ``lam`` means about the same)."""
+    loss = 0.0
+    grad = np.zeros_like(u)
+    for g in np.unique(group):
+        idx = np.flatnonzero(group == g)
+        ug, gg, wg = u[idx], gold[idx], weight[idx]
+        total, d_u = 0.0, np.zeros(len(idx))
+        couples = 0.0
+        for start in range(0, len(idx), _RANK_CHUNK):
+            rows = slice(start, start + _RANK_CHUNK)
+            diff = gg[rows, None] - gg[None, :]  # > 0: row should rank above column
+            w = np.where(diff > 0, diff, 0.0) * wg[rows, None] * wg[None, :]
+            margin = ug[rows, None] - ug[None, :]
+            total += float((w * np.logaddexp(0.0, -margin)).sum())
+            couples += float((diff > 0).sum())
+            slope = -w / (1.0 + np.exp(margin))  # d loss / d margin
+            d_u[rows] += slope.sum(axis=1)
+            d_u -= slope.sum(axis=0)
+        if couples:
+            factor = len(idx) / couples
+            loss += factor * total
+            grad[idx] = factor * d_u
+    return loss, grad
+
 
 #: L-BFGS restarts after a line search cut short by an overflowing probe.
 _MAX_RESTARTS = 5
@@ -227,19 +282,28 @@ class TransferSettings:
     """One training configuration of the transfer experiments."""
 
     def __init__(self, kind: str, lam: float, max_iter: int, warm: bool, min_count: int, lexical: bool,
-                 target: str, balance: bool, per_file: bool = False) -> None:
+                 target: str, balance: bool, per_file: bool = False, lam_per: int = 0) -> None:
         if target not in TARGETS:
             raise ValueError(f"unknown target {target!r}; choose from {', '.join(TARGETS)}")
         self.kind, self.lam, self.max_iter, self.warm = kind, lam, max_iter, warm
         self.min_count, self.lexical, self.target, self.balance = min_count, lexical, target, balance
         self.per_file = per_file
+        if lam_per < 0:
+            raise ValueError("lam_per must be 0 (lam as given) or a positive number of pairs")
+        self.lam_per = lam_per
+
+    def effective_lam(self, pairs: int) -> float:
+        """``lam``, or with ``lam_per`` > 0, ``lam`` per ``lam_per`` training pairs (the
+        penalty then keeps its weight against the summed loss whatever the data size)."""
+        return self.lam * pairs / self.lam_per if self.lam_per else self.lam
 
     @classmethod
     def parse(cls, items: dict[str, str]) -> TransferSettings:
         return cls(items.get("kind", "pfsm"), float(items.get("lam", "5")), int(items.get("max_iter", "100")),
                    bool(int(items.get("warm", "0"))), int(items.get("min_count", "5")),
                    bool(int(items.get("lexical", "1"))), items.get("target", "norm"),
-                   bool(int(items.get("balance", "0"))), bool(int(items.get("per_file", "0"))))
+                   bool(int(items.get("balance", "0"))), bool(int(items.get("per_file", "0"))),
+                   int(items.get("lam_per", "0")))
 
 
 def feature_index(encoded: Sequence[PairFeatures], *, min_count: int, lexical: bool = True) -> FeatureIndex:
@@ -283,7 +347,12 @@ def _target_objective(model: EditDistanceModel, batch: Batch, gold: np.ndarray, 
     u = (log_z if base is None else log_z - base) / length
     scale = scales[group]
     resid = scale * u + offsets[group] - gold
-    factor = 2.0 * weight * resid * scale / length
+    if target == "rank":
+        loss, d_u = rank_loss(u, gold, group, weight)
+        factor = d_u / length
+    else:
+        loss = float(weight @ (resid * resid))
+        factor = 2.0 * weight * resid * scale / length
     f = len(model.names)
     grad = np.zeros_like(theta)
     for table in TABLES:
@@ -292,12 +361,13 @@ def _target_objective(model: EditDistanceModel, batch: Batch, gold: np.ndarray, 
     grad[f : f + t] = np.tensordot(factor, counts.trans, axes=1).ravel()
     if model.max_jump:
         grad[f + t : f + t + model.max_jump] = factor @ counts.jump[:, : model.max_jump]
-    grad[-2 * k : -k] = 2.0 * np.bincount(group, weights=weight * resid, minlength=k)
+    if target != "rank":
+        grad[-2 * k : -k] = 2.0 * np.bincount(group, weights=weight * resid, minlength=k)
     if target in ("affine", "plain"):
         grad[-k:] = 2.0 * np.bincount(group, weights=weight * resid * u, minlength=k)
     reg = theta.copy()
     reg[-2 * k - 1 :] = 0.0  # neither alpha nor the offsets and scales are penalised
-    return float(weight @ (resid * resid) + lam * reg @ reg), grad + 2.0 * lam * reg
+    return loss + float(lam * reg @ reg), grad + 2.0 * lam * reg
 
 
 def fit_target(model: EditDistanceModel, batch: Batch, gold: np.ndarray, *, lam: float, max_iter: int,
@@ -366,10 +436,23 @@ def fit_target(model: EditDistanceModel, batch: Batch, gold: np.ndarray, *, lam:
     offsets, scales = theta[-2 * k : -k], theta[-k:]
     params = theta[: -2 * k].copy()
     params[-1] = float(share @ offsets)
+    rank_scale = 1.0
+    if target == "rank":
+        # The ranking loss leaves level and spread free: fit them by least squares on
+        # the training pairs, one offset per group, one common scale.
+        u_fit = model.with_theta(params).log_z(batch)[0] / length
+        centred_u = u_fit - np.bincount(group, weights=u_fit, minlength=k)[group] / np.bincount(group, minlength=k)[group]
+        centred_g = gold - np.bincount(group, weights=gold, minlength=k)[group] / np.bincount(group, minlength=k)[group]
+        rank_scale = float(centred_u @ centred_g / max(centred_u @ centred_u, 1e-12))
+        offsets = np.array([float(np.mean(gold[group == g] - rank_scale * u_fit[group == g])) for g in range(k)])
+        params[-1] = float(share @ offsets)
     fitted = model.with_theta(params, loss=float(best[0]), iterations=iterations, evaluations=calls[0],
                               restarts=restarts, stop=str(result.message),
                               seconds=round(time.perf_counter() - started, 1), lam=lam, pairs=len(batch),
                               target=target)
+    if target == "rank":
+        # the model carries the scale itself (its values are then on the gold scale)
+        return fitted.with_scale(max(rank_scale, 1e-6)), 1.0
     return fitted, float(share @ scales) if target in ("affine", "plain") else 1.0
 
 
@@ -383,8 +466,9 @@ def train_settings(settings: TransferSettings, encoded: Sequence[PairFeatures], 
     names = list(dict.fromkeys(sources))
     group = np.array([names.index(s) for s in sources]) if settings.per_file else None
     model = EditDistanceModel.zero(settings.kind, index, max_jump=max_jump)
+    lam = settings.effective_lam(len(encoded))
     if settings.kind == "ppda" and settings.warm:
-        fsm, _ = fit_target(EditDistanceModel.zero("pfsm", index), batch, gold, lam=settings.lam,
+        fsm, _ = fit_target(EditDistanceModel.zero("pfsm", index), batch, gold, lam=lam,
                             max_iter=settings.max_iter, target=settings.target, weight=weight, group=group,
                             progress=progress)
         theta = model.theta()
@@ -392,7 +476,7 @@ def train_settings(settings: TransferSettings, encoded: Sequence[PairFeatures], 
         theta[:f] = fsm.weights
         theta[f : f + fsm.trans.size] = fsm.trans.ravel()
         model = model.with_theta(theta, warm_start="pfsm")
-    return fit_target(model, batch, gold, lam=settings.lam, max_iter=settings.max_iter,
+    return fit_target(model, batch, gold, lam=lam, max_iter=settings.max_iter,
                       target=settings.target, weight=weight, group=group, progress=progress)
 
 
@@ -410,4 +494,4 @@ def score_values(model: EditDistanceModel, encoded: Sequence[PairFeatures], targ
     if target == "mean":
         log_z = log_z - path_count(model, batch)
     length = (batch.n + batch.m).astype(float) if target != "plain" else np.ones(len(batch))
-    return scale * log_z / length + model.alpha
+    return scale * model.scale * log_z / length + model.alpha

@@ -66,7 +66,9 @@ def trace_edit(pair: AnalyzedPair, *, kind: str = "ppda") -> EditTrace:
     check_size(pair)
     if kind not in KINDS:
         raise ExplorerError(f"unknown edit-distance model {kind!r}; choose pfsm or ppda")
-    result = EditDistanceScorer(kind).score(pair)
+    scorer = EditDistanceScorer(kind)
+    result = scorer.score(pair)
+    scale = scorer.model.scale
     p, h = pair.text.tokens, pair.hypothesis.tokens
     steps = [EditTraceStep(
         "start", (0, 0), (0, 0),
@@ -112,8 +114,9 @@ def trace_edit(pair: AnalyzedPair, *, kind: str = "ppda") -> EditTrace:
     steps.append(EditTraceStep(
         "score", (0, 0), (len(p), len(h)),
         f"The best path scores {result.best_log_score:.2f}, but the score sums over all paths: "
-        f"log Z = {result.log_z:.2f}, divided by {n_tokens} tokens plus the model's offset gives "
-        f"{result.value:.3f} (on the 0-5 similarity scale).",
+        f"log Z = {result.log_z:.2f}, divided by {n_tokens} tokens"
+        + (f", times the model's scale {scale:.3g}," if scale != 1.0 else "")
+        + f" plus the model's offset gives {result.value:.3f} (on the 0-5 similarity scale).",
         result.value,
     ))
     return EditTrace("edit", kind, p, h, result, tuple(steps), result.value)

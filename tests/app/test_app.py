@@ -59,11 +59,13 @@ def page_charts(at: AppTest) -> int:
 
 
 def frame(at: AppTest, column: str, *, lacks: str = ""):  # type: ignore[no-untyped-def]
-    """The first table on the page that has this column (and not the ``lacks`` one)."""
-    for df in at.dataframe:
+    """The first table on the page (interactive or static) that has this column (and not
+    the ``lacks`` one)."""
+    tables = [*at.dataframe, *at.table]
+    for df in tables:
         if column in df.value.columns and not (lacks and lacks in df.value.columns):
             return df.value
-    raise AssertionError(f"no table with a {column!r} column; tables: {[list(d.value.columns) for d in at.dataframe]}")
+    raise AssertionError(f"no table with a {column!r} column; tables: {[list(d.value.columns) for d in tables]}")
 
 
 def test_app_opens_on_the_pair_page_with_the_sample() -> None:
@@ -83,6 +85,11 @@ def test_app_opens_on_the_pair_page_with_the_sample() -> None:
     assert any(c.value.startswith(f"Cutoffs: {len(tuned(scores))} shipped defaults") for c in at.caption)
     breakdown = frame(at, "brevity penalty")
     assert "1-grams" in breakdown.columns and "4-grams" in breakdown.columns
+    # Orders in order, value last, and a dash (never "None") where a scorer has no such cell.
+    assert list(breakdown.columns)[-2:] == ["brevity penalty", "value"]
+    assert list(breakdown.columns)[1:6] == [f"{n}-grams" for n in range(1, 6)]
+    assert not breakdown.isna().any().any() and "None" not in breakdown.to_string()
+    assert (breakdown.set_index("scorer").loc["NIST-1", ["2-grams", "brevity penalty"]] == "–").all()
     assert at.slider, "the cutoff slider is missing"
     assert page_charts(at) == 1  # the n-gram grid
     assert "typical.xml" in " ".join(c.value for c in at.sidebar.caption)
@@ -218,6 +225,10 @@ def test_dataset_page_table_filters_and_opens_a_pair() -> None:
     assert at.title[0].value == "Pair"
     assert at.text_area(key="pair_hypothesis").value == LOWMEAD
     assert at.query_params.get("pair") == "20"  # the URL names the pair, so it can be shared
+    # Back on the Dataset page, the filters are as they were left (kept for the session).
+    page(at, DATASET)
+    assert at.text_input(key="filter_search").value == "Lowmead"
+    assert set(frame(at, "correct")["id"]) == {"20"}
 
 
 def test_dataset_page_row_selection_opens_the_pair() -> None:
@@ -350,6 +361,22 @@ def test_dataset_page_upload_good_and_malformed_files() -> None:
     assert not at.exception and not at.error
     assert len(frame(at, "correct")) == 2
     assert "two.csv" in " ".join(c.value for c in at.sidebar.caption)
+    # The URL names the upload by its content hash; a reload (a fresh session) reopens it.
+    ref = at.query_params.get("dataset")
+    ref = ref[0] if isinstance(ref, list) else ref
+    assert ref is not None and ref.startswith("upload:") and "two.csv" not in ref
+    again = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    again.query_params.update({"dataset": ref, "pair": "2"})
+    again.run()
+    assert not again.exception and not again.toast
+    assert again.text_area(key="pair_hypothesis").value == "It was dry."
+    assert "two.csv" in " ".join(c.value for c in again.sidebar.caption)
+    # A reference that is not a content hash opens nothing (and never a path).
+    for bad in ("upload:../../etc/passwd", "upload:ZZZZ"):
+        other = AppTest.from_file(APP, default_timeout=TIMEOUT)
+        other.query_params["dataset"] = bad
+        other.run()
+        assert any("not available here" in t.value for t in other.toast)
 
 
 @dataclass(frozen=True)
@@ -654,3 +681,15 @@ def test_aligners_page_lets_the_user_choose_the_manli_model(repo_root: Path) -> 
     assert any("training-set figures" in w.value for w in at.warning)
     summary = frame(at, "problems")
     assert "MANLI (MSR RTE2 dev + Edinburgh++ train) - training-set figures" in set(summary["aligner"])
+
+
+def test_evaluate_curves_on_mixed_scales_get_a_panel_each() -> None:
+    at = page(start(), EVALUATE)
+    assert at.radio(key="evaluate_axes_alike").value == "shared"  # the BLEU family: one scale
+    at.multiselect(key="evaluate_scorers").set_value(["mbleu", "nist5"]).run()
+    assert not at.exception and not at.error
+    assert at.radio(key="evaluate_axes_mixed").value == "separate"
+    at.radio(key="evaluate_axes_mixed").set_value("shared").run()
+    assert any("different scales" in c.value for c in at.caption)  # the note on squashed curves
+    at.radio(key="evaluate_axes_mixed").set_value("normalised").run()
+    assert not at.exception and any("share of the dataset's pairs" in c.value for c in at.caption)

@@ -56,7 +56,7 @@ def opened(result_dir: Path, page: str) -> AppTest:
 
 
 def table_with(at: AppTest, column: str):  # type: ignore[no-untyped-def]
-    for df in at.dataframe:
+    for df in [*at.dataframe, *at.table]:  # interactive or static (the Pair page's scores)
         if column in df.value.columns:
             return df.value
     raise AssertionError(f"no table with {column!r}")

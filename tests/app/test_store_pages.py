@@ -93,6 +93,14 @@ def test_bulk_tagging_from_the_dataset_table(store_path: Path) -> None:
     at.run()  # the table now shows the tags
     shown = next(d.value for d in at.dataframe if "hypothesis" in d.value.columns)
     assert set(shown["tags"]) == {"world-knowledge"}
+    tagged = set(shown["id"])
+    # The tag filter: pairs with the tag, then pairs with none.
+    next(m for m in at.multiselect if m.label == "Task").set_value([]).run()
+    next(m for m in at.multiselect if m.label == "Tagged with").set_value(["world-knowledge"]).run()
+    assert set(next(d.value for d in at.dataframe if "hypothesis" in d.value.columns)["id"]) == tagged
+    next(m for m in at.multiselect if m.label == "Tagged with").set_value(["(no tag)"]).run()
+    untagged = next(d.value for d in at.dataframe if "hypothesis" in d.value.columns)
+    assert len(untagged) == 56 - len(tagged) and not set(untagged["id"]) & tagged
 
 
 def test_errors_page_cross_tab_and_exports(store_path: Path) -> None:

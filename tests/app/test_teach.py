@@ -44,7 +44,7 @@ def test_teach_page_steps_through_every_method() -> None:
 
 def test_teach_page_presentation_layout_and_a_dataset_pair() -> None:
     at = open_teach()
-    at.toggle(key="teach_presentation").set_value(True).run()
+    at.toggle(key="presentation").set_value(True).run()
     assert not at.exception, at.exception
     assert not at.title  # the presentation layout drops the page furniture
     at.radio(key="teach_source").set_value("A pair from the dataset").run()
@@ -72,3 +72,15 @@ def test_teach_page_player_advances_and_stops_at_the_end() -> None:
     assert not at.exception, at.exception
     assert not at.toggle(key=state.TEACH_PLAY.key).value  # stopped at the last step
     assert at.slider(key=state.TEACH_STEP.key).value == last
+
+
+def test_teach_page_opens_the_method_and_layout_the_url_names() -> None:
+    at = AppTest.from_file(APP, default_timeout=180).run()
+    at.switch_page(TEACH)
+    # A bound widget's URL value is its label as shown.
+    at.query_params.update({"teach_method": METHODS["itg"], "presentation": "true"})
+    at.run()
+    assert not at.exception, at.exception
+    assert at.radio(key="teach_method").value == "itg"
+    assert at.toggle(key="presentation").value is True and not at.title
+    # That choosing a method writes it into the URL is the browser's part: tests/e2e checks it.

@@ -104,6 +104,10 @@ def test_alignment_features_see_negation_and_numbers() -> None:
     assert a["lex:negation_mismatch"] == 0 and b["lex:negation_mismatch"] == 1
     assert a["lex:number_mismatch"] == 0 and b["lex:number_mismatch"] == 1
     assert a["manli:coverage"] == 1.0 and a["manli:unaligned_content"] == 0
+    # without the ITG biparse (the default feature set needs none) the rest is unchanged
+    no_itg = alignment_features(plain, itg=False)
+    assert "scorer:itg" not in no_itg and "itg:inversions" not in no_itg
+    assert no_itg == {k: v for k, v in a.items() if k not in ("scorer:itg", "itg:inversions")}
 
 
 @pytest.mark.slow
@@ -116,6 +120,8 @@ def test_shipped_model_is_small_and_scores_a_pair() -> None:
     total = result.intercept + sum(c.contribution for c in result.contributions)
     assert total == pytest.approx(result.decision)
     assert {c.feature for c in result.contributions} == set(scorer.model.features)
+    # the shipped file is the documented default (retrain it when the default changes)
+    assert scorer.model.features == DEFAULT_FEATURES
 
 
 def test_classify_cli_trains_saves_and_reports_the_combined_classifier(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -393,12 +394,19 @@ def test_train_command_writes_a_loadable_model(tmp_path) -> None:  # type: ignor
     model = EditDistanceModel.load(out)
     assert model.kind == "pfsm" and model.info["pairs"] == len(TOY)
     assert main(["train", "ppda", str(data), "--out", str(out), "--option", "cv=1"]) == 2
+    ranked = tmp_path / "rank.json"
+    assert main(["train", "pfsm", str(data), "--out", str(ranked), "--option", "max_iter=5", "--option", "min_count=1",
+                 "--option", "target=rank", "--option", "lam_per=4"]) == 0
+    model = EditDistanceModel.load(ranked)
+    assert model.info["target"] == "rank" and model.info["lam_per"] == 4 and model.scale > 0
+    assert model.info["lam"] == pytest.approx(5.0 * len(TOY) / 4)  # lam per 4 pairs
+    assert main(["train", "pfsm", str(data), "--out", str(out), "--option", "target=huber"]) == 2
     assert main(["train", "ppda", str(data), "--out", str(out), "--option", "speed=fast"]) == 2
 
 
 # -- training settings compared across files (explorer/edit_distance/training.py) ----------
 
-@pytest.mark.parametrize("target", ["norm", "affine", "plain", "mean"])
+@pytest.mark.parametrize("target", ["norm", "affine", "plain", "mean", "rank"])
 def test_target_objective_gradient_with_per_file_offsets(toy: tuple[list, np.ndarray], target: str) -> None:
     from explorer.edit_distance.training import _target_objective
 
@@ -424,8 +432,59 @@ def test_target_objective_gradient_with_per_file_offsets(toy: tuple[list, np.nda
         step = np.zeros_like(theta)
         step[k] = eps
         assert grad[k] == pytest.approx((loss(theta + step) - loss(theta - step)) / (2 * eps), rel=1e-4, abs=1e-5)
-    if target in ("norm", "mean"):
+    if target in ("norm", "mean", "rank"):
         assert grad[-1] == grad[-2] == 0.0  # scales are fixed at 1
+
+
+def test_rank_loss_sees_only_the_order_inside_each_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    from explorer.edit_distance import training
+    from explorer.edit_distance.training import rank_loss
+
+    rng = np.random.default_rng(3)
+    gold = rng.uniform(0, 5, 40)
+    group = np.repeat([0, 1], 20)
+    weight = np.ones(40)
+    u = rng.normal(0, 1, 40)
+    loss, grad = rank_loss(u, gold, group, weight)
+    # a shift of one file's predictions changes nothing (the files are ranked apart)
+    shifted, _ = rank_loss(u + 3.0 * group, gold, group, weight)
+    assert shifted == pytest.approx(loss)
+    # predictions in gold order cost less than in reversed order
+    assert rank_loss(gold, gold, group, weight)[0] < rank_loss(-gold, gold, group, weight)[0]
+    # the gradient is the finite difference, and chunking the couples changes nothing
+    eps = 1e-6
+    for k in (0, 7, 25):
+        step = np.zeros(40)
+        step[k] = eps
+        fd = (rank_loss(u + step, gold, group, weight)[0] - rank_loss(u - step, gold, group, weight)[0]) / (2 * eps)
+        assert grad[k] == pytest.approx(fd, rel=1e-5, abs=1e-7)
+    monkeypatch.setattr(training, "_RANK_CHUNK", 3)
+    chunked, chunked_grad = rank_loss(u, gold, group, weight)
+    assert chunked == pytest.approx(loss) and np.allclose(chunked_grad, grad)
+
+
+def test_rank_target_fits_an_offset_and_scale_and_lam_per_pairs(toy: tuple[list, np.ndarray]) -> None:
+    from explorer.edit_distance.training import TransferSettings, score_values, train_settings
+
+    encoded, gold = toy
+    settings = TransferSettings.parse({"kind": "pfsm", "lam": "0.5", "max_iter": "15", "min_count": "1",
+                                       "target": "rank", "per_file": "1", "lam_per": "4"})
+    assert settings.effective_lam(8) == pytest.approx(1.0) and settings.effective_lam(2) == pytest.approx(0.25)
+    model, scale = train_settings(settings, encoded, gold, ["a"] * len(gold))
+    pred = score_values(model, encoded, "rank", scale)
+    assert scale == 1.0 and model.scale > 0  # the model carries its own scale
+    # least-squares level and scale: the training predictions average the gold mean ...
+    assert pred.mean() == pytest.approx(gold.mean(), abs=1e-6)
+    assert np.corrcoef(pred, gold)[0, 1] > 0
+    # ... and the model predicts them itself, also after a round trip through JSON
+    assert np.allclose(model.predict_batch(Batch.build(encoded, model.index)), pred)
+    again = EditDistanceModel.from_json(json.loads(json.dumps(model.to_json())))
+    assert again.scale == pytest.approx(model.scale, rel=1e-5)
+    assert np.allclose(again.predict_batch(Batch.build(encoded, again.index)), pred, atol=1e-4)
+    with pytest.raises(ModelError, match="scale"):
+        EditDistanceModel.from_json({**model.to_json(), "scale": -1})
+    with pytest.raises(ValueError, match="lam_per"):
+        TransferSettings.parse({"lam_per": "-1"})
 
 
 def test_target_objective_norm_is_the_papers_objective(toy: tuple[list, np.ndarray]) -> None:
@@ -456,3 +515,27 @@ def test_balanced_weights_and_preprocessing() -> None:
     assert both.text.tokens == ("the", "cat", "sat", "quietly") and both.hypothesis.tokens == ("a", "cat", "sat")
     with pytest.raises(ValueError, match="unknown preprocessing"):
         prepare_pair(pair, "stem")
+
+
+def test_reinsertions_name_words_deleted_and_inserted_unchanged_and_why() -> None:
+    from components.figures.edit_sequence import reinsertion_note, reinsertions
+    from explorer.edit_distance.model import EditStep
+
+    def step(op: str, t: tuple[int, int] | None, h: tuple[int, int] | None) -> EditStep:
+        return EditStep(op, "S_WORD" if op == "SUB" else op, t, h, 0.0, 0, 0, 0)
+
+    # text: "of Ellinby about 400" / hypothesis: "About 400 of Ellinby": matching "about 400"
+    # in order leaves "of Ellinby" before it in the text and after it in the hypothesis.
+    text, hyp = ["of", "Ellinby", "about", "400"], ["About", "400", "of", "Ellinby"]
+    steps = [step("DEL", (0, 1), None), step("DEL", (1, 2), None), step("SUB", (2, 3), (0, 1)),
+             step("SUB", (3, 4), (1, 2)), step("INS", None, (2, 3)), step("INS", None, (3, 4))]
+    found = reinsertions(steps, text, hyp, [(2, 0), (3, 1)])
+    assert [(r.word, r.text_index, r.hyp_index, r.crossing) for r in found] == [
+        ("of", 0, 2, True), ("Ellinby", 1, 3, True)]
+    note = reinsertion_note(found, "pfsm")
+    assert "'of', 'Ellinby'" in note and "left to right" in note
+    assert "jump" in reinsertion_note(found, "ppda")
+    # Without a crossing link, the note says the weights preferred it; no re-insertion, no note.
+    loose = reinsertions(steps, text, hyp, [])
+    assert not any(r.crossing for r in loose) and "cross no link" in reinsertion_note(loose, "pfsm")
+    assert reinsertion_note(reinsertions(steps[2:4], text, hyp, [(2, 0), (3, 1)]), "pfsm") == ""

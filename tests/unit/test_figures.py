@@ -95,3 +95,23 @@ def test_graded_scatter_checks_lengths() -> None:
     assert list(fig.data[0].y) == [1.0, 4.5]
     with pytest.raises(ValueError, match="1 scores for 2 gold scores"):
         figures.graded_scatter({"A": [0.1]}, [1.0, 2.0])
+
+
+def test_accuracy_curves_on_mixed_scales_get_their_own_axes_or_a_normalised_one() -> None:
+    gold = [True, False, True, False]
+    bleu, nist = [0.1, 0.2, 0.3, 0.0], [1.0, 6.0, 9.0, 2.0]
+    curves = {"BLEU": sweep(bleu, gold), "NIST": sweep(nist, gold)}
+    assert figures.mixed_scales(curves)
+    assert not figures.mixed_scales({"BLEU": sweep(bleu, gold), "B2": sweep([0.2, 0.1, 0.4, 0.3], gold)})
+    cutoffs = {"BLEU": 0.1, "NIST": 2.0}
+    separate = figures.accuracy_curves(curves, cutoffs, axes="separate")
+    assert {t.xaxis for t in separate.data} == {"x", "x2"}  # each scorer on its own x axis
+    normalised = figures.accuracy_curves(curves, cutoffs, axes="normalised", scores={"BLEU": bleu, "NIST": nist})
+    for trace in normalised.data:
+        assert 0.0 <= min(trace.x) and max(trace.x) <= 1.0
+    # BLEU's cutoff 0.1 leaves two of four pairs at or below it: 0.5 on the shared scale.
+    assert sorted(s.x0 for s in normalised.layout.shapes) == [0.5, 0.5]
+    with pytest.raises(ValueError, match="need every scorer's scores"):
+        figures.accuracy_curves(curves, cutoffs, axes="normalised")
+    with pytest.raises(ValueError, match="choose one of"):
+        figures.accuracy_curves(curves, cutoffs, axes="log")

@@ -333,6 +333,21 @@ def test_tree_figure_tells_straight_from_inverted_nodes() -> None:
         tree_figure(result.tree, text.tokens[:-1], hyp.tokens)
 
 
+def test_tree_figure_keeps_the_root_clear_of_the_legend_and_staggers_leaf_labels() -> None:
+    from components.figures.itg import tree_figure
+
+    result, text, hyp = parse(SWAP_TEXT, SWAP_HYPOTHESIS)
+    assert result.tree is not None
+    figure = tree_figure(result.tree, text.tokens, hyp.tokens)
+    top = max(y for trace in figure.data if trace.mode == "markers" for y in trace.y)
+    assert top < figure.layout.yaxis.range[1]  # the root is inside the plot area ...
+    assert figure.layout.legend.y >= 1 and figure.layout.margin.t >= 60  # ... and the legend above it
+    labels = next(trace for trace in figure.data if trace.mode == "text")
+    assert len(labels.text) == len(result.tree.leaves())
+    assert len(set(labels.y)) == 2  # two staggered rows
+    assert min(labels.y) > figure.layout.yaxis.range[0]
+
+
 def test_alignment_figure_outlines_the_chosen_nodes_block() -> None:
     from components.figures.itg import alignment_figure
 

@@ -5,7 +5,9 @@ does not matter what other tests have imported already):
 - ``components/figures/`` (pure Plotly builders) imports no Streamlit and no other part
   of ``components`` than the figures;
 - nothing but ``components/state.py`` touches ``st.session_state``: every key is defined
-  there with its type.
+  there with its type;
+- nothing but ``components/charts.py`` calls ``st.plotly_chart``, so every chart has the
+  PNG/SVG export on its modebar.
 """
 
 from __future__ import annotations
@@ -79,6 +81,17 @@ def test_only_state_touches_session_state() -> None:
         if "session_state" in line
     ]
     assert not offenders, "session state outside components/state.py:\n" + "\n".join(offenders)
+
+
+def test_only_charts_draws_plotly_charts() -> None:
+    offenders = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for path in [*modules("components"), ROOT / "app.py"]
+        if path.relative_to(ROOT).as_posix() != "components/charts.py"
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if "st.plotly_chart(" in line
+    ]
+    assert not offenders, "charts drawn without components.charts.plotly_chart:\n" + "\n".join(offenders)
 
 
 @pytest.mark.parametrize("source", [

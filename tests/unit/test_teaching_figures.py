@@ -88,3 +88,16 @@ def test_edit_lattice_draws_one_segment_per_move_so_far(traces: dict[str, object
     assert len(figure.data) == 1 + 3  # the lattice points and three moves
     widths = [t.line.width for t in figure.data[1:]]
     assert widths[-1] > widths[0]  # the current move stands out
+
+
+def test_a_title_above_column_labels_gets_room_of_its_own(traces: dict[str, object]) -> None:
+    checked = 0
+    for trace in traces.values():
+        for k in range(len(trace.steps)):  # type: ignore[attr-defined]
+            for large in (False, True):
+                figure = step_figure(trace, k, large=large)
+                if figure.layout.xaxis.side == "top" and figure.layout.title.text:
+                    checked += 1
+                    # Title (about 60 px) plus the rotated or stacked column labels under it.
+                    assert figure.layout.margin.t >= 130, (k, figure.layout.title.text)
+    assert checked  # the ITG chart steps have both

@@ -24,3 +24,22 @@ def test_streamlit_directives_and_html_are_escaped() -> None:
 def test_plain_words_and_unicode_are_unchanged_and_lines_joined() -> None:
     assert plain("café  naïve") == "café naïve"
     assert plain("two\nlines") == "two lines"
+
+
+def test_count_says_one_pair_and_many_pairs() -> None:
+    from components.text import count
+
+    assert count(1, "pair") == "1 pair"
+    assert count(0, "pair") == "0 pairs"
+    assert count(20000, "pair") == "20,000 pairs"
+    assert count(2, "child", "children") == "2 children"
+
+
+def test_label_kind_in_words() -> None:
+    from components.text import label_kind
+
+    assert label_kind("three_way") == "3-way labels (entailment / neutral / contradiction)"
+    assert "three_way" not in label_kind("three_way", 3, 5)
+    assert label_kind("binary", 393, 800) == "entailment labels (yes/no) on 393 of 800 pairs"
+    assert label_kind("binary", 800, 800) == "entailment labels (yes/no)"
+    assert label_kind("unlabelled", 0, 10) == "no labels"

@@ -1,0 +1,149 @@
+"""Regenerate the README's screenshots of the current UI (not a benchmark: it prints the
+files it wrote). Starts ``streamlit run app.py`` on a free localhost port with a throwaway
+store, drives Debian's Chromium through Playwright, and saves:
+
+- ``pair-verdicts.png``: the Pair page on a typical-sample pair, its verdict strip filled in;
+- ``teach.png``: the Teach page stepping through the Bracketing ITG chart;
+- ``evaluate-typical.png``: the Evaluate page on the typical sample (curves and summary);
+- ``dataset.png``: the Dataset page's filters and table.
+
+Run (about a minute on a quiet machine):
+
+    NLTK_DATA=../shared/nltk_data .venv/bin/python -m bench.screenshots [--out docs/screenshots] [--pair 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+IDLE = """() => !document.querySelector(
+    '[data-testid="stStatusWidgetRunningIcon"], [data-testid="stStatusWidgetRunningManIcon"], [data-stale="true"]')"""
+#: The verdict strip marks methods not run yet with this hover text.
+STRIP_DONE = """() => document.querySelector('span[title*="gold label"], span[title*="no gold label"]') !== null
+    && document.querySelectorAll('span[title*="not run yet"]').length === 0"""
+WAIT = 180_000  # ms: the first page of a cold server loads WordNet, MANLI's weights, ...
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _wait_healthy(url: str, server: subprocess.Popen[bytes], timeout: float = 120.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise SystemExit(f"streamlit exited with {server.returncode}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.3)
+    raise SystemExit(f"streamlit did not answer on {url} within {timeout:.0f} s")
+
+
+def _settle(page) -> None:  # type: ignore[no-untyped-def]
+    for _ in range(3):
+        page.wait_for_timeout(800)
+        page.wait_for_function(IDLE, timeout=WAIT)
+
+
+def _main_area(page, path: Path, *, height: int) -> None:  # type: ignore[no-untyped-def]
+    """A screenshot of the page from the top, ``height`` pixels tall."""
+    page.set_viewport_size({"width": 1400, "height": height})
+    page.wait_for_timeout(600)
+    _settle(page)
+    page.screenshot(path=str(path))
+
+
+def take(url: str, out: Path, pair: str) -> list[Path]:
+    from playwright.sync_api import sync_playwright
+
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+
+            page.goto(f"{url}/?dataset=sample%3Atypical.xml&pair={pair}", wait_until="domcontentloaded")
+            page.wait_for_selector("h1:has-text('Pair')", timeout=WAIT)
+            page.wait_for_function(STRIP_DONE, timeout=WAIT)
+            _main_area(page, out / "pair-verdicts.png", height=1250)
+            written.append(out / "pair-verdicts.png")
+
+            page.goto(f"{url}/teach?teach_method=Bracketing+ITG", wait_until="domcontentloaded")
+            page.wait_for_selector("h3:has-text('Step 1 of')", timeout=WAIT)
+            _settle(page)
+            page.get_by_text("Pair and method").click()  # fold the controls: the step is the subject
+            _settle(page)
+            for _ in range(6):
+                page.get_by_role("button", name="Next step").click()
+                _settle(page)
+            _main_area(page, out / "teach.png", height=1300)
+            written.append(out / "teach.png")
+
+            page.goto(f"{url}/evaluate?dataset=sample%3Atypical.xml", wait_until="domcontentloaded")
+            page.wait_for_selector("h1:has-text('Evaluate')", timeout=WAIT)
+            page.get_by_text("Accuracy against cutoff").first.wait_for(timeout=WAIT)
+            _main_area(page, out / "evaluate-typical.png", height=1500)
+            written.append(out / "evaluate-typical.png")
+
+            page.goto(f"{url}/dataset?dataset=sample%3Atypical.xml", wait_until="domcontentloaded")
+            page.wait_for_selector("h1:has-text('Dataset')", timeout=WAIT)
+            page.get_by_text("Click a row to open it").wait_for(timeout=WAIT)
+            _main_area(page, out / "dataset.png", height=1250)
+            written.append(out / "dataset.png")
+        finally:
+            browser.close()
+    return written
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--out", default=str(ROOT / "docs" / "screenshots"), help="folder for the PNGs")
+    parser.add_argument("--pair", default="5", help="the typical-sample pair on the Pair page (default 5: the methods disagree)")
+    args = parser.parse_args()
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    scratch = Path(tempfile.mkdtemp(prefix="screenshots-"))
+    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
+           # A fresh store and cutoff cache: the pages as a first visitor sees them (shipped cutoffs).
+           "ENTAILMENT_EXPLORER_STORE": str(scratch / "store.sqlite3"), "EXPLORER_UPLOADS_DIR": str(scratch / "uploads"),
+           "EXPLORER_CUTOFF_CACHE": str(scratch / "cutoffs")}
+    with tempfile.TemporaryFile() as log:
+        server = subprocess.Popen(
+            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
+             "--server.port", str(port), "--server.address", "127.0.0.1"],
+            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+        )
+        try:
+            _wait_healthy(url, server)
+            for path in take(url, Path(args.out), args.pair):
+                print(path)
+        finally:
+            server.terminate()
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

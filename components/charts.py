@@ -1,0 +1,52 @@
+"""Every Plotly chart of the app goes through :func:`plotly_chart`, so every figure can be
+saved as PNG or SVG from its own modebar (the camera icon at its top right).
+
+Why the modebar, not a server-side export: Plotly's ``toImage`` runs in the reader's
+browser on the chart already drawn (plotly.js ships inside Streamlit's front end), so it
+works offline, costs the shared server nothing and needs no extra package. Kaleido, the
+server-side route, does work here with Debian's Chromium, but it starts a browser for
+every export (3-4 s a figure on this machine) on a server a class may share. The modebar
+has one image button per chart, so the format is chosen once for the session in the
+sidebar (:func:`format_picker`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import plotly.graph_objects as go
+import streamlit as st
+
+from components import state
+
+FORMATS = ("png", "svg")
+
+
+def export_config(key: str, fmt: str) -> dict[str, Any]:
+    """Plotly's config for one chart: the camera button saves ``fmt`` (PNG at twice the
+    drawn size), named after the chart's key."""
+    if fmt not in FORMATS:
+        raise ValueError(f"figure format {fmt!r}: choose one of {', '.join(FORMATS)}")
+    options: dict[str, Any] = {"format": fmt, "filename": key}
+    if fmt == "png":
+        options["scale"] = 2
+    return {"displaylogo": False, "toImageButtonOptions": options}
+
+
+def figure_format() -> str:
+    chosen = state.FIGURE_FORMAT.get()
+    return chosen if chosen in FORMATS else "png"
+
+
+def plotly_chart(figure: go.Figure, *, key: str, **kwargs: Any) -> Any:
+    """``st.plotly_chart`` with the session's image format on the modebar's camera."""
+    return st.plotly_chart(figure, key=key, config=export_config(key, figure_format()), **kwargs)
+
+
+def format_picker() -> None:
+    """The sidebar's choice of the figures' download format (kept for the session)."""
+    st.sidebar.segmented_control(
+        "Figure downloads", list(FORMATS), default="png", key=state.FIGURE_FORMAT.key, required=True,
+        format_func=str.upper, persist_state="session",
+        help="What the camera icon at the top right of every figure saves: PNG (twice the drawn size) or SVG.",
+    )

@@ -1,0 +1,57 @@
+"""The Pair page's "Download the full analysis (HTML)" button.
+
+The file is built only when the button is clicked (Streamlit runs the callable on its own
+thread, after the page is drawn), so the Pair page pays nothing for it: the cutoffs and
+results are the page's own, the figures of every method are drawn then
+(:mod:`components.report`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import streamlit as st
+
+from components.data import Cutoff, LoadedDataset
+from components.report import ScoreRow, pair_figures, report_html
+from explorer.preprocess import AnalyzedPair
+from explorer.scorers import SCORERS
+
+
+def score_rows(results: Mapping[str, Any], cutoffs: Mapping[str, Cutoff]) -> list[ScoreRow]:
+    rows = []
+    for name, result in results.items():
+        cut = cutoffs[name]
+        value = float(result.value)
+        info = SCORERS.get(name)
+        rows.append(ScoreRow(info.label if info else name, value, cut.value, value > cut.value, cut.source,
+                             info.description if info else ""))
+    return rows
+
+
+def file_name(loaded: LoadedDataset, analyzed: AnalyzedPair) -> str:
+    pair = analyzed.pair
+    stem = "typed-pair" if pair.source == "typed" else f"{loaded.name}-pair-{pair.id}"
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", stem)[:80] + ".html"
+
+
+def render_report_download(loaded: LoadedDataset, analyzed: AnalyzedPair, results: Mapping[str, Any],
+                           cutoffs: Mapping[str, Cutoff]) -> None:
+    pair = analyzed.pair
+    where = "a typed pair" if pair.source == "typed" else f"pair {pair.id} of {loaded.name}"
+    rows = score_rows(results, cutoffs)
+    missing = [SCORERS[n].label for n in SCORERS if n not in results]
+    notes = [f"Not in the table (not run on this page yet): {', '.join(missing)}."] if missing else []
+
+    def build() -> str:
+        return report_html(text=pair.text, hypothesis=pair.hypothesis, gold_label=pair.label, gold=pair.entails,
+                           where=where, rows=rows, figures=pair_figures(analyzed), notes=notes)
+
+    st.download_button(
+        "Download the full analysis (HTML)", data=build, file_name=file_name(loaded, analyzed), mime="text/html",
+        on_click="ignore", key="pair_report",
+        help="One self-contained file: the pair, every verdict and score, and every method's figures "
+             "(each with PNG and SVG buttons). It opens offline; building it takes a few seconds.",
+    )

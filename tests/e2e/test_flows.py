@@ -1,0 +1,152 @@
+"""Issue 14's flows in a real browser (Playwright + Debian's Chromium against
+``streamlit run app.py``):
+
+- export: a figure's modebar camera saves SVG once SVG is chosen in the sidebar; the Pair
+  page's full analysis downloads as one HTML file that opens offline with every figure,
+  and a ``<script>`` typed into a sentence stays text there (it never runs);
+- state: a reload keeps the dataset, the pair and the decision's method (URL), and the
+  Dataset filters survive a visit to another page;
+- the Teach page: stepping through a method, and the presentation layout opened from a
+  link (the method and the layout are in the URL).
+
+One server for the module (starting one takes a while on a shared machine).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, require_chromium, served_app
+
+STEP = 60_000  # ms per browser wait: the machine is shared
+IDLE = """() => !document.querySelector(
+    '[data-testid="stStatusWidgetRunningIcon"], [data-testid="stStatusWidgetRunningManIcon"], [data-stale="true"]')"""
+HOSTILE = "Ann sold <script>window.pwned = 1</script> her car on Monday."
+
+
+@pytest.fixture(scope="module")
+def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    require_chromium()
+    folder = tmp_path_factory.mktemp("flows")
+    with served_app({"ENTAILMENT_EXPLORER_STORE": str(folder / "store.sqlite3"),
+                     "EXPLORER_UPLOADS_DIR": str(folder / "uploads")}) as url:
+        yield url
+
+
+@pytest.fixture
+def page(app_url: str) -> Iterator:  # type: ignore[type-arg]
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            tab = browser.new_page(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+            errors: list[str] = []
+            tab.on("pageerror", lambda err: errors.append(str(err)))
+            yield tab
+            assert tab.locator("[data-testid='stException']").count() == 0
+            assert not errors, errors
+        finally:
+            browser.close()
+
+
+def settle(page) -> None:  # type: ignore[no-untyped-def]
+    """Wait until the run an action started has finished (twice: a run may start another)."""
+    for _ in range(2):
+        page.wait_for_timeout(300)
+        page.wait_for_function(IDLE, timeout=STEP)
+
+
+def open_app(page, url: str, heading: str = "h1:has-text('Pair')") -> None:  # type: ignore[no-untyped-def]
+    page.goto(url, wait_until="domcontentloaded", timeout=STEP)
+    page.wait_for_selector(heading, timeout=STEP)
+    settle(page)
+
+
+def test_modebar_saves_svg_and_the_pair_analysis_downloads_as_inert_html(page, app_url: str, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    open_app(page, app_url)
+    page.locator("[class*='st-key-figure_format']").get_by_role("radio", name="SVG").click()
+    settle(page)
+    grid = page.locator("[class*='st-key-ngram_grid'] .js-plotly-plot").first
+    grid.wait_for(timeout=STEP)
+    grid.hover()
+    with page.expect_download(timeout=STEP) as saved:
+        grid.locator(".modebar-btn[data-title*='Download plot']").click()
+    assert saved.value.suggested_filename == "ngram_grid.svg"
+    assert Path(saved.value.path()).read_text(encoding="utf-8").lstrip().startswith("<svg")
+
+    # A typed pair with a script in it: the page and the exported file show it as text.
+    page.get_by_label("Text (premise)").fill(HOSTILE)
+    page.get_by_label("Hypothesis").fill("Ann sold a car.")
+    page.get_by_label("Hypothesis").press("Control+Enter")
+    page.get_by_text("Your own pair").wait_for(timeout=STEP)
+    settle(page)
+    with page.expect_download(timeout=3 * STEP) as saved:
+        page.get_by_role("button", name="Download the full analysis (HTML)").click()
+    report = tmp_path / saved.value.suggested_filename
+    saved.value.save_as(report)
+    assert report.name == "typed-pair.html"
+    assert "<script>window.pwned" not in report.read_text(encoding="utf-8")
+    page.goto(report.as_uri(), wait_until="load", timeout=STEP)
+    page.wait_for_selector(".js-plotly-plot .main-svg", timeout=STEP)
+    assert page.evaluate("window.pwned") is None  # the typed script never ran
+    assert HOSTILE in page.locator(".sentence").first.inner_text()
+    assert page.locator(".js-plotly-plot").count() >= 8  # n-gram, WER, bow, ITG, MANLI, pFSM, pPDA
+    with page.expect_download(timeout=STEP) as saved:
+        page.locator("button[data-format='png']").first.click()
+    assert Path(saved.value.path()).read_bytes().startswith(b"\x89PNG")
+
+
+def test_a_reload_keeps_the_view_and_filters_survive_other_pages(page, app_url: str) -> None:  # type: ignore[no-untyped-def]
+    open_app(page, f"{app_url}/?dataset=sample%3Ablind_spots.xml&pair=13&method=bow")
+    page.get_by_text("What this pair shows").wait_for(timeout=STEP)
+    page.reload(wait_until="domcontentloaded")
+    page.wait_for_selector("h1:has-text('Pair')", timeout=STEP)
+    settle(page)
+    assert "pair=13" in page.url and "blind_spots.xml" in page.url and "method=bow" in page.url
+    page.get_by_text("What this pair shows").wait_for(timeout=STEP)  # the same pair, after the reload
+    assert page.get_by_label("Hypothesis").input_value().startswith("The Arlow Foxes defeated")
+
+    page.get_by_role("link", name="Dataset").click()
+    page.wait_for_selector("h1:has-text('Dataset')", timeout=STEP)
+    settle(page)
+    page.get_by_label("Search text, hypothesis or id").fill("Arlow")
+    page.get_by_label("Search text, hypothesis or id").press("Enter")
+    settle(page)
+    page.get_by_text("1 of 24 pairs").wait_for(timeout=STEP)
+    page.get_by_role("link", name="Evaluate").click()
+    page.wait_for_selector("h1:has-text('Evaluate')", timeout=STEP)
+    settle(page)
+    page.get_by_role("link", name="Dataset").click()
+    page.wait_for_selector("h1:has-text('Dataset')", timeout=STEP)
+    settle(page)
+    assert page.get_by_label("Search text, hypothesis or id").input_value() == "Arlow"
+    page.get_by_text("1 of 24 pairs").wait_for(timeout=STEP)
+
+
+def test_teach_page_steps_through_a_method_and_opens_the_presentation_from_a_link(page, app_url: str) -> None:  # type: ignore[no-untyped-def]
+    open_app(page, f"{app_url}/teach", heading="h1:has-text('Teaching mode')")
+    page.get_by_test_id("stRadio").filter(has_text="Method").get_by_text("Word error rate (WER)").click()
+    settle(page)
+    assert "teach_method=Word+error+rate" in page.url  # the choice is in the URL
+    page.get_by_role("heading", name="Step 1 of").wait_for(timeout=STEP)
+    page.get_by_role("button", name="Next step").click()
+    settle(page)
+    page.get_by_role("heading", name="Step 2 of").wait_for(timeout=STEP)
+    assert page.locator(".js-plotly-plot").count() == 1  # one figure per step
+
+    # A teacher's prepared link: the method and the presentation layout, nothing else on screen.
+    open_app(page, f"{app_url}/teach?teach_method=Bracketing+ITG&presentation=true", heading="h3:has-text('Step 1 of')")
+    page.wait_for_function("""() => [...document.querySelectorAll('[data-testid=stSidebar]')]
+        .every(e => getComputedStyle(e).display === 'none')""", timeout=STEP)  # the sidebar is hidden
+    settle(page)
+    assert page.locator("h1:has-text('Teaching mode')").count() == 0
+    page.get_by_text("Pair and method").click()
+    checked = page.get_by_test_id("stRadio").filter(has_text="Method").locator("input:checked")
+    assert checked.evaluate("e => e.closest('label').innerText") == "Bracketing ITG"
+    size = page.locator("[data-testid='stMarkdownContainer'] p").last.evaluate(
+        "e => parseFloat(getComputedStyle(e).fontSize)")
+    assert size >= 22  # large type
