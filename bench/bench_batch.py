@@ -10,9 +10,11 @@ Subcommands (each prints figures; see docs/BENCHMARKS.md for the recorded ones):
                 BLEU n-gram count cache) cannot serve repeats: every pair costs what a new
                 pair would. The task is the source corpus.
 ``throughput``  per scorer: pairs/s with 1 and 2 local worker processes on the first
-                ``--pairs`` pairs (cluster start and scorer warm-up excluded), the speed-up,
-                peak resident memory per worker, and the projected time for SNLI train
-                (570,152 pairs) at the 2-worker rate.
+                ``--pairs`` pairs (cluster start and scorer warm-up excluded; medians of
+                ``--repeats`` alternating runs), the speed-up, the client's CPU share and the
+                workers' read / score / write split, peak resident memory per worker, and
+                the projected time for SNLI train (570,152 pairs) at the 2-worker rate.
+                With no options: the one command for the 1.8x target.
 ``run``         the whole corpus through ``python -m explorer batch`` (a subprocess),
                 optionally killed with SIGKILL after ``--kill-after`` seconds and then
                 resumed: reports chunks finished at the kill, chunks the resumed run
@@ -25,7 +27,7 @@ Subcommands (each prints figures; see docs/BENCHMARKS.md for the recorded ones):
 
 Usage:
     NLTK_DATA=../shared/nltk_data python bench/bench_batch.py corpus --out /tmp/bench500k.jsonl
-    NLTK_DATA=... python bench/bench_batch.py throughput --corpus /tmp/bench500k.jsonl --pairs 4000 --scorers bleu,mbleu,wer
+    NLTK_DATA=... python bench/bench_batch.py throughput --corpus /tmp/bench500k.jsonl
     NLTK_DATA=... python bench/bench_batch.py run --corpus /tmp/bench500k.jsonl --out /tmp/bench500k.out --scorers bleu,mbleu,bleu_pa,wer,per --kill-after 120
     python bench/bench_batch.py query --result /tmp/bench500k.out --scorers bleu,mbleu,bleu_pa
 """
@@ -104,32 +106,78 @@ def _peak_rss_mib() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def _head(corpus: str, n: int) -> Path:
+    """The first ``n`` lines of the corpus as a file of their own (what `batch` reads)."""
+    out = Path(tempfile.gettempdir()) / f"bench-batch-head-{n}.jsonl"
+    if not out.exists() or sum(1 for _ in out.open(encoding="utf-8")) != n:
+        with open(corpus, encoding="utf-8") as src, out.open("w", encoding="utf-8") as dst:
+            for _, line in zip(range(n), src, strict=False):
+                dst.write(line)
+    return out
+
+
 def throughput(args: argparse.Namespace) -> None:
+    """1 vs 2 workers per scorer, medians of ``--repeats`` alternating runs on the same
+    two clusters; plus where the time goes: the client's CPU (chunking, scheduling: the
+    scheduler runs in the client process) and the workers' read / score / write."""
+    import contextlib
+
     from distributed import Client
 
+    from explorer.batch import runner
     from explorer.batch.runner import local_cluster, run_batch
-    from explorer.datasets import Dataset, load
 
-    full = load(args.corpus)
     print(_load_avg())
-    print(f"{'scorer':<10} {'pairs':>6} {'1 worker':>12} {'2 workers':>12} {'speed-up':>8} "
-          f"{'peak MiB/worker':>16} {'SNLI train (2 w)':>17}")
+    print(f"chunk size {args.chunk_size} (slow scorers {args.slow_chunk_size}); medians of {args.repeats} runs per "
+          f"cell; mode: {args.mode}")
+    print(f"{'scorer':<9} {'pairs':>6} {'1 worker':>10} {'2 workers':>10} {'speed-up':>8} {'runs (2w/1w)':>19} "
+          f"{'client CPU':>10} {'read/score/write us/pair':>25} {'peak MiB/w':>10} {'SNLI (2w)':>10}")
     for scorer in args.scorers.split(","):
-        n = int(args.slow_pairs) if scorer in args.slow.split(",") else int(args.pairs)
-        data = Dataset(full.name, full.format, full.pairs[:n])
-        rates, peaks = {}, {}
-        for workers in (1, 2):
-            out = Path(tempfile.mkdtemp(prefix="bench-batch-"))
-            seen = []
-            with local_cluster(workers) as cluster, Client(cluster) as client:
-                # at least 20 chunks, so both workers stay busy to the end
-                run_batch(data, [scorer], out / "r", chunk_size=min(args.chunk_size, max(1, n // 20)), client=client,
-                          progress=seen.append)
-                peaks[workers] = max(client.run(_peak_rss_mib).values())
-            rates[workers] = seen[-1].pairs_per_second
-            shutil.rmtree(out)
-        print(f"{scorer:<10} {n:>6} {rates[1]:>10.0f}/s {rates[2]:>10.0f}/s {rates[2] / rates[1]:>7.2f}x "
-              f"{max(peaks.values()):>16.0f} {SNLI_TRAIN / rates[2] / 60:>13.1f} min", flush=True)
+        slow = scorer in args.slow.split(",")
+        n = int(args.slow_pairs) if slow else int(args.pairs)
+        chunk = args.slow_chunk_size if slow else args.chunk_size
+        path = _head(args.corpus, n)
+        rates: dict[int, list[float]] = {1: [], 2: []}
+        cpu: list[float] = []
+        parts = {"read": 0.0, "score": 0.0, "write": 0.0}
+        peaks = []
+        with contextlib.ExitStack() as stack:
+            clients = {}
+            for workers in (1, 2):
+                cluster = stack.enter_context(local_cluster(workers))
+                clients[workers] = stack.enter_context(Client(cluster))
+            if args.mode == "client-writes":  # the old way: bytes out, tables back, the client writes
+                original = runner.can_share
+                runner.can_share = lambda path, size, out: False  # type: ignore[assignment]
+                stack.callback(setattr, runner, "can_share", original)
+            for repeat in range(args.repeats):
+                for workers in ((1, 2) if repeat % 2 == 0 else (2, 1)):
+                    out = Path(tempfile.mkdtemp(prefix="bench-batch-"))
+                    seen: list = []
+                    done: list = []
+                    clock: list[float] = []
+
+                    def progress(p, seen=seen, clock=clock) -> None:  # type: ignore[no-untyped-def]
+                        seen.append(p)
+                        clock.append(time.process_time())
+
+                    run_batch(path, [scorer], out / "r", chunk_size=chunk, client=clients[workers],
+                              progress=progress, chunk_done=done.append)
+                    rates[workers].append(seen[-1].pairs_per_second)
+                    if workers == 2:  # the client's CPU from the first chunk sent to the last one back
+                        cpu.append((clock[-1] - clock[1]) / seen[-1].seconds)
+                        for d in done:
+                            for k in parts:
+                                parts[k] += d.timings.get(k, 0.0) / (n * args.repeats)
+                    shutil.rmtree(out)
+            peaks = [max(clients[w].run(_peak_rss_mib).values()) for w in (1, 2)]
+        one, two = statistics.median(rates[1]), statistics.median(rates[2])
+        runs = "/".join(f"{r:.0f}" for r in rates[2]) + " " + "/".join(f"{r:.0f}" for r in rates[1])
+        split = "/".join(f"{1e6 * parts[k]:.0f}" for k in ("read", "score", "write"))
+        print(f"{scorer:<9} {n:>6} {one:>8.0f}/s {two:>8.0f}/s {two / one:>7.2f}x {runs:>19} "
+              f"{100 * statistics.median(cpu):>9.0f}% {split:>25} {max(peaks):>10.0f} "
+              f"{SNLI_TRAIN / two / 60:>6.1f} min", flush=True)
+        print(f"  {_load_avg()}", flush=True)
     print(_load_avg())
 
 
@@ -217,6 +265,7 @@ def run(args: argparse.Namespace) -> None:
         print(done.stderr)
         raise SystemExit(done.returncode)
     body = json.loads(done.stdout)
+    rate = (body["chunks_run"] * args.chunk_size) / max(1e-9, body["seconds"])
     print(f"{'resumed' if args.kill_after else 'ran'}: {body['chunks_run']} chunks scored, "
           f"{body['chunks_skipped']} skipped, complete={body['complete']}, {seconds:.0f} s wall "
           f"(batch {body['seconds']:.0f} s, {body['workers']} workers)")
@@ -224,8 +273,20 @@ def run(args: argparse.Namespace) -> None:
         unfinished = body["chunks"] - at_kill
         print(f"the resumed run scored {body['chunks_run']} chunks; {unfinished} were unfinished at the kill, "
               f"so {body['chunks_run'] - unfinished} finished chunks were scored twice. Lost at the kill: the "
-              f"partial work on the chunks in flight (at most 2 per worker, {2 * body['workers']} chunks here)")
+              f"partial work on the chunks being scored (one per worker: at most {body['workers']} x "
+              f"{args.chunk_size:,} pairs, about {body['workers'] * args.chunk_size / max(1e-9, rate):.1f} s of "
+              f"the cluster's work at the resumed run's {rate:,.0f} pairs/s)")
     print(f"refused: {body['refused']}")
+    print(f"client (the batch command) resident memory: at most {body.get('client_mib_while_scoring')} MiB while "
+          f"the chunks ran, peak {body.get('client_peak_mib')} MiB (scan, chunks, completion figures); the workers "
+          f"{'read the file and wrote the chunks' if body.get('workers_read_the_file') else 'were sent bytes'}")
+    if args.compare_load:
+        probe = ("import sys; sys.path.insert(0, '.'); from bench.bench_batch import _peak_rss_mib; "
+                 "from explorer.datasets import load; d = load(sys.argv[1]); print(len(d), _peak_rss_mib())")
+        got = subprocess.run([sys.executable, "-c", probe, args.corpus], cwd=ROOT, capture_output=True, text=True,
+                             check=True).stdout.split()
+        print(f"for comparison, loading the whole file as `evaluate` does ({int(got[0]):,} pairs): "
+              f"peak {float(got[1]):.0f} MiB")
     print(_load_avg())
 
 
@@ -239,7 +300,7 @@ def _median_ms(fn, runs: int) -> float:  # type: ignore[no-untyped-def]
 
 
 def query(args: argparse.Namespace) -> None:
-    from explorer.batch.query import CORRECT, BatchResult, Filters
+    from explorer.batch.query import CORRECT, FIRST_PAGE, NO_LABEL, BatchResult, Filters, first_page_columns
 
     scorers = args.scorers.split(",")
     print(_load_avg())
@@ -248,12 +309,12 @@ def query(args: argparse.Namespace) -> None:
     first = scorers[0]
 
     def first_paint() -> None:
-        fresh = BatchResult.open(args.result)  # nothing cached: a new session
+        fresh = BatchResult.open(args.result)  # a new server: only figures.json, if any, is known
         fresh.count()
-        fresh.page(Filters(), sort="position", limit=50,
-                   columns=["id", "task", "label", "text", "hypothesis", first])
+        fresh.page(Filters(), sort=first, descending=True, limit=FIRST_PAGE, columns=first_page_columns(first))
         fresh.distinct("label")
         fresh.distinct("task")
+        fresh.count(Filters(labels=(NO_LABEL,)))
         fresh.value_range(first)
         fresh.best_cutoff(first)
 
@@ -283,7 +344,8 @@ def query(args: argparse.Namespace) -> None:
     def scatter() -> None:
         result.sample([scorers[0], scorers[-1], "label"], n=5000, seed=1)
 
-    for name, fn in (("Dataset first paint (count, page 1 sorted, labels, tasks, range, best cutoff)", first_paint),
+    for name, fn in (("Dataset first paint (count, page 1 sorted by score, labels, tasks, range, best cutoff)",
+                      first_paint),
                      ("Dataset filter change (label, 3 tasks, correct, score range; sorted by score)", filter_change),
                      ("Dataset text search", search),
                      (f"Evaluate figures for {len(scorers)} scorers (curves, reports by task, histograms)", evaluate_figures),
@@ -339,17 +401,25 @@ def main() -> None:
     c.add_argument("--shared", default=str(ROOT.parent / "shared") if (ROOT.parent / "shared").is_dir() else "/work/shared")
     t = sub.add_parser("throughput")
     t.add_argument("--corpus", default="/tmp/bench500k.jsonl")
-    t.add_argument("--scorers", default="bleu,mbleu,bleu_pa,bleu4,wer,per,nist5")
-    t.add_argument("--pairs", type=int, default=4000)
-    t.add_argument("--slow", default="pos_per,bow,itg,itg_lex,manli,pfsm,ppda")
-    t.add_argument("--slow-pairs", type=int, default=200)
-    t.add_argument("--chunk-size", type=int, default=200)
+    t.add_argument("--scorers", default="bleu,mbleu,bleu_pa,bleu4,wer,per,nist5,itg,bow,manli")
+    t.add_argument("--pairs", type=int, default=60_000)
+    t.add_argument("--slow", default="pos_per,bow,itg_lex,manli,pfsm,ppda")
+    t.add_argument("--slow-pairs", type=int, default=2000)
+    t.add_argument("--chunk-size", type=int, default=1000,
+                   help="60 chunks of the 60,000 pairs: the last chunk, when one worker may idle, weighs under 2%%")
+    t.add_argument("--slow-chunk-size", type=int, default=100)
+    t.add_argument("--repeats", type=int, default=3)
+    t.add_argument("--mode", choices=("ranges", "client-writes"), default="ranges",
+                   help="ranges: workers read and write the files (the default); client-writes: the client sends "
+                        "bytes and writes the tables (remote workers without a shared file system)")
     r = sub.add_parser("run")
     r.add_argument("--corpus", default="/tmp/bench500k.jsonl")
     r.add_argument("--out", default="/tmp/bench500k.out")
     r.add_argument("--scorers", default="bleu,mbleu,bleu_pa,wer,per")
     r.add_argument("--chunk-size", type=int, default=2000)
     r.add_argument("--kill-after", type=float, default=0)
+    r.add_argument("--compare-load", action="store_true",
+                   help="also measure the memory of loading the whole file in one process (as before streaming)")
     q = sub.add_parser("query")
     q.add_argument("--result", default="/tmp/bench500k.out")
     q.add_argument("--scorers", default="bleu,mbleu,bleu_pa")

@@ -29,14 +29,24 @@ from components.figures import evaluation as figures
 from components.figures.compare import agreement, score_scatter, selected_ids
 from components.state import open_pair
 from components.text import plain
-from explorer.batch.query import ALL, CORRECT, INCORRECT, NO_LABEL, REFUSED, BatchResult, Filters
+from explorer.batch.query import (
+    ALL,
+    CORRECT,
+    FIRST_PAGE,
+    INCORRECT,
+    NO_LABEL,
+    REFUSED,
+    BatchResult,
+    Filters,
+    first_page_columns,
+)
 from explorer.batch.schema import BatchError, finished_chunks
 from explorer.datasets import Dataset
 from explorer.pairs import Pair
 from explorer.scorers import SCORERS
 from explorer.store import default_path
 
-PAGE_SIZE = 50
+PAGE_SIZE = FIRST_PAGE
 SAMPLE_SIZE = 5000
 
 
@@ -44,7 +54,9 @@ SAMPLE_SIZE = 5000
 def _open(directory: str, chunks: int, mtime: float) -> BatchResult:
     # keyed by the number of finished chunks and the manifest's time, so a result that
     # is still being written is reopened as it grows
-    return BatchResult.open(directory)
+    result = BatchResult.open(directory)
+    result.warm()
+    return result
 
 
 def open_result(directory: str) -> BatchResult:
@@ -146,7 +158,7 @@ def _window(result: BatchResult, rows: pd.DataFrame, pair_id: str) -> None:
     ]
     if not any(p.id == pair_id for p in pairs):
         return
-    key = f"batch:{result.manifest.fingerprint[:12]}:{','.join(p.id for p in pairs)[:64]}:{len(pairs)}"
+    key = f"batch:{result.manifest.fingerprint[-12:]}:{','.join(p.id for p in pairs)[:64]}:{len(pairs)}"
     name = f"{result.manifest.dataset} (a page of the batch result)"
     loaded = LoadedDataset(Dataset(name=name, format=result.manifest.format, pairs=tuple(pairs)), key,
                            "batch result")
@@ -198,7 +210,7 @@ def dataset_section() -> bool:
     score_range = None
     if bounds is not None and bounds[1] > bounds[0]:
         chosen = g1.slider("Score range", bounds[0], bounds[1], bounds, format="%.3f",
-                           key=f"batch_filter_range_{scorer}_{m.fingerprint[:8]}")
+                           key=f"batch_filter_range_{scorer}_{m.fingerprint[-8:]}")
         if tuple(chosen) != bounds:
             score_range = (float(chosen[0]), float(chosen[1]))
     search = g2.text_input("Search text, hypothesis or id", key="batch_filter_search")
@@ -212,7 +224,7 @@ def dataset_section() -> bool:
     total = result.count(filters)
     pages = max(1, -(-total // PAGE_SIZE))
     page_no = s3.number_input(f"Page (of {pages:,})", min_value=1, max_value=pages, value=1, step=1, key="batch_page")
-    shown_columns = ["id", "task", "label", scorer, "text", "hypothesis", f"{scorer}__error"]
+    shown_columns = first_page_columns(scorer)
     page = result.page(filters, sort=sort, descending=descending, offset=(int(page_no) - 1) * PAGE_SIZE,
                        limit=PAGE_SIZE, columns=shown_columns)
     rows = page.rows
@@ -229,6 +241,7 @@ def dataset_section() -> bool:
         column_config={scorer: st.column_config.NumberColumn(format="%.4f"),
                        "text": st.column_config.TextColumn(width="large")},
     )
+    result.save_figures()  # what this paint computed, for the next server (best effort)
     picked = event.selection.rows if event is not None else []
     if picked:
         pair_id = str(rows.iloc[picked[0]]["id"])
@@ -308,6 +321,7 @@ def evaluate_section() -> bool:
                 row[f"{label[n]} AP"] = _fmt(f["average_precision"]) if f else "–"
             table.append(row)
         st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch")
+    result.save_figures()  # what this paint computed, for the next server (best effort)
     return True
 
 

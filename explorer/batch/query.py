@@ -39,10 +39,24 @@ MAX_PAGE = 1000
 #: Largest scatter sample.
 MAX_SAMPLE = 20_000
 #: Points kept of an accuracy-vs-cutoff curve for drawing (the sweep itself is exact).
-CURVE_POINTS = 2000
+CURVE_POINTS = 500
 ALL, CORRECT, INCORRECT, REFUSED = "all", "correct", "incorrect", "refused"
 #: The label filter's name for pairs without a gold label.
 NO_LABEL = "(none)"
+#: Rows of the Dataset page's table, and the columns it shows for a scorer; its first,
+#: unfiltered page sorted by each scorer is kept with the figures.
+FIRST_PAGE = 50
+
+
+def first_page_columns(scorer: str) -> list[str]:
+    return ["id", "task", "label", scorer, "text", "hypothesis", error_column(scorer)]
+
+
+#: The figures the pages paint first, kept in the result folder (JSON; recomputed when
+#: the chunk files change): written by ``batch`` when it completes, else by the first
+#: page that computes them. A read-only folder keeps them in memory only.
+FIGURES = "figures.json"
+_FIGURES_VERSION = 1
 
 
 @dataclass(frozen=True)
@@ -93,6 +107,10 @@ class BatchResult:
     _columns_cache: dict[str, ScoreColumn] = field(default_factory=dict, repr=False)
     _sweeps: dict[str, tuple[np.ndarray, np.ndarray]] = field(default_factory=dict, repr=False)
     _counts: dict[Filters, int] = field(default_factory=dict, repr=False)
+    _figures: dict[str, Any] | None = field(default=None, repr=False)
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+    _unsaved: bool = field(default=False, repr=False)
+    _db: Any = field(default=None, repr=False)
 
     @classmethod
     def open(cls, directory: str | Path) -> BatchResult:
@@ -107,14 +125,32 @@ class BatchResult:
 
     # ---------------------------------------------------------------- plumbing
     def _connection(self) -> Any:
+        """This thread's DuckDB connection. All of them share one in-memory database, so
+        the chunk files' footers, read once, serve every thread (a Streamlit session runs
+        its script in a thread of its own)."""
         con = getattr(self._local, "con", None)
         if con is None:
-            import duckdb
+            with self._lock:
+                if self._db is None:
+                    import duckdb
 
-            con = duckdb.connect()
+                    self._db = duckdb.connect()
+                    self._db.execute("SET GLOBAL parquet_metadata_cache = true")
+                con = self._db.cursor()
             con.execute("SET enable_progress_bar = false")
             self._local.con = con
         return con
+
+    def warm(self) -> None:
+        """Start DuckDB and read every chunk file's footer in a background thread, so the
+        first filter change does not pay for them (the first paint needs neither)."""
+        def read_footers() -> None:
+            try:
+                self.query("SELECT count(*) FROM {source}").fetchall()
+            except Exception:  # best effort: the query that needs it reports the error
+                pass
+
+        threading.Thread(target=read_footers, name="batch-warm", daemon=True).start()
 
     @property
     def _source(self) -> str:
@@ -143,6 +179,91 @@ class BatchResult:
         # a cursor per query: DuckDB refuses new work on a connection whose last result
         # was not read to the end (a count's fetchone, say)
         return self._connection().cursor().execute(sql.replace("{source}", self._source), list(params))
+
+    # ------------------------------------------------- figures kept on disk
+    def _chunk_key(self) -> str:
+        """Which chunk files the figures were computed from (number and bytes)."""
+        chunks = finished_chunks(self.directory)
+        size = 0
+        for path in chunks.values():
+            try:
+                size += path.stat().st_size
+            except OSError:
+                pass
+        return f"{len(chunks)}:{size}"
+
+    def _stored_figures(self) -> dict[str, Any]:
+        """The figures cache (:data:`FIGURES`): read from the folder when it matches the
+        chunk files, else empty (and from then on filled as figures are computed)."""
+        if self._figures is None:
+            import json
+
+            key = self._chunk_key()
+            try:
+                data = json.loads((self.directory / FIGURES).read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                data = None
+            if not isinstance(data, dict) or data.get("chunks") != key or data.get("version") != _FIGURES_VERSION:
+                data = {"chunks": key, "version": _FIGURES_VERSION}
+            self._figures = data
+        return self._figures
+
+    def _remember(self, section: str, name: str, compute: Any) -> Any:
+        """A figure from the cache, else computed, kept and (best effort) saved."""
+        figures = self._stored_figures()
+        stored = figures.get(section, {})
+        if name in stored:
+            return stored[name]
+        value = compute()
+        with self._lock:
+            figures.setdefault(section, {})[name] = value
+            self._unsaved = True
+        return value
+
+    def save_figures(self) -> bool:
+        """Write the figures computed so far into the folder (temporary file, then
+        rename), so a new server paints from them; False when the folder is read-only."""
+        import json
+        import os
+
+        figures = self._stored_figures()
+        if not self._unsaved:
+            return True
+        path = self.directory / FIGURES
+        tmp = path.with_name(f".{FIGURES}.tmp-{os.getpid()}")
+        try:
+            with self._lock:
+                text = json.dumps(figures)
+                self._unsaved = False
+            tmp.write_text(text, encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError:
+            tmp.unlink(missing_ok=True)
+            return False
+        return True
+
+    def precompute(self, scorers: Sequence[str] | None = None) -> None:
+        """Compute what the pages paint first (the summary; per scorer its range, best
+        cutoff, report, curve and histogram) and save it in the folder."""
+        self.count()
+        self.distinct("label")
+        self.distinct("task")
+        self.count(Filters(labels=(NO_LABEL,)))
+        labelled = self.manifest.kind in ("binary", "three_way")
+        for scorer in scorers or self.manifest.scorers:
+            self.value_range(scorer)
+            self.page(sort=scorer, descending=True, limit=FIRST_PAGE, columns=first_page_columns(scorer))
+            if labelled and self.scores(scorer).values.size:
+                try:
+                    self.report(scorer)
+                    self.curve(scorer)
+                except BatchError:  # no labelled pair has a value
+                    pass
+            self.histogram(scorer)
+            # one scorer's values at a time: what is kept is the figures, not the columns
+            self._columns_cache.pop(scorer, None)
+            self._sweeps.pop(scorer, None)
+        self.save_figures()
 
     # ---------------------------------------------------------------- filters
     def _where(self, f: Filters) -> tuple[str, list[Any]]:
@@ -179,7 +300,13 @@ class BatchResult:
         """Rows passing ``filters`` (remembered: paging and sorting do not count again)."""
         if filters not in self._counts:
             where, params = self._where(filters)
-            self._counts[filters] = int(self.query(f"SELECT count(*) FROM {{source}}{where}", params).fetchone()[0])
+
+            def counted() -> int:
+                return int(self.query(f"SELECT count(*) FROM {{source}}{where}", params).fetchone()[0])
+
+            # the unfiltered count and that of unlabelled pairs are asked on every paint
+            kept = "all" if not where else "unlabelled" if filters == Filters(labels=(NO_LABEL,)) else None
+            self._counts[filters] = self._remember("counts", kept, counted) if kept else counted()
         return self._counts[filters]
 
     def page(self, filters: Filters = Filters(), *, sort: str = "position", descending: bool = False,
@@ -188,24 +315,59 @@ class BatchResult:
         if not 0 < limit <= MAX_PAGE:
             raise BatchError(f"a page holds 1-{MAX_PAGE} rows, not {limit}")
         where, params = self._where(filters)
-        chosen = [self._column(c) for c in (columns or self.columns)]
+        names = list(columns or self.columns)
+        chosen = [self._column(c) for c in names]
         order = f"{self._column(sort)} {'DESC' if descending else 'ASC'} NULLS LAST, position"
-        rows = self.query(
-            f"SELECT {', '.join(chosen)} FROM {{source}}{where} ORDER BY {order} LIMIT ? OFFSET ?",
-            [*params, int(limit), max(0, int(offset))],
-        ).df()
+
+        def fetch() -> Any:
+            return self.query(
+                f"SELECT {', '.join(chosen)} FROM {{source}}{where} ORDER BY {order} LIMIT ? OFFSET ?",
+                [*params, int(limit), max(0, int(offset))],
+            ).df()
+
+        if where or offset > 0:
+            rows = fetch()
+        else:  # an unfiltered first page: the one a page paints first, kept with the figures
+            import pandas as pd
+
+            def stored() -> dict[str, list[Any]]:
+                frame = fetch()
+                return {c: [None if v is None or (isinstance(v, float) and v != v) else v
+                            for v in frame[c].tolist()] for c in frame.columns}
+
+            kept = self._remember("first_page", f"{sort}:{descending}:{limit}:{','.join(names)}", stored)
+            rows = pd.DataFrame(kept, columns=names)
+            for name in names:
+                if self._is_number(name):
+                    rows[name] = rows[name].astype(float)
+                elif name == "entails":
+                    rows[name] = rows[name].astype(object)
         return Page(rows=rows, total=self.count(filters), offset=max(0, int(offset)))
+
+    def _is_number(self, column: str) -> bool:
+        """Whether a column holds float64 values (scores, breakdowns, gold score)."""
+        return column == "gold_score" or column in self.manifest.scorers or (
+            "__" in column and not column.endswith("__error"))
 
     def distinct(self, column: str) -> list[str]:
         """The distinct non-empty values of a text column (labels, tasks), sorted."""
         col = self._column(column)
-        rows = self.query(f"SELECT DISTINCT {col} FROM {{source}} WHERE {col} IS NOT NULL ORDER BY 1").fetchall()
-        return [str(r[0]) for r in rows if str(r[0])]
+
+        def compute() -> list[str]:
+            rows = self.query(f"SELECT DISTINCT {col} FROM {{source}} WHERE {col} IS NOT NULL ORDER BY 1").fetchall()
+            return [str(r[0]) for r in rows if str(r[0])]
+
+        return list(self._remember("distinct", column, compute))
 
     def value_range(self, scorer: str) -> tuple[float, float] | None:
         col = self._scorer(scorer)
-        low, high = self.query(f"SELECT min({col}), max({col}) FROM {{source}}").fetchone()
-        return None if low is None else (float(low), float(high))
+
+        def compute() -> list[float] | None:
+            low, high = self.query(f"SELECT min({col}), max({col}) FROM {{source}}").fetchone()
+            return None if low is None else [float(low), float(high)]
+
+        found = self._remember("range", scorer, compute)
+        return None if found is None else (float(found[0]), float(found[1]))
 
     def pair(self, pair_id: str) -> dict[str, Any] | None:
         """Every column of one pair, or None."""
@@ -281,23 +443,37 @@ class BatchResult:
         return self._sweeps[scorer]
 
     def best_cutoff(self, scorer: str) -> tuple[float, float]:
-        cutoffs, accuracies = self.sweep(scorer)
-        best = int(np.argmax(accuracies))  # the first, i.e. lowest, of the best (as evaluation.best_cutoff)
-        return float(cutoffs[best]), float(accuracies[best])
+        def compute() -> list[float]:
+            cutoffs, accuracies = self.sweep(scorer)
+            best = int(np.argmax(accuracies))  # the first, i.e. lowest, of the best (as evaluation.best_cutoff)
+            return [float(cutoffs[best]), float(accuracies[best])]
+
+        self._scorer(scorer)
+        cutoff, accuracy = self._remember("best", scorer, compute)
+        return float(cutoff), float(accuracy)
 
     def curve(self, scorer: str, points: int = CURVE_POINTS) -> tuple[np.ndarray, np.ndarray]:
         """The sweep thinned to at most ``points`` cutoffs for drawing (evenly by rank,
         keeping the first, the last and the best)."""
-        cutoffs, accuracies = self.sweep(scorer)
-        if cutoffs.size <= points:
-            return cutoffs, accuracies
-        keep = np.unique(np.concatenate([
-            np.linspace(0, cutoffs.size - 1, points).round().astype(int), [int(np.argmax(accuracies))]]))
-        return cutoffs[keep], accuracies[keep]
+        def compute() -> list[list[float]]:
+            cutoffs, accuracies = self.sweep(scorer)
+            if cutoffs.size > points:
+                keep = np.unique(np.concatenate([
+                    np.linspace(0, cutoffs.size - 1, points).round().astype(int), [int(np.argmax(accuracies))]]))
+                cutoffs, accuracies = cutoffs[keep], accuracies[keep]
+            return [cutoffs.tolist(), accuracies.tolist()]
+
+        self._scorer(scorer)
+        cutoffs, accuracies = self._remember("curve", f"{scorer}:{points}", compute)
+        return np.asarray(cutoffs, dtype=float), np.asarray(accuracies, dtype=float)
 
     def report(self, scorer: str, cutoff: float | None = None) -> dict[str, Any]:
         """Accuracy, CWS and average precision at ``cutoff`` (the best on this result
         when None), overall and per task; as ``evaluate --json`` reports them."""
+        self._scorer(scorer)
+        return dict(self._remember("report", f"{scorer}:{cutoff!r}", lambda: self._report(scorer, cutoff)))
+
+    def _report(self, scorer: str, cutoff: float | None) -> dict[str, Any]:
         from explorer.evaluation import accuracy, average_precision, confidence_weighted_score
 
         values, gold, codes = self._labelled(scorer)
@@ -334,14 +510,20 @@ class BatchResult:
 
     def histogram(self, scorer: str, bins: int = 40) -> dict[str, tuple[np.ndarray, np.ndarray]]:
         """Gold label -> (bin edges, counts) of the scorer's values, on shared edges."""
-        c = self.scores(scorer)
-        if c.values.size == 0:
-            return {}
-        edges = np.histogram_bin_edges(c.values, bins=bins)
-        groups = {"entailment": c.entails == 1.0, "not entailment": c.entails == 0.0,
-                  "unlabelled": np.isnan(c.entails)}
-        return {name: (edges, np.histogram(c.values[mask], bins=edges)[0])
-                for name, mask in groups.items() if mask.any()}
+        def compute() -> dict[str, list[list[float]]]:
+            c = self.scores(scorer)
+            if c.values.size == 0:
+                return {}
+            edges = np.histogram_bin_edges(c.values, bins=bins)
+            groups = {"entailment": c.entails == 1.0, "not entailment": c.entails == 0.0,
+                      "unlabelled": np.isnan(c.entails)}
+            return {name: [edges.tolist(), np.histogram(c.values[mask], bins=edges)[0].tolist()]
+                    for name, mask in groups.items() if mask.any()}
+
+        self._scorer(scorer)
+        found = self._remember("histogram", f"{scorer}:{bins}", compute)
+        return {name: (np.asarray(edges, dtype=float), np.asarray(counts, dtype=np.int64))
+                for name, (edges, counts) in found.items()}
 
 
-__all__ = ["ALL", "CORRECT", "INCORRECT", "NO_LABEL", "REFUSED", "BatchResult", "Filters", "Page", "ScoreColumn"]
+__all__ = ["ALL", "CORRECT", "FIRST_PAGE", "first_page_columns", "INCORRECT", "NO_LABEL", "REFUSED", "BatchResult", "Filters", "Page", "ScoreColumn"]

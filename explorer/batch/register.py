@@ -9,18 +9,63 @@ dataset again. The run ids are written back into the batch manifest.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from explorer.batch.query import BatchResult
-from explorer.batch.schema import BatchError, read_manifest, write_manifest
+from explorer.batch.schema import BatchError, Manifest, finished_chunks, read_manifest, write_manifest
 from explorer.datasets import Dataset
 from explorer.scorers import SCORERS
 
 
-def register(directory: str | Path, data: Dataset, store: Any) -> dict[str, int]:
-    """Store ``data`` and one run per scorer of the finished batch in ``directory``;
-    scorer -> run id.
+class _Row(NamedTuple):
+    id: str
+    text: str
+    hypothesis: str
+    label: str | None
+    task: str | None
+
+
+@dataclass(frozen=True)
+class _StoredPairs:
+    """A result's pairs read back from its chunks, a record batch at a time, on every
+    iteration: what :meth:`explorer.store.Store.add_dataset` reads of a dataset, without
+    holding the corpus."""
+
+    directory: Path
+    n: int
+
+    def __len__(self) -> int:
+        return self.n
+
+    def __iter__(self) -> Iterator[_Row]:
+        import pyarrow.parquet as pq
+
+        chunks = finished_chunks(self.directory)
+        for index in sorted(chunks):
+            for batch in pq.ParquetFile(chunks[index]).iter_batches(
+                    batch_size=4096, columns=["id", "text", "hypothesis", "label", "task"]):
+                columns = [batch.column(k).to_pylist() for k in range(5)]
+                yield from (_Row(*row) for row in zip(*columns, strict=True))
+
+
+@dataclass(frozen=True)
+class _StoredDataset:
+    name: str
+    format: str
+    pairs: _StoredPairs
+
+
+def _stored_dataset(directory: Path, manifest: Manifest) -> _StoredDataset:
+    return _StoredDataset(manifest.dataset, manifest.format, _StoredPairs(directory, manifest.n_pairs))
+
+
+def register(directory: str | Path, data: Dataset | None, store: Any) -> dict[str, int]:
+    """Store the data and one run per scorer of the finished batch in ``directory``;
+    scorer -> run id. The pairs are read back from the result (``data`` is only checked
+    against it), so registering does not hold the corpus either.
 
     Raises:
         BatchError: when the batch is unfinished or was run on other data.
@@ -31,7 +76,8 @@ def register(directory: str | Path, data: Dataset, store: Any) -> dict[str, int]
     manifest = read_manifest(directory)
     if not manifest.complete:
         raise BatchError(f"{directory}: the batch is not finished; resume it before registering")
-    if manifest.fingerprint != dataset_fingerprint(data.name, data.pairs):
+    if data is not None and manifest.fingerprint != dataset_fingerprint(data.name, data.pairs) \
+            and not manifest.fingerprint.startswith("file-"):
         raise BatchError(f"{directory} was scored on other data than {data.name}")
     if manifest.runs and manifest.store == str(store.path):
         try:
@@ -40,7 +86,7 @@ def register(directory: str | Path, data: Dataset, store: Any) -> dict[str, int]
         except Exception:  # a run was deleted since: register again
             pass
     result = BatchResult.open(directory)
-    dataset_id = int(store.add_dataset(data))
+    dataset_id = int(store.add_dataset(_stored_dataset(directory, manifest)))
     runs: dict[str, int] = {}
     for scorer in manifest.scorers:
         rows = result.query(f'SELECT id, "{scorer}" FROM {{source}}').fetchall()

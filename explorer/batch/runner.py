@@ -1,15 +1,22 @@
 """Score a whole dataset on Dask, chunk by chunk, into Parquet; resumable.
 
-The client (this process) holds the dataset, cuts it into chunks of ``chunk_size``
-pairs, keeps a bounded number of chunks in flight on the cluster (two per worker
-thread), and writes each finished chunk itself: to a temporary name, then renamed. So
+The client (this process) decides the chunks and keeps a bounded number in flight on
+the cluster (two per worker thread); it holds no pairs and writes nothing per chunk:
+
+* a line-format file is scanned into byte ranges (:mod:`explorer.batch.source`); each
+  task names its range, and the worker reads and parses it, scores it and writes the
+  Parquet chunk itself (to a temporary name, then renamed), returning a few numbers.
+  Other formats are loaded on the client (RTE-sized files) and their pairs travel.
+* workers that cannot see the dataset file or the output folder (a remote cluster
+  without a shared file system; checked on every worker before the run) are sent the
+  chunk's bytes and send back its table, which the client writes.
+
+So
 
 * a re-run skips every chunk file that exists (a finished file is whole by
   construction; its row count is checked against the manifest all the same);
 * a run killed at any moment loses at most the chunks in flight; a half-written
-  temporary file is never read and is removed by the next run;
-* workers need the package and the NLTK data, not the dataset file or the output
-  folder: pairs travel to them and scores travel back.
+  temporary file is never read and is removed by the next run.
 
 Progress goes to a callback (the CLI draws the bar); nothing here prints.
 """
@@ -18,6 +25,7 @@ from __future__ import annotations
 
 import logging
 import os
+import socket
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -30,16 +38,27 @@ import pyarrow.parquet as pq
 
 from explorer.batch.schema import (
     CHUNK_DIR,
+    CHUNK_GLOB,
     PAIR_COLUMNS,
     BatchError,
     Manifest,
-    arrow_schema,
-    chunk_name,
     finished_chunks,
     read_manifest,
     write_manifest,
 )
-from explorer.batch.worker import WarmScorers, compact_pair, score_chunk
+from explorer.batch.source import FileSource, open_source, read_range
+from explorer.batch.worker import (
+    ChunkDone,
+    ChunkTask,
+    WarmScorers,
+    can_share,
+    chunk_table,
+    compact_pair,
+    pair_table,
+    run_chunk,
+    score_chunk,
+    write_table,
+)
 from explorer.datasets import Dataset
 
 DEFAULT_CHUNK_SIZE = 2000
@@ -48,6 +67,16 @@ DEFAULT_CHUNK_SIZE = 2000
 MIN_CHUNK_SIZE, MAX_CHUNK_SIZE = 1, 100_000
 #: Chunks kept in flight per worker thread.
 IN_FLIGHT_PER_THREAD = 2
+#: A local scheduler without the dashboard, its HTTP endpoint (health checks) on a free
+#: port of localhost: Dask's default port 8787 is taken as soon as a second cluster runs
+#: on the machine, and Dask then warns on the terminal.
+QUIET_SCHEDULER = {"dashboard": False, "dashboard_address": "127.0.0.1:0"}
+#: Timers of a local cluster with no dashboard to feed: the system monitor (CPU / memory
+#: samples for the dashboard, every 0.5 s by default) and the event-loop health tick
+#: (every 20 ms) in every process. On 2 cores they took 3.1% of a core in the client
+#: (which runs the scheduler) and 5.7% in the workers and nannies while idle; 1.3% and
+#: 4.9% so (docs/BENCHMARKS.md). Workers' memory limits have their own timer, untouched.
+QUIET_TIMERS = {"distributed.admin.system-monitor.interval": "5s", "distributed.admin.tick.interval": "1s"}
 
 
 @dataclass(frozen=True)
@@ -84,6 +113,10 @@ class BatchSummary:
     workers: int
     #: worker address -> NLTK resources it lacks (what degrades is in explorer.resources).
     missing_resources: dict[str, list[str]] = field(default_factory=dict)
+    #: whether the workers read the dataset file and write the chunks themselves
+    shared_files: bool = False
+    #: the loader's notes on chunks scored by this run (e.g. pairs skipped)
+    notes: list[str] = field(default_factory=list)
 
 
 def _now() -> str:
@@ -101,17 +134,28 @@ def _pid_alive(pid: int) -> bool:
 
 
 def _remove_stale_temporaries(folder: Path) -> None:
-    """Delete temporary chunk files left by a killed run (not those of a live one)."""
+    """Delete temporary chunk files left by a killed run: this host's whose process is
+    gone, and other hosts' older than a day (a live run's are left alone)."""
+    host = socket.gethostname()
     for path in folder.glob(".chunk-*.tmp-*"):
+        owner = path.name.split(".tmp-", 1)[1]
+        name, _, pid_text = owner.rpartition("-")
         try:
-            pid = int(path.name.rsplit("-", 1)[1])
+            pid = int(pid_text)
         except ValueError:
             pid = -1
-        if pid != os.getpid() and (pid <= 0 or not _pid_alive(pid)):
+        if name in ("", host):
+            stale = pid != os.getpid() and (pid <= 0 or not _pid_alive(pid))
+        else:
+            try:
+                stale = time.time() - path.stat().st_mtime > 86_400
+            except OSError:
+                stale = False
+        if stale:
             path.unlink(missing_ok=True)
 
 
-def prepare(data: Dataset, scorers: Sequence[str], out: str | Path, *, chunk_size: int) -> Manifest:
+def prepare(data: Dataset | FileSource, scorers: Sequence[str], out: str | Path, *, chunk_size: int) -> Manifest:
     """Create the batch folder and its manifest, or check that an existing one is this
     very batch (same data, scorers, chunk size) so it can be resumed.
 
@@ -127,8 +171,13 @@ def prepare(data: Dataset, scorers: Sequence[str], out: str | Path, *, chunk_siz
         raise BatchError("no scorer chosen")
     if len(data) == 0:
         raise BatchError(f"{data.name} has no pairs")
+    if isinstance(data, FileSource) and data.chunk_size != chunk_size:
+        raise BatchError(f"{data.name} was scanned in chunks of {data.chunk_size}, not {chunk_size}")
     directory = Path(out)
-    fingerprint = dataset_fingerprint(data.name, data.pairs)
+    if isinstance(data, FileSource):
+        fingerprint, head, records = data.fingerprint, data.head, data.records
+    else:
+        fingerprint, head, records = dataset_fingerprint(data.name, data.pairs), data, 0
     if (directory / "batch.json").exists():
         old = read_manifest(directory)
         differs = [what for what, a, b in (
@@ -145,39 +194,18 @@ def prepare(data: Dataset, scorers: Sequence[str], out: str | Path, *, chunk_siz
     (directory / CHUNK_DIR).mkdir(parents=True, exist_ok=True)
     manifest = Manifest(
         dataset=data.name, format=data.format, fingerprint=fingerprint, n_pairs=len(data),
-        kind=data.kind, tasks=list(data.tasks), scorers=list(scorers), chunk_size=chunk_size,
-        explorer_version=__version__, created_at=_now(),
+        kind=head.kind, tasks=list(head.tasks), scorers=list(scorers), chunk_size=chunk_size,
+        explorer_version=__version__, created_at=_now(), records=records,
     )
     write_manifest(directory, manifest)
     return manifest
 
 
-def pair_table(pairs: Sequence[Any], start: int) -> dict[str, list[Any]]:
-    """The pair columns of a chunk (see :mod:`explorer.batch.schema`)."""
-    return {
-        "position": list(range(start, start + len(pairs))),
-        "id": [p.id for p in pairs],
-        "task": [p.task for p in pairs],
-        "label": [p.label for p in pairs],
-        "entails": [p.entails for p in pairs],
-        "gold_score": [p.score for p in pairs],
-        "text": [p.text for p in pairs],
-        "hypothesis": [p.hypothesis for p in pairs],
-    }
-
-
 def write_chunk(directory: Path, index: int, pairs: Sequence[Any], start: int,
-                scores: dict[str, list[Any]], schema: pa.Schema) -> Path:
-    """Write one chunk: a temporary file, then an atomic rename."""
-    columns = pair_table(pairs, start)
-    columns.update(scores)
-    table = pa.table({name: columns[name] for name in schema.names}, schema=schema)
-    folder = directory / CHUNK_DIR
-    final = folder / chunk_name(index)
-    tmp = folder / f".{chunk_name(index)}.tmp-{os.getpid()}"
-    pq.write_table(table, tmp, compression="zstd")
-    os.replace(tmp, final)
-    return final
+                scores: dict[str, list[Any]], schema: pa.Schema | None = None) -> Path:
+    """Write one chunk from its pairs and scores (a temporary file, then a rename)."""
+    scorers = [name for name in scores if "__" not in name]
+    return write_table(directory, index, chunk_table(pairs, start, scores, scorers))
 
 
 def _todo(directory: Path, manifest: Manifest) -> list[int]:
@@ -189,7 +217,8 @@ def _todo(directory: Path, manifest: Manifest) -> list[int]:
         path = done.get(index)
         if path is not None:
             try:
-                if pq.read_metadata(path).num_rows == manifest.chunk_rows(index):
+                rows = pq.read_metadata(path).num_rows
+                if rows == manifest.chunk_rows(index) or (manifest.records and rows < manifest.chunk_rows(index)):
                     continue
             except (OSError, pa.ArrowException):
                 pass
@@ -216,14 +245,18 @@ def local_cluster(workers: int | None = None) -> Any:
     import sys
     import types
 
+    import dask
     from distributed import LocalCluster
 
     n = workers or os.cpu_count() or 1
     saved = sys.modules.get("__main__")
     sys.modules["__main__"] = types.ModuleType("__main__")
     try:
-        return LocalCluster(n_workers=n, threads_per_worker=1, processes=True,  # type: ignore[no-untyped-call]
-                            dashboard_address=None, silence_logs=logging.ERROR)
+        # the workers are given the configuration as they start, so it holds for them too
+        with dask.config.set(QUIET_TIMERS):
+            return LocalCluster(n_workers=n, threads_per_worker=1, processes=True,  # type: ignore[no-untyped-call]
+                                dashboard_address=None, scheduler_kwargs=QUIET_SCHEDULER,
+                                silence_logs=logging.ERROR)
     finally:
         if saved is not None:
             sys.modules["__main__"] = saved
@@ -245,7 +278,7 @@ def _client(scheduler: str | None, workers: int | None) -> tuple[Any, Any]:
 
 
 def run_batch(
-    data: Dataset,
+    data: Dataset | FileSource | str | Path,
     scorers: Sequence[str],
     out: str | Path,
     *,
@@ -255,38 +288,47 @@ def run_batch(
     client: Any = None,
     progress: Callable[[Progress], None] | None = None,
     max_chunks: int | None = None,
+    chunk_done: Callable[[ChunkDone], None] | None = None,
 ) -> BatchSummary:
     """Score ``data`` with ``scorers`` into the batch folder ``out`` (resuming it).
 
     Args:
+        data: a dataset file (scanned and read in ranges by the workers when its format
+            allows, see :mod:`explorer.batch.source`), a scanned file, or a loaded dataset.
         scheduler: address of an existing Dask scheduler (``tcp://host:8786``); None
             starts a local cluster of ``workers`` processes (default: one per core).
         client: an existing ``distributed.Client`` to use instead of either.
         max_chunks: stop after scoring this many chunks (for tests and benchmarks of
             resuming); the folder is left resumable.
+        chunk_done: called with each finished chunk's summary (timings, for benchmarks).
 
     Raises:
-        BatchError: for a folder holding another batch, a bad chunk size, or a scheduler
-            that cannot be reached.
+        BatchError: for a folder holding another batch, a bad chunk size, a scheduler
+            that cannot be reached, or a chunk that failed (a malformed record, a worker
+            lost); the finished chunks are kept.
+        DatasetError: for a dataset file that cannot be read.
     """
     from distributed import as_completed
 
+    if isinstance(data, str | Path):
+        data = open_source(data, chunk_size)
     directory = Path(out)
     manifest = prepare(data, scorers, directory, chunk_size=chunk_size)
     _remove_stale_temporaries(directory / CHUNK_DIR)
     todo = _todo(directory, manifest)
     skipped_chunks = manifest.n_chunks - len(todo)
-    skipped_pairs = manifest.n_pairs - sum(manifest.chunk_rows(i) for i in todo)
+    total = manifest.records or manifest.n_pairs
+    skipped_pairs = total - sum(manifest.chunk_rows(i) for i in todo)
     if max_chunks is not None:
         todo = todo[:max_chunks]
-    schema = arrow_schema(manifest.scorers)
     start_time = work_start = time.perf_counter()
     done_pairs = done_chunks = 0
     summary = BatchSummary(directory, manifest, 0, skipped_chunks, 0.0, 0)
+    notes: dict[str, None] = {}
 
     def report() -> None:
         if progress is not None:
-            progress(Progress(done_pairs, skipped_pairs, manifest.n_pairs, skipped_chunks + done_chunks,
+            progress(Progress(done_pairs, skipped_pairs, total, skipped_chunks + done_chunks,
                               manifest.n_chunks, time.perf_counter() - work_start))
 
     report()
@@ -298,18 +340,34 @@ def run_batch(
                 addr: missing for addr, missing in own_client.run(_missing_resources).items() if missing}
             threads = sum(own_client.nthreads().values()) or 1
             summary.workers = len(own_client.nthreads())
+            file = data if isinstance(data, FileSource) else None
+            shared = all(own_client.run(can_share, str(file.path.resolve()) if file else None,
+                                        file.size if file else 0, str(directory.resolve())).values())
+            summary.shared_files = shared
             window = max(1, threads * IN_FLIGHT_PER_THREAD)
             # Rates count from here: starting the cluster and warming the scorers is
             # a fixed cost, not a per-pair one (the summary's seconds include it).
             work_start = time.perf_counter()
+            report()
             pending = iter(todo)
-            tag = manifest.fingerprint[:10]
+            tag = manifest.fingerprint[-10:]
+            names = tuple(manifest.scorers)
+            target = str(directory.resolve()) if shared else None
+
+            def task(index: int) -> ChunkTask:
+                position = index * manifest.chunk_size
+                if file is None:
+                    assert isinstance(data, Dataset)
+                    chunk = tuple(compact_pair(p) for p in data.pairs[position: position + manifest.chunk_rows(index)])
+                    return ChunkTask(index, position, names, data.name, pairs=chunk, out=target)
+                r = file.ranges[index]
+                where = {"path": str(file.path.resolve())} if shared else {"raw": read_range(file, index)}
+                return ChunkTask(index, position, names, file.name, fmt=file.format, span=(r.start, r.end),
+                                 header=file.header, header_lines=file.header_lines, first_line=r.first_line,
+                                 first_record=r.first_record, out=target, **where)
 
             def submit(index: int) -> Any:
-                begin = index * manifest.chunk_size
-                chunk = [compact_pair(p) for p in data.pairs[begin : begin + manifest.chunk_rows(index)]]
-                future = own_client.submit(score_chunk, chunk, manifest.scorers, pure=False,
-                                           key=f"explorer-batch-{tag}-{index}")
+                future = own_client.submit(run_chunk, task(index), pure=False, key=f"explorer-batch-{tag}-{index}")
                 future.chunk_index = index
                 return future
 
@@ -317,16 +375,25 @@ def run_batch(
             for future in running:
                 index = future.chunk_index
                 try:
-                    scores = future.result()
-                except Exception as err:  # a worker died (memory, a kill) or lost its scheduler
+                    done: ChunkDone = future.result()
+                except Exception as err:  # a malformed record, a worker that died or lost its scheduler
+                    from explorer.datasets import DatasetError
+
+                    if isinstance(err, DatasetError):  # the file itself: running again will not help
+                        raise BatchError(
+                            f"chunk {index} cannot be read: {err}. Fix the file and run again with a new --out "
+                            "folder (a changed file is another batch)") from None
+                    what = f"{type(err).__name__}: {err}"
                     raise BatchError(
-                        f"chunk {index} failed on the cluster ({type(err).__name__}: {err}); the "
+                        f"chunk {index} failed on the cluster ({what}); the "
                         f"{skipped_chunks + done_chunks} finished chunks are kept: run the same command "
                         "again to resume") from None
-                begin = index * manifest.chunk_size
-                write_chunk(directory, index, data.pairs[begin : begin + manifest.chunk_rows(index)],
-                            begin, scores, schema)
+                if done.table is not None:  # the workers cannot write in the output folder
+                    write_table(directory, index, done.table)
                 future.release()
+                notes.update(dict.fromkeys(done.notes))
+                if chunk_done is not None:
+                    chunk_done(done)
                 done_pairs += manifest.chunk_rows(index)
                 done_chunks += 1
                 report()
@@ -340,11 +407,61 @@ def run_batch(
                     cluster.close()
     summary.chunks_run = done_chunks
     summary.seconds = time.perf_counter() - start_time
+    summary.notes = list(notes)
     if not _todo(directory, manifest):
-        manifest.complete = True
-        manifest.refused = refusals(directory, manifest)
-        write_manifest(directory, manifest)
+        _complete(directory, manifest, data)
     return summary
+
+
+def _complete(directory: Path, manifest: Manifest, data: Dataset | FileSource) -> None:
+    """Mark a batch whose every chunk is written as complete: its refusals, and for a file
+    read in ranges what only the whole shows (rows, kind, tasks, notes, unique ids).
+
+    Raises:
+        BatchError: when a pair id occurs in two chunks (the loader refuses that file).
+    """
+    if isinstance(data, Dataset):
+        manifest.notes = list(data.notes)
+    else:
+        import duckdb
+
+        source = str(directory / CHUNK_DIR / CHUNK_GLOB).replace("'", "''")
+        con = duckdb.connect()
+        con.execute("SET enable_progress_bar = false")
+        rel = f"read_parquet('{source}')"
+        duplicate = con.execute(f"SELECT id FROM {rel} GROUP BY id HAVING count(*) > 1 LIMIT 1").fetchone()
+        if duplicate is not None:
+            raise BatchError(f"{data.path}: pair id {duplicate[0]!r} occurs more than once; ids must be unique "
+                             "(the scores are kept in the chunks, but the result is not marked complete)")
+        counted = con.execute(f"SELECT count(*), count(*) - count(label), count(gold_score) FROM {rel}").fetchone()
+        assert counted is not None  # an aggregate has a row
+        rows, unlabelled, graded = counted
+        labels = {r[0] for r in con.execute(f"SELECT DISTINCT label FROM {rel} WHERE label IS NOT NULL").fetchall()}
+        tasks = sorted(r[0] for r in con.execute(f"SELECT DISTINCT task FROM {rel} WHERE task IS NOT NULL AND task <> ''").fetchall())
+        con.close()
+        manifest.kind = ("three_way" if labels & {"neutral", "contradiction"} else "binary") if labels else (
+            "graded" if graded else "unlabelled")
+        manifest.tasks = tasks
+        manifest.n_pairs = int(rows)
+        notes = []
+        if labels and unlabelled:
+            notes.append(f"{unlabelled:,} of {rows:,} pairs have no gold label (e.g. SNLI's '-'); they are kept, unlabelled")
+        if rows < manifest.records:
+            notes.append(f"{manifest.records - rows:,} of {manifest.records:,} records gave no pair "
+                         "(skipped by the loader, e.g. an empty sentence)")
+        manifest.notes = notes
+    manifest.complete = True
+    manifest.refused = refusals(directory, manifest)
+    write_manifest(directory, manifest)
+    # what the pages paint first, so a new app server opens the result at once
+    import duckdb
+
+    from explorer.batch.query import BatchResult
+
+    try:
+        BatchResult.open(directory).precompute()
+    except (BatchError, OSError, duckdb.Error):  # the pages compute it then; the scores are safe
+        pass
 
 
 def refusals(directory: str | Path, manifest: Manifest | None = None) -> dict[str, int]:
@@ -362,4 +479,5 @@ def refusals(directory: str | Path, manifest: Manifest | None = None) -> dict[st
     return counts
 
 
-__all__ = ["DEFAULT_CHUNK_SIZE", "PAIR_COLUMNS", "BatchSummary", "Progress", "prepare", "refusals", "run_batch"]
+__all__ = ["DEFAULT_CHUNK_SIZE", "PAIR_COLUMNS", "BatchSummary", "Progress", "pair_table", "prepare", "refusals",
+           "run_batch", "score_chunk", "write_chunk"]

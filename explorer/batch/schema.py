@@ -130,13 +130,20 @@ class Manifest:
     runs: dict[str, int] = field(default_factory=dict)
     store: str | None = None
     store_dataset_id: int | None = None
+    #: Records (non-blank lines) of a file read in ranges (0: the pairs were loaded
+    #: whole). Chunks are of records; a record the loader skips (an SNLI pair with an
+    #: empty sentence) is no row, so ``n_pairs`` is the rows once complete.
+    records: int = 0
+    #: The loader's notes on the data (e.g. pairs kept unlabelled), once complete.
+    notes: list[str] = field(default_factory=list)
 
     @property
     def n_chunks(self) -> int:
-        return -(-self.n_pairs // self.chunk_size)
+        return -(-(self.records or self.n_pairs) // self.chunk_size)
 
     def chunk_rows(self, index: int) -> int:
-        return min(self.chunk_size, self.n_pairs - index * self.chunk_size)
+        """Rows of chunk ``index`` (at most that many for a file read in ranges)."""
+        return min(self.chunk_size, (self.records or self.n_pairs) - index * self.chunk_size)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -18,13 +18,18 @@ tokenising a pair costs more than any of these scorers.
 from __future__ import annotations
 
 import math
+import os
+import socket
+import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from distributed.diagnostics.plugin import WorkerPlugin
 
-from explorer.batch.schema import BREAKDOWN, breakdown_column, error_column
+from explorer.batch.schema import BREAKDOWN, CHUNK_DIR, arrow_schema, breakdown_column, chunk_name, error_column
 from explorer.pairs import Pair
 from explorer.preprocess import AnalyzedPair, analyze_pair
 
@@ -128,9 +133,159 @@ def _many_path(name: str) -> Callable[[Sequence[AnalyzedPair]], Sequence[float]]
 
 
 def compact_pair(pair: Pair) -> Pair:
-    """The part of a pair a worker needs (no label, no gold alignment): less to ship."""
-    return Pair(id=pair.id, text=pair.text, hypothesis=pair.hypothesis,
-                text_tokens=pair.text_tokens, hypothesis_tokens=pair.hypothesis_tokens)
+    """The part of a pair a chunk needs (no gold alignment, no note): less to ship."""
+    return Pair(id=pair.id, text=pair.text, hypothesis=pair.hypothesis, label=pair.label, task=pair.task,
+                score=pair.score, text_tokens=pair.text_tokens, hypothesis_tokens=pair.hypothesis_tokens)
+
+
+def pair_table(pairs: Sequence[Any], start: int) -> dict[str, list[Any]]:
+    """The pair columns of a chunk (see :mod:`explorer.batch.schema`)."""
+    return {
+        "position": list(range(start, start + len(pairs))),
+        "id": [p.id for p in pairs],
+        "task": [p.task for p in pairs],
+        "label": [p.label for p in pairs],
+        "entails": [p.entails for p in pairs],
+        "gold_score": [p.score for p in pairs],
+        "text": [p.text for p in pairs],
+        "hypothesis": [p.hypothesis for p in pairs],
+    }
+
+
+def chunk_table(pairs: Sequence[Any], start: int, scores: dict[str, list[Any]], scorers: Sequence[str]) -> Any:
+    """One chunk as an Arrow table: pair columns, then every scorer's."""
+    import pyarrow as pa
+
+    schema = arrow_schema(scorers)
+    columns = pair_table(pairs, start)
+    columns.update(scores)
+    return pa.table({name: columns[name] for name in schema.names}, schema=schema)
+
+
+def temporary_name(index: int) -> str:
+    """A chunk's name while it is written: hidden, and naming the host and process
+    writing it (so a later run removes only those of dead processes)."""
+    return f".{chunk_name(index)}.tmp-{socket.gethostname()}-{os.getpid()}"
+
+
+def write_table(directory: str | Path, index: int, table: Any) -> Path:
+    """Write one chunk: a temporary file, then an atomic rename."""
+    import pyarrow.parquet as pq
+
+    folder = Path(directory) / CHUNK_DIR
+    final = folder / chunk_name(index)
+    tmp = folder / temporary_name(index)
+    try:
+        pq.write_table(table, tmp, compression="zstd")
+        os.replace(tmp, final)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return final
+
+
+@dataclass(frozen=True)
+class ChunkTask:
+    """One chunk of work, small to ship: where its pairs are and where it goes.
+
+    The pairs are one of: ``path`` (the worker reads bytes ``span`` of the dataset
+    file itself), ``raw`` (those bytes, sent by a client whose workers cannot see the
+    file) or ``pairs`` (a loaded dataset's pairs). With ``out`` the worker writes the
+    Parquet chunk there; without, it returns the table for the client to write.
+    """
+
+    index: int
+    position: int
+    scorers: tuple[str, ...]
+    name: str
+    fmt: str = ""
+    path: str | None = None
+    raw: bytes | None = None
+    span: tuple[int, int] = (0, 0)
+    header: bytes = b""
+    header_lines: int = 0
+    first_line: int = 1
+    first_record: int = 1
+    pairs: tuple[Pair, ...] | None = None
+    out: str | None = None
+
+
+@dataclass
+class ChunkDone:
+    """What a worker sends back: a few numbers, or the table when the client writes."""
+
+    index: int
+    rows: int
+    seconds: float
+    notes: tuple[str, ...] = ()
+    table: Any = None
+    timings: dict[str, float] = field(default_factory=dict)
+
+
+def task_pairs(task: ChunkTask) -> tuple[Sequence[Pair], tuple[str, ...]]:
+    """The pairs of a chunk task and the loader's notes about them."""
+    if task.pairs is not None:
+        return task.pairs, ()
+    from explorer.batch.source import parse_range
+    from explorer.datasets import MAX_FILE_BYTES
+    from explorer.datasets.reading import decode
+
+    data = task.raw
+    if data is None:
+        assert task.path is not None
+        with open(task.path, "rb") as f:
+            f.seek(task.span[0])
+            data = f.read(task.span[1] - task.span[0])
+    padding = b"\n" * max(0, task.first_line - 1 - task.header_lines)
+    text = decode(task.header + padding + data, task.name, max_bytes=MAX_FILE_BYTES)
+    return parse_range(task.fmt, text, task.name, task.first_record)
+
+
+def _forget_pairs() -> None:
+    """Drop the per-pair caches a chunk filled. They serve the scorers of one pair, and in
+    a batch no pair comes back, so across chunks they only grow the worker. Over 60,000 pairs
+    a bleu worker peaked at 426 MiB with the BLEU n-gram counts kept (65,536 entries), and at
+    276 MiB with them dropped per chunk (docs/BENCHMARKS.md)."""
+    import sys
+
+    bleu = sys.modules.get("explorer.metrics.bleu")
+    if bleu is not None:
+        bleu.order_counts.cache_clear()
+
+
+def run_chunk(task: ChunkTask) -> ChunkDone:
+    """Read, score and (with ``task.out``) write one chunk. A malformed record raises
+    :class:`explorer.datasets.DatasetError` naming its line; the run stops there."""
+    begin = time.perf_counter()
+    pairs, notes = task_pairs(task)
+    read = time.perf_counter()
+    scores = score_chunk(pairs, task.scorers)
+    _forget_pairs()
+    scored = time.perf_counter()
+    table = chunk_table(pairs, task.position, scores, task.scorers)
+    timings = {"read": read - begin, "score": scored - read}
+    if task.out is not None:
+        write_table(task.out, task.index, table)
+        table = None
+    timings["write"] = time.perf_counter() - scored
+    return ChunkDone(task.index, len(pairs), time.perf_counter() - begin, notes, table, timings)
+
+
+def can_share(path: str | None, size: int, out: str) -> bool:
+    """Whether this worker sees the dataset file (same size) and can write chunks in
+    ``out`` (run on every worker before a batch starts)."""
+    if path is not None:
+        try:
+            if os.path.getsize(path) != size:
+                return False
+        except OSError:
+            return False
+    probe = Path(out) / CHUNK_DIR / f".probe-{socket.gethostname()}-{os.getpid()}"
+    try:
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError:
+        return False
+    return True
 
 
 def score_chunk(pairs: Sequence[Pair], scorers: Sequence[str]) -> dict[str, list[Any]]:

@@ -76,10 +76,38 @@ class ProgressBar:
             print(f"{done:,}/{p.pairs_total:,} pairs{resumed}  {rate}{left}", file=self.stream, flush=True)
 
 
+def _memory_mib(field: str = "VmHWM") -> float | None:
+    """This process's peak (``VmHWM``) or current (``VmRSS``) resident memory, where
+    /proc tells it."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith(field + ":"):
+                    return int(line.split()[1]) / 1024
+    except (OSError, ValueError):
+        pass
+    return None
+
+
+class _Sampled:
+    """The progress bar, noting the client's largest resident memory while chunks run."""
+
+    def __init__(self, bar: ProgressBar) -> None:
+        self.bar = bar
+        self.largest: float | None = None
+
+    def __call__(self, p: Progress) -> None:
+        now = _memory_mib("VmRSS")
+        if now is not None and (self.largest is None or now > self.largest):
+            self.largest = now
+        self.bar(p)
+
+
 def run_batch(args: argparse.Namespace) -> int:
     from explorer.batch.runner import run_batch as score_corpus
     from explorer.batch.schema import BatchError
-    from explorer.datasets import DatasetError, load
+    from explorer.batch.source import FileSource, open_source
+    from explorer.datasets import DatasetError
     from explorer.scorers import SCORERS, UnknownScorerError, parse_scorer_names
 
     def fail(message: str) -> int:
@@ -91,32 +119,43 @@ def run_batch(args: argparse.Namespace) -> int:
             names = [n for n, info in SCORERS.items() if info.interactive]
         else:
             names = parse_scorer_names(args.scorer)
-        data = load(args.data)
-        print(f"{data.name}: {len(data):,} pairs ({data.kind}); scorers {', '.join(names)}", file=sys.stderr)
-        for note in data.notes:  # e.g. SNLI pairs without annotator consensus, kept unlabelled
-            print(f"note: {note}", file=sys.stderr)
+        data = open_source(args.data, args.chunk_size)
+        if isinstance(data, FileSource):
+            print(f"{data.name}: {data.records:,} records ({data.format}, read in {len(data.ranges):,} ranges by the "
+                  f"workers); scorers {', '.join(names)}", file=sys.stderr)
+        else:
+            print(f"{data.name}: {len(data):,} pairs ({data.kind}); scorers {', '.join(names)}", file=sys.stderr)
+            for note in data.notes:  # e.g. SNLI pairs without annotator consensus, kept unlabelled
+                print(f"note: {note}", file=sys.stderr)
+        sampled = _Sampled(ProgressBar())
         summary = score_corpus(data, names, args.out, chunk_size=args.chunk_size, scheduler=args.scheduler,
-                            workers=args.workers, progress=ProgressBar())
+                               workers=args.workers, progress=sampled)
     except (BatchError, DatasetError, UnknownScorerError, OSError) as err:
         return fail(str(err))
     for address, missing in summary.missing_resources.items():
         print(f"warning: worker {address} lacks NLTK resources {', '.join(missing)}; "
               "see `python -m explorer resources` for what degrades", file=sys.stderr)
     manifest = summary.manifest
+    if isinstance(data, FileSource):
+        for note in manifest.notes if manifest.complete else summary.notes:
+            print(f"note: {note}", file=sys.stderr)
     runs: dict[str, int] = {}
     if manifest.complete and not args.no_register:
         from explorer.batch.register import register
         from explorer.store import Store, StoreError
 
         try:
-            runs = register(args.out, data, Store(args.store))
+            runs = register(args.out, None, Store(args.store))
         except (BatchError, StoreError, OSError) as err:
             print(f"warning: the result is complete but was not registered in the store: {err}", file=sys.stderr)
+    peak = _memory_mib()
     payload = {
         "data": args.data, "out": str(args.out), "pairs": manifest.n_pairs, "scorers": manifest.scorers,
         "chunks": manifest.n_chunks, "chunks_run": summary.chunks_run, "chunks_skipped": summary.chunks_skipped,
         "workers": summary.workers, "seconds": round(summary.seconds, 3), "complete": manifest.complete,
-        "refused": manifest.refused, "runs": runs,
+        "refused": manifest.refused, "runs": runs, "workers_read_the_file": summary.shared_files,
+        "client_peak_mib": None if peak is None else round(peak, 1),
+        "client_mib_while_scoring": None if sampled.largest is None else round(sampled.largest, 1),
     }
     if args.json:
         print(json.dumps(payload, indent=2))

@@ -49,10 +49,13 @@ def parse_msrp(text: str, name: str) -> list[Pair]:
     return pairs
 
 
-def parse_sts(text: str, name: str) -> list[Pair]:
-    """STS 2012 training TSV: ``score, sentence 1, sentence 2`` (score 0-5), no header."""
+def parse_sts(text: str, name: str, *, first_record: int = 1) -> list[Pair]:
+    """STS 2012 training TSV: ``score, sentence 1, sentence 2`` (score 0-5), no header.
+    Ids are record numbers, counted from ``first_record`` (a batch reads a file in
+    pieces: see :mod:`explorer.batch.source`)."""
     pairs = []
-    for index, (line_no, (score, s1, s2)) in enumerate(_rows(text, name, expected_columns=3, header=False), 1):
+    rows = _rows(text, name, expected_columns=3, header=False)
+    for index, (line_no, (score, s1, s2)) in enumerate(rows, first_record):
         where = f"{name}: line {line_no}"
         pairs.append(Pair(id=str(index), text=F.sentence(s1, where, "sentence 1"),
                           hypothesis=F.sentence(s2, where, "sentence 2"),
@@ -121,8 +124,9 @@ def _record_to_pair(record: object, index: int, name: str, where: str) -> Pair:
     )
 
 
-def parse_csv(text: str, name: str) -> list[Pair]:
-    """Generic CSV with a header naming at least text (or premise) and hypothesis.
+def parse_csv(text: str, name: str, *, first_record: int = 1) -> list[Pair]:
+    """Generic CSV with a header naming at least text (or premise) and hypothesis. A pair
+    without an id gets its record number, counted from ``first_record``.
 
     Raises:
         DatasetError: for a missing or duplicated header column, a row with more fields
@@ -132,7 +136,7 @@ def parse_csv(text: str, name: str) -> list[Pair]:
     reader = csv.reader(physical, strict=True)
     pairs: list[Pair] = []
     header: list[str] | None = None
-    index = 0
+    index = first_record - 1
     end = 0
     try:
         for row in reader:
@@ -161,7 +165,7 @@ def parse_csv(text: str, name: str) -> list[Pair]:
             if len(row) > len(header):
                 raise DatasetError(f"{name}: line {end}: more fields than the header has")
             index += 1
-            check_count(index, name)
+            check_count(index - first_record + 1, name)
             record = {key: value for key, value in zip(header, row) if key}
             pairs.append(_record_to_pair(record, index, name, f"line {end}"))
     except csv.Error as err:
@@ -174,8 +178,9 @@ def parse_csv(text: str, name: str) -> list[Pair]:
     return pairs
 
 
-def parse_jsonl(text: str, name: str) -> list[Pair]:
-    """JSON lines (one object per line) or one JSON list of objects."""
+def parse_jsonl(text: str, name: str, *, first_record: int = 1) -> list[Pair]:
+    """JSON lines (one object per line) or one JSON list of objects. A pair without an id
+    gets its record number, counted from ``first_record``."""
     if text.lstrip("\ufeff \n\t").startswith("["):
         data = loads(text, name)
         if not isinstance(data, list):
@@ -184,5 +189,5 @@ def parse_jsonl(text: str, name: str) -> list[Pair]:
         return [_record_to_pair(record, i, name, f"record {i}") for i, record in enumerate(data, start=1)]
     return [
         _record_to_pair(record, index, name, f"line {line_no}")
-        for index, (line_no, record) in enumerate(json_lines(text, name), start=1)
+        for index, (line_no, record) in enumerate(json_lines(text, name), start=first_record)
     ]

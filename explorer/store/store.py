@@ -238,8 +238,9 @@ class Store:
             conn.executemany(
                 "INSERT INTO pairs (dataset_id, pair_id, position, task, label, text, hypothesis) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(dataset_id, p.id, i, p.task, p.label, p.text, p.hypothesis)
-                 for i, p in enumerate(dataset.pairs)],
+                # a generator: a dataset read back from a batch result is not held whole
+                ((dataset_id, p.id, i, p.task, p.label, p.text, p.hypothesis)
+                 for i, p in enumerate(dataset.pairs)),
             )
             return dataset_id
 

@@ -55,9 +55,21 @@ def write_csv(path: Path, rows: list[tuple[str, str, str, str]]) -> Path:
 @pytest.fixture(scope="module")
 def cluster():
     """A real dask.distributed cluster: two worker processes, one thread each."""
+    import socket
+    import warnings
+
     from explorer.batch.runner import local_cluster
 
-    with local_cluster(2) as local:
+    # Dask's default dashboard port taken (by another cluster on the machine): no warning
+    with socket.socket() as taken, warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            taken.bind(("127.0.0.1", 8787))
+        except OSError:
+            pass  # taken already
+        local = local_cluster(2)
+    assert not [w for w in caught if "8787" in str(w.message)], [str(w.message) for w in caught]
+    with local:
         assert len(local.workers) == 2
         yield local
 
@@ -155,6 +167,76 @@ def test_resume_skips_finished_chunks_and_ignores_a_partial_temporary_file(clust
 
 
 @pytest.mark.slow  # a real local Dask cluster (seconds to start)
+def test_workers_reading_their_own_ranges_write_the_same_result(cluster, small: Path, tmp_path: Path,
+                                                                finished: Path) -> None:
+    out = tmp_path / "ranged"
+    chunks = []
+    summary = run_batch(small, SCORERS, out, chunk_size=4, scheduler=cluster.scheduler_address,
+                        chunk_done=chunks.append)
+    assert summary.shared_files and summary.chunks_run == 4
+    assert all(c.table is None and c.rows == 4 - 3 * (c.index == 3) for c in chunks)  # the workers wrote them
+    pd.testing.assert_frame_equal(read_all(out), read_all(finished))
+    ranged, whole = read_manifest(out), read_manifest(finished)
+    assert ranged.complete and ranged.records == len(ROWS) and ranged.n_pairs == len(ROWS)
+    assert (ranged.kind, ranged.tasks, ranged.refused) == (whole.kind, whole.tasks, whole.refused)
+    # registered from the result alone, it is the dataset the app finds when it loads the file
+    from explorer.batch.register import register
+    from explorer.store import Store
+
+    store = Store(tmp_path / "store.sqlite3")
+    runs = register(out, None, store)
+    dataset_id = read_manifest(out).store_dataset_id
+    assert dataset_id is not None and store.add_dataset(load(small)) == dataset_id
+    assert store.run_scores(runs["wer"]) == dict(zip(read_all(out)["id"], read_all(out)["wer"], strict=True))
+
+
+@pytest.mark.slow  # an in-process Dask cluster
+def test_a_malformed_record_past_the_first_chunk_stops_the_run_naming_its_line(small: Path, tmp_path: Path) -> None:
+    from distributed import Client, LocalCluster
+
+    from explorer.batch import runner
+
+    bad = tmp_path / "bad.csv"
+    lines = small.read_text(encoding="utf-8").splitlines()
+    lines[9] = 'p9,"an unclosed quote,hypothesis,entailment,x'
+    bad.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None,
+                      scheduler_kwargs=runner.QUIET_SCHEDULER) as local, Client(local) as client:
+        with pytest.raises(BatchError, match=r"chunk 2 cannot be read: bad.csv: line 10: .*new --out"):
+            run_batch(bad, ["mbleu"], tmp_path / "out", chunk_size=4, client=client)
+    kept = finished_chunks(tmp_path / "out")
+    assert 0 in kept and 1 in kept and 2 not in kept  # finished chunks are kept (3 may have been in flight)
+
+    # an id in two chunks: each chunk is fine, the whole is not
+    twice = tmp_path / "twice.csv"
+    twice.write_text(small.read_text(encoding="utf-8").replace("p12,", "p1,"), encoding="utf-8")
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None,
+                      scheduler_kwargs=runner.QUIET_SCHEDULER) as local, Client(local) as client:
+        with pytest.raises(BatchError, match="pair id 'p1' occurs more than once"):
+            run_batch(twice, ["mbleu"], tmp_path / "twice", chunk_size=4, client=client)
+    assert len(finished_chunks(tmp_path / "twice")) == 4 and not read_manifest(tmp_path / "twice").complete
+
+
+@pytest.mark.slow  # an in-process Dask cluster
+def test_workers_that_cannot_see_the_files_are_sent_bytes_and_send_tables(small: Path, tmp_path: Path,
+                                                                          finished: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from distributed import Client, LocalCluster
+
+    from explorer.batch import runner
+
+    monkeypatch.setattr(runner, "can_share", lambda path, size, out: False)
+    chunks = []
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None,
+                      scheduler_kwargs=runner.QUIET_SCHEDULER) as local, \
+            Client(local) as client:
+        summary = run_batch(small, SCORERS, tmp_path / "out", chunk_size=4, client=client, chunk_done=chunks.append)
+    assert not summary.shared_files
+    assert all(c.table is not None for c in chunks)
+    pd.testing.assert_frame_equal(read_all(tmp_path / "out"), read_all(finished))
+
+
+@pytest.mark.slow  # a real local Dask cluster (seconds to start)
 def test_a_folder_of_another_batch_is_refused(small: Path, finished: Path) -> None:
     with pytest.raises(BatchError, match="other scorers"):
         run_batch(load(small), ["bleu"], finished, chunk_size=4)
@@ -228,6 +310,42 @@ def test_curves_reports_and_samples_come_from_the_stored_scores(finished: Path, 
     assert sum(int(c.sum()) for _, c in histogram.values()) == len(data)
 
 
+@pytest.mark.slow  # a real local Dask cluster (seconds to start)
+def test_the_first_figures_are_kept_in_the_folder_and_follow_the_chunks(finished: Path, tmp_path: Path) -> None:
+    import shutil
+
+    from explorer.batch.query import FIGURES, first_page_columns
+
+    kept, bare = tmp_path / "kept", tmp_path / "bare"
+    shutil.copytree(finished, kept)
+    shutil.copytree(finished, bare)
+    assert (kept / FIGURES).exists()  # written when the batch completed
+    (bare / FIGURES).unlink()
+    fresh, computed = BatchResult.open(kept), BatchResult.open(bare)
+
+    def no_query(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("a figure kept in the folder was queried again")
+
+    fresh.query = no_query  # type: ignore[method-assign]
+    fresh._connection = no_query  # type: ignore[method-assign]
+    for ask in (lambda r: r.count(), lambda r: r.distinct("task"), lambda r: r.distinct("label"),
+                lambda r: r.value_range("mbleu"), lambda r: r.best_cutoff("wer"), lambda r: r.report("mbleu"),
+                lambda r: r.count(Filters(scorer="mbleu"))):
+        assert ask(fresh) == ask(computed)
+    for scorer in ("mbleu", "wer"):  # the Dataset page's first table
+        kept_page = fresh.page(sort=scorer, descending=True, columns=first_page_columns(scorer))
+        pd.testing.assert_frame_equal(kept_page.rows, computed.page(sort=scorer, descending=True,
+                                                                    columns=first_page_columns(scorer)).rows)
+        assert kept_page.total == len(ROWS)
+    for ask in (lambda r: r.curve("bleu"), lambda r: r.histogram("per")["entailment"]):
+        for a, b in zip(ask(fresh), ask(computed), strict=True):
+            np.testing.assert_array_equal(a, b)
+    # the bare copy saves what it computed; a chunk that goes away makes both stale
+    assert computed.save_figures() and (bare / FIGURES).exists()
+    finished_chunks(kept)[3].unlink()
+    assert BatchResult.open(kept).count() == 12
+
+
 # --------------------------------------------------------------- store, CLI
 
 @pytest.mark.slow  # a real local Dask cluster (seconds to start)
@@ -289,7 +407,7 @@ def test_a_chunk_that_fails_on_the_cluster_stops_the_run_resumably(small: Path, 
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     from distributed import Client, LocalCluster
 
-    from explorer.batch import runner
+    from explorer.batch import runner, worker
 
     calls = []
 
@@ -299,9 +417,10 @@ def test_a_chunk_that_fails_on_the_cluster_stops_the_run_resumably(small: Path, 
             raise MemoryError("worker out of memory")
         return score_chunk(pairs, scorers)
 
-    monkeypatch.setattr(runner, "score_chunk", dies_on_chunk_two)
+    monkeypatch.setattr(worker, "score_chunk", dies_on_chunk_two)
     out = tmp_path / "out"
-    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None) as local, \
+    with LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None,
+                      scheduler_kwargs=runner.QUIET_SCHEDULER) as local, \
             Client(local) as client:
         with pytest.raises(BatchError, match="chunk 2 failed on the cluster .*run the same command again"):
             run_batch(load(small), ["mbleu"], out, chunk_size=4, client=client)
