@@ -48,17 +48,20 @@ def parse_options(items: Sequence[str]) -> dict[str, str]:
 
 def load_training_pairs(paths: Sequence[str], log: Log | None = None) -> list[Pair]:
     """Every pair of the files; several MSR annotator files (A, B, C) are merged by
-    majority into one gold set instead of being concatenated. ``log`` gets one line
-    per file."""
+    majority into one gold set instead of being concatenated, also when other files
+    (an Edinburgh++ JSON file, say) come with them: the merged set first, then the
+    other files' pairs in order. ``log`` gets one line per file."""
     from explorer.datasets import load
-    from explorer.datasets.msr_align import is_annotator_set, load_annotators
+    from explorer.datasets.msr_align import file_format, is_annotator_set, load_annotators
 
     say = log or (lambda message: None)
-    if is_annotator_set(paths):
-        merged = load_annotators(paths)
-        say(f"{merged.name}: {len(merged)} pairs, {len(paths)} annotators merged by majority")
-        return list(merged.pairs)
+    msr = [p for p in paths if Path(p).is_file() and file_format(p) == "msr_align"]
     pairs: list[Pair] = []
+    if is_annotator_set(msr):
+        merged = load_annotators(msr)
+        say(f"{merged.name}: {len(merged)} pairs, {len(msr)} annotators merged by majority")
+        pairs.extend(merged.pairs)
+        paths = [p for p in paths if p not in msr]
     for path in paths:
         dataset = load(path)
         pairs.extend(dataset.pairs)

@@ -27,14 +27,32 @@ MAX_PROBLEMS = 800
 
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
-def _evaluate(key: str, aligner: str, limit: int, _pairs: tuple[Pair, ...]) -> pd.DataFrame:
-    """Per-problem figures of one aligner on the first ``limit`` gold problems."""
+@st.cache_resource(show_spinner="Loading MANLI's weights...")
+def _manli_with(model: str):  # type: ignore[no-untyped-def]
+    """The registered MANLI aligner with one of the shipped models."""
     from explorer.aligners import get_aligner
+
+    return get_aligner("manli").with_model(model)  # type: ignore[attr-defined]
+
+
+def _aligner(name: str, model: str) -> object:
+    from explorer.aligners import get_aligner
+    from explorer.aligners.manli import DEFAULT_MODEL_NAME
+
+    if name == "manli" and model != DEFAULT_MODEL_NAME:
+        return _manli_with(model)
+    return get_aligner(name)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _evaluate(key: str, aligner: str, limit: int, _pairs: tuple[Pair, ...], model: str = "") -> pd.DataFrame:
+    """Per-problem figures of one aligner on the first ``limit`` gold problems
+    (``model``: MANLI's shipped model by name; ignored for other aligners)."""
+    from explorer.aligners.manli import DEFAULT_MODEL_NAME
     from explorer.alignment_eval import run_aligner, score_pair
 
     pairs = [p for p in _pairs if p.gold_alignment is not None][:limit]
-    alignments, seconds = run_aligner(get_aligner(aligner), pairs)
+    alignments, seconds = run_aligner(_aligner(aligner, model or DEFAULT_MODEL_NAME), pairs)
     rows = []
     for pair, alignment, secs in zip(pairs, alignments, seconds):
         assert pair.gold_alignment is not None  # filtered above
@@ -96,10 +114,31 @@ def _load_msr() -> LoadedDataset:
     return LoadedDataset(_load_msr_dataset(), "msr-rte2-dev-abc", "MSR RTE2 dev gold")
 
 
-def is_manli_training_data(loaded: LoadedDataset) -> bool:
-    """Whether these gold alignments are the MSR RTE2 dev problems MANLI's shipped weights
-    were trained on (the merged annotator files, or one of them loaded on its own)."""
-    return loaded.key == "msr-rte2-dev-abc" or "rte2_dev" in loaded.name.lower()
+def is_manli_training_data(loaded: LoadedDataset, model: str | None = None) -> bool:
+    """Whether these gold alignments are among the sets the MANLI model ``model`` (a
+    shipped name; the default model when None) was trained on: the MSR RTE2 dev problems
+    (the merged annotator files, or one of them loaded on its own) for every shipped
+    model, the Edinburgh++ training file for the combined one."""
+    from explorer.aligners.manli import DEFAULT_MODEL_NAME, SHIPPED_MODELS, training_set_of
+
+    shipped = SHIPPED_MODELS[model or DEFAULT_MODEL_NAME]
+    found = training_set_of(loaded.key) or training_set_of(loaded.name)
+    return found is not None and found in shipped.training_sets
+
+
+def manli_model_choice() -> str:
+    """The MANLI model picker: a shipped model's name, and a line saying what it was trained on."""
+    from explorer.aligners.manli import DEFAULT_MODEL_NAME, SHIPPED_MODELS
+
+    names = list(SHIPPED_MODELS)
+    model = st.selectbox(
+        "MANLI model", names, index=names.index(DEFAULT_MODEL_NAME), key="aligners_manli_model",
+        format_func=lambda n: f"{SHIPPED_MODELS[n].label} ({SHIPPED_MODELS[n].file})",
+        help="The default is the model the `manli` scorer uses; `align-eval --model NAME` picks the same.",
+    )
+    shipped = SHIPPED_MODELS[str(model)]
+    st.caption(f"MANLI model in use: `explorer/models/{shipped.file}`, trained on {shipped.trained_on}.")
+    return str(model)
 
 
 def body() -> None:
@@ -126,19 +165,28 @@ def body() -> None:
     if not chosen:
         st.info("Pick at least one aligner.")
         return
+    from explorer.aligners.manli import SHIPPED_MODELS
+
+    model = manli_model_choice() if "manli" in chosen else ""
     frames: dict[str, pd.DataFrame] = {}
     with st.spinner(f"Aligning {limit} problems..."):
         for name in chosen:
-            frames[name] = _evaluate(loaded.key, name, limit, loaded.dataset.pairs)
+            frames[name] = _evaluate(loaded.key, name, limit, loaded.dataset.pairs, model if name == "manli" else "")
     st.subheader(f"{loaded.name}: {limit} of {n_gold} problems")
-    if "manli" in chosen and is_manli_training_data(loaded):
+    training = "manli" in chosen and is_manli_training_data(loaded, model)
+    if training:
+        shipped = SHIPPED_MODELS[model]
         st.warning(
-            "MANLI's shipped weights (`explorer/models/manli_rte2dev.json`) were trained on these "
-            "same 800 MSR RTE2 dev problems, so its figures here are training-set figures: not "
+            f"MANLI's model `explorer/models/{shipped.file}` was trained on {shipped.trained_on}: these "
+            "gold alignments are among them, so its figures here are **training-set figures**, not "
             "comparable with the paper's RTE2 *test* figures below."
         )
-    st.dataframe(pd.DataFrame([summary_row(ALIGNERS[n].label, f) for n, f in frames.items()]),
-                 hide_index=True, key="aligners_summary")
+    rows = [summary_row(ALIGNERS[n].label, f) for n, f in frames.items()]
+    for row, name in zip(rows, frames):
+        if name == "manli":
+            row["aligner"] = f"{row['aligner']} ({SHIPPED_MODELS[model].label})" + (
+                " - training-set figures" if training else "")
+    st.dataframe(pd.DataFrame(rows), hide_index=True, key="aligners_summary")
     st.markdown("**MacCartney et al. (2008), Table 1, on RTE2 test** (their dev rows are not cited here)")
     st.dataframe(paper_table(), hide_index=True, key="aligners_paper")
 

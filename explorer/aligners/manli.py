@@ -56,11 +56,79 @@ from explorer.limits import Limits, check, lexical_words, manli_candidates
 if TYPE_CHECKING:
     from explorer.preprocess import AnalyzedPair
 
-DEFAULT_MODEL = Path(__file__).resolve().parents[1] / "models" / "manli_rte2dev.json"
+MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
+DEFAULT_MODEL = MODELS_DIR / "manli_rte2dev.json"
 
 
 class ManliModelError(ExplorerError, ValueError):
     """A weights file that cannot be used."""
+
+
+@dataclass(frozen=True)
+class ShippedManli:
+    """A MANLI model shipped in ``explorer/models``.
+
+    Attributes:
+        name: what ``--model`` and the Aligners page call it.
+        file: the weights file in ``explorer/models``.
+        label: a short human name.
+        trained_on: what it was trained on, in words.
+        training_sets: the gold sets it was trained on (:func:`training_set_of` keys),
+            so figures on them are labelled training-set figures.
+    """
+
+    name: str
+    file: str
+    label: str
+    trained_on: str
+    training_sets: tuple[str, ...]
+
+    @property
+    def path(self) -> Path:
+        return MODELS_DIR / self.file
+
+
+#: The shipped MANLI models; the first is the default (aligner ``manli`` and scorer ``manli``).
+SHIPPED_MODELS: dict[str, ShippedManli] = {
+    m.name: m for m in (
+        ShippedManli("msr", "manli_rte2dev.json", "MSR RTE2 dev",
+                     "the 800 MSR RTE2 dev gold alignments (annotators A/B/C merged by majority, SURE links)",
+                     ("msr_rte2_dev",)),
+        ShippedManli("msr_edi", "manli_msr_edi.json", "MSR RTE2 dev + Edinburgh++ train",
+                     "the 800 MSR RTE2 dev gold alignments (A/B/C merged, SURE) and the 714 Edinburgh++ "
+                     "training pairs (SURE links)",
+                     ("msr_rte2_dev", "edinburgh_train")),
+    )
+}
+DEFAULT_MODEL_NAME = "msr"
+
+
+def model_file(name_or_path: str | Path) -> Path:
+    """The weights file of a shipped model's name (:data:`SHIPPED_MODELS`), or the path given.
+
+    Raises:
+        ManliModelError: for a string that is neither a shipped name nor an existing file.
+    """
+    if isinstance(name_or_path, str) and name_or_path in SHIPPED_MODELS:
+        return SHIPPED_MODELS[name_or_path].path
+    path = Path(name_or_path)
+    if not path.is_file():
+        raise ManliModelError(
+            f"{name_or_path}: no such MANLI model file; give a weights file or a shipped model "
+            f"({', '.join(SHIPPED_MODELS)})"
+        )
+    return path
+
+
+def training_set_of(dataset_name: str) -> str | None:
+    """Which shipped training set a gold dataset's name (file name or merged-file key)
+    denotes: ``msr_rte2_dev``, ``edinburgh_train`` or None."""
+    lowered = dataset_name.lower()
+    if "rte2_dev" in lowered or "msr-rte2-dev" in lowered:
+        return "msr_rte2_dev"
+    if "gold.train" in lowered:
+        return "edinburgh_train"
+    return None
 
 
 @dataclass(frozen=True)
@@ -139,6 +207,18 @@ class ManliModel:
 def default_model() -> ManliModel:
     """The shipped weights, trained on the 800 MSR RTE2 dev problems."""
     return ManliModel.load(DEFAULT_MODEL)
+
+
+@lru_cache(maxsize=len(SHIPPED_MODELS))
+def shipped_model(name: str) -> ManliModel:
+    """A shipped model by name (loaded once).
+
+    Raises:
+        ManliModelError: for a name not in :data:`SHIPPED_MODELS`.
+    """
+    if name not in SHIPPED_MODELS:
+        raise ManliModelError(f"no shipped MANLI model {name!r}; choose from {', '.join(SHIPPED_MODELS)}")
+    return default_model() if name == DEFAULT_MODEL_NAME else ManliModel.load(SHIPPED_MODELS[name].path)
 
 
 def anneal(
@@ -300,8 +380,11 @@ class ManliAligner:
         return self._similarity
 
     def with_model(self, path: str | Path) -> ManliAligner:
-        """The same aligner with weights from another file (``align-eval --model``)."""
-        return ManliAligner(ManliModel.load(path), decoder=self.decoder)
+        """The same aligner with weights from another file or a shipped model's name
+        (:data:`SHIPPED_MODELS`; ``align-eval --model``)."""
+        if isinstance(path, str) and path in SHIPPED_MODELS:
+            return ManliAligner(shipped_model(path), decoder=self.decoder)
+        return ManliAligner(ManliModel.load(model_file(path)), decoder=self.decoder)
 
     def check_limits(self, pair: AnalyzedPair, limits: Limits | None = None) -> None:
         """Refuse a pair whose candidate edits (bounded by the sizes and the model's

@@ -24,6 +24,14 @@ tokens, and for DEL / INS the best similarity the deleted (inserted) token has o
 other side. DEL and INS edits are single tokens (phrase DEL / INS would only split the
 same per-token features into more search moves).
 
+Issue 13 part 4 adds features for the errors its analysis named (docs/RESULTS.md, "MANLI
+across corpora"): function words and forms of `be` without contextual support (no matching
+neighbour, no anchor), `be` against another word, numbers whose values disagree or that
+stand on one side only, the context two tokens out, rivals (another token matching equally
+well), and the pair's shape (:func:`excess`: the share of a sentence that cannot have a
+one-to-one partner), so that one set of weights can serve RTE pairs and paraphrases.
+Models trained before them load with those weights at 0.
+
 An alignment's score is ``base + sum of gains``: ``base`` is the score of the empty
 alignment (every token DEL or INS) and an aligned edit's *gain* is its own score minus
 the DEL / INS scores of the tokens it covers. Only edits with a positive gain can be
@@ -89,9 +97,19 @@ ALIGNED_FEATURES: tuple[str, ...] = (
     "sub:anchor_right",
     "sub:anchor_both",
     "sub:stop_anchor",
+    # issue 13 part 4: function words, `be`, numbers and context (see _support_features)
+    "sub:stop_unsupported",
+    "sub:be_mixed",
+    "sub:be_unsupported",
+    "sub:num_mismatch",
+    "sub:num_one_side",
+    "sub:context2",
+    "sub:rival",
+    "sub:rival_unsupported",
+    "sub:weak_excess",
 )
-DEL_FEATURES: tuple[str, ...] = ("del:bias", "del:stop", "del:punct", "del:best_sim")
-INS_FEATURES: tuple[str, ...] = ("ins:bias", "ins:stop", "ins:punct", "ins:best_sim")
+DEL_FEATURES: tuple[str, ...] = ("del:bias", "del:stop", "del:punct", "del:best_sim", "del:excess")
+INS_FEATURES: tuple[str, ...] = ("ins:bias", "ins:stop", "ins:punct", "ins:best_sim", "ins:excess")
 #: Every feature's name, in weight-vector order.
 FEATURES: tuple[str, ...] = ALIGNED_FEATURES + DEL_FEATURES + INS_FEATURES
 INDEX: dict[str, int] = {name: i for i, name in enumerate(FEATURES)}
@@ -99,6 +117,7 @@ CONTEXTUAL: tuple[str, ...] = (
     "sub:distortion", "sub:left_match", "sub:right_match", "sub:both_match",
     "sub:stop_distortion", "sub:stop_left_match", "sub:stop_right_match",
     "sub:anchor_left", "sub:anchor_right", "sub:anchor_both", "sub:stop_anchor",
+    "sub:stop_unsupported", "sub:be_unsupported", "sub:context2", "sub:rival", "sub:rival_unsupported",
 )
 #: Anchors: content-word pairs at least this similar. An edit with an anchor just
 #: before (after) it on both sides, at consistent offsets, sits in a matching context.
@@ -387,9 +406,12 @@ class _Side:
     coarse: np.ndarray  # coarse POS (one "" entry for an empty sentence)
     proper: np.ndarray  # NNP* (one False entry for an empty sentence)
     best: np.ndarray  # the token's best similarity on the other side
+    be: np.ndarray  # float 0/1: a form of `be` (lemma)
+    number: np.ndarray  # the token's numeric value, NaN when it is not a number
+    ties: np.ndarray  # float 0/1: more than one token on the other side reaches ``best`` (> 0)
 
     @classmethod
-    def of(cls, analysis: Analysis, best: np.ndarray) -> _Side:
+    def of(cls, analysis: Analysis, best: np.ndarray, ties: np.ndarray | None = None) -> _Side:
         return cls(
             n=len(analysis),
             stop=np.asarray(analysis.stop, dtype=np.float64),
@@ -398,7 +420,21 @@ class _Side:
             coarse=np.array([_coarse(t) for t in analysis.pos] or [""]),
             proper=np.array([t.startswith("NNP") for t in analysis.pos] or [False]),
             best=best,
+            be=np.array([lem == "be" for lem in analysis.lemmas], dtype=np.float64),
+            number=np.array([_number(tok, tag) for tok, tag in zip(analysis.tokens, analysis.pos)], dtype=np.float64),
+            ties=np.zeros(len(analysis)) if ties is None else ties,
         )
+
+
+def _number(token: str, tag: str) -> float:
+    """A token's numeric value when it is tagged CD or holds a digit (``one`` as a pronoun
+    is not a number), else NaN."""
+    from explorer.lexical.numbers import number_value
+
+    if tag != "CD" and not any(ch.isdigit() for ch in token):
+        return float("nan")
+    value = number_value(token)
+    return float("nan") if value is None else value
 
 
 @dataclass(frozen=True)
@@ -516,7 +552,31 @@ def _shape_features(f: np.ndarray, cand: _Candidates, p: _Side, h: _Side,
         (h_punct_cum[h_end] - h_punct_cum[h_start]) == h_size)
     if c:
         f[:, col["sub:proper_both"]] = p.proper[p_end - 1] & h.proper[h_end - 1]
+    # `be` against a word that is not `be` (a copula standing for a content verb).
+    be_cum_p, be_cum_h = _cum(p.be), _cum(h.be)
+    f[:, col["sub:be_mixed"]] = ((be_cum_p[p_end] - be_cum_p[p_start]) > 0) != ((be_cum_h[h_end] - be_cum_h[h_start]) > 0)
+    _number_features(f, cand, p, h)
     return eq, stop_both
+
+
+def _number_features(f: np.ndarray, cand: _Candidates, p: _Side, h: _Side) -> None:
+    """Number agreement: a number on one side of the block only, or numbers on both
+    sides of which some hypothesis (text) number has no equal value on the other side.
+    The value comparison loops only over the blocks with numbers on both sides."""
+    col = INDEX
+    num_cum_p, num_cum_h = _cum(~np.isnan(p.number)), _cum(~np.isnan(h.number))
+    p_has = (num_cum_p[cand.p_end] - num_cum_p[cand.p_start]) > 0
+    h_has = (num_cum_h[cand.h_end] - num_cum_h[cand.h_start]) > 0
+    f[:, col["sub:num_one_side"]] = p_has != h_has
+    both = np.flatnonzero(p_has & h_has)
+    if not both.size:
+        return
+    mismatch = np.zeros(both.size, dtype=bool)
+    for k, c in enumerate(both.tolist()):
+        pv = {v for v in p.number[cand.p_start[c] : cand.p_end[c]].tolist() if v == v}
+        hv = {v for v in h.number[cand.h_start[c] : cand.h_end[c]].tolist() if v == v}
+        mismatch[k] = not (hv <= pv or pv <= hv)
+    f[both, col["sub:num_mismatch"]] = mismatch
 
 
 def _lexical_features(f: np.ndarray, cand: _Candidates, p: _Side, h: _Side) -> None:
@@ -564,16 +624,39 @@ def _contextual_features(f: np.ndarray, cand: _Candidates, sim: np.ndarray, p: _
     f[:, col["sub:anchor_right"]] = right_a
     f[:, col["sub:anchor_both"]] = left_a & right_a
     f[:, col["sub:stop_anchor"]] = stop_both * (left_a | right_a)
+    # Support from the context: a neighbour that matches or an anchor nearby. Function
+    # words, forms of `be` and tokens with equally good rivals need it most.
+    unsupported = (left < 0.5) & (right < 0.5) & ~left_a & ~right_a
+    f[:, col["sub:stop_unsupported"]] = stop_both * unsupported
+    be_cum_p, be_cum_h = _cum(p.be), _cum(h.be)
+    any_be = ((be_cum_p[p_end] - be_cum_p[p_start]) > 0) | ((be_cum_h[h_end] - be_cum_h[h_start]) > 0)
+    f[:, col["sub:be_unsupported"]] = any_be & unsupported
+    left2 = _neighbour(sim, p_start - 2, h_start - 2, p_len, h_len)
+    right2 = _neighbour(sim, p_end + 1, h_end + 1, p_len, h_len)
+    f[:, col["sub:context2"]] = (left + right + left2 + right2) / 4.0
+    rival = (_span_max(h.ties, h_start, h_end) > 0) | (_span_max(p.ties, p_start, p_end) > 0)
+    f[:, col["sub:rival"]] = rival
+    f[:, col["sub:rival_unsupported"]] = rival & unsupported
 
 
-def _token_features(side: _Side, first: int) -> np.ndarray:
-    """Stage 6: the features of deleting (inserting) each token, from column ``first``."""
+def _token_features(side: _Side, first: int, excess: float) -> np.ndarray:
+    """Stage 6: the features of deleting (inserting) each token, from column ``first``;
+    ``excess`` is the pair's :func:`excess` on this side."""
     out = np.zeros((side.n, N_FEATURES), dtype=np.float32)
     out[:, first + 0] = 1.0
     out[:, first + 1] = side.stop
     out[:, first + 2] = side.punct
     out[:, first + 3] = side.best
+    out[:, first + 4] = excess
     return out
+
+
+def excess(n: int, other: int) -> float:
+    """The share of a sentence's ``n`` tokens that cannot have a one-to-one partner in
+    the ``other`` sentence's tokens: ``max(0, 1 - other / n)``. About 0 for paraphrases,
+    large for an RTE text beside a short hypothesis; a pair's shape, so that one set of
+    weights can prefer deleting text tokens where the text is much longer."""
+    return max(0.0, 1.0 - other / n) if n else 0.0
 
 
 def extract(
@@ -611,8 +694,10 @@ def extract(
     if antonyms is None and hasattr(similarity, "antonym_matrix"):
         antonyms = similarity.antonym_matrix(text, hyp)
     ant = np.zeros((p_len, h_len)) if antonyms is None else np.asarray(antonyms, dtype=np.float64).reshape(p_len, h_len)
-    p = _Side.of(text, sim.max(axis=1) if h_len else np.zeros(p_len))
-    h = _Side.of(hyp, sim.max(axis=0) if p_len else np.zeros(h_len))
+    p_best = sim.max(axis=1) if h_len else np.zeros(p_len)
+    h_best = sim.max(axis=0) if p_len else np.zeros(h_len)
+    p = _Side.of(text, p_best, _ties(sim, p_best, 1))
+    h = _Side.of(hyp, h_best, _ties(sim, h_best, 0))
     # Stage 2: candidates. Layers: similarity, antonymy, then each lexical component.
     layers = np.concatenate((sim[None], ant[None], comps)) if p_len and h_len else np.zeros((2 + len(comps), p_len, h_len))
     del comps
@@ -624,9 +709,10 @@ def extract(
     _lexical_features(f, cand, p, h)
     if config.contextual and len(cand):
         _contextual_features(f, cand, sim, p, h, stop_both)
+    f[:, INDEX["sub:weak_excess"]] = excess(p_len, h_len) * (1.0 - f[:, INDEX["sub:sim_max"]])
     # Stage 6: DEL and INS.
-    deleted = _token_features(p, _DEL0)
-    inserted = _token_features(h, _INS0)
+    deleted = _token_features(p, _DEL0, excess(p_len, h_len))
+    inserted = _token_features(h, _INS0, excess(h_len, p_len))
     return PairFeatures(p_len, h_len, cand.p_start, cand.p_end, cand.h_start, cand.h_end, eq, f, deleted, inserted,
                         cand.added)
 
@@ -648,6 +734,15 @@ def _anchored(anchors: np.ndarray, p_at: np.ndarray, h_at: np.ndarray, direction
     for dp, dh in _ANCHOR_OFFSETS:
         out |= padded[p_at + direction * dp + w, h_at + direction * dh + w]
     return out
+
+
+def _ties(sim: np.ndarray, best: np.ndarray, axis: int) -> np.ndarray:
+    """Per token: 1 when more than one token on the other side reaches its best
+    similarity (and that is positive), else 0."""
+    if sim.size == 0:
+        return np.zeros(best.size)
+    at_best = sim >= (best[:, None] if axis == 1 else best[None, :]) - 1e-9
+    return ((at_best.sum(axis=axis) > 1) & (best > 0)).astype(np.float64)
 
 
 def _span_max(values: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:

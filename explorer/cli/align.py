@@ -17,7 +17,8 @@ from explorer.cli.output import fail, int_in, output_file, progress_printer
 def configure_align_eval(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("gold", nargs="+", help="gold file(s): one MSR .align.txt or Edinburgh++ JSON, or the MSR A/B/C files to merge by majority")
     parser.add_argument("--aligner", help=f"aligner to evaluate (known: {', '.join(ALIGNERS) or 'none yet'})")
-    parser.add_argument("--model", help="trained model file for aligners that take one")
+    parser.add_argument("--model", help="trained model file for aligners that take one, or a shipped model's name "
+                        "(manli: msr, the default, or msr_edi)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument("--out", type=output_file, help="write predictions as a JSON list of {id, source, target, sureAlign}")
     parser.add_argument("--reachability", action="store_true", help="report gold links no one-to-one phrase alignment can reach")
@@ -32,6 +33,15 @@ def _build_aligner(name: str, model: str | None) -> Any:
     if with_model is None:
         raise ValueError(f"aligner {name!r} takes no --model")
     return with_model(model)
+
+
+def _model_file(aligner: str, model: str | None) -> str | Path | None:
+    """The file behind ``--model`` (MANLI's shipped models go by name)."""
+    if model is None or aligner != "manli":
+        return model
+    from explorer.aligners.manli import model_file
+
+    return model_file(model)
 
 
 def run_align_eval(args: argparse.Namespace) -> int:
@@ -67,7 +77,7 @@ def run_align_eval(args: argparse.Namespace) -> int:
             mean_pair_f1=result.mean_pair_f1,
             exact=result.exact,
             seconds_per_pair_median=median,
-            signature=method_signature(ALIGNERS[args.aligner], model=args.model),
+            signature=method_signature(ALIGNERS[args.aligner], model=_model_file(args.aligner, args.model)),
         )
         lines += [
             f"aligner: {args.aligner}",

@@ -4,6 +4,7 @@ on the Pair page."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -576,7 +577,8 @@ def test_aligners_page_offers_gold_then_compares_aligners_worst_first() -> None:
     at.button(key="aligners_load").click().run()
     assert not at.exception, at.exception
     summary = frame(at, "problems")
-    assert set(summary["aligner"]) == {"Bag of words", "MANLI"}
+    assert set(summary["aligner"]) == {"Bag of words", "MANLI (MSR RTE2 dev)"}
+    assert any("MANLI model in use: `explorer/models/manli_rte2dev.json`" in c.value for c in at.caption)
     assert (summary["problems"] == 6).all()
     assert summary["F1"].between(0, 100).all()
     worst = frame(at, "hypothesis")
@@ -748,6 +750,24 @@ def test_a_large_dataset_gets_a_pair_number_instead_of_a_list() -> None:
     assert not at.exception and not at.error
     assert at.text_area(key="pair_hypothesis").value == "Ferry 733 left."
     assert at.query_params.get("pair") in ("p733", ["p733"])
+
+
+def test_aligners_page_lets_the_user_choose_the_manli_model(repo_root: Path) -> None:
+    # An Edinburgh++-style file named like the training split: training data for the
+    # combined model only. One tiny hand-written record.
+    record = [{"id": "x", "source": "A dog barked loudly .", "target": "The dog barked .",
+               "sureAlign": "1-1 2-2 4-3", "possibleAlign": ""}]
+    at = start(timeout=180)
+    at.session_state[state.DATASET.key] = load_uploaded(json.dumps(record).encode(), "gold.train.sure.json")
+    page(at, ALIGNERS)
+    assert not at.exception, at.exception
+    assert not any("training-set figures" in w.value for w in at.warning)
+    at.selectbox(key="aligners_manli_model").set_value("msr_edi").run()
+    assert not at.exception, at.exception
+    assert any("`explorer/models/manli_msr_edi.json`" in c.value and "Edinburgh++" in c.value for c in at.caption)
+    assert any("training-set figures" in w.value for w in at.warning)
+    summary = frame(at, "problems")
+    assert "MANLI (MSR RTE2 dev + Edinburgh++ train) - training-set figures" in set(summary["aligner"])
 
 
 def test_evaluate_curves_on_mixed_scales_get_a_panel_each() -> None:

@@ -1,0 +1,209 @@
+"""MANLI across corpora: train on one gold corpus, test on the other (issue 13 part 4).
+
+Corpora: the MSR RTE2 dev alignments (annotators A/B/C merged by majority, SURE links,
+800 problems) and the Edinburgh++ training set (SURE links, 714 problems). Protocols:
+
+* ``msr2edi``: train on MSR RTE2 dev, test on Edinburgh++ train;
+* ``edi2msr``: train on Edinburgh++ train, test on MSR RTE2 dev;
+* ``folds``: k folds split by problem in both corpora at once (fold i = the i-th
+  contiguous chunk of each corpus); each fold is tested with weights trained on every
+  other fold of *both* corpora; figures per corpus over all its problems.
+
+Feature variants (``--variants``): ``base`` is the feature set before part 4 (the
+new columns switched off during training, so their weights stay 0); ``all`` adds every
+part-4 feature; ``+name`` / ``-name`` add or remove one group of :data:`GROUPS`.
+Features are extracted once per run and the variants differ only in which weights
+training may move, so one run compares them on exactly the same candidates.
+
+Test problems are decoded without the gold blocks training adds to the candidates.
+
+Usage: NLTK_DATA=../shared/nltk_data python -m bench.manli_transfer
+       [--protocols msr2edi,edi2msr,folds] [--variants base,all] [--sample-msr N]
+       [--sample-edi N] [--epochs 50] [--folds 4] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+from bench.manli_experiments import figures, test
+from explorer.aligners.manli import _lexical_similarity, decode
+from explorer.aligners.manli_features import FEATURES, INDEX, N_FEATURES
+from explorer.aligners.manli_learn import Problem, TrainConfig, prepare
+from explorer.alignment_eval import load_gold
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "data"
+if not SHARED.is_dir():  # a worktree beside the main checkout
+    SHARED = Path("/work/shared/data")
+
+#: Part-4 feature groups (names in :data:`explorer.aligners.manli_features.FEATURES`).
+GROUPS: dict[str, tuple[str, ...]] = {
+    "stop": ("sub:stop_unsupported",),
+    "be": ("sub:be_mixed", "sub:be_unsupported"),
+    "num": ("sub:num_mismatch", "sub:num_one_side"),
+    "ctx2": ("sub:context2",),
+    "rival": ("sub:rival", "sub:rival_unsupported"),
+    "shape": ("del:excess", "ins:excess", "sub:weak_excess"),
+}
+NEW: tuple[str, ...] = tuple(name for group in GROUPS.values() for name in group)
+
+
+def _log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def variant_mask(spec: str) -> np.ndarray:
+    """1 for the features training may move under the variant ``spec``."""
+    mask = np.ones(N_FEATURES)
+    parts = spec.replace("-", " -").replace("+", " +").split()
+    head = parts[0] if parts and parts[0] in ("base", "all") else "base"
+    if head == "base":
+        for name in NEW:
+            mask[INDEX[name]] = 0.0
+    for part in parts:
+        if part in ("base", "all"):
+            continue
+        sign, group = part[0], part[1:]
+        if group not in GROUPS:
+            raise SystemExit(f"unknown group {group!r}; known: {', '.join(GROUPS)}")
+        for name in GROUPS[group]:
+            mask[INDEX[name]] = 1.0 if sign == "+" else 0.0
+    return mask
+
+
+def train_masked(problems: list[Problem], mask: np.ndarray, config: TrainConfig) -> np.ndarray:
+    """:func:`explorer.aligners.manli_learn.train` with the weights outside ``mask`` held at 0."""
+    rng = np.random.default_rng(config.seed)
+    weights = np.zeros(N_FEATURES)
+    kept: list[np.ndarray] = []
+    order = np.arange(len(problems))
+    alpha = config.rate
+    for epoch in range(config.epochs):
+        rng.shuffle(order)
+        for i in order.tolist():
+            problem = problems[i]
+            chosen, _ = decode(problem.features, weights, config=config.decoder)
+            if set(chosen.tolist()) != set(problem.gold.tolist()):
+                weights = weights + alpha * mask * (problem.gold_vector - problem.features.vector(chosen))
+        norm = float(np.linalg.norm(weights))
+        if norm > 0:
+            weights = weights / norm
+        if epoch >= config.burn_in:
+            kept.append(weights.copy())
+        alpha *= config.decay
+    average = np.mean(kept, axis=0)
+    norm = float(np.linalg.norm(average))
+    return average / norm if norm > 0 else average
+
+
+def _sample(items: list, n: int | None) -> list:  # type: ignore[type-arg]
+    if n is None or n >= len(items):
+        return items
+    return [items[int(i)] for i in np.linspace(0, len(items) - 1, n).round().astype(int)]
+
+
+def load(name: str, sample: int | None, similarity: object) -> tuple[list[Problem], list]:  # type: ignore[type-arg]
+    paths = [str(SHARED / "msr_align" / f"RTE2_dev_{x}.align.txt") for x in "ABC"] if name == "msr" else [
+        str(SHARED / "edinburgh" / "gold.train.sure.json")]
+    pairs = _sample([p for p in load_gold(paths).pairs if p.gold_alignment is not None], sample)
+    started = time.perf_counter()
+    problems = prepare(pairs, similarity, log=_log)  # type: ignore[arg-type]
+    _log(f"{name}: features for {len(problems)} problems in {time.perf_counter() - started:.0f} s, "
+         f"median {int(np.median([len(p.features) for p in problems]))} candidates")
+    return problems, [p.gold_alignment for p in pairs]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--protocols", default="msr2edi,edi2msr,folds")
+    parser.add_argument("--variants", default="base,all")
+    parser.add_argument("--sample-msr", type=int)
+    parser.add_argument("--sample-edi", type=int)
+    parser.add_argument("--epochs", type=int, default=50)
+    parser.add_argument("--folds", type=int, default=4)
+    parser.add_argument("--burn-in", type=int, help="epochs left out of the average (default min(10, epochs - 1))")
+    parser.add_argument("--save", help="save the first variant's models trained on all of MSR and on MSR + "
+                        "Edinburgh++ under this folder (manli_msr.json, manli_msr_edi.json)")
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    protocols = [p for p in args.protocols.split(",") if p]
+    burn_in = args.burn_in if args.burn_in is not None else min(10, args.epochs - 1)
+    config = TrainConfig(epochs=args.epochs, burn_in=burn_in)
+    similarity = _lexical_similarity({})
+    started = time.perf_counter()
+    msr, msr_gold = load("msr", args.sample_msr, similarity)
+    edi, edi_gold = load("edi", args.sample_edi, similarity)
+    out: dict[str, object] = {"msr": len(msr), "edi": len(edi), "epochs": args.epochs, "rows": []}
+    rows: list[dict[str, object]] = out["rows"]  # type: ignore[assignment]
+    variants = [v for v in args.variants.split(",") if v]
+    for variant in variants:
+        mask = variant_mask(variant)
+        on_msr: np.ndarray | None = None
+        if args.save and variant == variants[0]:  # the first variant's models, before its figures
+            on_msr = _save(Path(args.save), variant, mask, msr, edi, config)
+        if "msr2edi" in protocols:
+            w = on_msr if on_msr is not None else train_masked(msr, mask, config)
+            rows.append({"variant": variant, "protocol": "msr2edi", "test": "edi", **figures(test(edi, edi_gold, w))})
+            _log(json.dumps(rows[-1]))
+        if "edi2msr" in protocols:
+            w = train_masked(edi, mask, config)
+            rows.append({"variant": variant, "protocol": "edi2msr", "test": "msr", **figures(test(msr, msr_gold, w))})
+            _log(json.dumps(rows[-1]))
+        if "folds" in protocols:
+            k = args.folds
+            mb = np.linspace(0, len(msr), k + 1).astype(int)
+            eb = np.linspace(0, len(edi), k + 1).astype(int)
+            ms: list = []  # type: ignore[type-arg]
+            es: list = []  # type: ignore[type-arg]
+            for i in range(k):
+                m0, m1, e0, e1 = int(mb[i]), int(mb[i + 1]), int(eb[i]), int(eb[i + 1])
+                w = train_masked(msr[:m0] + msr[m1:] + edi[:e0] + edi[e1:], mask, config)
+                ms += test(msr[m0:m1], msr_gold[m0:m1], w)
+                es += test(edi[e0:e1], edi_gold[e0:e1], w)
+                _log(f"{variant} fold {i + 1}/{k}: msr so far {figures(ms)}, edi so far {figures(es)}")
+            rows.append({"variant": variant, "protocol": f"folds{k}", "test": "msr", **figures(ms)})
+            _log(json.dumps(rows[-1]))
+            rows.append({"variant": variant, "protocol": f"folds{k}", "test": "edi", **figures(es)})
+            _log(json.dumps(rows[-1]))
+    out["seconds"] = round(time.perf_counter() - started, 1)
+    out["max_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
+    if args.json:
+        print(json.dumps(out))
+    else:
+        print(f"{'variant':<24} {'protocol':<8} test   P     R     F1    exact")
+        for r in rows:
+            print(f"{r['variant']:<24} {r['protocol']:<8} {r['test']:<5} {r['precision']:5.1f} {r['recall']:5.1f} "
+                  f"{r['f1']:5.1f} {r['exact']:5.1f}")
+        print(f"{out['seconds']} s, peak {out['max_rss_mb']} MB")
+
+
+def _save(folder: Path, variant: str, mask: np.ndarray, msr: list[Problem], edi: list[Problem],
+          config: TrainConfig) -> np.ndarray:
+    """Train on MSR, then on MSR + Edinburgh++, save both; returns the MSR weights."""
+    from explorer.aligners.manli import ManliModel
+    from explorer.aligners.manli_features import FeatureConfig
+
+    kept: list[np.ndarray] = []
+    for name, problems in (("msr", msr), ("msr_edi", msr + edi)):
+        started = time.perf_counter()
+        w = np.where(mask > 0, train_masked(problems, mask, config), 0.0)
+        kept.append(w)
+        info = {"trained_on": len(problems), "variant": variant, "epochs": config.epochs, "burn_in": config.burn_in,
+                "features_off": [FEATURES[i] for i in np.flatnonzero(mask == 0).tolist()],
+                "sure_links": sum(p.n_sure for p in problems), "unreachable_links": sum(p.unreachable for p in problems),
+                "seconds": round(time.perf_counter() - started, 1)}
+        ManliModel(w, FeatureConfig(), {}, info).save(folder / f"manli_{name}.json")
+        _log(f"saved {folder / f'manli_{name}.json'}")
+    return kept[0]
+
+
+if __name__ == "__main__":
+    main()
