@@ -288,6 +288,8 @@ class Cutoff:
     source: str
     #: "dataset", "dev", "default" (explorer.cutoffs), "model" (a classifier's own) or "none"
     kind: str = "dataset"
+    #: the cutoff calls every pair it was chosen on the same way (``CutoffChoice.one_sided``)
+    one_sided: bool = False
 
 
 #: Cutoffs chosen on more data than a dataset holds, by dataset key: a page of a batch
@@ -339,7 +341,7 @@ def default_cutoff(
         if fp is not None:
             hit = cutoffs.lookup(fp, scorer, cutoffs.DATASET)
             if hit is not None:
-                return Cutoff(hit.value, hit.origin, hit.source)
+                return Cutoff(hit.value, hit.origin, hit.source, hit.one_sided)
             if is_scored(loaded, scorer):
                 best = dataset_best_cutoff(loaded, scorer)
                 if best is not None:
@@ -349,7 +351,7 @@ def default_cutoff(
         fp = fingerprint_of(dev)
         hit = cutoffs.lookup(fp, scorer, cutoffs.DEV) if fp else None
         if hit is not None:
-            return Cutoff(hit.value, hit.origin, "dev")
+            return Cutoff(hit.value, hit.origin, "dev", hit.one_sided)
         if is_scored(dev, scorer):
             best = dataset_best_cutoff(dev, scorer)
             if best is not None:
@@ -357,5 +359,5 @@ def default_cutoff(
                 return Cutoff(best[0], f"development set: {detail}", "dev")
     shipped = cutoffs.default_cutoffs().get(scorer)
     if shipped is not None:
-        return Cutoff(shipped.value, shipped.origin, "default")
+        return Cutoff(shipped.value, shipped.origin, "default", shipped.one_sided)
     return Cutoff(FALLBACK_CUTOFF, "no cutoff known for this scorer: 0.5 assumed", "none")

@@ -49,7 +49,7 @@ from explorer.pairs import Pair
 DEFAULT_FILE = Path(__file__).resolve().parent / "models" / "cutoffs_rte_dev.json"
 #: Bumped when scorers change in a way that changes their scores, so cached cutoffs of an
 #: older version are recomputed rather than trusted.
-CACHE_VERSION = 3
+CACHE_VERSION = 4
 
 DATASET, DEV, DEFAULT = "dataset", "dev", "default"
 SOURCE_LABELS = {DATASET: "this dataset", DEV: "development set", DEFAULT: "shipped default"}
@@ -74,6 +74,9 @@ class CutoffChoice:
         accuracy: the accuracy at this cutoff on the pairs it was chosen on.
         n: how many pairs it was chosen on.
         refused: pairs the scorer refused (left out).
+        one_sided: the best cutoff calls every pair it was chosen on the same way (the
+            majority class beats every split): the scorer does not separate the classes
+            there, and its verdicts say nothing about the pair.
     """
 
     scorer: str
@@ -83,6 +86,7 @@ class CutoffChoice:
     accuracy: float
     n: int
     refused: int = 0
+    one_sided: bool = False
 
     @property
     def origin(self) -> str:
@@ -148,7 +152,12 @@ def choose(scorer: str, scores: np.ndarray, gold: Sequence[bool], *, source: str
     n = int(keep.sum())
     left_out = f", {refused} refused" if refused else ""
     detail = f"best on {name} ({n} pairs{left_out}, {100 * acc:.1f}%)"
-    return CutoffChoice(scorer, float(value), source, detail, float(acc), n, refused)
+    said = scores[keep] > value
+    one_sided = bool(said.all() or not said.any())
+    if one_sided:
+        detail += (f"; it calls every one of those pairs '{'entails' if said.all() else 'does not entail'}' "
+                   "(no split beats the majority class), so this scorer's verdict carries no information")
+    return CutoffChoice(scorer, float(value), source, detail, float(acc), n, refused, one_sided)
 
 
 def cutoff_dir() -> Path:
@@ -293,14 +302,19 @@ def build_default(
         "about": "Best cutoff of each scorer on the pooled development sets below (a pair is "
                  "entailed when score > cutoff; ties to the lowest cutoff).",
         "command": previous.get("command") or command,
-        "updates": [*previous.get("updates", []), f"{command} --scorer {','.join(names)} --update"] if update
-                   else [],
+        "updates": _updates(previous.get("updates", []), f"{command} --scorer {','.join(names)} --update")
+                   if update else [],
         "data": [Path(p).name for p in paths],
         "pairs": len(pooled),
         "cutoffs": entries,
     }
     out.write_text(json.dumps(body, indent=1) + "\n", encoding="utf-8")
     return body
+
+
+def _updates(previous: Sequence[str], command: str) -> list[str]:
+    """The file's update commands with ``command`` last, once (a rerun moves it)."""
+    return [c for c in previous if c != command] + [command]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -35,6 +35,8 @@ class Verdict:
     source: str
     entails: bool
     gold: bool | None
+    #: the cutoff calls every pair of the set it was chosen on the same way
+    one_sided: bool = False
 
     @property
     def correct(self) -> bool | None:
@@ -47,6 +49,8 @@ class Verdict:
         text = f"{self.label} = {self.value:.4f} {sign} cutoff {self.cutoff:.4f}: {decision}. Cutoff from {self.source}."
         if self.gold is not None:
             text += " Agrees with the gold label." if self.correct else " Disagrees with the gold label."
+        if self.one_sided:
+            text += " Not counted: this cutoff gives every pair of its set the same decision."
         return text
 
 
@@ -56,7 +60,7 @@ def verdicts(results: Mapping[str, Any], cutoffs: Mapping[str, Cutoff], gold: bo
     for name, result in results.items():
         value, cut = float(result.value), cutoffs[name]
         label = SCORERS[name].label if name in SCORERS else name
-        out.append(Verdict(name, label, value, cut.value, cut.source, value > cut.value, gold))
+        out.append(Verdict(name, label, value, cut.value, cut.source, value > cut.value, gold, cut.one_sided))
     return out
 
 
@@ -89,15 +93,23 @@ def strip_html(rows: Sequence[Verdict], gold_label: str | None, pending: Sequenc
         head = _chip(f"gold: {gold_label}", "#222", "The dataset's label for this pair.")
     chips = [head]
     for row in rows:
+        if row.one_sided:  # no information: outlined and marked, not coloured right or wrong
+            chips.append(_chip(f"{'✓' if row.entails else '✗'} {row.label} (uninformative)", PENDING, row.reason,
+                               outline=True))
+            continue
         colour = UNKNOWN if row.correct is None else RIGHT if row.correct else WRONG
         chips.append(_chip(f"{'✓' if row.entails else '✗'} {row.label}", colour, row.reason))
     for name in pending:
         label = SCORERS[name].label if name in SCORERS else name
         chips.append(_chip(f"… {label}", PENDING, f"{label}: not run yet (slow method).", outline=True))
-    right = sum(r.correct is True for r in rows)
-    judged = sum(r.correct is not None for r in rows)
+    counted = [r for r in rows if not r.one_sided]
+    right = sum(r.correct is True for r in counted)
+    judged = sum(r.correct is not None for r in counted)
     summary = (f"{right} of {judged} methods agree with the gold label" if judged
-               else f"{sum(r.entails for r in rows)} of {len(rows)} methods say entails")
+               else f"{sum(r.entails for r in counted)} of {len(counted)} methods say entails")
+    if len(counted) < len(rows):
+        summary += (f" ({len(rows) - len(counted)} uninformative: their cutoff gives every pair of its set "
+                    "the same decision)")
     return (f'<div class="verdict-strip" data-pair="{html.escape(mark, quote=True)}" '
             f'data-pending="{len(pending)}" data-methods="{len(rows)}">'
             f'<div style="line-height:1.9">{"".join(chips)}</div>'

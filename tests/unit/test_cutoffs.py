@@ -126,3 +126,19 @@ def test_build_default_writes_the_command_and_the_data(tmp_path: Path) -> None:
     assert set(body["cutoffs"]) == {"bleu", "mbleu"}
     assert cutoffs.default_cutoffs(out)["mbleu"].source == "default"
     assert cutoffs.main(["build-default", str(TYPICAL), "--scorer", "nope", "--out", str(out)]) == 2
+
+
+def test_a_cutoff_that_calls_every_pair_the_same_is_marked_one_sided() -> None:
+    import numpy as np
+
+    gold = [True, True, True, False]  # the majority class (75%) beats every split
+    flat = cutoffs.choose("wer", np.array([0.1, 0.4, 0.2, 0.3]), gold, source="dataset", name="x", refused=0)
+    assert flat.one_sided and "no information" in flat.detail and flat.accuracy == 0.75
+    split = cutoffs.choose("mbleu", np.array([0.9, 0.8, 0.7, 0.1]), gold, source="dataset", name="x", refused=0)
+    assert not split.one_sided and split.accuracy == 1.0
+    shipped = cutoffs.default_cutoffs()
+    assert shipped["wer"].one_sided and not shipped["mbleu"].one_sided
+
+
+def test_rerunning_an_update_keeps_its_command_once() -> None:
+    assert cutoffs._updates(["a", "b"], "a") == ["b", "a"] and cutoffs._updates([], "c") == ["c"]

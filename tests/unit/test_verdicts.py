@@ -49,3 +49,13 @@ def test_names_from_files_are_escaped_in_the_hover_text() -> None:
 
 def test_cutoff_sources_are_counted_for_the_caption() -> None:
     assert cutoff_sources(CUTS) == "1 shipped defaults (RTE1-3 dev), 1 from this dataset"
+
+
+def test_a_one_sided_cutoff_is_shown_as_uninformative_and_not_counted() -> None:
+    cuts = {**CUTS, "wer": Cutoff(-7.6, "shipped default: best on rte dev (calls every pair 'entails')", "default",
+                                  one_sided=True)}
+    rows = verdicts({"mbleu": Result(0.3), "wer": Result(-1.0)}, cuts, gold=False)
+    assert rows[1].one_sided and "Not counted" in rows[1].reason
+    html = strip_html(rows, "non-entailment")
+    assert "(uninformative)" in html and f"background:{WRONG}" in html  # mbleu is still judged
+    assert "0 of 1 methods agree" in html and "1 uninformative" in html
