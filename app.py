@@ -7,19 +7,30 @@ row to :data:`PAGES`: a script under ``components/pages/``, its title and an ico
 
 from __future__ import annotations
 
+import sys
+
 import streamlit as st
 
-from components.access import require_access
-from components.charts import format_picker
-from components.guard import guarded
-from components.sections import batch_results
-from components.state import current_dataset
-from components.store_access import author_box
-from components.text import count, plain
-from components.warmup import sidebar_note, start_warmup, summary, wait_for_warmup
-from explorer import resources
-
 TITLE = "Entailment Alignment Explorer"
+
+# A new server's first visitor sees progress before the app's own modules are imported
+# (about two seconds of imports on this machine; a bare Streamlit page paints in about one):
+# set_page_config must come first, then one bar, cleared once the imports are done. Later
+# runs find the modules loaded and draw nothing here.
+st.set_page_config(page_title=TITLE, page_icon=":material/join_inner:", layout="wide")
+_BOOT = None if "components.warmup" in sys.modules else st.empty()
+if _BOOT is not None:
+    _BOOT.progress(0.0, text="Starting the explorer on this server (loading its modules)…")
+
+from components.access import require_access  # noqa: E402  (after the progress bar: see above)
+from components.charts import format_picker  # noqa: E402
+from components.guard import guarded  # noqa: E402
+from components.sections import batch_results  # noqa: E402
+from components.state import current_dataset  # noqa: E402
+from components.store_access import author_box  # noqa: E402
+from components.text import count, plain  # noqa: E402
+from components.warmup import sidebar_note, start_warmup, summary, wait_for_warmup  # noqa: E402
+from explorer import resources  # noqa: E402
 
 #: (script, title, icon). The first page is the one the app opens on.
 PAGES: list[tuple[str, str, str]] = [
@@ -57,7 +68,8 @@ def sidebar() -> None:
 
 
 def main() -> None:
-    st.set_page_config(page_title=TITLE, page_icon=":material/join_inner:", layout="wide")
+    if _BOOT is not None:
+        _BOOT.empty()
     if not require_access():
         return
     start_warmup()  # at once, on a thread: it runs while this page imports and draws
