@@ -8,6 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from components import state
 from components.panels import PANELS
+from explorer import resources
 
 #: A paraphrase whose pFSM and pPDA best sequences draw the same figures: without keyed
 #: charts, the Edit distance tab crashed with StreamlitDuplicateElementId.
@@ -155,6 +156,8 @@ def _combined_panel() -> None:
     render_combined_panel(analyze_pair(make_pair("The firm sold 40 cars in May.", "Toyota sold 40 cars.")))
 
 
+@pytest.mark.skipif(not resources.is_available("averaged_perceptron_tagger_eng"),
+                    reason="needs the POS tagger (a capitalised word read as a name): ../shared or nltk.download")
 def test_combined_panel_lists_and_draws_the_pushes() -> None:
     from components.figures.combined import push_bars
     from components.panels.combined import contribution_rows
