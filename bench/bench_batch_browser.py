@@ -14,20 +14,14 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import socket
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+sys.path.insert(0, str(ROOT))  # run as a script: the project's packages
+from tests.e2e.browser import streamlit_server  # noqa: E402
 
 
 def main() -> None:
@@ -38,29 +32,13 @@ def main() -> None:
     args = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
-    port = free_port()
     env = dict(os.environ, ENTAILMENT_EXPLORER_STORE=str(Path(tempfile.mkdtemp()) / "store.sqlite3"))
-    server = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1"],
-        cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        import urllib.request
-
-        deadline = time.monotonic() + 180
-        while True:  # until the server answers its health check
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=5):
-                    break
-            except OSError:
-                if time.monotonic() > deadline or server.poll() is not None:
-                    raise SystemExit("the app server did not start") from None
-                time.sleep(0.5)
+    with streamlit_server(env, timeout=180) as served:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
             for run in range(args.runs):
                 page = browser.new_page(viewport={"width": 1400, "height": 1500})
-                page.goto(f"http://127.0.0.1:{port}/dataset", timeout=180_000)
+                page.goto(f"{served.url}/dataset", timeout=180_000)
                 page.wait_for_selector("text=Batch result", timeout=180_000)
                 page.get_by_text("Batch result (a whole corpus").click()
                 box = page.get_by_label("Result folder (the --out of `batch`)")
@@ -96,9 +74,6 @@ def main() -> None:
                 print(f"session {run + 1}: " + ", ".join(f"{k} {v:.2f} s" for k, v in timings.items()), flush=True)
                 page.close()
             browser.close()
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
     one, five, _ = os.getloadavg()
     print(f"load average {one:.1f} / {five:.1f}")
 

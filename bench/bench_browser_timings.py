@@ -40,13 +40,11 @@ import hashlib
 import json
 import os
 import random
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -54,6 +52,8 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from tests.e2e.browser import streamlit_server  # noqa: E402  (the browser tests' server, shared)
+
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -96,49 +96,12 @@ def load() -> str:
     return f"{one:.2f} / {five:.2f} / {fifteen:.2f}"
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @contextmanager
 def server(env: dict[str, str]) -> Iterator[str]:
-    """``streamlit run app.py`` on a free port until the block ends; yields its URL once
-    the health check answers."""
-    port = free_port()
-    log = tempfile.NamedTemporaryFile(prefix="bench-server-", suffix=".log", delete=False)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"streamlit exited with {proc.returncode}; log: {log.name}")
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"streamlit did not answer within 120 s; log: {log.name}")
-            time.sleep(0.1)
-        yield url
-    finally:
-        # The server and anything it started (background cutoff jobs) share its session.
-        try:
-            os.killpg(proc.pid, 15)
-        except OSError:
-            pass
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, 9)
-            proc.wait()
+    """``streamlit run app.py`` on a free port until the block ends (it and the background
+    cutoff jobs it started); yields its URL once the health check answers."""
+    with streamlit_server(env, timeout=120) as served:
+        yield served.url
 
 
 def timed(action: Callable[[], None], wait: Callable[[], None]) -> float | None:

@@ -16,13 +16,10 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
-import subprocess
-import sys
 import tempfile
-import time
-import urllib.request
 from pathlib import Path
+
+from tests.e2e.browser import streamlit_server
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
@@ -34,26 +31,6 @@ IDLE = """() => !document.querySelector(
 STRIP_DONE = """() => document.querySelector('span[title*="gold label"], span[title*="no gold label"]') !== null
     && document.querySelectorAll('span[title*="not run yet"]').length === 0"""
 WAIT = 180_000  # ms: the first page of a cold server loads WordNet, MANLI's weights, ...
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def _wait_healthy(url: str, server: subprocess.Popen[bytes], timeout: float = 120.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise SystemExit(f"streamlit exited with {server.returncode}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.3)
-    raise SystemExit(f"streamlit did not answer on {url} within {timeout:.0f} s")
 
 
 def _settle(page) -> None:  # type: ignore[no-untyped-def]
@@ -118,30 +95,14 @@ def main() -> int:
     parser.add_argument("--out", default=str(ROOT / "docs" / "screenshots"), help="folder for the PNGs")
     parser.add_argument("--pair", default="5", help="the typical-sample pair on the Pair page (default 5: the methods disagree)")
     args = parser.parse_args()
-    port = _free_port()
-    url = f"http://127.0.0.1:{port}"
     scratch = Path(tempfile.mkdtemp(prefix="screenshots-"))
     env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
            # A fresh store and cutoff cache: the pages as a first visitor sees them (shipped cutoffs).
            "ENTAILMENT_EXPLORER_STORE": str(scratch / "store.sqlite3"), "EXPLORER_UPLOADS_DIR": str(scratch / "uploads"),
            "EXPLORER_CUTOFF_CACHE": str(scratch / "cutoffs")}
-    with tempfile.TemporaryFile() as log:
-        server = subprocess.Popen(
-            [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-             "--server.port", str(port), "--server.address", "127.0.0.1"],
-            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
-        )
-        try:
-            _wait_healthy(url, server)
-            for path in take(url, Path(args.out), args.pair):
-                print(path)
-        finally:
-            server.terminate()
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
+    with streamlit_server(env, timeout=120) as served:
+        for path in take(served.url, Path(args.out), args.pair):
+            print(path)
     return 0
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -11,6 +12,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -35,12 +37,26 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+class ServerError(RuntimeError):
+    """The app server exited or never answered its health check (the message has its output)."""
+
+
+@dataclass(frozen=True)
+class Served:
+    url: str
+    pid: int
+
+
 @contextmanager
-def served_app(env: dict[str, str] | None = None) -> Iterator[str]:
-    """``streamlit run app.py`` on a free localhost port until the block ends; yields its URL.
+def streamlit_server(env: dict[str, str] | None = None, *, timeout: float = START_TIMEOUT) -> Iterator[Served]:
+    """``streamlit run app.py`` on a free localhost port until the block ends; yields its URL
+    and process id once the health check answers. Shared by the browser tests and the
+    browser benchmarks (``bench/``).
 
     The server's output goes to a temporary file (a pipe nobody reads would fill up and
-    stall a chatty server) and is shown if the server dies or never answers.
+    stall a chatty server) and is in the :class:`ServerError` if it dies or never answers.
+    It runs in a session of its own, so the end of the block stops anything it started too
+    (background cutoff jobs).
     """
     port = free_port()
     environment = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", **(env or {})}
@@ -48,7 +64,7 @@ def served_app(env: dict[str, str] | None = None) -> Iterator[str]:
         server = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
              "--server.port", str(port), "--server.address", "127.0.0.1"],
-            cwd=ROOT, env=environment, stdout=log, stderr=subprocess.STDOUT,
+            cwd=ROOT, env=environment, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
         )
 
         def output() -> str:
@@ -57,10 +73,10 @@ def served_app(env: dict[str, str] | None = None) -> Iterator[str]:
 
         url = f"http://127.0.0.1:{port}"
         try:
-            deadline = time.monotonic() + START_TIMEOUT
+            deadline = time.monotonic() + timeout
             while True:
                 if server.poll() is not None:
-                    pytest.fail(f"streamlit exited with {server.returncode}:\n{output()}")
+                    raise ServerError(f"streamlit exited with {server.returncode}:\n{output()}")
                 try:
                     with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
                         if response.status == 200:
@@ -68,13 +84,27 @@ def served_app(env: dict[str, str] | None = None) -> Iterator[str]:
                 except OSError:
                     pass
                 if time.monotonic() > deadline:
-                    pytest.fail(f"streamlit did not answer on {url} within {START_TIMEOUT:.0f} s:\n{output()}")
+                    raise ServerError(f"streamlit did not answer on {url} within {timeout:.0f} s:\n{output()}")
                 time.sleep(0.3)
-            yield url
+            yield Served(url, server.pid)
         finally:
-            server.terminate()
             try:
-                server.wait(timeout=10)
+                os.killpg(server.pid, signal.SIGTERM)
+            except OSError:
+                pass
+            try:
+                server.wait(timeout=15)
             except subprocess.TimeoutExpired:
-                server.kill()
+                os.killpg(server.pid, signal.SIGKILL)
                 server.wait()
+
+
+@contextmanager
+def served_app(env: dict[str, str] | None = None) -> Iterator[str]:
+    """:func:`streamlit_server` for a test: yields the URL; a server that does not start
+    fails the test with its output."""
+    try:
+        with streamlit_server(env) as served:
+            yield served.url
+    except ServerError as err:
+        pytest.fail(str(err))
