@@ -318,6 +318,13 @@ def fingerprint_of(loaded: LoadedDataset) -> str | None:
     return found
 
 
+def _one_sided(loaded: LoadedDataset, scorer: str, cutoff: float) -> bool:
+    """Whether a cutoff chosen on a dataset's labelled pairs decides them all alike."""
+    from explorer.cutoffs import one_sided
+
+    return one_sided(dataset_scores(loaded, scorer)[labelled_mask(loaded)], cutoff)
+
+
 def default_cutoff(
     loaded: LoadedDataset, scorer: str, *, typed: bool = False, dev: LoadedDataset | None = None
 ) -> Cutoff:
@@ -346,7 +353,7 @@ def default_cutoff(
                 best = dataset_best_cutoff(loaded, scorer)
                 if best is not None:
                     detail = f"best on {loaded.name} ({count(int(labelled_mask(loaded).sum()), 'pair')}, {100 * best[1]:.1f}%)"
-                    return Cutoff(best[0], f"this dataset: {detail}", "dataset")
+                    return Cutoff(best[0], f"this dataset: {detail}", "dataset", _one_sided(loaded, scorer, best[0]))
     if dev is not None:  # the development set chosen on the Evaluate page
         fp = fingerprint_of(dev)
         hit = cutoffs.lookup(fp, scorer, cutoffs.DEV) if fp else None
@@ -356,7 +363,7 @@ def default_cutoff(
             best = dataset_best_cutoff(dev, scorer)
             if best is not None:
                 detail = f"best on {dev.name} ({count(int(labelled_mask(dev).sum()), 'pair')}, {100 * best[1]:.1f}%)"
-                return Cutoff(best[0], f"development set: {detail}", "dev")
+                return Cutoff(best[0], f"development set: {detail}", "dev", _one_sided(dev, scorer, best[0]))
     shipped = cutoffs.default_cutoffs().get(scorer)
     if shipped is not None:
         return Cutoff(shipped.value, shipped.origin, "default", shipped.one_sided)

@@ -152,12 +152,19 @@ def choose(scorer: str, scores: np.ndarray, gold: Sequence[bool], *, source: str
     n = int(keep.sum())
     left_out = f", {refused} refused" if refused else ""
     detail = f"best on {name} ({n} pairs{left_out}, {100 * acc:.1f}%)"
-    said = scores[keep] > value
-    one_sided = bool(said.all() or not said.any())
-    if one_sided:
-        detail += (f"; it calls every one of those pairs '{'entails' if said.all() else 'does not entail'}' "
+    flat = one_sided(scores[keep], value)
+    if flat:
+        said = "entails" if (scores[keep] > value).all() else "does not entail"
+        detail += (f"; it calls every one of those pairs '{said}' "
                    "(no split beats the majority class), so this scorer's verdict carries no information")
-    return CutoffChoice(scorer, float(value), source, detail, float(acc), n, refused, one_sided)
+    return CutoffChoice(scorer, float(value), source, detail, float(acc), n, refused, flat)
+
+
+def one_sided(scores: np.ndarray, cutoff: float) -> bool:
+    """Whether ``cutoff`` gives every (finite) score the same decision: a best cutoff that
+    does so says the scorer does not separate the classes on those pairs."""
+    said = scores[np.isfinite(scores)] > cutoff
+    return bool(said.all() or not said.any())
 
 
 def cutoff_dir() -> Path:

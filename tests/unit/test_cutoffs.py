@@ -136,6 +136,7 @@ def test_a_cutoff_that_calls_every_pair_the_same_is_marked_one_sided() -> None:
     assert flat.one_sided and "no information" in flat.detail and flat.accuracy == 0.75
     split = cutoffs.choose("mbleu", np.array([0.9, 0.8, 0.7, 0.1]), gold, source="dataset", name="x", refused=0)
     assert not split.one_sided and split.accuracy == 1.0
+    assert cutoffs.one_sided(np.array([0.1, np.nan, 0.3]), 0.0) and not cutoffs.one_sided(np.array([0.1, 0.3]), 0.2)
     shipped = cutoffs.default_cutoffs()
     assert shipped["wer"].one_sided and not shipped["mbleu"].one_sided
 
