@@ -109,7 +109,7 @@ def main() -> int:
                 page.wait_for_function(IDLE, timeout=600_000)
             seconds = time.monotonic() - started
             # Whatever the page draws next: refusals, scores, or nothing if it died.
-            page.wait_for_selector('[data-testid="stAlert"], [data-testid="stDataFrame"]', timeout=600_000)
+            page.wait_for_selector('[data-testid="stAlert"], [data-testid="stDataFrame"], [data-testid="stTable"], .verdict-strip', timeout=600_000)
             page.wait_for_function(IDLE, timeout=600_000)
             seconds = time.monotonic() - started
             if args.screenshot:
