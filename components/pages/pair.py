@@ -317,10 +317,12 @@ def gold_alignment_section(analyzed: AnalyzedPair) -> None:
 
 def panels_section(analyzed: AnalyzedPair) -> None:
     """One tab per method panel; only the open tab is drawn (switching tabs reruns the page),
-    so a rerun pays for one panel, not all of them."""
+    so a rerun pays for one panel, not all of them. The open tab is in the URL
+    (``?tab=MANLI``; none for the first tab), so a reload or a copied link reopens it."""
     if not PANELS:
         return
-    tabs = st.tabs([panel.label for panel in PANELS.values()], key=state.PAIR_METHOD_TAB.key, on_change="rerun")
+    tabs = st.tabs([panel.label for panel in PANELS.values()], key=state.PAIR_METHOD_TAB.key, on_change="rerun",
+                   bind="query-params")
     for tab, panel in zip(tabs, PANELS.values(), strict=True):
         if tab.open is False:  # None: the tabs do not track state; draw them all
             continue
@@ -328,6 +330,25 @@ def panels_section(analyzed: AnalyzedPair) -> None:
             # Each panel's widgets and charts are keyed under its name.
             attempt(partial(panel.render, analyzed, key=panel.name), panel.label,
                     where="to draw for this pair")
+
+
+def figures_follow(loaded: LoadedDataset, pair: Pair) -> bool:
+    """Whether this run stops before the figures of a pair new to this session (and the
+    page reruns at once to draw them).
+
+    A browser draws everything one run sends before it paints: on a new tab that includes
+    loading and starting the figure library, and for every new pair half a dozen Plotly
+    figures (the n-gram grid, the open method tab's). The verdict strip and the scores
+    table, sent first, then waited for them (an RTE2 link in a new tab: about 2.2 s to the
+    painted strip with the figures in the same run, 1.4 s without, at load 8-10;
+    docs/BENCHMARKS.md). So a new pair's strip, scores and decision go out in a run of
+    their own, and the figures in the next one, which starts as soon as this one ends; a
+    rerun for the same pair (a slider, a tab, the editor) draws everything in one run."""
+    shown = (loaded.key, pair_mark(pair))
+    if state.FIGURES_FOR.get() == shown:
+        return False
+    state.FIGURES_FOR.set(shown)
+    return True
 
 
 def within_token_limit(pair: Pair) -> bool:
@@ -362,8 +383,16 @@ def main() -> None:
         return
     results = scores_section(loaded, analyzed, timer)
     decision_section(loaded, pair, results)
-    render_report_download(loaded, analyzed, results, page_cutoffs(loaded, list(results), typed=pair.source == "typed"))
+    download = st.empty()
     render_annotation_section(loaded, pair)
+    if figures_follow(loaded, pair):
+        timer.write()
+        st.rerun()  # the figures, in a run of their own
+    # With the figures: a download button sent in a run that st.rerun cut short did not
+    # download (its file is registered by the run that completes).
+    with download.container():
+        render_report_download(loaded, analyzed, results,
+                               page_cutoffs(loaded, list(results), typed=pair.source == "typed"))
     grid_section(analyzed)
     gold_alignment_section(analyzed)
     panels_section(analyzed)
