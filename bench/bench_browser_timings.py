@@ -178,12 +178,17 @@ def server(env: dict[str, str]) -> Iterator[str]:
         yield served.url
 
 
-def wait_idle(page: Any, timeout: float = WAIT_MS) -> None:
-    """Until the app is idle, twice: a new pair's figures come in a second run, which
-    starts as the first ends (a single check can fall between the two)."""
-    for _ in range(2):
-        page.wait_for_timeout(150)
-        page.wait_for_function(IDLE, timeout=timeout)
+#: Whether the app has been idle (no script running, nothing stale) for ``quiet`` ms on end.
+QUIET = ("(quiet) => {\n  const now = performance.now();\n  if (!(" + IDLE.strip() + ")()) "
+         "{ window.__busyAt = now; return false; }\n  return now - window.__busyAt >= quiet;\n}")
+
+
+def wait_idle(page: Any, timeout: float = WAIT_MS, quiet: float = 500) -> None:
+    """Until the app has been idle for ``quiet`` ms on end: a new pair's figures come in a
+    second run, which starts as the first ends, and a measured action should start on a
+    page that is not still drawing them."""
+    page.evaluate("window.__busyAt = performance.now()")
+    page.wait_for_function(QUIET, arg=quiet, timeout=timeout)
 
 
 class Results:
@@ -464,8 +469,10 @@ def bench_editor(context: Any, url: str, runs: int, results: Results, shots: Pat
             print(f"    (not reached: {type(err).__name__})", flush=True)
             results.add("editor click", None)
         try:
-            wait_idle(page)
+            page.wait_for_timeout(150)  # the run has started
+            page.wait_for_function(IDLE, timeout=WAIT_MS)
             results.add("editor idle", time.perf_counter() - start)
+            wait_idle(page)  # settled before the next click
         except Exception:
             results.add("editor idle", None)
     shot(page, shots, "editor")
