@@ -179,14 +179,17 @@ def server(env: dict[str, str]) -> Iterator[str]:
 
 
 #: Whether the app has been idle (no script running, nothing stale) for ``quiet`` ms on end.
-QUIET = ("(quiet) => {\n  const now = performance.now();\n  if (!(" + IDLE.strip() + ")()) "
-         "{ window.__busyAt = now; return false; }\n  return now - window.__busyAt >= quiet;\n}")
+#: Every visible Plotly chart has been drawn (the browser draws them after the run ends).
+DRAWN = """() => [...document.querySelectorAll('[data-testid="stPlotlyChart"]')]
+    .every(e => e.offsetParent === null || e.querySelector('.main-svg'))"""
+QUIET = ("(quiet) => {\n  const now = performance.now();\n  if (!(" + IDLE.strip() + ")() || !(" + DRAWN
+         + ")()) { window.__busyAt = now; return false; }\n  return now - window.__busyAt >= quiet;\n}")
 
 
 def wait_idle(page: Any, timeout: float = WAIT_MS, quiet: float = 500) -> None:
-    """Until the app has been idle for ``quiet`` ms on end: a new pair's figures come in a
-    second run, which starts as the first ends, and a measured action should start on a
-    page that is not still drawing them."""
+    """Until the app has been idle, with every visible chart drawn, for ``quiet`` ms on end:
+    a new pair's figures come in a second run, which starts as the first ends, and a
+    measured action should start on a page that is not still drawing them."""
     page.evaluate("window.__busyAt = performance.now()")
     page.wait_for_function(QUIET, arg=quiet, timeout=timeout)
 

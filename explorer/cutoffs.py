@@ -8,7 +8,9 @@ A pair is judged *entailed* when its score is above its scorer's cutoff
     slow method takes minutes, so each scorer's result is computed once per dataset
     *fingerprint* (a hash of the pairs' texts and labels, not of the file name) and kept as
     JSON in ``cutoffs/`` under the explorer cache directory
-    (:func:`explorer.cache.cache_dir`; ``$EXPLORER_CUTOFF_CACHE`` moves it).
+    (:func:`explorer.cache.cache_dir`; ``$EXPLORER_CUTOFF_CACHE`` moves it). The scores
+    themselves are kept too, per pair (:mod:`explorer.pair_scores`), so the Pair page can
+    show a pair's verdicts without scoring it.
 ``dev``
     The best cutoff on a development set chosen by the user (e.g. NLTK's ``rte1_dev.xml``),
     computed and cached the same way.

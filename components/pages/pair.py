@@ -339,11 +339,13 @@ def figures_follow(loaded: LoadedDataset, pair: Pair) -> bool:
     A browser draws everything one run sends before it paints: on a new tab that includes
     loading and starting the figure library, and for every new pair half a dozen Plotly
     figures (the n-gram grid, the open method tab's). The verdict strip and the scores
-    table, sent first, then waited for them (an RTE2 link in a new tab: about 2.2 s to the
-    painted strip with the figures in the same run, 1.4 s without, at load 8-10;
-    docs/BENCHMARKS.md). So a new pair's strip, scores and decision go out in a run of
-    their own, and the figures in the next one, which starts as soon as this one ends; a
-    rerun for the same pair (a slider, a tab, the editor) draws everything in one run."""
+    table, sent first, then waited for them. So a new pair's strip, scores and decision go
+    out in a run of their own, and the figures in the next one, which starts as soon as
+    this one ends; a rerun for the same pair (a slider, a tab, the editor) draws everything
+    in one run. An RTE2 link in a new tab of a browser that has the app's JavaScript
+    cached: 2.07 s to the painted strip with the figures in the same run, 1.19 s with them
+    in the next; in a new browser profile 2.11 s and 2.45 s (medians of 8, interleaved on
+    one server at load 6-8; docs/BENCHMARKS.md)."""
     shown = (loaded.key, pair_mark(pair))
     if state.FIGURES_FOR.get() == shown:
         return False
