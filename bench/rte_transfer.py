@@ -189,6 +189,7 @@ def manli_tokens(cache: Path, name: str) -> list[dict]:
     if not path.exists():
         from explorer.aligners.bow import idf
         from explorer.aligners.manli import entailment_score
+        from explorer.combined import _negations, _numbers
 
         data = load(RTE / f"{name}.xml")
         aligner = get_scorer("manli").aligner  # type: ignore[attr-defined]
@@ -206,8 +207,13 @@ def manli_tokens(cache: Path, name: str) -> list[dict]:
                     for j in range(*edit.h_span):
                         aligned[j] = True
                         link[j] = float(matrix[edit.p_span[0]:edit.p_span[1], j].max())
+            text_numbers = set(_numbers(analysed.text.lower))
             rows.append({
                 "task": pair.task, "gold": bool(pair.entails), "value": parts.value,
+                "h_len": len(hyp),
+                "unaligned_names": sum(hyp.pos[j].startswith("NNP") for j in parts.unaligned_content),
+                "number_mismatch": sum(v not in text_numbers for v in _numbers(hyp.lower)),
+                "negation_mismatch": (_negations(analysed.text.lower) > 0) != (_negations(hyp.lower) > 0),
                 "content": [j for j in range(len(hyp)) if not (hyp.stop[j] or hyp.is_punct[j])],
                 "aligned": aligned,
                 "link_sim": link,
@@ -333,6 +339,20 @@ def why(cache: Path) -> None:
               f"{pct(np.mean(m[k] == gold[k]))} | {pct(b[k].mean())} / {pct(m[k].mean())} | "
               f"{_auc(bow['rte1_dev'][0][k], gold[k]):.3f} / {_auc(manli['rte1_dev'][0][k], gold[k]):.3f} / "
               f"{_auc(probe['rte1_dev'][0][k], gold[k]):.3f} | {(lost & ~gold).sum()} / {(lost & gold).sum()} |")
+    print("\nThe pairs the two decide differently, and the rest (means per pair; the lexical layer's "
+          "number and negation checks as in the combined classifier):\n")
+    print("| pairs | n | gold entailed | hypothesis tokens | unaligned content words | unaligned names "
+          "| hypothesis numbers not in the text | negation on one side only |")
+    print("|---|---|---|---|---|---|---|---|")
+    groups = (("bow right, manli wrong", (b == gold) & (m != gold)), ("manli right, bow wrong", (m == gold) & (b != gold)),
+              ("both right", (m == gold) & (b == gold)), ("both wrong", (m != gold) & (b != gold)))
+    for label, k in groups:
+        picked = [r for r, x in zip(rows, k) if x]
+        mean = {key: float(np.mean([float(r[key]) for r in picked])) if picked else float("nan")
+                for key in ("h_len", "unaligned_names", "number_mismatch", "negation_mismatch")}
+        unaligned = float(np.mean([sum(not r["aligned"][j] for j in r["content"]) for r in picked])) if picked else float("nan")
+        print(f"| {label} | {k.sum()} | {pct(gold[k].mean())} | {mean['h_len']:.1f} | {unaligned:.2f} | "
+              f"{mean['unaligned_names']:.2f} | {mean['number_mismatch']:.2f} | {mean['negation_mismatch']:.2f} |")
     print("\nContent coverage of entailed / non-entailed pairs, per set:\n")
     print("| set | coverage, entailed | coverage, not entailed | AUC bow | AUC manli |")
     print("|---|---|---|---|---|")
