@@ -36,7 +36,8 @@ Targets:
   cache; a new Streamlit session); until that pair's strip is complete.
   ``RTE2 pair (link, new profile)``: the same in a new browser profile (a first visit:
   the JavaScript is fetched and compiled anew). ``RTE2 pair (picker)``: the Pair page's
-  pair picker, a click, the id typed and Enter; until that pair's strip is complete.
+  pair picker, a click, the id typed and Enter; until that pair's strip is complete (and
+  ``..., from Enter``: the same from the Enter that chose the pair, without the dropdown).
 - ``editor click``: the alignment editor on an RTE2 pair, one click on a grid cell; until
   the *Links* count shows the change (``wait_for_function``, which checks every animation
   frame) and ``editor idle``: until the app is idle.
