@@ -204,7 +204,8 @@ def _job_progress(fp: str) -> None:
         return
     with st.container(key=JOB_KEY):
         st.progress(status.share, text=f"Choosing the cutoffs of {plain(status.name)} in the background: "
-                                       f"{status.describe(_label)}. Until then the cutoffs above decide; "
+                                       f"{status.describe(_label)} (each pair's scores are kept too, so "
+                                       "later pairs need no scoring). Until then the cutoffs above decide; "
                                        "the page switches when every method is done.")
 
 
