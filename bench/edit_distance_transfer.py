@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 from explorer.cache import cache_dir  # noqa: E402
 from explorer.datasets import load  # noqa: E402
-from explorer.edit_distance.features import PairFeatures, pair_features, reorder_hypothesis, swap_sides, tie_gaps  # noqa: E402
+from explorer.edit_distance.features import PairFeatures, pair_features, swap_sides, tie_gaps  # noqa: E402
 from explorer.edit_distance.training import TransferSettings, prepare_pair, score_values, train_settings  # noqa: E402
 
 DEFAULT = {"kind": "pfsm", "lam": "0.05", "max_iter": "60", "warm": "0", "min_count": "5", "lexical": "1",
@@ -49,7 +49,8 @@ DEFAULT = {"kind": "pfsm", "lam": "0.05", "max_iter": "60", "warm": "0", "min_co
 #: Settings the bench applies itself (not TransferSettings): ``prep`` preprocessing;
 #: ``tie=1`` one weight for inserting and deleting a word (:func:`tie_gaps`); ``swap=1``
 #: trains on both directions of every pair and scores the mean of both (:func:`swap_sides`).
-BENCH_ONLY = ("prep", "tie", "swap", "preorder")
+#: (``preorder=1``, the hypothesis read in the text's order, is a model setting.)
+BENCH_ONLY = ("prep", "tie", "swap")
 
 FILES = {
     "msr": ("sts2012/MSRpar.train.tsv", None),
@@ -108,11 +109,9 @@ def run(config: dict[str, str], exp: str, sets: Sets, log: Path | None, test_pre
         save: Path | None = None) -> list[dict]:
     settings = TransferSettings.parse({k: v for k, v in config.items() if k not in BENCH_ONLY})
     prep = config["prep"]
-    tie, swap, preorder = config["tie"] == "1", config["swap"] == "1", config["preorder"] == "1"
+    tie, swap = config["tie"] == "1", config["swap"] == "1"
 
     def shaped(encoded: list[PairFeatures]) -> list[PairFeatures]:
-        if preorder:
-            encoded = [reorder_hypothesis(f)[0] for f in encoded]
         return [tie_gaps(f) for f in encoded] if tie else encoded
     names = list(FILES)
     jobs = ([([a for a in names if a != held], [held]) for held in names] if exp == "lofo"
