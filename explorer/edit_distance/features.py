@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 from scipy import sparse
 
 from explorer.edit_distance.automaton import C_LEMMA, C_OTHER, C_PARA, C_PUNC, C_SYN, C_WORD, CLASSES
@@ -292,6 +293,20 @@ def tie_gaps(feats: PairFeatures) -> PairFeatures:
     return PairFeatures(n=feats.n, m=feats.m, sub_class=feats.sub_class, rows=rows)
 
 
+@njit(cache=True)
+def _lcs_table(same: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    """Longest common subsequence lengths of every prefix pair (``same``: n x m)."""
+    n, m = same.shape
+    table = np.zeros((n + 1, m + 1), dtype=np.int64)
+    for i in range(n):
+        for j in range(m):
+            if same[i, j]:
+                table[i + 1, j + 1] = table[i, j] + 1
+            else:
+                table[i + 1, j + 1] = max(table[i, j + 1], table[i + 1, j])
+    return table
+
+
 def reorder_by_matches(same: np.ndarray) -> tuple[int, ...]:
     """A reading order of the hypothesis that follows the text: ``same[i, j]`` says text
     token ``i`` and hypothesis token ``j`` are the same word. The longest in-order run of
@@ -299,11 +314,7 @@ def reorder_by_matches(same: np.ndarray) -> tuple[int, ...]:
     to that word's text position; words found nowhere in the text travel with the word
     before them. Returns hypothesis positions in the new order (identity when nothing moves)."""
     n, m = same.shape
-    table = np.zeros((n + 1, m + 1), dtype=np.int64)
-    for i in range(n):
-        for j in range(m):
-            table[i + 1, j + 1] = (table[i, j] + 1 if same[i, j]
-                                   else max(table[i, j + 1], table[i + 1, j]))
+    table = _lcs_table(np.ascontiguousarray(same, dtype=np.bool_))
     anchor: dict[int, int] = {}
     i, j = n, m
     while i and j:
