@@ -31,7 +31,7 @@ from scipy import stats
 
 from bench.edit_distance_transfer import FILES, ROOT, Sets
 from explorer.edit_distance.automaton import C_WORD
-from explorer.edit_distance.features import FeatureIndex, PairFeatures, _lcs_table, reorder_hypothesis
+from explorer.edit_distance.features import FeatureIndex, PairFeatures, lcs_table
 from explorer.edit_distance.model import Batch, EditDistanceModel
 from explorer.edit_distance.training import path_count
 
@@ -47,7 +47,7 @@ def overlap(sets: Sets) -> None:
         in_order, any_order = [], []
         for f in enc:
             same = (f.sub_class == C_WORD).reshape(f.n, f.m)
-            in_order.append(int(_lcs_table(same)[-1, -1]))
+            in_order.append(int(lcs_table(same)[-1, -1]))
             used: set[int] = set()  # one-to-one matching of identical tokens in any order
             for j in range(f.m):
                 free = [i for i in np.flatnonzero(same[:, j]).tolist() if i not in used]

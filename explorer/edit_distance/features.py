@@ -294,7 +294,7 @@ def tie_gaps(feats: PairFeatures) -> PairFeatures:
 
 
 @njit(cache=True)
-def _lcs_table(same: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+def lcs_table(same: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
     """Longest common subsequence lengths of every prefix pair (``same``: n x m)."""
     n, m = same.shape
     table = np.zeros((n + 1, m + 1), dtype=np.int64)
@@ -314,7 +314,7 @@ def reorder_by_matches(same: np.ndarray) -> tuple[int, ...]:
     to that word's text position; words found nowhere in the text travel with the word
     before them. Returns hypothesis positions in the new order (identity when nothing moves)."""
     n, m = same.shape
-    table = _lcs_table(np.ascontiguousarray(same, dtype=np.bool_))
+    table = lcs_table(np.ascontiguousarray(same, dtype=np.bool_))
     anchor: dict[int, int] = {}
     i, j = n, m
     while i and j:

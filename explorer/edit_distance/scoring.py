@@ -8,9 +8,11 @@ S_LEMMA, S_PUNC and blocks; SUB otherwise), deletions and insertions leave token
 unlinked, jumps only move the machine. The shipped models (``pfsm_sts_sick.json``,
 ``ppda_sts_sick.json``) are trained on every graded file we have (STS 2012 MSRpar and
 SMTeuroparl, SICK train and trial) with the setting that transferred best across files
-(a pairwise ranking loss within each training file, lambda 0.15 per 1,700 pairs, one
-offset per file, then a least-squares scale and offset; docs/RESULTS.md, "Probabilistic
-edit distance").
+(the hypothesis read in the text's order, so moved words cost nothing; a pairwise
+ranking loss within each training file, lambda 0.15 per 1,700 pairs, one offset per
+file, then a least-squares scale and offset; docs/RESULTS.md, "Probabilistic edit
+distance"). With such a model the steps' hypothesis positions are reading positions
+(``EditDistanceResult.hypothesis_order``); the alignment is in original positions.
 """
 
 from __future__ import annotations
