@@ -8,6 +8,13 @@
 * ``handset``: lattices with a few hand-set weights (``name=value,...``; every other weight
   0), no training: pFSM, pPDA of several jump limits (``--kind ppda:10``), and either
   read in the text's order (``--preorder``).
+* ``msrp``: a fourth file never trained on: the MSR Paraphrase validation pairs (500,
+  binary paraphrase labels), scored by the LOFO models trained *without* MSRpar (whose
+  sentences come from the same news clusters) in each ``--saved`` folder, beside Dice;
+  Pearson with the label (point-biserial) and ROC AUC.
+* ``reorder-time``: what reading the hypothesis in the text's order adds per pair
+  (:func:`~explorer.edit_distance.features.reorder_hypothesis` on stored features;
+  median of ``--runs`` passes over each file).
 * ``outputs``: output layers over saved LOFO models (``--saved DIR``): weights scaled by
   T (``log Z(T w) / T``, towards the best path), ``log Z`` less the length-only lattice,
   and least-squares combinations with length features fitted on the training files
@@ -18,6 +25,8 @@ Usage (NLTK_DATA=../shared/nltk_data; features come from the transfer bench's ca
     python -m bench.edit_distance_structure overlap
     python -m bench.edit_distance_structure handset --kind pfsm zero "sub:S_WORD=8,sub:S_OTHER=-8"
     python -m bench.edit_distance_structure outputs --saved DIR
+    python -m bench.edit_distance_structure msrp --saved DIR [--saved DIR ...]
+    python -m bench.edit_distance_structure reorder-time [--runs 5]
 """
 
 from __future__ import annotations
@@ -31,7 +40,7 @@ from scipy import stats
 
 from bench.edit_distance_transfer import FILES, ROOT, Sets
 from explorer.edit_distance.automaton import C_WORD
-from explorer.edit_distance.features import FeatureIndex, PairFeatures, lcs_table
+from explorer.edit_distance.features import FeatureIndex, PairFeatures, lcs_table, reorder_hypothesis
 from explorer.edit_distance.model import Batch, EditDistanceModel
 from explorer.edit_distance.training import path_count
 
@@ -121,13 +130,75 @@ def outputs(sets: Sets, saved: Path) -> None:
         print(json.dumps(row), flush=True)
 
 
+def msrp(data: Path, saved: list[Path]) -> None:
+    import hashlib
+    import pickle
+
+    from sklearn.metrics import roc_auc_score
+
+    from explorer.cache import cache_dir
+    from explorer.datasets import load
+    from explorer.edit_distance.features import pair_features
+    from explorer.edit_distance.training import score_values
+    from explorer.preprocess import analyze_pair
+
+    path = data / "msrp" / "msr-para-val.tsv"
+    pairs = list(load(str(path)).pairs)
+    gold = np.array([1.0 if p.label == "entailment" else 0.0 for p in pairs])
+    cache = cache_dir() / "edit_transfer" / f"msrp_val_{hashlib.sha1(str(path).encode()).hexdigest()[:12]}.pkl"
+    if cache.exists():
+        enc = pickle.loads(cache.read_bytes())
+    else:
+        enc = [pair_features(analyze_pair(p)) for p in pairs]
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        cache.write_bytes(pickle.dumps(enc))
+    dice = []
+    for f in enc:
+        same = (f.sub_class == C_WORD).reshape(f.n, f.m)
+        used: set[int] = set()
+        for j in range(f.m):
+            free = [i for i in np.flatnonzero(same[:, j]).tolist() if i not in used]
+            if free:
+                used.add(free[0])
+        dice.append(2 * len(used) / (f.n + f.m))
+    rows = [("Dice", np.array(dice))]
+    for folder in saved:
+        for file in sorted(folder.glob("*_euro+sick.json")):
+            model = EditDistanceModel.load(file)
+            rows.append((f"{folder.name}/{file.name} ({model.kind}, preorder={model.preorder})",
+                         score_values(model, enc, "norm", 1.0)))
+    for name, pred in rows:
+        print(json.dumps({"scorer": name, "pairs": len(gold), "paraphrases": int(gold.sum()),
+                          "pearson": _r(pred, gold), "auc": round(float(roc_auc_score(gold, pred)), 4)}), flush=True)
+
+
+def reorder_time(sets: Sets, runs: int) -> None:
+    import os
+    import statistics
+    import time
+
+    for name in FILES:
+        enc, _ = sets.get(name, "test", "asis")
+        reorder_hypothesis(enc[0])  # compile
+        per_pair = []
+        for _ in range(runs):
+            started = time.perf_counter()
+            moved = sum(reorder_hypothesis(f)[1] != tuple(range(f.m)) for f in enc)
+            per_pair.append((time.perf_counter() - started) / len(enc) * 1000)
+        print(json.dumps({"file": name, "pairs": len(enc), "reordered": int(moved),
+                          "median_ms_per_pair": round(statistics.median(per_pair), 3),
+                          "load_average": round(os.getloadavg()[0], 1)}), flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("probe", choices=("overlap", "handset", "outputs"))
+    parser.add_argument("probe", choices=("overlap", "handset", "outputs", "msrp", "reorder-time"))
+    parser.add_argument("--runs", type=int, default=5, help="reorder-time: passes over each file")
     parser.add_argument("weights", nargs="*", help="handset: name=value,... per lattice ('zero': every weight 0)")
     parser.add_argument("--kind", default="pfsm", help="handset: pfsm, ppda or ppda:MAX_JUMP")
     parser.add_argument("--preorder", action="store_true", help="handset: read the hypothesis in the text's order")
-    parser.add_argument("--saved", type=Path, help="outputs: a --save folder of edit_distance_transfer")
+    parser.add_argument("--saved", type=Path, action="append",
+                        help="outputs / msrp: a --save folder of edit_distance_transfer (msrp: repeatable)")
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")
     args = parser.parse_intermixed_args()
     sets = Sets(args.data, 1000, 0)
@@ -135,10 +206,14 @@ def main() -> None:
         overlap(sets)
     elif args.probe == "handset":
         handset(sets, args.kind, [("" if w == "zero" else w) for w in args.weights or ["zero"]], args.preorder)
+    elif args.probe == "reorder-time":
+        reorder_time(sets, args.runs)
+    elif args.probe == "msrp":
+        msrp(args.data, args.saved or [])
     else:
-        if args.saved is None:
+        if not args.saved:
             parser.error("outputs needs --saved DIR")
-        outputs(sets, args.saved)
+        outputs(sets, args.saved[0])
 
 
 if __name__ == "__main__":
