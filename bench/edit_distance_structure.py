@@ -70,7 +70,7 @@ def overlap(sets: Sets) -> None:
                           "r_out_of_order_per_token_gold": _r((bag - lcs) / length, gold)}))
 
 
-def _handset_model(kind: str, index: FeatureIndex, spec: str, preorder: bool) -> EditDistanceModel:
+def _handset_model(kind: str, index: FeatureIndex, spec: str, preorder: int) -> EditDistanceModel:
     name, _, jump = kind.partition(":")
     model = EditDistanceModel.zero(name, index, max_jump=int(jump or 5), preorder=preorder)
     theta, cols = model.theta(), index.columns()
@@ -80,7 +80,7 @@ def _handset_model(kind: str, index: FeatureIndex, spec: str, preorder: bool) ->
     return model.with_theta(theta)
 
 
-def handset(sets: Sets, kind: str, specs: list[str], preorder: bool) -> None:
+def handset(sets: Sets, kind: str, specs: list[str], preorder: int) -> None:
     data = {name: sets.get(name, "test", "asis") for name in FILES}
     every: list[PairFeatures] = [f for enc, _ in data.values() for f in enc]
     index = FeatureIndex.fit(every, min_count=1)
@@ -196,7 +196,8 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5, help="reorder-time: passes over each file")
     parser.add_argument("weights", nargs="*", help="handset: name=value,... per lattice ('zero': every weight 0)")
     parser.add_argument("--kind", default="pfsm", help="handset: pfsm, ppda or ppda:MAX_JUMP")
-    parser.add_argument("--preorder", action="store_true", help="handset: read the hypothesis in the text's order")
+    parser.add_argument("--preorder", type=int, default=0, choices=(0, 1, 2),
+                        help="handset: read the hypothesis in the text's order (1 exact matches, 2 also soft ones)")
     parser.add_argument("--saved", type=Path, action="append",
                         help="outputs / msrp: a --save folder of edit_distance_transfer (msrp: repeatable)")
     parser.add_argument("--data", type=Path, default=ROOT.parent / "shared" / "data")

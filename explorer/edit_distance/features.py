@@ -341,14 +341,25 @@ def reorder_by_matches(same: np.ndarray) -> tuple[int, ...]:
     return tuple(j for _, j in sorted(keys))
 
 
-def reorder_hypothesis(feats: PairFeatures) -> tuple[PairFeatures, tuple[int, ...]]:
+#: The substitution classes that count as the same word when ``soft`` ordering: exact
+#: word, lemma, PPDB paraphrase, lexical similarity (WordNet, names, numbers).
+SOFT_MATCH_CLASSES = (C_WORD, C_LEMMA, C_PARA, C_SYN)
+
+
+def reorder_hypothesis(feats: PairFeatures, *, soft: bool = False) -> tuple[PairFeatures, tuple[int, ...]]:
     """The features of the pair with its hypothesis read in :func:`reorder_by_matches`
-    order (exact word matches, the S_WORD class), and that order (``order[k]`` = the
-    original position of the ``k``-th word read). Made from the pair's own features, so
-    every cell keeps its features; a block over two hypothesis words is kept only where
-    the two words stay side by side in the new order."""
+    order, and that order (``order[k]`` = the original position of the ``k``-th word
+    read). Words are the same when they match exactly (the S_WORD class); with ``soft``,
+    a hypothesis word and a text word that have no exact match anywhere are also the same
+    when they share a lemma, are PPDB paraphrases or lexically similar (S_LEMMA, S_PARA,
+    S_SYN). Made from the pair's own features, so every cell keeps its features; a block
+    over two hypothesis words is kept only where the two words stay side by side."""
     n, m = feats.n, feats.m
-    order = reorder_by_matches((feats.sub_class == C_WORD).reshape(n, m))
+    same = (feats.sub_class == C_WORD).reshape(n, m)
+    if soft:
+        similar = np.isin(feats.sub_class, SOFT_MATCH_CLASSES).reshape(n, m)
+        same = same | (similar & ~same.any(axis=0)[None, :] & ~same.any(axis=1)[:, None])
+    order = reorder_by_matches(same)
     if order == tuple(range(m)):
         return feats, order
     cells = np.array([i * m + order[j] for i in range(n) for j in range(m)], dtype=np.int64)

@@ -44,6 +44,10 @@ _TABLE_TOKENS = {"sub": 2, "b12": 3, "b21": 3, "b22": 4, "ins": 1, "del": 1}
 _BLOCKS = ("b12", "b21", "b22")
 
 
+#: Reading orders of the hypothesis (:attr:`EditDistanceModel.preorder`).
+PREORDERS = (0, 1, 2)
+
+
 class ModelError(ExplorerError, ValueError):
     """A model file that cannot be read, or a pair the model cannot score."""
 
@@ -129,6 +133,8 @@ class EditDistanceModel:
             (:func:`~explorer.edit_distance.features.reorder_hypothesis`): hypothesis
             words that also occur in the text are moved to where they stand there, so
             moving a word costs nothing and the machine scores the words themselves.
+            0: as given; 1: by exact word matches; 2: exact matches, then lemma,
+            paraphrase and synonym matches for words with no exact match.
     """
 
     kind: str
@@ -140,10 +146,10 @@ class EditDistanceModel:
     alpha: float = 0.0
     info: dict[str, Any] = field(default_factory=dict, compare=False)
     scale: float = 1.0
-    preorder: bool = False
+    preorder: int = 0
 
     @classmethod
-    def zero(cls, kind: str, index: FeatureIndex, *, max_jump: int = 5, preorder: bool = False) -> EditDistanceModel:
+    def zero(cls, kind: str, index: FeatureIndex, *, max_jump: int = 5, preorder: int = 0) -> EditDistanceModel:
         max_jump = 0 if kind == "pfsm" else max_jump
         automaton_for(kind, max_jump)
         return cls(kind, max_jump, index.names, np.zeros(len(index.names)),
@@ -181,7 +187,7 @@ class EditDistanceModel:
         """The features the machine reads, and the hypothesis reading order: with
         ``preorder``, the hypothesis in the text's order; otherwise as given."""
         if self.preorder:
-            return reorder_hypothesis(feats)
+            return reorder_hypothesis(feats, soft=self.preorder == 2)
         return feats, tuple(range(feats.m))
 
     def features(self, pair: AnalyzedPair) -> tuple[PairFeatures, tuple[int, ...]]:
@@ -375,7 +381,7 @@ class EditDistanceModel:
             "max_jump": self.max_jump,
             "alpha": r(self.alpha),
             **({"scale": r(self.scale)} if self.scale != 1.0 else {}),
-            **({"preorder": True} if self.preorder else {}),
+            **({"preorder": int(self.preorder)} if self.preorder else {}),
             "transitions": {f"{LAST[a]}>{CLASSES[b]}": r(self.trans[a, b])
                             for a in range(N_LAST) for b in range(N_CLASSES) if abs(self.trans[a, b]) > 1e-9},
             "jumps": [r(x) for x in self.jump],
@@ -401,9 +407,10 @@ class EditDistanceModel:
             scale = float(data.get("scale", 1.0))
             if not (math.isfinite(scale) and scale > 0):
                 raise ModelError(f"the output scale must be a positive number, got {scale!r}")
-            preorder = data.get("preorder", False)
-            if not isinstance(preorder, bool):
-                raise ModelError(f"preorder must be true or false, got {preorder!r}")
+            preorder = data.get("preorder", 0)
+            if preorder not in PREORDERS or isinstance(preorder, float):
+                raise ModelError(f"preorder must be one of {', '.join(map(str, PREORDERS))}, got {preorder!r}")
+            preorder = int(preorder)
             model = cls(kind, max_jump, names, weights, trans, jump, float(data["alpha"]), dict(data.get("info", {})),
                         scale, preorder)
         except (KeyError, TypeError, ValueError) as err:

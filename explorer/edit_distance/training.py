@@ -24,7 +24,8 @@ Options (``--option KEY=VALUE``):
   file, then its scale and offset by least squares (see :data:`TARGETS`).
 * ``preorder`` (0): 1 reads every hypothesis in its text's order before editing
   (:func:`~explorer.edit_distance.features.reorder_hypothesis`): words that also occur in
-  the text move to where they stand there, so word order costs nothing; the model file
+  the text move to where they stand there, so word order costs nothing; 2 also moves
+  words that have no exact match by a lemma, paraphrase or synonym match. The model file
   records it and the scorers read pairs the same way.
 * ``lam_per`` (0): with N > 0, ``lam`` is per N training pairs (the penalty is
   ``lam * pairs / N``), so a setting chosen on smaller training sets keeps its strength
@@ -75,7 +76,7 @@ class _Options:
             self.lexical = bool(int(merged["lexical"]))
             self.balance = bool(int(merged["balance"]))
             self.lam_per = int(merged["lam_per"])
-            self.preorder = bool(int(merged["preorder"]))
+            self.preorder = int(merged["preorder"])
         except ValueError as err:
             raise TrainingOptionError(f"bad option value: {err}") from None
         self.scheme = merged["scheme"]
@@ -89,6 +90,8 @@ class _Options:
             raise TrainingOptionError("target must be 'norm' or 'rank'")
         if self.lam_per < 0:
             raise TrainingOptionError("lam_per must be 0 (lam as given) or a number of pairs")
+        if self.preorder not in (0, 1, 2):
+            raise TrainingOptionError("preorder must be 0 (as given), 1 (exact matches) or 2 (also soft matches)")
 
 
 def _correlations(pred: np.ndarray, gold: np.ndarray) -> tuple[float, float]:
@@ -288,7 +291,7 @@ class TransferSettings:
 
     def __init__(self, kind: str, lam: float, max_iter: int, warm: bool, min_count: int, lexical: bool,
                  target: str, balance: bool, per_file: bool = False, lam_per: int = 0,
-                 preorder: bool = False) -> None:
+                 preorder: int = 0) -> None:
         if target not in TARGETS:
             raise ValueError(f"unknown target {target!r}; choose from {', '.join(TARGETS)}")
         self.kind, self.lam, self.max_iter, self.warm = kind, lam, max_iter, warm
@@ -310,7 +313,7 @@ class TransferSettings:
                    bool(int(items.get("warm", "0"))), int(items.get("min_count", "5")),
                    bool(int(items.get("lexical", "1"))), items.get("target", "norm"),
                    bool(int(items.get("balance", "0"))), bool(int(items.get("per_file", "0"))),
-                   int(items.get("lam_per", "0")), bool(int(items.get("preorder", "0"))))
+                   int(items.get("lam_per", "0")), int(items.get("preorder", "0")))
 
 
 def feature_index(encoded: Sequence[PairFeatures], *, min_count: int, lexical: bool = True) -> FeatureIndex:
@@ -469,7 +472,7 @@ def train_settings(settings: TransferSettings, encoded: Sequence[PairFeatures], 
     """Fit one configuration on the given pairs (returns the model and its scale).
     ``encoded`` are the pairs' own features; with ``preorder`` they are read reordered."""
     if settings.preorder:
-        encoded = [reorder_hypothesis(f)[0] for f in encoded]
+        encoded = [reorder_hypothesis(f, soft=settings.preorder == 2)[0] for f in encoded]
     index = feature_index(encoded, min_count=settings.min_count, lexical=settings.lexical)
     batch = Batch.build(encoded, index)
     weight = sample_weights(sources, settings.balance)

@@ -74,8 +74,10 @@ def trace_edit(pair: AnalyzedPair, *, kind: str = "ppda") -> EditTrace:
     h = result.reading(pair.hypothesis.tokens)  # the order the machine reads the hypothesis in
     reorder = ""
     if result.reordered:
-        reorder = (" First the hypothesis is put in the text's order: its words that also occur in the text move to "
-                   f"where they stand there (words found nowhere travel with the word before them), giving "
+        soft = (", or failing that a word of the same lemma, a paraphrase or a synonym,"
+                if scorer.model.preorder == 2 else "")
+        reorder = (" First the hypothesis is put in the text's order: its words that also occur in the text"
+                   f"{soft} move to where they stand there (words found nowhere travel with the word before them), giving "
                    f"'{' '.join(h)}'. Word order therefore costs nothing; the lattice reads the hypothesis in that order.")
     steps = [EditTraceStep(
         "start", (0, 0), (0, 0),

@@ -21,7 +21,7 @@ from explorer.edit_distance.automaton import (
     SUB,
     build_automaton,
 )
-from explorer.edit_distance.features import FeatureIndex, pair_features
+from explorer.edit_distance.features import FeatureIndex, PairFeatures, pair_features
 from explorer.edit_distance.model import Batch, EditDistanceModel, ModelError, fit, objective
 from explorer.edit_distance.scoring import EditDistanceScorer, steps_to_alignment
 from explorer.pairs import Pair
@@ -563,7 +563,7 @@ def test_reorder_by_matches(text: str, hyp: str, read: str) -> None:
     assert " ".join(hyp.split()[j] for j in order) == read
 
 
-def _overlap_model(index: FeatureIndex, kind: str, *, preorder: bool) -> EditDistanceModel:
+def _overlap_model(index: FeatureIndex, kind: str, *, preorder: int) -> EditDistanceModel:
     """Exact word matches weigh +4, every other substitution -4, nothing else set."""
     model = EditDistanceModel.zero(kind, index, max_jump=2, preorder=preorder)
     theta = model.theta()
@@ -581,7 +581,7 @@ def test_preorder_makes_word_order_free(kind: str) -> None:
     same, swapped = (analyze_pair(Pair(id=k, text=text, hypothesis=h)) for k, h in (("s", text), ("m", moved)))
     feats = [pair_features(p, similarity=np.zeros((len(p.text), len(p.hypothesis)))) for p in (same, swapped)]
     index = FeatureIndex.fit(feats, min_count=1)
-    plain, reading = (_overlap_model(index, kind, preorder=flag) for flag in (False, True))
+    plain, reading = (_overlap_model(index, kind, preorder=flag) for flag in (0, 1))
     batch = Batch.build(feats, index)
     z_plain = plain.log_z(batch)[0]
     assert z_plain[1] < z_plain[0] - 4.0  # the monotone reading pays for the moved clause
@@ -631,21 +631,25 @@ def test_reordered_features_keep_blocks_only_over_adjacent_words() -> None:
 def test_preorder_flag_round_trips_and_is_checked(toy: tuple[list, np.ndarray], tmp_path) -> None:  # type: ignore[no-untyped-def]
     encoded, _ = toy
     index = FeatureIndex.fit(encoded, min_count=1)
-    model = _overlap_model(index, "pfsm", preorder=True)
+    model = _overlap_model(index, "pfsm", preorder=2)
     path = tmp_path / "m.json"
     model.save(path)
-    assert json.loads(path.read_text())["preorder"] is True
+    assert json.loads(path.read_text())["preorder"] == 2
     again = EditDistanceModel.load(path)
-    assert again.preorder
+    assert again.preorder == 2
     assert again.with_scale(2.0).preorder and again.with_theta(again.theta()).preorder
     np.testing.assert_allclose(again.predict_batch(Batch.build([again.prepared(f)[0] for f in encoded], again.index)),
                                model.predict_batch(Batch.build([model.prepared(f)[0] for f in encoded], index)),
                                rtol=1e-4)
     data = json.loads(path.read_text())
-    data["preorder"] = "yes"
+    for bad in ("yes", 3, 1.0):
+        data["preorder"] = bad
+        path.write_text(json.dumps(data))
+        with pytest.raises(ModelError, match="preorder must be one of 0, 1, 2"):
+            EditDistanceModel.load(path)
+    data.pop("preorder")
     path.write_text(json.dumps(data))
-    with pytest.raises(ModelError, match="preorder must be true or false"):
-        EditDistanceModel.load(path)
+    assert EditDistanceModel.load(path).preorder == 0  # older files read the hypothesis as given
 
 
 def test_swap_sides_reads_the_pair_the_other_way(toy: tuple[list, np.ndarray]) -> None:
@@ -666,3 +670,22 @@ def test_swap_sides_reads_the_pair_the_other_way(toy: tuple[list, np.ndarray]) -
     model = model.with_theta(theta)  # emission weights only, ins and del tied: a symmetric machine
     np.testing.assert_allclose(model.log_z(Batch.build(tied, index))[0], model.log_z(Batch.build(swapped, index))[0],
                                rtol=1e-9)
+
+
+def test_soft_preorder_moves_words_without_an_exact_match_by_their_lemma() -> None:
+    from explorer.edit_distance.automaton import C_LEMMA, C_OTHER
+    from explorer.edit_distance.features import reorder_hypothesis
+
+    # text "a b c", hypothesis "C' a b" where C' matches c only by lemma
+    n, m = 3, 3
+    sub_class = np.full(n * m, C_OTHER)
+    sub_class[0 * m + 1] = C_WORD  # a = a
+    sub_class[1 * m + 2] = C_WORD  # b = b
+    sub_class[2 * m + 0] = C_LEMMA  # c ~ C'
+    rows = {t: tuple(() for _ in range(n * m)) for t in ("sub", "b12", "b21", "b22")}
+    feats = PairFeatures(n=n, m=m, sub_class=sub_class, rows={**rows, "ins": ((),) * m, "del": ((),) * n})
+    assert reorder_hypothesis(feats)[1] == (0, 1, 2)  # exact matches only: C' has none and stays in front
+    assert reorder_hypothesis(feats, soft=True)[1] == (1, 2, 0)  # its lemma match moves it after b
+    # a word with an exact match somewhere is never moved by a soft one
+    sub_class[2 * m + 1] = C_LEMMA
+    assert reorder_hypothesis(feats, soft=True)[1] == (1, 2, 0)
