@@ -689,3 +689,12 @@ def test_soft_preorder_moves_words_without_an_exact_match_by_their_lemma() -> No
     # a word with an exact match somewhere is never moved by a soft one
     sub_class[2 * m + 1] = C_LEMMA
     assert reorder_hypothesis(feats, soft=True)[1] == (1, 2, 0)
+
+
+def test_preorder_option_is_checked() -> None:
+    from explorer.edit_distance.training import _Options
+    from explorer.training import TrainingOptionError
+
+    assert _Options({"preorder": "2"}).preorder == 2
+    with pytest.raises(TrainingOptionError, match="preorder must be 0"):
+        _Options({"preorder": "3"})
