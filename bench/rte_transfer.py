@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.combined_rte import PROTOCOLS
 from explorer.datasets import load
 from explorer.decision import CUTOFF_RULES, DEFAULT_RULE, bootstrap_transfer, choose_cutoff, paired_difference, transfer
 from explorer.evaluation import score_pairs
@@ -42,15 +43,7 @@ ROWS = (("rte1_dev", "rte2_dev"), ("rte2_dev", "rte3_dev"), ("rte3_dev", "rte3_t
 FILES = ("rte1_dev", "rte2_dev", "rte3_dev", "rte3_test")
 SHIPPED = "content coverage + 0.1 x hypothesis side / h (shipped)"
 #: The seven rows (training sets -> target) of bench/combined_rte.py.
-ROWS7: tuple[tuple[tuple[str, ...], str], ...] = (
-    (("rte1_dev",), "rte2_dev"),
-    (("rte2_dev",), "rte3_dev"),
-    (("rte3_dev",), "rte3_test"),
-    (("rte1_dev", "rte2_dev", "rte3_dev"), "rte3_test"),
-    (("rte2_dev", "rte3_dev"), "rte1_dev"),
-    (("rte1_dev", "rte3_dev"), "rte2_dev"),
-    (("rte1_dev", "rte2_dev"), "rte3_dev"),
-)
+ROWS7 = PROTOCOLS
 
 
 def cached_scores(cache: Path, scorer: str, name: str) -> tuple[np.ndarray, np.ndarray]:
