@@ -7,11 +7,14 @@ Corpora: the MSR RTE2 dev alignments (annotators A/B/C merged by majority, SURE 
 * ``edi2msr``: train on Edinburgh++ train, test on MSR RTE2 dev;
 * ``folds``: k folds split by problem in both corpora at once (fold i = the i-th
   contiguous chunk of each corpus); each fold is tested with weights trained on every
-  other fold of *both* corpora; figures per corpus over all its problems.
+  other fold of *both* corpora; figures per corpus over all its problems;
+* ``msrfolds``: the same folds of MSR alone (trained on MSR only), the like-for-like
+  reference for the MSR rows of ``folds``.
 
 Feature variants (``--variants``): ``base`` is the feature set before part 4 (the
-new columns switched off during training, so their weights stay 0); ``all`` adds every
-part-4 feature; ``+name`` / ``-name`` add or remove one group of :data:`GROUPS`.
+new columns switched off during training, so their weights stay 0); ``part4`` adds the
+groups of part 4's first pass (:data:`PART4`, the features of today's ``msr_edi``);
+``all`` adds every group; ``+name`` / ``-name`` add or remove one group of :data:`GROUPS`.
 Features are extracted once per run and the variants differ only in which weights
 training may move, so one run compares them on exactly the same candidates.
 
@@ -52,8 +55,13 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "ctx2": ("sub:context2",),
     "rival": ("sub:rival", "sub:rival_unsupported"),
     "shape": ("del:excess", "ins:excess", "sub:weak_excess"),
+    # second pass: phrase blocks, and conventions keyed to the pair's shape (parity)
+    "phrase": ("sub:orphans", "sub:multi_content", "sub:gap_fill", "sub:gap_weak"),
+    "para": ("sub:orphans_para", "sub:multi_para", "sub:punct_para", "sub:stop_eq_para"),
 }
 NEW: tuple[str, ...] = tuple(name for group in GROUPS.values() for name in group)
+#: The groups of part 4's first pass.
+PART4: tuple[str, ...] = ("stop", "be", "num", "ctx2", "rival", "shape")
 
 
 def _log(message: str) -> None:
@@ -64,12 +72,14 @@ def variant_mask(spec: str) -> np.ndarray:
     """1 for the features training may move under the variant ``spec``."""
     mask = np.ones(N_FEATURES)
     parts = spec.replace("-", " -").replace("+", " +").split()
-    head = parts[0] if parts and parts[0] in ("base", "all") else "base"
-    if head == "base":
+    head = parts[0] if parts and parts[0] in ("base", "part4", "all") else "base"
+    if head != "all":
         for name in NEW:
             mask[INDEX[name]] = 0.0
+    if head == "part4":
+        parts = parts + [f"+{group}" for group in PART4]
     for part in parts:
-        if part in ("base", "all"):
+        if part in ("base", "part4", "all"):
             continue
         sign, group = part[0], part[1:]
         if group not in GROUPS:
@@ -110,7 +120,24 @@ def _sample(items: list, n: int | None) -> list:  # type: ignore[type-arg]
     return [items[int(i)] for i in np.linspace(0, len(items) - 1, n).round().astype(int)]
 
 
-def load(name: str, sample: int | None, similarity: object) -> tuple[list[Problem], list]:  # type: ignore[type-arg]
+def load(name: str, sample: int | None, similarity: object,
+         cache: Path | None = None) -> tuple[list[Problem], list]:  # type: ignore[type-arg]
+    """The corpus's problems (features extracted) and gold alignments; with ``cache``, kept
+    there as a pickle keyed by the corpus, the sample and the feature code's text."""
+    if cache is not None:
+        import hashlib
+        import pickle
+
+        import explorer.aligners.manli_features as mf
+
+        key = hashlib.sha1(Path(mf.__file__).read_bytes()).hexdigest()[:12]
+        path = cache / f"manli_{name}_{sample or 'all'}_{key}.pkl"
+        if path.is_file():
+            return pickle.loads(path.read_bytes())  # type: ignore[no-any-return]
+        out = load(name, sample, similarity)
+        cache.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(pickle.dumps(out))
+        return out
     paths = [str(SHARED / "msr_align" / f"RTE2_dev_{x}.align.txt") for x in "ABC"] if name == "msr" else [
         str(SHARED / "edinburgh" / "gold.train.sure.json")]
     pairs = _sample([p for p in load_gold(paths).pairs if p.gold_alignment is not None], sample)
@@ -132,6 +159,8 @@ def main() -> None:
     parser.add_argument("--burn-in", type=int, help="epochs left out of the average (default min(10, epochs - 1))")
     parser.add_argument("--save", help="save the first variant's models trained on all of MSR and on MSR + "
                         "Edinburgh++ under this folder (manli_msr.json, manli_msr_edi.json)")
+    parser.add_argument("--cache", type=Path, help="keep the extracted features here (a pickle per corpus and "
+                        "sample, keyed by the feature code), e.g. /tmp/manli_cache")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     protocols = [p for p in args.protocols.split(",") if p]
@@ -139,8 +168,8 @@ def main() -> None:
     config = TrainConfig(epochs=args.epochs, burn_in=burn_in)
     similarity = _lexical_similarity({})
     started = time.perf_counter()
-    msr, msr_gold = load("msr", args.sample_msr, similarity)
-    edi, edi_gold = load("edi", args.sample_edi, similarity)
+    msr, msr_gold = load("msr", args.sample_msr, similarity, args.cache)
+    edi, edi_gold = load("edi", args.sample_edi, similarity, args.cache)
     out: dict[str, object] = {"msr": len(msr), "edi": len(edi), "epochs": args.epochs, "rows": []}
     rows: list[dict[str, object]] = out["rows"]  # type: ignore[assignment]
     variants = [v for v in args.variants.split(",") if v]
@@ -172,6 +201,15 @@ def main() -> None:
             rows.append({"variant": variant, "protocol": f"folds{k}", "test": "msr", **figures(ms)})
             _log(json.dumps(rows[-1]))
             rows.append({"variant": variant, "protocol": f"folds{k}", "test": "edi", **figures(es)})
+            _log(json.dumps(rows[-1]))
+        if "msrfolds" in protocols:
+            k = args.folds
+            mb = np.linspace(0, len(msr), k + 1).astype(int)
+            ms = []
+            for i in range(k):
+                m0, m1 = int(mb[i]), int(mb[i + 1])
+                ms += test(msr[m0:m1], msr_gold[m0:m1], train_masked(msr[:m0] + msr[m1:], mask, config))
+            rows.append({"variant": variant, "protocol": f"msr{k}", "test": "msr", **figures(ms)})
             _log(json.dumps(rows[-1]))
     out["seconds"] = round(time.perf_counter() - started, 1)
     out["max_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
