@@ -8,8 +8,10 @@ Corpora: the MSR RTE2 dev alignments (annotators A/B/C merged by majority, SURE 
 * ``folds``: k folds split by problem in both corpora at once (fold i = the i-th
   contiguous chunk of each corpus); each fold is tested with weights trained on every
   other fold of *both* corpora; figures per corpus over all its problems;
-* ``msrfolds``: the same folds of MSR alone (trained on MSR only), the like-for-like
-  reference for the MSR rows of ``folds``.
+* ``msrfolds`` / ``edifolds``: the same folds of one corpus alone (trained on it only),
+  the like-for-like references for the rows of ``folds``.
+
+``--msr-weight W`` scales the perceptron updates of MSR problems in ``folds`` by W.
 
 Feature variants (``--variants``): ``base`` is the feature set before part 4 (the
 new columns switched off during training, so their weights stay 0); ``part4`` adds the
@@ -58,6 +60,7 @@ GROUPS: dict[str, tuple[str, ...]] = {
     # second pass: phrase blocks, and conventions keyed to the pair's shape (parity)
     "phrase": ("sub:orphans", "sub:multi_content", "sub:gap_fill", "sub:gap_weak"),
     "para": ("sub:orphans_para", "sub:multi_para", "sub:punct_para", "sub:stop_eq_para"),
+    "punct": ("sub:punct_unsupported",),
 }
 NEW: tuple[str, ...] = tuple(name for group in GROUPS.values() for name in group)
 #: The groups of part 4's first pass.
@@ -89,8 +92,10 @@ def variant_mask(spec: str) -> np.ndarray:
     return mask
 
 
-def train_masked(problems: list[Problem], mask: np.ndarray, config: TrainConfig) -> np.ndarray:
-    """:func:`explorer.aligners.manli_learn.train` with the weights outside ``mask`` held at 0."""
+def train_masked(problems: list[Problem], mask: np.ndarray, config: TrainConfig,
+                 scale: dict[int, float] | None = None) -> np.ndarray:
+    """:func:`explorer.aligners.manli_learn.train` with the weights outside ``mask`` held at 0;
+    ``scale`` maps ``id(problem)`` to a factor on that problem's updates (default 1)."""
     rng = np.random.default_rng(config.seed)
     weights = np.zeros(N_FEATURES)
     kept: list[np.ndarray] = []
@@ -102,7 +107,8 @@ def train_masked(problems: list[Problem], mask: np.ndarray, config: TrainConfig)
             problem = problems[i]
             chosen, _ = decode(problem.features, weights, config=config.decoder)
             if set(chosen.tolist()) != set(problem.gold.tolist()):
-                weights = weights + alpha * mask * (problem.gold_vector - problem.features.vector(chosen))
+                step = alpha * (scale.get(id(problem), 1.0) if scale else 1.0)
+                weights = weights + step * mask * (problem.gold_vector - problem.features.vector(chosen))
         norm = float(np.linalg.norm(weights))
         if norm > 0:
             weights = weights / norm
@@ -157,6 +163,10 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=50)
     parser.add_argument("--folds", type=int, default=4)
     parser.add_argument("--burn-in", type=int, help="epochs left out of the average (default min(10, epochs - 1))")
+    parser.add_argument("--msr-weight", type=float, default=1.0,
+                        help="factor on the updates of MSR problems when both corpora are trained on (default 1)")
+    parser.add_argument("--seed", type=int, default=0, help="the perceptron's shuffling seed (default 0)")
+    parser.add_argument("--decay", type=float, default=0.8, help="learning-rate decay per epoch (default 0.8)")
     parser.add_argument("--save", help="save the first variant's models trained on all of MSR and on MSR + "
                         "Edinburgh++ under this folder (manli_msr.json, manli_msr_edi.json)")
     parser.add_argument("--cache", type=Path, help="keep the extracted features here (a pickle per corpus and "
@@ -165,7 +175,7 @@ def main() -> None:
     args = parser.parse_args()
     protocols = [p for p in args.protocols.split(",") if p]
     burn_in = args.burn_in if args.burn_in is not None else min(10, args.epochs - 1)
-    config = TrainConfig(epochs=args.epochs, burn_in=burn_in)
+    config = TrainConfig(epochs=args.epochs, burn_in=burn_in, decay=args.decay, seed=args.seed)
     similarity = _lexical_similarity({})
     started = time.perf_counter()
     msr, msr_gold = load("msr", args.sample_msr, similarity, args.cache)
@@ -173,6 +183,7 @@ def main() -> None:
     out: dict[str, object] = {"msr": len(msr), "edi": len(edi), "epochs": args.epochs, "rows": []}
     rows: list[dict[str, object]] = out["rows"]  # type: ignore[assignment]
     variants = [v for v in args.variants.split(",") if v]
+    scale = {id(p): args.msr_weight for p in msr} if args.msr_weight != 1.0 else None
     for variant in variants:
         mask = variant_mask(variant)
         on_msr: np.ndarray | None = None
@@ -194,7 +205,7 @@ def main() -> None:
             es: list = []  # type: ignore[type-arg]
             for i in range(k):
                 m0, m1, e0, e1 = int(mb[i]), int(mb[i + 1]), int(eb[i]), int(eb[i + 1])
-                w = train_masked(msr[:m0] + msr[m1:] + edi[:e0] + edi[e1:], mask, config)
+                w = train_masked(msr[:m0] + msr[m1:] + edi[:e0] + edi[e1:], mask, config, scale)
                 ms += test(msr[m0:m1], msr_gold[m0:m1], w)
                 es += test(edi[e0:e1], edi_gold[e0:e1], w)
                 _log(f"{variant} fold {i + 1}/{k}: msr so far {figures(ms)}, edi so far {figures(es)}")
@@ -202,14 +213,16 @@ def main() -> None:
             _log(json.dumps(rows[-1]))
             rows.append({"variant": variant, "protocol": f"folds{k}", "test": "edi", **figures(es)})
             _log(json.dumps(rows[-1]))
-        if "msrfolds" in protocols:
+        for corpus, probs, golds in (("msr", msr, msr_gold), ("edi", edi, edi_gold)):
+            if f"{corpus}folds" not in protocols:
+                continue
             k = args.folds
-            mb = np.linspace(0, len(msr), k + 1).astype(int)
+            mb = np.linspace(0, len(probs), k + 1).astype(int)
             ms = []
             for i in range(k):
                 m0, m1 = int(mb[i]), int(mb[i + 1])
-                ms += test(msr[m0:m1], msr_gold[m0:m1], train_masked(msr[:m0] + msr[m1:], mask, config))
-            rows.append({"variant": variant, "protocol": f"msr{k}", "test": "msr", **figures(ms)})
+                ms += test(probs[m0:m1], golds[m0:m1], train_masked(probs[:m0] + probs[m1:], mask, config))
+            rows.append({"variant": variant, "protocol": f"{corpus}{k}", "test": corpus, **figures(ms)})
             _log(json.dumps(rows[-1]))
     out["seconds"] = round(time.perf_counter() - started, 1)
     out["max_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)

@@ -116,6 +116,7 @@ ALIGNED_FEATURES: tuple[str, ...] = (
     "sub:gap_weak",
     "sub:punct_para",
     "sub:stop_eq_para",
+    "sub:punct_unsupported",
 )
 DEL_FEATURES: tuple[str, ...] = ("del:bias", "del:stop", "del:punct", "del:best_sim", "del:excess")
 INS_FEATURES: tuple[str, ...] = ("ins:bias", "ins:stop", "ins:punct", "ins:best_sim", "ins:excess")
@@ -127,7 +128,7 @@ CONTEXTUAL: tuple[str, ...] = (
     "sub:stop_distortion", "sub:stop_left_match", "sub:stop_right_match",
     "sub:anchor_left", "sub:anchor_right", "sub:anchor_both", "sub:stop_anchor",
     "sub:stop_unsupported", "sub:be_unsupported", "sub:context2", "sub:rival", "sub:rival_unsupported",
-    "sub:gap_fill", "sub:gap_weak",
+    "sub:gap_fill", "sub:gap_weak", "sub:punct_unsupported",
 )
 #: Anchors: content-word pairs at least this similar. An edit with an anchor just
 #: before (after) it on both sides, at consistent offsets, sits in a matching context.
@@ -638,6 +639,7 @@ def _contextual_features(f: np.ndarray, cand: _Candidates, sim: np.ndarray, p: _
     # words, forms of `be` and tokens with equally good rivals need it most.
     unsupported = (left < 0.5) & (right < 0.5) & ~left_a & ~right_a
     f[:, col["sub:stop_unsupported"]] = stop_both * unsupported
+    f[:, col["sub:punct_unsupported"]] = f[:, col["sub:punct_both"]] * unsupported
     be_cum_p, be_cum_h = _cum(p.be), _cum(h.be)
     any_be = ((be_cum_p[p_end] - be_cum_p[p_start]) > 0) | ((be_cum_h[h_end] - be_cum_h[h_start]) > 0)
     f[:, col["sub:be_unsupported"]] = any_be & unsupported
