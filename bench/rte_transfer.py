@@ -2,12 +2,23 @@
 thresholded number, and the bootstrap spread of the chosen cutoff (issue 13, part 2).
 
     NLTK_DATA=../shared/nltk_data .venv/bin/python -m bench.rte_transfer [--cache DIR] [--scorers all]
-        [--resamples 1000] [--only table,rules,manli,bootstrap]
+        [--resamples 1000] [--only table,rules,manli,bootstrap,why,candidates,nested,paired]
 
 Scores are computed once per (scorer, file) and kept as JSON under ``--cache`` (default
 /tmp/explorer-rte-transfer); delete the folder after changing a scorer. Rows: cutoff chosen
-on A, applied to B, for RTE1 dev -> RTE2 dev, RTE2 dev -> RTE3 dev, RTE3 dev -> RTE3 test.
-Prints Markdown tables (docs/RESULTS.md, "Cutoff transfer").
+on A, applied to B, for RTE1 dev -> RTE2 dev, RTE2 dev -> RTE3 dev, RTE3 dev -> RTE3 test;
+``why``, ``candidates``, ``nested`` and ``paired`` use the seven rows of
+bench/combined_rte.py (those three, all dev sets -> RTE3 test, and each dev set left out):
+
+* ``why``: RTE1 dev task by task (bag-of-words against ``manli``, cutoffs from RTE2+3 dev);
+* ``candidates``: a small fixed family of MANLI-derived numbers (:data:`CANDIDATES`) on
+  the seven rows;
+* ``nested``: the candidate chosen without one labelled set (on the rows among the other
+  three), then tested on that set;
+* ``paired``: ``manli`` minus bag-of-words on each row, with a paired bootstrap interval.
+
+Prints Markdown tables (docs/RESULTS.md, "Cutoff transfer" and "Can another MANLI number
+close RTE1?").
 """
 
 from __future__ import annotations
@@ -21,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from explorer.datasets import load
-from explorer.decision import CUTOFF_RULES, DEFAULT_RULE, bootstrap_transfer, transfer
+from explorer.decision import CUTOFF_RULES, DEFAULT_RULE, bootstrap_transfer, choose_cutoff, paired_difference, transfer
 from explorer.evaluation import score_pairs
 from explorer.preprocess import analyze_pair
 from explorer.scorers import SCORERS, get_scorer
@@ -30,6 +41,16 @@ RTE = Path(os.environ.get("NLTK_DATA", "../shared/nltk_data")) / "corpora" / "rt
 ROWS = (("rte1_dev", "rte2_dev"), ("rte2_dev", "rte3_dev"), ("rte3_dev", "rte3_test"))
 FILES = ("rte1_dev", "rte2_dev", "rte3_dev", "rte3_test")
 SHIPPED = "content coverage + 0.1 x hypothesis side / h (shipped)"
+#: The seven rows (training sets -> target) of bench/combined_rte.py.
+ROWS7: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("rte1_dev",), "rte2_dev"),
+    (("rte2_dev",), "rte3_dev"),
+    (("rte3_dev",), "rte3_test"),
+    (("rte1_dev", "rte2_dev", "rte3_dev"), "rte3_test"),
+    (("rte2_dev", "rte3_dev"), "rte1_dev"),
+    (("rte1_dev", "rte3_dev"), "rte2_dev"),
+    (("rte1_dev", "rte2_dev"), "rte3_dev"),
+)
 
 
 def cached_scores(cache: Path, scorer: str, name: str) -> tuple[np.ndarray, np.ndarray]:
@@ -157,6 +178,277 @@ def bootstrap(cache: Path, resamples: int) -> None:
                 print(f"| {label} | {rule} | {a} -> {b} | {c} | {acc} | {pct(s.target_accuracy_sd)} |")
 
 
+# -- can another MANLI number close RTE1? ------------------------------------------------
+
+def manli_tokens(cache: Path, name: str) -> list[dict]:
+    """Per pair, what the candidate numbers need from one MANLI decode: the task, gold,
+    hypothesis content positions, which hypothesis tokens are aligned, each aligned token's
+    lexical similarity to its linked text tokens (MANLI's similarity matrix, block maximum),
+    each token's best similarity anywhere in the text, Brown idf, and the hypothesis side."""
+    path = cache / f"manli-tokens__{name}.json"
+    if not path.exists():
+        from explorer.aligners.bow import idf
+        from explorer.aligners.manli import entailment_score
+        from explorer.combined import _negations, _numbers
+
+        data = load(RTE / f"{name}.xml")
+        aligner = get_scorer("manli").aligner  # type: ignore[attr-defined]
+        rows = []
+        for pair in data.pairs:
+            analysed = analyze_pair(pair)
+            result = aligner.align(analysed)
+            parts = entailment_score(analysed, result)
+            hyp = analysed.hypothesis
+            matrix = aligner.similarity.matrix(analysed.text, hyp)
+            link = [0.0] * len(hyp)
+            aligned = [False] * len(hyp)
+            for edit in result.edits:
+                if edit.is_aligned and edit.p_span is not None and edit.h_span is not None:
+                    for j in range(*edit.h_span):
+                        aligned[j] = True
+                        link[j] = float(matrix[edit.p_span[0]:edit.p_span[1], j].max())
+            text_numbers = set(_numbers(analysed.text.lower))
+            rows.append({
+                "task": pair.task, "gold": bool(pair.entails), "value": parts.value,
+                "h_len": len(hyp),
+                "unaligned_names": sum(hyp.pos[j].startswith("NNP") for j in parts.unaligned_content),
+                "number_mismatch": sum(v not in text_numbers for v in _numbers(hyp.lower)),
+                "negation_mismatch": (_negations(analysed.text.lower) > 0) != (_negations(hyp.lower) > 0),
+                "content": [j for j in range(len(hyp)) if not (hyp.stop[j] or hyp.is_punct[j])],
+                "aligned": aligned,
+                "link_sim": link,
+                "best_sim": matrix.max(axis=0).tolist() if matrix.size else [0.0] * len(hyp),
+                "idf": [idf(w, lemma) for w, lemma in zip(hyp.lower, hyp.lemmas)],
+                "side": parts.hypothesis_score,
+            })
+        path.write_text(json.dumps(rows))
+    return json.loads(path.read_text())
+
+
+def _weighted(row: dict, weight, credit) -> float:  # type: ignore[no-untyped-def]
+    """Weighted mean of ``credit`` over the hypothesis content words (all tokens when
+    there is none), as the shipped coverage does."""
+    positions = row["content"] or list(range(len(row["link_sim"])))
+    if not positions:
+        return 1.0
+    weights = [weight(row, j) for j in positions]
+    total = sum(weights)
+    if total <= 0:
+        return 1.0
+    return sum(w * credit(row, j) for w, j in zip(weights, positions)) / total
+
+
+def _aligned(row: dict, j: int) -> float:
+    return 1.0 if row["aligned"][j] else 0.0
+
+
+def _similarity(row: dict, j: int) -> float:
+    return float(row["link_sim"][j]) if row["aligned"][j] else 0.0
+
+
+def _unit(row: dict, j: int) -> float:
+    return 1.0
+
+
+def _idf(row: dict, j: int) -> float:
+    return float(row["idf"][j])
+
+
+def _identity_coverage(row: dict) -> float:
+    """Probe: the shipped number, but a content word counts only when its link's lexical
+    similarity is 1 (identical word or lemma, equal number or name), not for a related word."""
+    return _weighted(row, _unit, lambda r, j: 1.0 if r["aligned"][j] and r["link_sim"][j] >= 1.0 - 1e-9 else 0.0) \
+        + 0.1 * row["side"]
+
+
+def _bow_on_links(row: dict, best: bool = False) -> float:
+    import math
+
+    sims = row["best_sim"] if best else row["link_sim"]
+    return sum(w * math.log(max(s, 0.01)) for w, s in zip(row["idf"], sims)) / max(len(sims), 1)
+
+
+#: The candidate numbers, fixed before the nested choice: who counts (every content word
+#: alike, or by its Brown idf, as bag-of-words weighs words), how much an aligned word
+#: counts (1, or its link's lexical similarity), with or without the hypothesis side as
+#: a tie-break, and bag-of-words' own formula over MANLI's links.
+CANDIDATES = {
+    "coverage + 0.1 x side (shipped)": lambda r: _weighted(r, _unit, _aligned) + 0.1 * r["side"],
+    "coverage": lambda r: _weighted(r, _unit, _aligned),
+    "idf-weighted coverage + 0.1 x side": lambda r: _weighted(r, _idf, _aligned) + 0.1 * r["side"],
+    "similarity-weighted coverage + 0.1 x side": lambda r: _weighted(r, _unit, _similarity) + 0.1 * r["side"],
+    "idf x similarity coverage + 0.1 x side": lambda r: _weighted(r, _idf, _similarity) + 0.1 * r["side"],
+    "bag-of-words formula on MANLI's links": _bow_on_links,
+}
+
+
+def _series(cache: Path, fn) -> dict[str, tuple[np.ndarray, np.ndarray]]:  # type: ignore[no-untyped-def]
+    out = {}
+    for name in FILES:
+        rows = manli_tokens(cache, name)
+        out[name] = (np.array([fn(r) for r in rows], dtype=float), np.array([r["gold"] for r in rows], dtype=bool))
+    return out
+
+
+def _rows_accuracy(series: dict[str, tuple[np.ndarray, np.ndarray]], rows=ROWS7) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """Accuracy on each row's target with the cutoff chosen (default rule) on its training sets."""
+    out = []
+    for train, target in rows:
+        s = np.concatenate([series[f][0] for f in train])
+        g = np.concatenate([series[f][1] for f in train])
+        cut = choose_cutoff(s, g, DEFAULT_RULE)
+        out.append(float(np.mean((series[target][0] > cut) == series[target][1])))
+    return np.array(out)
+
+
+def _bow_series(cache: Path) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    return {f: cached_scores(cache, "bow", f) for f in FILES}
+
+
+def _row_label(train: tuple[str, ...], target: str) -> str:
+    return f"RTE{'+'.join(f[3] for f in train)} dev -> {target.replace('rte', 'RTE').replace('_', ' ')}"
+
+
+def _auc(scores: np.ndarray, gold: np.ndarray) -> float:
+    """Area under the ROC curve (ties count one half)."""
+    pos, neg = scores[gold], scores[~gold]
+    if not len(pos) or not len(neg):
+        return float("nan")
+    greater = (pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()
+    return float(greater / (len(pos) * len(neg)))
+
+
+def why(cache: Path) -> None:
+    """RTE1 dev task by task: where ``manli`` loses to bag-of-words."""
+    rows = manli_tokens(cache, "rte1_dev")
+    bow = _bow_series(cache)
+    manli = _series(cache, CANDIDATES[SHIPPED_CANDIDATE])
+    probe = _series(cache, lambda r: _bow_on_links(r, best=True))
+    identity = _series(cache, _identity_coverage)
+    train = ("rte2_dev", "rte3_dev")
+    cuts = {}
+    for label, series in (("bow", bow), ("manli", manli)):
+        s = np.concatenate([series[f][0] for f in train])
+        g = np.concatenate([series[f][1] for f in train])
+        cuts[label] = choose_cutoff(s, g, DEFAULT_RULE)
+    gold = bow["rte1_dev"][1]
+    tasks = np.array([r["task"] for r in rows])
+    b = bow["rte1_dev"][0] > cuts["bow"]
+    m = manli["rte1_dev"][0] > cuts["manli"]
+    print("\n### RTE1 dev task by task, cutoffs chosen on RTE2 + RTE3 dev (`midpoint`)\n")
+    print("accuracy bow / manli; share called entailed bow / manli; AUC bow / manli / "
+          "bag-of-words formula with MANLI's lexical similarity (best match anywhere) / "
+          "coverage counting only links of similarity 1 (probes, not candidates)\n")
+    print("| task | pairs | entailed | accuracy | called entailed | AUC | bow right, manli wrong (gold no / yes) "
+          "| manli right, bow wrong (gold no / yes) |")
+    print("|---|---|---|---|---|---|---|---|")
+    for task in [*sorted(set(tasks)), "all"]:
+        k = np.ones(len(tasks), bool) if task == "all" else tasks == task
+        lost = (b == gold) & (m != gold) & k
+        won = (m == gold) & (b != gold) & k
+        print(f"| {task} | {k.sum()} | {pct(gold[k].mean())} | {pct(np.mean(b[k] == gold[k]))} / "
+              f"{pct(np.mean(m[k] == gold[k]))} | {pct(b[k].mean())} / {pct(m[k].mean())} | "
+              f"{_auc(bow['rte1_dev'][0][k], gold[k]):.3f} / {_auc(manli['rte1_dev'][0][k], gold[k]):.3f} / "
+              f"{_auc(probe['rte1_dev'][0][k], gold[k]):.3f} / {_auc(identity['rte1_dev'][0][k], gold[k]):.3f} | "
+              f"{(lost & ~gold).sum()} / {(lost & gold).sum()} | {(won & ~gold).sum()} / {(won & gold).sum()} |")
+    accs = _rows_accuracy(identity)
+    print("\nThe identity-only coverage probe on the seven rows (as in `candidates`): "
+          + " / ".join(pct(a) for a in accs) + f" (mean {pct(accs.mean())})")
+    print("\nThe pairs the two decide differently, and the rest (means per pair; the lexical layer's "
+          "number and negation checks as in the combined classifier):\n")
+    print("| pairs | n | gold entailed | hypothesis tokens | unaligned content words | unaligned names "
+          "| hypothesis numbers not in the text | negation on one side only |")
+    print("|---|---|---|---|---|---|---|---|")
+    groups = (("bow right, manli wrong", (b == gold) & (m != gold)), ("manli right, bow wrong", (m == gold) & (b != gold)),
+              ("both right", (m == gold) & (b == gold)), ("both wrong", (m != gold) & (b != gold)))
+    for label, k in groups:
+        picked = [r for r, x in zip(rows, k) if x]
+        mean = {key: float(np.mean([float(r[key]) for r in picked])) if picked else float("nan")
+                for key in ("h_len", "unaligned_names", "number_mismatch", "negation_mismatch")}
+        unaligned = float(np.mean([sum(not r["aligned"][j] for j in r["content"]) for r in picked])) if picked else float("nan")
+        print(f"| {label} | {k.sum()} | {pct(gold[k].mean())} | {mean['h_len']:.1f} | {unaligned:.2f} | "
+              f"{mean['unaligned_names']:.2f} | {mean['number_mismatch']:.2f} | {mean['negation_mismatch']:.2f} |")
+    print("\nContent coverage of entailed / non-entailed pairs, per set:\n")
+    print("| set | coverage, entailed | coverage, not entailed | AUC bow | AUC manli |")
+    print("|---|---|---|---|---|")
+    cov = _series(cache, CANDIDATES["coverage"])
+    for name in FILES:
+        c, g = cov[name]
+        print(f"| {name} | {c[g].mean():.3f} | {c[~g].mean():.3f} | {_auc(*bow[name]):.3f} | {_auc(*manli[name]):.3f} |")
+
+
+SHIPPED_CANDIDATE = "coverage + 0.1 x side (shipped)"
+
+
+def candidates(cache: Path) -> None:
+    bow = _rows_accuracy(_bow_series(cache))
+    print("\n### MANLI candidates on the seven rows (cutoff `midpoint` on the training sets), accuracy %\n")
+    print("| number | " + " | ".join(_row_label(*r) for r in ROWS7) + " | mean | worst margin over bow | AUC RTE1 / 2 / 3 dev / 3 test |")
+    print("|---|" + "---|" * (len(ROWS7) + 3))
+    print("| bag-of-words | " + " | ".join(pct(a) for a in bow) + f" | {pct(bow.mean())} | +0.0 | "
+          + " / ".join(f"{_auc(*v):.3f}" for v in _bow_series(cache).values()) + " |")
+    for label, fn in CANDIDATES.items():
+        series = _series(cache, fn)
+        accs = _rows_accuracy(series)
+        print(f"| {label} | " + " | ".join(pct(a) for a in accs) + f" | {pct(accs.mean())} | "
+              f"{100 * (accs - bow).min():+.1f} | " + " / ".join(f"{_auc(*v):.3f}" for v in series.values()) + " |")
+    shipped = _series(cache, CANDIDATES[SHIPPED_CANDIDATE])
+    drift = max(float(np.abs(shipped[f][0] - np.array([r["value"] for r in manli_tokens(cache, f)])).max()) for f in FILES)
+    print(f"\n(The shipped candidate reproduces the `manli` scorer's value to {drift:.1e}.)")
+
+
+def _choose(cache: Path, rows) -> tuple[str, np.ndarray]:  # type: ignore[no-untyped-def]
+    """The candidate with the best (worst margin over bag-of-words capped at 0, mean accuracy)."""
+    bow = _rows_accuracy(_bow_series(cache), rows)
+    best = None
+    for label, fn in CANDIDATES.items():
+        accs = _rows_accuracy(_series(cache, fn), rows)
+        key = (min(0.0, float((accs - bow).min())), float(accs.mean()))
+        if best is None or key > best[0]:
+            best = (key, label, accs)
+    assert best is not None
+    return best[1], best[2]
+
+
+def nested(cache: Path) -> None:
+    print("\n### The candidate chosen without the set it is tested on (nested), accuracy %\n")
+    print("Inner rows: each of the other three sets left out in turn, cutoff chosen on the two "
+          "remaining; rule: no row below bag-of-words if possible, then the best mean. Outer: "
+          "cutoff chosen on the other three sets, applied to the kept-out set.\n")
+    print("| kept out | chosen without it | chosen number on it | bow | shipped `manli` |")
+    print("|---|---|---|---|---|")
+    bow_series = _bow_series(cache)
+    shipped = _series(cache, CANDIDATES[SHIPPED_CANDIDATE])
+    for kept in FILES:
+        rest = tuple(f for f in FILES if f != kept)
+        inner = tuple((tuple(s for s in rest if s != held), held) for held in rest)
+        label, _ = _choose(cache, inner)
+        outer = ((rest, kept),)
+        chosen = _rows_accuracy(_series(cache, CANDIDATES[label]), outer)[0]
+        print(f"| {kept} | {label} | {pct(chosen)} | {pct(_rows_accuracy(bow_series, outer)[0])} | "
+              f"{pct(_rows_accuracy(shipped, outer)[0])} |", flush=True)
+    label, accs = _choose(cache, ROWS7)
+    print(f"\nChosen on all seven rows (not nested): {label}: " + " / ".join(pct(a) for a in accs))
+
+
+def paired(cache: Path, resamples: int) -> None:
+    """``manli`` minus bag-of-words on each row, with a paired bootstrap over the target's pairs."""
+    print(f"\n### `manli` minus bag-of-words, paired bootstrap over the target's pairs ({resamples} resamples, 95%)\n")
+    print("| row | bow | manli | difference [interval] |")
+    print("|---|---|---|---|")
+    bow = _bow_series(cache)
+    manli = _series(cache, CANDIDATES[SHIPPED_CANDIDATE])
+    for train, target in ROWS7:
+        right = {}
+        for label, series in (("bow", bow), ("manli", manli)):
+            s = np.concatenate([series[f][0] for f in train])
+            g = np.concatenate([series[f][1] for f in train])
+            right[label] = (series[target][0] > choose_cutoff(s, g, DEFAULT_RULE)) == series[target][1]
+        d = paired_difference(right["manli"], right["bow"], resamples=resamples)
+        print(f"| {_row_label(train, target)} | {pct(right['bow'].mean())} | {pct(right['manli'].mean())} | "
+              f"{100 * d.difference:+.1f} [{100 * d.low:+.1f}, {100 * d.high:+.1f}] |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cache", type=Path, default=Path("/tmp/explorer-rte-transfer"))
@@ -177,6 +469,14 @@ def main() -> None:
         manli_numbers(args.cache)
     if "bootstrap" in wanted:
         bootstrap(args.cache, args.resamples)
+    if "why" in wanted:
+        why(args.cache)
+    if "candidates" in wanted:
+        candidates(args.cache)
+    if "nested" in wanted:
+        nested(args.cache)
+    if "paired" in wanted:
+        paired(args.cache, min(args.resamples * 2, 5000))
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from explorer.decision import (
     cutoff_midpoint,
     cutoff_plateau,
     cutoff_prior,
+    paired_difference,
     transfer,
     transfer_table,
 )
@@ -94,6 +95,27 @@ def test_bootstrap_spreads_and_is_reproducible() -> None:
     assert 0.5 < first.target_accuracy[1] < 0.9
     with pytest.raises(EvaluationError, match="resamples must be in"):
         bootstrap_transfer(a, ga, b, gb, resamples=MAX_BOOTSTRAP + 1)
+
+
+def test_paired_difference_brackets_the_observed_difference() -> None:
+    rng = np.random.default_rng(2)
+    a = rng.random(400) < 0.7
+    b = rng.random(400) < 0.6
+    d = paired_difference(a, b, resamples=500, seed=1)
+    assert d.difference == pytest.approx(a.mean() - b.mean())
+    assert d.low < d.difference < d.high
+    assert d.high - d.low < 0.2
+    assert d == paired_difference(a, b, resamples=500, seed=1)
+    same = paired_difference(a, a, resamples=50)
+    assert (same.difference, same.low, same.high) == (0.0, 0.0, 0.0)
+    # one method right on every pair the other gets wrong: the interval excludes 0
+    assert paired_difference(np.ones(100, bool), np.zeros(100, bool), resamples=50).low == 1.0
+    with pytest.raises(EvaluationError, match="different pairs"):
+        paired_difference(a, b[:10])
+    with pytest.raises(EvaluationError, match="level"):
+        paired_difference(a, b, level=1.5)
+    with pytest.raises(EvaluationError, match="no pairs"):
+        paired_difference([], [])
 
 
 def test_evaluate_cli_takes_a_cutoff_rule(capsys) -> None:  # type: ignore[no-untyped-def]
