@@ -107,16 +107,6 @@ ALIGNED_FEATURES: tuple[str, ...] = (
     "sub:rival",
     "sub:rival_unsupported",
     "sub:weak_excess",
-    # issue 13 part 4, second pass: phrase blocks and the pair's shape (see _phrase_features)
-    "sub:orphans",
-    "sub:orphans_para",
-    "sub:multi_para",
-    "sub:multi_content",
-    "sub:gap_fill",
-    "sub:gap_weak",
-    "sub:punct_para",
-    "sub:stop_eq_para",
-    "sub:punct_unsupported",
 )
 DEL_FEATURES: tuple[str, ...] = ("del:bias", "del:stop", "del:punct", "del:best_sim", "del:excess")
 INS_FEATURES: tuple[str, ...] = ("ins:bias", "ins:stop", "ins:punct", "ins:best_sim", "ins:excess")
@@ -128,7 +118,6 @@ CONTEXTUAL: tuple[str, ...] = (
     "sub:stop_distortion", "sub:stop_left_match", "sub:stop_right_match",
     "sub:anchor_left", "sub:anchor_right", "sub:anchor_both", "sub:stop_anchor",
     "sub:stop_unsupported", "sub:be_unsupported", "sub:context2", "sub:rival", "sub:rival_unsupported",
-    "sub:gap_fill", "sub:gap_weak", "sub:punct_unsupported",
 )
 #: Anchors: content-word pairs at least this similar. An edit with an anchor just
 #: before (after) it on both sides, at consistent offsets, sits in a matching context.
@@ -639,7 +628,6 @@ def _contextual_features(f: np.ndarray, cand: _Candidates, sim: np.ndarray, p: _
     # words, forms of `be` and tokens with equally good rivals need it most.
     unsupported = (left < 0.5) & (right < 0.5) & ~left_a & ~right_a
     f[:, col["sub:stop_unsupported"]] = stop_both * unsupported
-    f[:, col["sub:punct_unsupported"]] = f[:, col["sub:punct_both"]] * unsupported
     be_cum_p, be_cum_h = _cum(p.be), _cum(h.be)
     any_be = ((be_cum_p[p_end] - be_cum_p[p_start]) > 0) | ((be_cum_h[h_end] - be_cum_h[h_start]) > 0)
     f[:, col["sub:be_unsupported"]] = any_be & unsupported
@@ -649,37 +637,6 @@ def _contextual_features(f: np.ndarray, cand: _Candidates, sim: np.ndarray, p: _
     rival = (_span_max(h.ties, h_start, h_end) > 0) | (_span_max(p.ties, p_start, p_end) > 0)
     f[:, col["sub:rival"]] = rival
     f[:, col["sub:rival_unsupported"]] = rival & unsupported
-    # A block that fills the gap between matching neighbours on both sides: a phrase
-    # rephrased in place (`rose` / `stood up` between aligned words).
-    multi = (cand.p_size > 1) | (cand.h_size > 1)
-    f[:, col["sub:gap_fill"]] = multi * left * right
-    f[:, col["sub:gap_weak"]] = left * right * (1.0 - cand.stats[0])
-
-
-def _phrase_features(f: np.ndarray, cand: _Candidates, p: _Side, h: _Side, para: float, eq: np.ndarray,
-                     stop_both: np.ndarray) -> None:
-    """Phrase blocks and the pair's shape (issue 13 part 4, second pass).
-
-    ``orphans`` is, for a multi-token block, the share of its tokens that have no
-    similar token (best similarity < 0.5) anywhere in the other sentence: words a
-    rephrased phrase carries along (`up` in `stood up`). ``para`` is the pair's
-    :func:`parity`, about 1 for paraphrases and small for an RTE text beside a short
-    hypothesis: the ``*_para`` features let one set of weights treat the two shapes
-    differently (whole phrases, punctuation and repeated function words are aligned by
-    different conventions in the two kinds of corpora)."""
-    col = INDEX
-    multi = (cand.p_size > 1) | (cand.h_size > 1)
-    orphan_cum_p, orphan_cum_h = _cum(p.best < 0.5), _cum(h.best < 0.5)
-    stop_cum_p, stop_cum_h = _cum(p.stop + p.punct > 0), _cum(h.stop + h.punct > 0)
-    orphans = ((orphan_cum_p[cand.p_end] - orphan_cum_p[cand.p_start])
-               + (orphan_cum_h[cand.h_end] - orphan_cum_h[cand.h_start])) / (cand.p_size + cand.h_size)
-    f[:, col["sub:orphans"]] = multi * orphans
-    f[:, col["sub:orphans_para"]] = multi * orphans * para
-    f[:, col["sub:multi_para"]] = multi * para
-    f[:, col["sub:multi_content"]] = multi & ((stop_cum_p[cand.p_end] - stop_cum_p[cand.p_start]) == 0) & (
-        (stop_cum_h[cand.h_end] - stop_cum_h[cand.h_start]) == 0)
-    f[:, col["sub:punct_para"]] = f[:, col["sub:punct_both"]] * para
-    f[:, col["sub:stop_eq_para"]] = eq * stop_both * para
 
 
 def _token_features(side: _Side, first: int, excess: float) -> np.ndarray:
@@ -700,12 +657,6 @@ def excess(n: int, other: int) -> float:
     large for an RTE text beside a short hypothesis; a pair's shape, so that one set of
     weights can prefer deleting text tokens where the text is much longer."""
     return max(0.0, 1.0 - other / n) if n else 0.0
-
-
-def parity(p_len: int, h_len: int) -> float:
-    """The pair's shape as one number: ``min / max`` of the two lengths (1 for sentences
-    of equal length, 0 when one is empty)."""
-    return min(p_len, h_len) / max(p_len, h_len) if p_len and h_len else 0.0
 
 
 def extract(
@@ -759,7 +710,6 @@ def extract(
     if config.contextual and len(cand):
         _contextual_features(f, cand, sim, p, h, stop_both)
     f[:, INDEX["sub:weak_excess"]] = excess(p_len, h_len) * (1.0 - f[:, INDEX["sub:sim_max"]])
-    _phrase_features(f, cand, p, h, parity(p_len, h_len), eq, stop_both)
     # Stage 6: DEL and INS.
     deleted = _token_features(p, _DEL0, excess(p_len, h_len))
     inserted = _token_features(h, _INS0, excess(h_len, p_len))

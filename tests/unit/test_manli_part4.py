@@ -19,7 +19,7 @@ from explorer.aligners.manli import (
     shipped_model,
     training_set_of,
 )
-from explorer.aligners.manli_features import FEATURES, INDEX, SurfaceSimilarity, excess, extract, parity
+from explorer.aligners.manli_features import FEATURES, INDEX, SurfaceSimilarity, excess, extract
 from explorer.pairs import Pair
 from explorer.preprocess import analyze_pair
 
@@ -81,35 +81,6 @@ def test_excess_is_the_share_without_a_partner() -> None:
     assert feats.aligned[c, INDEX["sub:weak_excess"]] == pytest.approx(0.0)  # an exact match is not weak
     c = feats.find((0, 1), (0, 1))
     assert feats.aligned[c, INDEX["sub:weak_excess"]] == pytest.approx(0.75)  # nothing alike
-
-
-def test_phrase_block_features_see_gaps_orphans_and_content() -> None:
-    # "rose" against "stood up" between matching neighbours on both sides.
-    text = ("she", "rose", "slowly")
-    hyp = ("she", "stood", "up", "slowly")
-    assert _feature(text, hyp, (1, 2), (1, 3), "sub:gap_fill") == 1.0
-    assert _feature(text, hyp, (1, 2), (1, 2), "sub:gap_fill") == 0.0  # one token a side: not a phrase
-    # Nothing alike inside, both neighbours match: a weak block in a matching gap.
-    assert _feature(text, ("she", "stood", "slowly"), (1, 2), (1, 2), "sub:gap_weak") == pytest.approx(1.0)
-    assert _feature(text, hyp, (1, 2), (1, 2), "sub:gap_weak") == pytest.approx(0.0)  # "slowly" / "up" differ
-    assert _feature(text, hyp, (0, 1), (0, 1), "sub:gap_weak") == pytest.approx(0.0)  # an exact match
-    # Three of the block's three tokens have no similar token on the other side.
-    assert _feature(text, hyp, (1, 2), (1, 3), "sub:orphans") == pytest.approx(1.0)
-    assert _feature(text, hyp, (0, 2), (0, 2), "sub:orphans") == pytest.approx(2 / 4)
-    assert _feature(text, hyp, (1, 2), (1, 3), "sub:orphans_para") == pytest.approx(parity(3, 4))
-    assert _feature(text, hyp, (1, 2), (1, 3), "sub:multi_content") == 0.0  # "up" is a function word
-    assert _feature(("big", "dog", "sat"), ("large", "hound", "sat"), (0, 2), (0, 2), "sub:multi_content") == 1.0
-    assert _feature(("big", "dog", "sat"), ("large", "hound", "sat"), (0, 1), (0, 1), "sub:multi_content") == 0.0
-
-
-def test_parity_keys_conventions_to_the_pair_shape() -> None:
-    assert parity(10, 5) == pytest.approx(0.5) == parity(5, 10)
-    assert parity(0, 4) == 0.0
-    # Identical punctuation and function words: their paraphrase-shape versions scale with parity.
-    text = ("a", "cat", ",", "a", "dog", "and", "a", "bird")
-    assert _feature(text, ("a", "cat", ","), (2, 3), (2, 3), "sub:punct_para") == pytest.approx(3 / 8)
-    assert _feature(text, ("a", "cat", ","), (0, 1), (0, 1), "sub:stop_eq_para") == pytest.approx(3 / 8)
-    assert _feature(text, ("a", "cat", ","), (1, 2), (1, 2), "sub:stop_eq_para") == 0.0
 
 
 def test_shipped_models_are_named_complete_and_differ(repo_root: Path) -> None:
