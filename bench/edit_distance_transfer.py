@@ -39,11 +39,18 @@ sys.path.insert(0, str(ROOT))
 
 from explorer.cache import cache_dir  # noqa: E402
 from explorer.datasets import load  # noqa: E402
-from explorer.edit_distance.features import PairFeatures, pair_features  # noqa: E402
+from explorer.edit_distance.features import PairFeatures, pair_features, swap_sides, tie_gaps  # noqa: E402
 from explorer.edit_distance.training import TransferSettings, prepare_pair, score_values, train_settings  # noqa: E402
 
 DEFAULT = {"kind": "pfsm", "lam": "0.05", "max_iter": "60", "warm": "0", "min_count": "5", "lexical": "1",
-           "target": "norm", "balance": "0", "per_file": "0", "prep": "asis", "lam_per": "0"}
+           "target": "norm", "balance": "0", "per_file": "0", "prep": "asis", "lam_per": "0", "tie": "0",
+           "swap": "0", "preorder": "0"}
+
+#: Settings the bench applies itself (not TransferSettings): ``prep`` preprocessing;
+#: ``tie=1`` one weight for inserting and deleting a word (:func:`tie_gaps`); ``swap=1``
+#: trains on both directions of every pair and scores the mean of both (:func:`swap_sides`).
+#: (``preorder=1``, the hypothesis read in the text's order, is a model setting.)
+BENCH_ONLY = ("prep", "tie", "swap")
 
 FILES = {
     "msr": ("sts2012/MSRpar.train.tsv", None),
@@ -100,8 +107,12 @@ def _corr(pred: np.ndarray, gold: np.ndarray) -> tuple[float, float]:
 
 def run(config: dict[str, str], exp: str, sets: Sets, log: Path | None, test_prep: str | None,
         save: Path | None = None) -> list[dict]:
-    settings = TransferSettings.parse({k: v for k, v in config.items() if k != "prep"})
+    settings = TransferSettings.parse({k: v for k, v in config.items() if k not in BENCH_ONLY})
     prep = config["prep"]
+    tie, swap = config["tie"] == "1", config["swap"] == "1"
+
+    def shaped(encoded: list[PairFeatures]) -> list[PairFeatures]:
+        return [tie_gaps(f) for f in encoded] if tie else encoded
     names = list(FILES)
     jobs = ([([a for a in names if a != held], [held]) for held in names] if exp == "lofo"
             else [([a], [b for b in names if b != a]) for a in names])
@@ -111,6 +122,9 @@ def run(config: dict[str, str], exp: str, sets: Sets, log: Path | None, test_pre
         gold_parts, sources = [], []
         for name in train_names:
             e, g = sets.get(name, "train", prep)
+            e = shaped(e)
+            if swap:
+                e, g = e + shaped([swap_sides(f) for f in sets.get(name, "train", prep)[0]]), np.concatenate([g, g])
             enc += e
             gold_parts.append(g)
             sources += [name] * len(e)
@@ -119,7 +133,9 @@ def run(config: dict[str, str], exp: str, sets: Sets, log: Path | None, test_pre
         seconds = time.perf_counter() - started
         for held, tprep in [(h, t) for h in test_names for t in (test_prep.split(",") if test_prep else [prep])]:
             e, g = sets.get(held, "test", tprep)
-            pred = score_values(model, e, settings.target, scale)
+            pred = score_values(model, shaped(e), settings.target, scale)
+            if swap:
+                pred = (pred + score_values(model, shaped([swap_sides(f) for f in e]), settings.target, scale)) / 2
             r, rho = _corr(pred, g)
             row = {"config": " ".join(f"{k}={v}" for k, v in config.items() if DEFAULT.get(k) != v) or "default",
                    "train": "+".join(train_names), "test": held, "pearson": round(r, 4), "spearman": round(rho, 4),

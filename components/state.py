@@ -79,6 +79,9 @@ TYPED_TEXT: Slot[str] = Slot("explorer_typed_text")
 TYPED_HYPOTHESIS: Slot[str] = Slot("explorer_typed_hypothesis")
 #: (dataset key, pair id) last put into the Pair page's text boxes.
 PAIR_SHOWN: Slot[tuple[str, str]] = Slot("explorer_pair_shown")
+#: (dataset key, pair mark) whose figures the Pair page has drawn in this session: a new
+#: pair's strip is sent in one run and its figures in the next (components/pages/pair.py).
+FIGURES_FOR: Slot[tuple[str, str]] = Slot("explorer_figures_for")
 #: The Compare page's alignments: (dataset key, aligner) -> pair id -> alignment.
 COMPARE_ALIGNMENTS: Slot[dict[tuple[str, str], dict[str, Alignment]]] = Slot("explorer_compare_alignments")
 #: The annotator's name for this session.
@@ -110,8 +113,9 @@ TEACH_STEP: Slot[int] = Slot("teach_step")
 TEACH_SHOWN: Slot[tuple[object, ...]] = Slot("teach_shown")
 #: The Teach page's play switch (the player turns it off at the last step).
 TEACH_PLAY: Slot[bool] = Slot("teach_play")
-#: The Pair page's open method tab (its label); only that tab's panel is drawn.
-PAIR_METHOD_TAB: Slot[str] = Slot("pair_method_tab")
+#: The Pair page's open method tab (its label); only that tab's panel is drawn. The key is
+#: also the query parameter the tab is kept in (``?tab=MANLI``: a reload or a link reopens it).
+PAIR_METHOD_TAB: Slot[str] = Slot("tab")
 #: The batch result table's selection event (tests set it to click a row).
 BATCH_TABLE: Slot[Any] = Slot("batch_table")
 #: What every figure's camera icon saves, "png" or "svg" (the sidebar's choice, components/charts.py).

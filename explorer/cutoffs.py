@@ -8,7 +8,9 @@ A pair is judged *entailed* when its score is above its scorer's cutoff
     slow method takes minutes, so each scorer's result is computed once per dataset
     *fingerprint* (a hash of the pairs' texts and labels, not of the file name) and kept as
     JSON in ``cutoffs/`` under the explorer cache directory
-    (:func:`explorer.cache.cache_dir`; ``$EXPLORER_CUTOFF_CACHE`` moves it).
+    (:func:`explorer.cache.cache_dir`; ``$EXPLORER_CUTOFF_CACHE`` moves it). The scores
+    themselves are kept too, per pair (:mod:`explorer.pair_scores`), so the Pair page can
+    show a pair's verdicts without scoring it.
 ``dev``
     The best cutoff on a development set chosen by the user (e.g. NLTK's ``rte1_dev.xml``),
     computed and cached the same way.
@@ -39,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from explorer import pair_scores
 from explorer.cache import cache_dir
 from explorer.datasets import Dataset
 from explorer.errors import ExplorerError
@@ -49,7 +52,7 @@ from explorer.pairs import Pair
 DEFAULT_FILE = Path(__file__).resolve().parent / "models" / "cutoffs_rte_dev.json"
 #: Bumped when scorers change in a way that changes their scores, so cached cutoffs of an
 #: older version are recomputed rather than trusted.
-CACHE_VERSION = 4
+CACHE_VERSION = 5
 
 DATASET, DEV, DEFAULT = "dataset", "dev", "default"
 SOURCE_LABELS = {DATASET: "this dataset", DEV: "development set", DEFAULT: "shipped default"}
@@ -223,16 +226,24 @@ def compute(
     name = dataset.name if not left_out else f"{dataset.name} (labelled subset; {left_out} unlabelled left out)"
     fp = fingerprint(pairs)
     gold = [bool(p.entails) for p in pairs]
+    # A dataset's own scores are kept per pair too (bounded, explorer.pair_scores): the Pair
+    # page then shows a pair's verdicts without scoring it.
+    keep_scores = source == DATASET and pair_scores.storable(len(pairs))
     out: dict[str, CutoffChoice] = {}
     for scorer in scorers:
         hit = lookup(fp, scorer, source) if use_cache else None
-        if hit is not None:
+        if hit is not None and not (keep_scores and not pair_scores.has(fp, scorer, source)):
             out[scorer] = hit
             if progress is not None:
                 progress(scorer, len(pairs), len(pairs))
             continue
         report = (lambda i, n, s=scorer: progress(s, i, n)) if progress is not None else None
         scores, refused = score_all(pairs, scorer, progress=report)
+        if keep_scores:
+            pair_scores.save(fp, scorer, source, scores)
+        if hit is not None:  # only the per-pair scores were missing: the cutoff stays as chosen
+            out[scorer] = hit
+            continue
         choice = choose(scorer, scores, gold, source=source, name=name, refused=refused)
         _save(_cache_path(fp, scorer, source), choice)
         out[scorer] = choice

@@ -46,9 +46,9 @@ _ENTRIES: list[ScorerInfo] = [
     ScorerInfo("itg_entail", "Bracketing ITG (cheap text nulls)", "ITG where unaligned text words cost 0.1", _itg("itg_entail"), capabilities=_SLOW),
     ScorerInfo("itg_lex", "Bracketing ITG (lexical similarity)", "ITG whose links use the shared WordNet/PPDB similarity", _itg("itg_lex"), capabilities=_LEXICAL),
     ScorerInfo("manli", "MANLI entailment score", "MANLI alignment (MacCartney et al. 2008): share of hypothesis content words aligned + 0.1 x hypothesis-side score per hypothesis token", lazy("explorer.aligners.manli:ManliScorer"), capabilities=_TRAINED, model="manli_rte2dev.json"),
-    ScorerInfo("pfsm", "Probabilistic edit distance (pFSM)", "Wang & Cer 2012: log-sum over edit sequences, regressed on STS 2012 + SICK scores", _edit_distance("pfsm"), capabilities=_TRAINED, model="pfsm_sts_sick.json"),
+    ScorerInfo("pfsm", "Probabilistic edit distance (pFSM)", "Wang & Cer 2012: log-sum over edit sequences, regressed on STS 2012 + SICK scores; the hypothesis is read in the text's order", _edit_distance("pfsm"), capabilities=_TRAINED, model="pfsm_sts_sick.json"),
     ScorerInfo("combined", "Combined classifier", "logistic regression over bag-of-words, MANLI's entailment value and unaligned hypothesis names (features chosen by cross-set transfer), trained on RTE1-3 dev: probability of entailment", lazy("explorer.combined:CombinedScorer"), capabilities=_TRAINED, model="combined_rte.json", cutoff=0.5),
-    ScorerInfo("ppda", "Probabilistic edit distance with jumps (pPDA)", "Wang & Cer 2012: pFSM plus forward/backward jumps of up to 5 tokens, regressed on STS 2012 + SICK", _edit_distance("ppda"), capabilities=_TRAINED, model="ppda_sts_sick.json"),
+    ScorerInfo("ppda", "Probabilistic edit distance with jumps (pPDA)", "Wang & Cer 2012: pFSM plus forward/backward jumps of up to 5 tokens, regressed on STS 2012 + SICK; the hypothesis is read in the text's order", _edit_distance("ppda"), capabilities=_TRAINED, model="ppda_sts_sick.json"),
 ]
 
 

@@ -26,15 +26,18 @@ from components.sections import batch_results
 from components.sections.annotation import render_annotation_section
 from components.sections.report_download import render_report_download
 from components.sections.verdicts import (
+    StoredScore,
     background_cutoffs,
     cutoff_sources,
     page_cutoffs,
     pair_mark,
     render_strip,
+    stored_scores,
     verdicts,
 )
 from components.state import current_dataset, dev_dataset, select_pair, selected_pair_id
 from components.text import plain
+from components.timing import PageTimer
 from components.warmup import wait_for_warmup
 from explorer import limits
 from explorer.metrics.bleu import ngram_matches
@@ -172,12 +175,18 @@ def _score_each(names: list[str], analyzed: AnalyzedPair) -> dict[str, Any]:
 AUTO_SLOW_MAX_TOKENS = 100
 
 
-def _slow_results(analyzed: AnalyzedPair, slow: list[str], auto: bool) -> dict[str, Any]:
-    """The slow methods' results: at once on a short pair; on a long one those already kept
-    for it, else the ones a button runs."""
+def _slow_results(analyzed: AnalyzedPair, slow: list[str], auto: bool, stored: dict[str, Any]) -> dict[str, Any]:
+    """The slow methods' results: those already kept for the pair on this server, then the
+    dataset's stored scores, then the rest at once on a short pair; on a long one, a button
+    runs the rest."""
+    kept: dict[str, Any] = {}
+    for name in slow:
+        found = analysis.cached_result(name, analyzed)
+        found = stored.get(name) if found is None else found
+        if found is not None:
+            kept[name] = found
     if auto:
-        return _score_each(slow, analyzed)
-    kept = {n: r for n in slow if (r := analysis.cached_result(n, analyzed)) is not None}
+        return {**kept, **_score_each([n for n in slow if n not in kept], analyzed)}
     missing = [n for n in slow if n not in kept]
     if not missing:
         return kept
@@ -188,13 +197,16 @@ def _slow_results(analyzed: AnalyzedPair, slow: list[str], auto: bool) -> dict[s
         return {**kept, **_score_each(missing, analyzed)}
 
 
-def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair) -> dict[str, Any]:
-    """The verdict strip, then every scorer's value, decision and breakdown. On a short pair
-    every method (slow ones included) is scored before the strip is drawn, so the strip
-    appears complete; a long pair runs the slow ones on request. Cutoffs are the ones at
-    hand (cached for this dataset, or the shipped RTE-dev defaults); the dataset's own are
-    chosen in the background (:func:`background_cutoffs`): nothing here scores the whole
-    dataset."""
+def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair, timer: PageTimer | None = None) -> dict[str, Any]:
+    """The verdict strip, then every scorer's value, decision and breakdown. The fast
+    methods are scored on the pair (well under a millisecond each); the slow ones' scores
+    come, in this order, from this server's kept results, from the scores the dataset's
+    background cutoff job stored for every labelled pair (:func:`stored_scores`; the strip
+    says which verdicts), or from scoring the pair: on a short pair at once, before the
+    strip is drawn, so the strip appears complete; on a long one on request. Cutoffs are
+    the ones at hand (cached for this dataset, or the shipped RTE-dev defaults); the
+    dataset's own are chosen in the background (:func:`background_cutoffs`): nothing here
+    scores the whole dataset."""
     pair = analyzed.pair
     typed = pair.source == "typed"
     strip = st.empty()
@@ -202,10 +214,14 @@ def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair) -> dict[str, A
     slow = [name for name, info in SCORERS.items() if not info.interactive]
     auto = len(analyzed.text) + len(analyzed.hypothesis) <= AUTO_SLOW_MAX_TOKENS
     if slow:
-        results.update(_slow_results(analyzed, slow, auto))
+        stored = stored_scores(loaded, pair, [n for n in slow if analysis.cached_result(n, analyzed) is None])
+        results.update(_slow_results(analyzed, slow, auto, stored))
     cutoffs = page_cutoffs(loaded, list(results), typed=typed)
     pending = [n for n in slow if n not in results]
-    render_strip(strip, verdicts(results, cutoffs, pair.entails), pair.label, pending=pending, mark=pair_mark(pair))
+    shown = verdicts(results, cutoffs, pair.entails)
+    render_strip(strip, shown, pair.label, pending=pending, mark=pair_mark(pair))
+    if timer is not None:
+        timer.mark("strip", mark=pair_mark(pair), stored=sum(v.stored for v in shown), pending=len(pending))
     st.caption(f"Cutoffs: {cutoff_sources(cutoffs)}." + (" A typed pair is judged with these, not with a dataset's own." if typed else ""))
     if not typed:
         background_cutoffs(loaded, list(results), cutoffs)
@@ -220,6 +236,7 @@ def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair) -> dict[str, A
             "decision": _decision(float(result.value), cut.value),
             "what it is": SCORERS[name].description,
             "cutoff from": cut.source,
+            "score from": "stored by the background cutoff job" if isinstance(result, StoredScore) else "this page",
         })
     st.subheader("Scores")
     # A static table: every row on screen (no 10-row scroll box hiding the slow methods) and
@@ -300,10 +317,12 @@ def gold_alignment_section(analyzed: AnalyzedPair) -> None:
 
 def panels_section(analyzed: AnalyzedPair) -> None:
     """One tab per method panel; only the open tab is drawn (switching tabs reruns the page),
-    so a rerun pays for one panel, not all of them."""
+    so a rerun pays for one panel, not all of them. The open tab is in the URL
+    (``?tab=MANLI``; none for the first tab), so a reload or a copied link reopens it."""
     if not PANELS:
         return
-    tabs = st.tabs([panel.label for panel in PANELS.values()], key=state.PAIR_METHOD_TAB.key, on_change="rerun")
+    tabs = st.tabs([panel.label for panel in PANELS.values()], key=state.PAIR_METHOD_TAB.key, on_change="rerun",
+                   bind="query-params")
     for tab, panel in zip(tabs, PANELS.values(), strict=True):
         if tab.open is False:  # None: the tabs do not track state; draw them all
             continue
@@ -311,6 +330,27 @@ def panels_section(analyzed: AnalyzedPair) -> None:
             # Each panel's widgets and charts are keyed under its name.
             attempt(partial(panel.render, analyzed, key=panel.name), panel.label,
                     where="to draw for this pair")
+
+
+def figures_follow(loaded: LoadedDataset, pair: Pair) -> bool:
+    """Whether this run stops before the figures of a pair new to this session (and the
+    page reruns at once to draw them).
+
+    A browser draws everything one run sends before it paints: on a new tab that includes
+    loading and starting the figure library, and for every new pair half a dozen Plotly
+    figures (the n-gram grid, the open method tab's). The verdict strip and the scores
+    table, sent first, then waited for them. So a new pair's strip, scores and decision go
+    out in a run of their own, and the figures in the next one, which starts as soon as
+    this one ends; a rerun for the same pair (a slider, a tab, the editor) draws everything
+    in one run. An RTE2 link in a new tab of a browser that has the app's JavaScript
+    cached: 2.07 s to the painted strip with the figures in the same run, 1.19 s with them
+    in the next; in a new browser profile 2.11 s and 2.45 s (medians of 8, interleaved on
+    one server at load 6-8; docs/BENCHMARKS.md)."""
+    shown = (loaded.key, pair_mark(pair))
+    if state.FIGURES_FOR.get() == shown:
+        return False
+    state.FIGURES_FOR.set(shown)
+    return True
 
 
 def within_token_limit(pair: Pair) -> bool:
@@ -327,6 +367,7 @@ def within_token_limit(pair: Pair) -> bool:
 
 
 def main() -> None:
+    timer = PageTimer()  # EXPLORER_TIMING_LOG only (the browser benchmark)
     st.title("Pair")
     loaded = batch_results.pair_dataset() or current_dataset()
     if loaded.origin == SAMPLE_ORIGIN and loaded.name == BLIND_SPOTS.name:
@@ -342,13 +383,22 @@ def main() -> None:
     except InputError as err:
         st.error(f"Cannot analyse this pair: {err}.")
         return
-    results = scores_section(loaded, analyzed)
+    results = scores_section(loaded, analyzed, timer)
     decision_section(loaded, pair, results)
-    render_report_download(loaded, analyzed, results, page_cutoffs(loaded, list(results), typed=pair.source == "typed"))
+    download = st.empty()
     render_annotation_section(loaded, pair)
+    if figures_follow(loaded, pair):
+        timer.write()
+        st.rerun()  # the figures, in a run of their own
+    # With the figures: a download button sent in a run that st.rerun cut short did not
+    # download (its file is registered by the run that completes).
+    with download.container():
+        render_report_download(loaded, analyzed, results,
+                               page_cutoffs(loaded, list(results), typed=pair.source == "typed"))
     grid_section(analyzed)
     gold_alignment_section(analyzed)
     panels_section(analyzed)
+    timer.write()
 
 
 main()

@@ -52,13 +52,17 @@ def render_edit_distance_panel(pair: AnalyzedPair, *, key: str = "editdist") -> 
                 continue
             st.markdown(_summary(result))
             st.markdown(verdict_line(kind, float(result.value), pair.pair))
-            note = reinsertion_note(reinsertions(result.steps, text, hyp, result.alignment.links), kind)
+            read = result.reading(hyp)  # the steps' hypothesis positions are positions as read
+            if result.reordered:
+                st.caption(plain("The model reads the hypothesis in the text's order (moving a word costs nothing): "
+                                 + " ".join(read)))
+            note = reinsertion_note(reinsertions(result.steps, text, read, result.reading_links()), kind)
             if note:
                 st.caption(plain(note))
             # Keyed per method: pFSM and pPDA often draw identical figures, which Streamlit
             # would otherwise refuse as duplicate elements.
             charts.plotly_chart(
-                edit_sequence_figure(result.steps, result.probabilities, text, hyp, title="best edit sequence"),
+                edit_sequence_figure(result.steps, result.probabilities, text, read, title="best edit sequence"),
                 width="stretch", key=f"{key}_{kind}_sequence",
             )
             charts.plotly_chart(

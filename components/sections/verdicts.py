@@ -37,6 +37,8 @@ class Verdict:
     gold: bool | None
     #: the cutoff calls every pair of the set it was chosen on the same way
     one_sided: bool = False
+    #: the score was read from the dataset's stored per-pair scores (:class:`StoredScore`)
+    stored: bool = False
 
     @property
     def correct(self) -> bool | None:
@@ -51,7 +53,19 @@ class Verdict:
             text += " Agrees with the gold label." if self.correct else " Disagrees with the gold label."
         if self.one_sided:
             text += " Not counted: this cutoff gives every pair of its set the same decision."
+        if self.stored:
+            text += (" Score stored by this dataset's background cutoff job (the same method run on every "
+                     "labelled pair), not recomputed on this page.")
         return text
+
+
+@dataclass(frozen=True)
+class StoredScore:
+    """A method's score on a dataset pair, read from the scores the background cutoff job
+    stored (:mod:`explorer.pair_scores`) instead of computed on the page; it has the
+    ``value`` every result has and nothing else (no breakdown)."""
+
+    value: float
 
 
 def verdicts(results: Mapping[str, Any], cutoffs: Mapping[str, Cutoff], gold: bool | None) -> list[Verdict]:
@@ -60,7 +74,8 @@ def verdicts(results: Mapping[str, Any], cutoffs: Mapping[str, Cutoff], gold: bo
     for name, result in results.items():
         value, cut = float(result.value), cutoffs[name]
         label = SCORERS[name].label if name in SCORERS else name
-        out.append(Verdict(name, label, value, cut.value, cut.source, value > cut.value, gold, cut.one_sided))
+        out.append(Verdict(name, label, value, cut.value, cut.source, value > cut.value, gold, cut.one_sided,
+                           isinstance(result, StoredScore)))
     return out
 
 
@@ -110,6 +125,10 @@ def strip_html(rows: Sequence[Verdict], gold_label: str | None, pending: Sequenc
     if len(counted) < len(rows):
         summary += (f" ({len(rows) - len(counted)} uninformative: their cutoff gives every pair of its set "
                     "the same decision)")
+    stored = sum(r.stored for r in rows)
+    if stored:
+        summary += (f"; {stored} from scores stored by this dataset's background cutoff job "
+                    f"({', '.join(r.label for r in rows if r.stored)})")
     return (f'<div class="verdict-strip" data-pair="{html.escape(mark, quote=True)}" '
             f'data-pending="{len(pending)}" data-methods="{len(rows)}">'
             f'<div style="line-height:1.9">{"".join(chips)}</div>'
@@ -143,12 +162,18 @@ def background_cutoffs(loaded: LoadedDataset, scorers: Sequence[str], cutoffs: M
     per dataset fingerprint, and show the progress with counts; the page never waits for
     it. While the job runs, its progress is redrawn every second on its own (a fragment);
     when it ends, the page reruns once and the new cutoffs decide."""
-    from explorer import cutoff_jobs
+    from explorer import cutoff_jobs, pair_scores
+    from explorer.cutoffs import DATASET
 
     fp = fingerprint_of(loaded)
     if fp is None:
         return
-    todo = [n for n in scorers if n in SCORERS and cutoffs[n].kind not in ("dataset", "model")]
+    n_labelled = int(labelled_mask(loaded).sum())
+    # Cutoffs not yet the dataset's own, and per-pair scores not yet stored (the job keeps
+    # both: explorer.pair_scores), so later pairs of this dataset need no scoring.
+    keep = pair_scores.storable(n_labelled)
+    todo = [n for n in scorers if n in SCORERS and (cutoffs[n].kind not in ("dataset", "model")
+                                                     or (keep and not pair_scores.has(fp, n, DATASET)))]
     if not todo:
         return
     manager = cutoff_jobs.jobs()
@@ -157,7 +182,6 @@ def background_cutoffs(loaded: LoadedDataset, scorers: Sequence[str], cutoffs: M
         source = dataset_source(loaded)
         if source is None or not cutoff_jobs.enabled():
             return
-        n_labelled = int(labelled_mask(loaded).sum())
         status = manager.request(fp, source[1], source[0], loaded.name, todo, n_labelled)
     if status.active:
         st.fragment(run_every=1.0)(_job_progress)(fp)
@@ -180,7 +204,8 @@ def _job_progress(fp: str) -> None:
         return
     with st.container(key=JOB_KEY):
         st.progress(status.share, text=f"Choosing the cutoffs of {plain(status.name)} in the background: "
-                                       f"{status.describe(_label)}. Until then the cutoffs above decide; "
+                                       f"{status.describe(_label)} (each pair's scores are kept too, so "
+                                       "later pairs need no scoring). Until then the cutoffs above decide; "
                                        "the page switches when every method is done.")
 
 
@@ -218,3 +243,50 @@ def page_cutoffs(loaded: LoadedDataset, names: Sequence[str], *, typed: bool) ->
 
     dev = dev_dataset()
     return {name: default_cutoff(loaded, name, typed=typed, dev=dev) for name in names}
+
+
+#: Per dataset key: each labelled pair's position among the labelled pairs (what the stored
+#: scores are indexed by) and how many labelled pairs there are. Bounded like the fingerprints.
+_LABELLED_INDEX: dict[str, tuple[dict[tuple[object, ...], int], int]] = {}
+
+
+def _labelled_index(loaded: LoadedDataset) -> tuple[dict[tuple[object, ...], int], int]:
+    from components.analysis import pair_key
+    from explorer.cutoffs import labelled
+
+    found = _LABELLED_INDEX.get(loaded.key)
+    if found is None:
+        pairs = labelled(loaded.dataset.pairs)
+        positions: dict[tuple[object, ...], int] = {}
+        for i, p in enumerate(pairs):
+            positions.setdefault((p.id, *pair_key(p)), i)
+        found = positions, len(pairs)
+        if len(_LABELLED_INDEX) >= 64:
+            _LABELLED_INDEX.clear()
+        _LABELLED_INDEX[loaded.key] = found
+    return found
+
+
+def stored_scores(loaded: LoadedDataset, pair: Pair, names: Sequence[str]) -> dict[str, StoredScore]:
+    """The scores of ``pair`` (a labelled pair of ``loaded``) that this dataset's background
+    cutoff job stored, for those of ``names`` it has; nothing for a typed or unlabelled pair
+    or before the job has stored anything (:mod:`explorer.pair_scores`)."""
+    from components.analysis import pair_key
+    from explorer import pair_scores
+    from explorer.cutoffs import DATASET
+
+    if pair.source == "typed" or pair.entails is None or not names:
+        return {}
+    fp = fingerprint_of(loaded)
+    if fp is None:
+        return {}
+    positions, n_pairs = _labelled_index(loaded)
+    at = positions.get((pair.id, *pair_key(pair)))
+    if at is None:
+        return {}
+    out = {}
+    for name in names:
+        value = pair_scores.value(fp, name, DATASET, at, n_pairs)
+        if value is not None:
+            out[name] = StoredScore(value)
+    return out

@@ -22,6 +22,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 from scipy import sparse
 
 from explorer.edit_distance.automaton import C_LEMMA, C_OTHER, C_PARA, C_PUNC, C_SYN, C_WORD, CLASSES
@@ -252,3 +253,124 @@ class FeatureIndex:
         matrix = sparse.csr_matrix((np.array(data, dtype=float), np.array(indices, dtype=np.int64),
                                     np.array(indptr, dtype=np.int64)), shape=shape)
         return matrix, np.array(allowed, dtype=bool)
+
+
+def _rename(rows: tuple[Row, ...], old: str, new: str) -> tuple[Row, ...]:
+    return tuple(tuple((new + name[len(old):] if name.startswith(old) else name, v) for name, v in row)
+                 for row in rows)
+
+
+def _transpose(rows: Sequence[Row], n: int, m: int) -> tuple[Row, ...]:
+    """Cell rows stored ``[i * m + j]`` re-stored ``[j * n + i]``."""
+    return tuple(rows[i * m + j] for j in range(m) for i in range(n))
+
+
+def swap_sides(feats: PairFeatures) -> PairFeatures:
+    """The features of the same pair read the other way (hypothesis edited into text):
+    substitution cells transposed, insertions and deletions exchanged, one-to-two and
+    two-to-one blocks exchanged. Similarity data are symmetric, so scoring both
+    directions and averaging gives a direction-free score."""
+    n, m = feats.n, feats.m
+    sub_class = feats.sub_class.reshape(n, m).T.ravel().copy()
+    rows = {
+        "sub": _transpose(feats.rows["sub"], n, m),
+        "b22": _transpose(feats.rows["b22"], n, m),
+        # a b12 cell (text i, hypothesis j..j+1) is the b21 cell (text j..j+1, hypothesis i)
+        "b21": _rename(_transpose(feats.rows["b12"], n, m), "block:b12", "block:b21"),
+        "b12": _rename(_transpose(feats.rows["b21"], n, m), "block:b21", "block:b12"),
+        "ins": _rename(feats.rows["del"], "del", "ins"),
+        "del": _rename(feats.rows["ins"], "ins", "del"),
+    }
+    return PairFeatures(n=m, m=n, sub_class=sub_class, rows=rows)
+
+
+def tie_gaps(feats: PairFeatures) -> PairFeatures:
+    """Insertion and deletion features under one name (``gap``, ``gap:w=...``), so a word
+    costs the same to insert or to delete (the transitions still tell them apart)."""
+    rows = dict(feats.rows)
+    rows["ins"] = _rename(feats.rows["ins"], "ins", "gap")
+    rows["del"] = _rename(feats.rows["del"], "del", "gap")
+    return PairFeatures(n=feats.n, m=feats.m, sub_class=feats.sub_class, rows=rows)
+
+
+@njit(cache=True)
+def lcs_table(same: np.ndarray) -> np.ndarray:  # pragma: no cover - compiled
+    """Longest common subsequence lengths of every prefix pair (``same``: n x m)."""
+    n, m = same.shape
+    table = np.zeros((n + 1, m + 1), dtype=np.int64)
+    for i in range(n):
+        for j in range(m):
+            if same[i, j]:
+                table[i + 1, j + 1] = table[i, j] + 1
+            else:
+                table[i + 1, j + 1] = max(table[i, j + 1], table[i + 1, j])
+    return table
+
+
+def reorder_by_matches(same: np.ndarray) -> tuple[int, ...]:
+    """A reading order of the hypothesis that follows the text: ``same[i, j]`` says text
+    token ``i`` and hypothesis token ``j`` are the same word. The longest in-order run of
+    same words stays; every other hypothesis word that occurs in the text (unused) moves
+    to that word's text position; words found nowhere in the text travel with the word
+    before them. Returns hypothesis positions in the new order (identity when nothing moves)."""
+    n, m = same.shape
+    table = lcs_table(np.ascontiguousarray(same, dtype=np.bool_))
+    anchor: dict[int, int] = {}
+    i, j = n, m
+    while i and j:
+        if same[i - 1, j - 1] and table[i, j] == table[i - 1, j - 1] + 1:
+            anchor[j - 1] = i - 1
+            i, j = i - 1, j - 1
+        elif table[i - 1, j] >= table[i, j - 1]:
+            i -= 1
+        else:
+            j -= 1
+    used = set(anchor.values())
+    for j in range(m):
+        if j in anchor:
+            continue
+        free = [i for i in np.flatnonzero(same[:, j]).tolist() if i not in used]
+        if free:
+            anchor[j] = free[0]
+            used.add(free[0])
+    keys: list[tuple[float, int]] = []
+    key = -1.0
+    for j in range(m):
+        key = float(anchor[j]) if j in anchor else key
+        keys.append((key, j))
+    return tuple(j for _, j in sorted(keys))
+
+
+#: The substitution classes that count as the same word when ``soft`` ordering: exact
+#: word, lemma, PPDB paraphrase, lexical similarity (WordNet, names, numbers).
+SOFT_MATCH_CLASSES = (C_WORD, C_LEMMA, C_PARA, C_SYN)
+
+
+def reorder_hypothesis(feats: PairFeatures, *, soft: bool = False) -> tuple[PairFeatures, tuple[int, ...]]:
+    """The features of the pair with its hypothesis read in :func:`reorder_by_matches`
+    order, and that order (``order[k]`` = the original position of the ``k``-th word
+    read). Words are the same when they match exactly (the S_WORD class); with ``soft``,
+    a hypothesis word and a text word that have no exact match anywhere are also the same
+    when they share a lemma, are PPDB paraphrases or lexically similar (S_LEMMA, S_PARA,
+    S_SYN). Made from the pair's own features, so every cell keeps its features; a block
+    over two hypothesis words is kept only where the two words stay side by side."""
+    n, m = feats.n, feats.m
+    same = (feats.sub_class == C_WORD).reshape(n, m)
+    if soft:
+        similar = np.isin(feats.sub_class, SOFT_MATCH_CLASSES).reshape(n, m)
+        same = same | (similar & ~same.any(axis=0)[None, :] & ~same.any(axis=1)[:, None])
+    order = reorder_by_matches(same)
+    if order == tuple(range(m)):
+        return feats, order
+    cells = np.array([i * m + order[j] for i in range(n) for j in range(m)], dtype=np.int64)
+    adjacent = [j + 1 < m and order[j + 1] == order[j] + 1 for j in range(m)]
+    two_words = {name: tuple(feats.rows[name][i * m + order[j]] if adjacent[j] else ()
+                             for i in range(n) for j in range(m)) for name in ("b12", "b22")}
+    rows = {
+        "sub": tuple(feats.rows["sub"][c] for c in cells),
+        "b21": tuple(feats.rows["b21"][c] for c in cells),
+        **two_words,
+        "ins": tuple(feats.rows["ins"][j] for j in order),
+        "del": feats.rows["del"],
+    }
+    return PairFeatures(n=n, m=m, sub_class=feats.sub_class[cells], rows=rows), order

@@ -35,13 +35,17 @@ from explorer.edit_distance.automaton import (
     Automaton,
     build_automaton,
 )
-from explorer.edit_distance.features import TABLES, FeatureIndex, PairFeatures, pair_features
+from explorer.edit_distance.features import TABLES, FeatureIndex, PairFeatures, pair_features, reorder_hypothesis
 from explorer.errors import ExplorerError
 from explorer.preprocess import AnalyzedPair
 
 #: Tokens each table's operation consumes (text + hypothesis), for the per-token shift.
 _TABLE_TOKENS = {"sub": 2, "b12": 3, "b21": 3, "b22": 4, "ins": 1, "del": 1}
 _BLOCKS = ("b12", "b21", "b22")
+
+
+#: Reading orders of the hypothesis (:attr:`EditDistanceModel.preorder`).
+PREORDERS = (0, 1, 2)
 
 
 class ModelError(ExplorerError, ValueError):
@@ -125,6 +129,12 @@ class EditDistanceModel:
             squared-loss training; a ranking-loss fit keeps the least-squares scale here so
             values stay on the similarity scale).
         info: training provenance (data, options, objective), kept in the JSON file.
+        preorder: read the hypothesis in the text's order before editing
+            (:func:`~explorer.edit_distance.features.reorder_hypothesis`): hypothesis
+            words that also occur in the text are moved to where they stand there, so
+            moving a word costs nothing and the machine scores the words themselves.
+            0: as given; 1: by exact word matches; 2: exact matches, then lemma,
+            paraphrase and synonym matches for words with no exact match.
     """
 
     kind: str
@@ -136,13 +146,14 @@ class EditDistanceModel:
     alpha: float = 0.0
     info: dict[str, Any] = field(default_factory=dict, compare=False)
     scale: float = 1.0
+    preorder: int = 0
 
     @classmethod
-    def zero(cls, kind: str, index: FeatureIndex, *, max_jump: int = 5) -> EditDistanceModel:
+    def zero(cls, kind: str, index: FeatureIndex, *, max_jump: int = 5, preorder: int = 0) -> EditDistanceModel:
         max_jump = 0 if kind == "pfsm" else max_jump
         automaton_for(kind, max_jump)
         return cls(kind, max_jump, index.names, np.zeros(len(index.names)),
-                   np.zeros((N_LAST, N_CLASSES)), np.zeros(max_jump))
+                   np.zeros((N_LAST, N_CLASSES)), np.zeros(max_jump), preorder=preorder)
 
     @property
     def automaton(self) -> Automaton:
@@ -162,7 +173,7 @@ class EditDistanceModel:
         return EditDistanceModel(
             self.kind, self.max_jump, self.names, theta[:f].copy(),
             theta[f : f + t].reshape(N_LAST, N_CLASSES).copy(), theta[f + t : f + t + self.max_jump].copy(),
-            float(theta[-1]), {**self.info, **info}, self.scale,
+            float(theta[-1]), {**self.info, **info}, self.scale, self.preorder,
         )
 
     def with_scale(self, scale: float) -> EditDistanceModel:
@@ -170,7 +181,18 @@ class EditDistanceModel:
         if not (math.isfinite(scale) and scale > 0):
             raise ModelError(f"the output scale must be a positive number, got {scale!r}")
         return EditDistanceModel(self.kind, self.max_jump, self.names, self.weights, self.trans, self.jump,
-                                 self.alpha, dict(self.info), float(scale))
+                                 self.alpha, dict(self.info), float(scale), self.preorder)
+
+    def prepared(self, feats: PairFeatures) -> tuple[PairFeatures, tuple[int, ...]]:
+        """The features the machine reads, and the hypothesis reading order: with
+        ``preorder``, the hypothesis in the text's order; otherwise as given."""
+        if self.preorder:
+            return reorder_hypothesis(feats, soft=self.preorder == 2)
+        return feats, tuple(range(feats.m))
+
+    def features(self, pair: AnalyzedPair) -> tuple[PairFeatures, tuple[int, ...]]:
+        """:meth:`prepared` features of an analysed pair."""
+        return self.prepared(pair_features(pair))
 
     def value(self, log_z: np.ndarray | float, length: np.ndarray | int) -> Any:
         """The similarity predicted from ``log Z`` and ``|text| + |hypothesis|``."""
@@ -289,7 +311,7 @@ class EditDistanceModel:
         return np.asarray(self.value(log_z, batch.n + batch.m), dtype=float)
 
     def encode(self, pairs: Sequence[AnalyzedPair]) -> Batch:
-        return Batch.build([pair_features(p) for p in pairs], self.index)
+        return Batch.build([self.features(p)[0] for p in pairs], self.index)
 
     def predict(self, pairs: Sequence[AnalyzedPair]) -> np.ndarray:
         """The similarity predicted for each pair."""
@@ -300,8 +322,10 @@ class EditDistanceModel:
     def best_sequence(self, pair: AnalyzedPair, *, features: PairFeatures | None = None) -> tuple[list[EditStep], float]:
         """The Viterbi edit sequence of one pair and its log score (in log space when
         the lattice is large or the linear kernel's best weight leaves
-        ``[SAFE_LOW, SAFE_HIGH]``)."""
-        feats = features or pair_features(pair)
+        ``[SAFE_LOW, SAFE_HIGH]``). ``features`` are the ones the machine reads
+        (:meth:`prepared`); by default :meth:`features` of the pair, so hypothesis
+        positions in the steps are reading positions."""
+        feats = features or self.features(pair)[0]
         batch = Batch.build([feats], self.index)
         scores = self.scores(batch)
         weights, shift = self.edge_weights(batch, scores)
@@ -357,6 +381,7 @@ class EditDistanceModel:
             "max_jump": self.max_jump,
             "alpha": r(self.alpha),
             **({"scale": r(self.scale)} if self.scale != 1.0 else {}),
+            **({"preorder": int(self.preorder)} if self.preorder else {}),
             "transitions": {f"{LAST[a]}>{CLASSES[b]}": r(self.trans[a, b])
                             for a in range(N_LAST) for b in range(N_CLASSES) if abs(self.trans[a, b]) > 1e-9},
             "jumps": [r(x) for x in self.jump],
@@ -382,8 +407,12 @@ class EditDistanceModel:
             scale = float(data.get("scale", 1.0))
             if not (math.isfinite(scale) and scale > 0):
                 raise ModelError(f"the output scale must be a positive number, got {scale!r}")
+            preorder = data.get("preorder", 0)
+            if preorder not in PREORDERS or isinstance(preorder, float):
+                raise ModelError(f"preorder must be one of {', '.join(map(str, PREORDERS))}, got {preorder!r}")
+            preorder = int(preorder)
             model = cls(kind, max_jump, names, weights, trans, jump, float(data["alpha"]), dict(data.get("info", {})),
-                        scale)
+                        scale, preorder)
         except (KeyError, TypeError, ValueError) as err:
             if isinstance(err, ModelError):
                 raise

@@ -8,9 +8,11 @@ S_LEMMA, S_PUNC and blocks; SUB otherwise), deletions and insertions leave token
 unlinked, jumps only move the machine. The shipped models (``pfsm_sts_sick.json``,
 ``ppda_sts_sick.json``) are trained on every graded file we have (STS 2012 MSRpar and
 SMTeuroparl, SICK train and trial) with the setting that transferred best across files
-(a pairwise ranking loss within each training file, lambda 0.15 per 1,700 pairs, one
-offset per file, then a least-squares scale and offset; docs/RESULTS.md, "Probabilistic
-edit distance").
+(the hypothesis read in the text's order, so moved words cost nothing; a pairwise
+ranking loss within each training file, lambda 0.15 per 1,700 pairs, one offset per
+file, then a least-squares scale and offset; docs/RESULTS.md, "Probabilistic edit
+distance"). With such a model the steps' hypothesis positions are reading positions
+(``EditDistanceResult.hypothesis_order``); the alignment is in original positions.
 """
 
 from __future__ import annotations
@@ -25,7 +27,6 @@ import numpy as np
 from explorer.alignment import Alignment, Edit, EditKind
 from explorer.api import ResultMixin
 from explorer.edit_distance.automaton import C_JUMP_B, CLASSES, MATCH_CLASSES
-from explorer.edit_distance.features import pair_features
 from explorer.edit_distance.model import Batch, Counts, EditDistanceModel, EditStep
 from explorer.limits import Limits, check, lexical_words
 from explorer.preprocess import AnalyzedPair
@@ -52,8 +53,14 @@ class EditDistanceResult(ResultMixin):
         probabilities: per step, the posterior probability (over all edit sequences)
             that this operation is applied at this position; for jumps, the expected
             number of forward jumps of that distance.
-        alignment: the token alignment the Viterbi sequence creates.
+        alignment: the token alignment the Viterbi sequence creates (original token
+            positions on both sides).
         kind: ``pfsm`` or ``ppda``.
+        hypothesis_order: the order in which the machine read the hypothesis
+            (``hypothesis_order[k]`` = the original position of the ``k``-th word read;
+            the identity unless the model reorders, see
+            :func:`~explorer.edit_distance.features.reorder_hypothesis`). The hypothesis
+            positions of ``steps`` are reading positions.
     """
 
     value: float
@@ -63,26 +70,50 @@ class EditDistanceResult(ResultMixin):
     probabilities: tuple[float, ...]
     alignment: Alignment
     kind: str
+    hypothesis_order: tuple[int, ...] = ()
 
     @property
     def score(self) -> float:
         """The aligner interface's score (same as ``value``)."""
         return self.value
 
+    @property
+    def reordered(self) -> bool:
+        """Whether the machine read the hypothesis in another order than given."""
+        return self.hypothesis_order != tuple(range(len(self.hypothesis_order)))
 
-def steps_to_alignment(steps: Sequence[EditStep], p_len: int, h_len: int) -> Alignment:
-    """The token alignment of an edit sequence (jumps create no edit)."""
+    def reading(self, hypothesis_tokens: Sequence[str]) -> tuple[str, ...]:
+        """The hypothesis tokens in the order the machine read them."""
+        if not self.hypothesis_order:
+            return tuple(hypothesis_tokens)
+        return tuple(hypothesis_tokens[j] for j in self.hypothesis_order)
+
+    def reading_links(self) -> list[tuple[int, int]]:
+        """The alignment's links with hypothesis positions as read (for drawing over ``steps``)."""
+        where = {j: k for k, j in enumerate(self.hypothesis_order)}
+        return [(i, where.get(j, j)) for i, j in self.alignment.links]
+
+
+def steps_to_alignment(steps: Sequence[EditStep], p_len: int, h_len: int,
+                       order: Sequence[int] | None = None) -> Alignment:
+    """The token alignment of an edit sequence (jumps create no edit). ``order`` maps
+    the steps' hypothesis reading positions back to the original ones (a span of two
+    words read side by side was side by side in the original too)."""
     edits = []
     for step in steps:
         if step.op.startswith("JUMP"):
             continue
+        hyp_span = step.hyp_span
+        if hyp_span is not None and order is not None:
+            first = order[hyp_span[0]]
+            hyp_span = (first, first + hyp_span[1] - hyp_span[0])
         if step.op == "INS":
-            edits.append(Edit(EditKind.INS, None, step.hyp_span, step.log_weight))
+            edits.append(Edit(EditKind.INS, None, hyp_span, step.log_weight))
         elif step.op == "DEL":
             edits.append(Edit(EditKind.DEL, step.text_span, None, step.log_weight))
         else:
             kind = EditKind.EQ if CLASSES.index(step.cls) in MATCH_CLASSES else EditKind.SUB
-            edits.append(Edit(kind, step.text_span, step.hyp_span, step.log_weight, ((step.cls, step.log_weight),)))
+            edits.append(Edit(kind, step.text_span, hyp_span, step.log_weight, ((step.cls, step.log_weight),)))
     return Alignment.from_edits(p_len, h_len, edits)
 
 
@@ -121,15 +152,16 @@ class EditDistanceScorer:
         check(self.name, len(pair.text), len(pair.hypothesis), model=self.kind, limits=limits,
               words=lexical_words(pair))
         model = self.model
-        feats = pair_features(pair)
+        feats, order = model.features(pair)
         batch = Batch.build([feats], model.index)
         log_z, counts = model.log_z(batch, counts=True)
         assert counts is not None  # counts=True always returns them
         value = float(model.value(log_z[0], feats.n + feats.m))
         steps, best = model.best_sequence(pair, features=feats)
-        alignment = steps_to_alignment(steps, feats.n, feats.m)
+        alignment = steps_to_alignment(steps, feats.n, feats.m, order)
         probabilities = tuple(_step_probability(step, counts, feats.m) for step in steps)
-        return EditDistanceResult(value, float(log_z[0]), best, tuple(steps), probabilities, alignment, self.kind)
+        return EditDistanceResult(value, float(log_z[0]), best, tuple(steps), probabilities, alignment, self.kind,
+                                  order)
 
     def score_many(self, pairs: Sequence[AnalyzedPair], *, limits: Limits | None = None) -> np.ndarray:
         """Values only (no Viterbi decoding), in one batch."""

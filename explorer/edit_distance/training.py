@@ -22,6 +22,11 @@ Options (``--option KEY=VALUE``):
 * ``target`` (``norm``): ``norm`` is the paper's squared loss on ``log Z / (|t| + |h|) +
   alpha``; ``rank`` fits the same value by a pairwise ranking loss inside each training
   file, then its scale and offset by least squares (see :data:`TARGETS`).
+* ``preorder`` (0): 1 reads every hypothesis in its text's order before editing
+  (:func:`~explorer.edit_distance.features.reorder_hypothesis`): words that also occur in
+  the text move to where they stand there, so word order costs nothing; 2 also moves
+  words that have no exact match by a lemma, paraphrase or synonym match. The model file
+  records it and the scorers read pairs the same way.
 * ``lam_per`` (0): with N > 0, ``lam`` is per N training pairs (the penalty is
   ``lam * pairs / N``), so a setting chosen on smaller training sets keeps its strength
   on all the data.
@@ -39,7 +44,7 @@ from typing import Any
 
 import numpy as np
 
-from explorer.edit_distance.features import FeatureIndex, PairFeatures, pair_features
+from explorer.edit_distance.features import FeatureIndex, PairFeatures, pair_features, reorder_hypothesis
 from explorer.edit_distance.model import Batch, EditDistanceModel
 from explorer.pairs import Pair
 from explorer.preprocess import AnalyzedPair, analyze_pair
@@ -48,7 +53,7 @@ Log = Callable[[str], None]
 
 _DEFAULTS = {"lam": "5", "min_count": "5", "max_iter": "100", "max_jump": "5", "cv": "0",
              "scheme": "all", "test": "", "seed": "0", "warm_start": "0", "per_file": "0", "lexical": "1",
-             "balance": "0", "target": "norm", "lam_per": "0"}
+             "balance": "0", "target": "norm", "lam_per": "0", "preorder": "0"}
 
 
 class _Options:
@@ -71,6 +76,7 @@ class _Options:
             self.lexical = bool(int(merged["lexical"]))
             self.balance = bool(int(merged["balance"]))
             self.lam_per = int(merged["lam_per"])
+            self.preorder = int(merged["preorder"])
         except ValueError as err:
             raise TrainingOptionError(f"bad option value: {err}") from None
         self.scheme = merged["scheme"]
@@ -84,6 +90,8 @@ class _Options:
             raise TrainingOptionError("target must be 'norm' or 'rank'")
         if self.lam_per < 0:
             raise TrainingOptionError("lam_per must be 0 (lam as given) or a number of pairs")
+        if self.preorder not in (0, 1, 2):
+            raise TrainingOptionError("preorder must be 0 (as given), 1 (exact matches) or 2 (also soft matches)")
 
 
 def _correlations(pred: np.ndarray, gold: np.ndarray) -> tuple[float, float]:
@@ -107,7 +115,7 @@ def train_model(kind: str, encoded: Sequence[PairFeatures], gold: np.ndarray, op
                 log: Log | None, sources: Sequence[str] | None = None) -> EditDistanceModel:
     sources = list(sources) if sources is not None else ["data"] * len(encoded)
     settings = TransferSettings(kind, opts.lam, opts.max_iter, opts.warm_start, opts.min_count, opts.lexical,
-                                opts.target, opts.balance, opts.per_file, opts.lam_per)
+                                opts.target, opts.balance, opts.per_file, opts.lam_per, opts.preorder)
     model, _ = train_settings(settings, encoded, gold, sources, max_jump=opts.max_jump, progress=log)
     return model
 
@@ -127,7 +135,7 @@ def cross_validate(kind: str, encoded: Sequence[PairFeatures], gold: np.ndarray,
         started = time.perf_counter()
         model = train_model(kind, [encoded[int(i)] for i in train], gold[train], opts, None,
                             [sources[int(i)] for i in train])
-        pred[test] = model.predict_batch(Batch.build([encoded[int(i)] for i in test], model.index))
+        pred[test] = score_values(model, [encoded[int(i)] for i in test], "norm", 1.0)
         r, rho = _correlations(pred[test], gold[test])
         log(f"{kind} fold {k + 1}/{opts.cv}: {len(train)} train / {len(test)} held out: "
             f"pearson {r:.4f} spearman {rho:.4f} ({time.perf_counter() - started:.0f} s, "
@@ -173,14 +181,14 @@ def _train(kind: str, pairs: Sequence[Pair], out: Path, options: dict[str, str],
     model = model.with_theta(model.theta(), data=[Path(s).name for s in dict.fromkeys(sources)],
                              scheme=opts.scheme, min_count=opts.min_count, per_file=opts.per_file,
                              lexical=opts.lexical, balance=opts.balance, target=opts.target,
-                             lam_per=opts.lam_per)
+                             lam_per=opts.lam_per, preorder=opts.preorder)
     model.save(out)
     if opts.test:
         from explorer.datasets import load
 
         data = load(opts.test)
         test_enc = encode(data.pairs, log)
-        pred = model.predict_batch(Batch.build(test_enc, model.index))
+        pred = score_values(model, test_enc, "norm", 1.0)
         test_gold = np.array([float(p.score) for p in data.pairs])  # type: ignore[arg-type]
         r, rho = _correlations(pred, test_gold)
         log(f"{kind} test {data.name}: n={len(data)} pearson {r:.4f} spearman {rho:.4f}")
@@ -282,7 +290,8 @@ class TransferSettings:
     """One training configuration of the transfer experiments."""
 
     def __init__(self, kind: str, lam: float, max_iter: int, warm: bool, min_count: int, lexical: bool,
-                 target: str, balance: bool, per_file: bool = False, lam_per: int = 0) -> None:
+                 target: str, balance: bool, per_file: bool = False, lam_per: int = 0,
+                 preorder: int = 0) -> None:
         if target not in TARGETS:
             raise ValueError(f"unknown target {target!r}; choose from {', '.join(TARGETS)}")
         self.kind, self.lam, self.max_iter, self.warm = kind, lam, max_iter, warm
@@ -291,6 +300,7 @@ class TransferSettings:
         if lam_per < 0:
             raise ValueError("lam_per must be 0 (lam as given) or a positive number of pairs")
         self.lam_per = lam_per
+        self.preorder = preorder
 
     def effective_lam(self, pairs: int) -> float:
         """``lam``, or with ``lam_per`` > 0, ``lam`` per ``lam_per`` training pairs (the
@@ -303,7 +313,7 @@ class TransferSettings:
                    bool(int(items.get("warm", "0"))), int(items.get("min_count", "5")),
                    bool(int(items.get("lexical", "1"))), items.get("target", "norm"),
                    bool(int(items.get("balance", "0"))), bool(int(items.get("per_file", "0"))),
-                   int(items.get("lam_per", "0")))
+                   int(items.get("lam_per", "0")), int(items.get("preorder", "0")))
 
 
 def feature_index(encoded: Sequence[PairFeatures], *, min_count: int, lexical: bool = True) -> FeatureIndex:
@@ -459,13 +469,16 @@ def fit_target(model: EditDistanceModel, batch: Batch, gold: np.ndarray, *, lam:
 def train_settings(settings: TransferSettings, encoded: Sequence[PairFeatures], gold: np.ndarray,
                    sources: Sequence[str], *, max_jump: int = 5,
                    progress: Log | None = None) -> tuple[EditDistanceModel, float]:
-    """Fit one configuration on the given pairs (returns the model and its scale)."""
+    """Fit one configuration on the given pairs (returns the model and its scale).
+    ``encoded`` are the pairs' own features; with ``preorder`` they are read reordered."""
+    if settings.preorder:
+        encoded = [reorder_hypothesis(f, soft=settings.preorder == 2)[0] for f in encoded]
     index = feature_index(encoded, min_count=settings.min_count, lexical=settings.lexical)
     batch = Batch.build(encoded, index)
     weight = sample_weights(sources, settings.balance)
     names = list(dict.fromkeys(sources))
     group = np.array([names.index(s) for s in sources]) if settings.per_file else None
-    model = EditDistanceModel.zero(settings.kind, index, max_jump=max_jump)
+    model = EditDistanceModel.zero(settings.kind, index, max_jump=max_jump, preorder=settings.preorder)
     lam = settings.effective_lam(len(encoded))
     if settings.kind == "ppda" and settings.warm:
         fsm, _ = fit_target(EditDistanceModel.zero("pfsm", index), batch, gold, lam=lam,
@@ -488,8 +501,9 @@ def path_count(model: EditDistanceModel, batch: Batch) -> np.ndarray:
 
 
 def score_values(model: EditDistanceModel, encoded: Sequence[PairFeatures], target: str, scale: float) -> np.ndarray:
-    """Predictions of a model trained under ``target`` (on the training scale)."""
-    batch = Batch.build(list(encoded), model.index)
+    """Predictions of a model trained under ``target`` (on the training scale) for the
+    pairs' own features (read reordered when the model does)."""
+    batch = Batch.build([model.prepared(f)[0] for f in encoded], model.index)
     log_z, _ = model.log_z(batch)
     if target == "mean":
         log_z = log_z - path_count(model, batch)

@@ -1,5 +1,6 @@
 """pFSM / pPDA step by step: the Viterbi path through the edit lattice, one operation at a
-time (jumps included), then the score, which sums over every path.
+time (jumps included), then the score, which sums over every path. A model that reads the
+hypothesis in the text's order (``preorder``) is traced on the hypothesis as read.
 
 Everything is the scorer's own :meth:`~explorer.edit_distance.scoring.EditDistanceScorer.score`
 (the compiled forward and Viterbi kernels); the trace lays its Viterbi steps out on the
@@ -69,11 +70,19 @@ def trace_edit(pair: AnalyzedPair, *, kind: str = "ppda") -> EditTrace:
     scorer = EditDistanceScorer(kind)
     result = scorer.score(pair)
     scale = scorer.model.scale
-    p, h = pair.text.tokens, pair.hypothesis.tokens
+    p = pair.text.tokens
+    h = result.reading(pair.hypothesis.tokens)  # the order the machine reads the hypothesis in
+    reorder = ""
+    if result.reordered:
+        soft = (", or failing that a word of the same lemma, a paraphrase or a synonym,"
+                if scorer.model.preorder == 2 else "")
+        reorder = (" First the hypothesis is put in the text's order: its words that also occur in the text"
+                   f"{soft} move to where they stand there (words found nowhere travel with the word before them), giving "
+                   f"'{' '.join(h)}'. Word order therefore costs nothing; the lattice reads the hypothesis in that order.")
     steps = [EditTraceStep(
         "start", (0, 0), (0, 0),
         f"The {kind} machine starts before the first word of each sentence and must reach the end of both; "
-        f"each operation's weight comes from the trained model.",
+        f"each operation's weight comes from the trained model." + reorder,
         0.0,
     )]
     running = 0.0

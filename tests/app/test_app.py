@@ -459,7 +459,7 @@ def test_dataset_cutoffs_are_chosen_in_the_background_and_typed_pairs_keep_the_d
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from components.data import default_dataset, fingerprint_of
-    from explorer import cutoff_jobs
+    from explorer import cutoff_jobs, cutoffs, pair_scores
 
     monkeypatch.setenv("EXPLORER_CUTOFF_CACHE", str(tmp_path))  # other tests expect none cached
     monkeypatch.setenv("EXPLORER_BACKGROUND_CUTOFFS", "1")
@@ -475,7 +475,10 @@ def test_dataset_cutoffs_are_chosen_in_the_background_and_typed_pairs_keep_the_d
     assert fp is not None
     status = cutoff_jobs.jobs().wait(fp, timeout=600)
     assert status is not None and status.state == cutoff_jobs.DONE, status
-    assert status.finished == len(status.scorers) == sources.str.startswith("shipped default").sum()
+    # Every scorer without the dataset's own cutoff, and every scorer whose per-pair scores
+    # are not stored yet (the job keeps them too, explorer.pair_scores).
+    assert status.finished == len(status.scorers) >= sources.str.startswith("shipped default").sum()
+    assert all(pair_scores.has(fp, name, cutoffs.DATASET) for name in SCORERS)
     at.run()  # what the fragment's rerun does when it sees the job has ended
     assert not at.exception and not at.error
     scores = tuned(frame(at, "decision"))
@@ -490,6 +493,50 @@ def test_dataset_cutoffs_are_chosen_in_the_background_and_typed_pairs_keep_the_d
     at.text_area(key="pair_hypothesis").set_value("A cat sat.").run()
     assert tuned(frame(at, "decision"))["cutoff from"].str.startswith("shipped default").all()
     assert "no gold label" in at.html[0].value
+
+
+def test_a_pair_of_a_dataset_whose_job_has_run_shows_the_stored_verdicts_without_scoring(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The slow methods' verdicts come from the scores the cutoff job stored, equal to what
+    scoring the pair gives, and the page says so; nothing slow is scored for the strip."""
+    from components import analysis
+    from components.data import LoadedDataset
+    from explorer import cutoffs
+    from explorer.datasets import Dataset, load
+    from explorer.preprocess import analyze_pair
+
+    monkeypatch.setenv("EXPLORER_CUTOFF_CACHE", str(tmp_path))
+    typical = load(Path(APP).parent / "sample_data" / "typical.xml")
+    small = Dataset("six.xml", typical.format, typical.pairs[:6])
+    slow = [n for n, info in SCORERS.items() if not info.interactive]
+    cutoffs.compute(small, list(SCORERS))  # what the background job runs
+    pair = small.pairs[4]
+    live = {n: float(get_scorer(n).score(analyze_pair(pair)).value) for n in slow}
+    analysis.RESULTS.clear()  # a server that has not scored this pair
+    scored: list[str] = []
+    real = analysis.score
+
+    def spy(name: str, analyzed: AnalyzedPair) -> object:
+        scored.append(name)
+        return real(name, analyzed)
+
+    monkeypatch.setattr(analysis, "score", spy)
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.session_state[state.DATASET.key] = LoadedDataset(small, "six-test", "test")
+    at.session_state[state.PAIR_ID.key] = pair.id
+    at.run()
+    assert not at.exception and not at.error
+    strip = at.html[0].value
+    assert f"{len(slow)} from scores stored by this dataset&#x27;s background cutoff job" in strip
+    assert 'data-pending="0"' in strip
+    table = frame(at, "score from").set_index("name")
+    for name in slow:
+        assert table.loc[name, "score from"] == "stored by the background cutoff job"
+        assert table.loc[name, "value"] == round(live[name], 4)
+    assert (table.drop(index=slow)["score from"] == "this page").all()
+    assert not set(scored) & set(slow), scored  # no slow method was scored on the page
+    assert set(scored) == set(SCORERS) - set(slow)  # the fast ones were (they carry the breakdown)
 
 
 def test_a_pair_with_a_gold_alignment_shows_it() -> None:

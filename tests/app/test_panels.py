@@ -36,6 +36,10 @@ def test_every_panel_draws_the_paraphrase_twice_on_one_page(uniform_nist: None) 
         first = sorted(k.removeprefix(f"first_{name}") for k in keys if k.startswith(f"first_{name}_"))
         second = sorted(k.removeprefix(f"second_{name}") for k in keys if k.startswith(f"second_{name}_"))
         assert first and first == second, name  # each panel draws its charts under its own key
+    # 'Last week' moved to the front: the edit-distance panel says the models read the
+    # hypothesis in the text's order, and in which order.
+    read = [c.value for c in at.caption if "reads the hypothesis in the text's order" in c.value]
+    assert read and all("John purchased a new automobile" in c for c in read)
 
 
 def test_the_paraphrase_on_the_pair_page_draws_every_tab() -> None:

@@ -4,8 +4,8 @@
 - export: a figure's modebar camera saves SVG once SVG is chosen in the sidebar; the Pair
   page's full analysis downloads as one HTML file that opens offline with every figure,
   and a ``<script>`` typed into a sentence stays text there (it never runs);
-- state: a reload keeps the dataset, the pair and the decision's method (URL), and the
-  Dataset filters survive a visit to another page;
+- state: a reload keeps the dataset, the pair, the decision's method and the open method
+  tab (URL), and the Dataset filters survive a visit to another page;
 - the Teach page: stepping through a method, and the presentation layout opened from a
   link (the method and the layout are in the URL).
 
@@ -109,6 +109,17 @@ def test_a_reload_keeps_the_view_and_filters_survive_other_pages(page, app_url: 
     assert "pair=13" in page.url and "blind_spots.xml" in page.url and "method=bow" in page.url
     page.get_by_text("What this pair shows").wait_for(timeout=STEP)  # the same pair, after the reload
     assert page.get_by_label("Hypothesis").input_value().startswith("The Arlow Foxes defeated")
+
+    # The open method tab is in the URL too: a reload (or the link) reopens it.
+    page.get_by_role("tab", name="MANLI", exact=True).click()
+    settle(page)
+    page.wait_for_function("() => location.search.includes('tab=MANLI')", timeout=STEP)
+    page.reload(wait_until="domcontentloaded")
+    page.wait_for_selector("h1:has-text('Pair')", timeout=STEP)
+    settle(page)
+    assert "tab=MANLI" in page.url and "pair=13" in page.url
+    page.get_by_role("tab", name="MANLI", exact=True, selected=True).wait_for(timeout=STEP)
+    page.get_by_text("Simulated annealing searches", exact=False).first.wait_for(timeout=STEP)  # its panel is drawn
 
     page.get_by_role("link", name="Dataset").click()
     page.wait_for_selector("h1:has-text('Dataset')", timeout=STEP)

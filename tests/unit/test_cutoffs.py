@@ -43,8 +43,10 @@ def test_dataset_cutoffs_are_computed_once_and_cached_on_disk(private_cache: Pat
     assert "typical.xml" in choice.detail and f"{100 * choice.accuracy:.1f}%" in choice.detail
     scores = score_pairs(data.pairs, "mbleu")
     assert accuracy(scores, [bool(p.entails) for p in data.pairs], choice.value) == pytest.approx(choice.accuracy)
-    files = sorted(p.name for p in private_cache.iterdir())
+    files = sorted(p.name for p in private_cache.iterdir() if p.is_file())
     assert len(files) == 2 and all(f.startswith("cutoff-") for f in files)
+    # and every pair's score, per scorer (explorer.pair_scores; tests/unit/test_pair_scores.py)
+    assert sorted(p.name.rsplit("-", 1)[1] for p in (private_cache / "scores").iterdir()) == ["bleu.npy", "mbleu.npy"]
     # The second call reads the cache: an edited cache entry is what comes back.
     path = private_cache / next(f for f in files if f.endswith("-mbleu.json"))
     entry = json.loads(path.read_text())

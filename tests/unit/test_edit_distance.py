@@ -21,7 +21,7 @@ from explorer.edit_distance.automaton import (
     SUB,
     build_automaton,
 )
-from explorer.edit_distance.features import FeatureIndex, pair_features
+from explorer.edit_distance.features import FeatureIndex, PairFeatures, pair_features
 from explorer.edit_distance.model import Batch, EditDistanceModel, ModelError, fit, objective
 from explorer.edit_distance.scoring import EditDistanceScorer, steps_to_alignment
 from explorer.pairs import Pair
@@ -539,3 +539,162 @@ def test_reinsertions_name_words_deleted_and_inserted_unchanged_and_why() -> Non
     loose = reinsertions(steps, text, hyp, [])
     assert not any(r.crossing for r in loose) and "cross no link" in reinsertion_note(loose, "pfsm")
     assert reinsertion_note(reinsertions(steps[2:4], text, hyp, [(2, 0), (3, 1)]), "pfsm") == ""
+
+
+# -- reading the hypothesis in the text's order (preorder) ------------------------------------
+
+def _same(text: str, hyp: str) -> np.ndarray:
+    t, h = text.split(), hyp.split()
+    return np.array([[a == b for b in h] for a in t], dtype=bool).reshape(len(t), len(h))
+
+
+@pytest.mark.parametrize(("text", "hyp", "read"), [
+    ("a b c d", "a b c d", "a b c d"),  # nothing moves
+    ("y , x said", "x said y", "y x said"),  # a clause moved to the front comes back
+    ("a b c d", "c d q a b", "a b c d q"),  # 'q' is nowhere in the text: it travels with 'd'
+    ("p q", "z p w q", "z p w q"),  # only unmatched words between matches: order kept
+    ("a a b", "b a a", "a a b"),  # repeated words are each used once
+])
+def test_reorder_by_matches(text: str, hyp: str, read: str) -> None:
+    from explorer.edit_distance.features import reorder_by_matches
+
+    order = reorder_by_matches(_same(text, hyp))
+    assert sorted(order) == list(range(len(hyp.split())))
+    assert " ".join(hyp.split()[j] for j in order) == read
+
+
+def _overlap_model(index: FeatureIndex, kind: str, *, preorder: int) -> EditDistanceModel:
+    """Exact word matches weigh +4, every other substitution -4, nothing else set."""
+    model = EditDistanceModel.zero(kind, index, max_jump=2, preorder=preorder)
+    theta = model.theta()
+    cols = index.columns()
+    theta[cols["sub:S_WORD"]], theta[cols["sub:S_OTHER"]] = 4.0, -4.0
+    return model.with_theta(theta)
+
+
+@pytest.mark.parametrize("kind", ["pfsm", "ppda"])
+def test_preorder_makes_word_order_free(kind: str) -> None:
+    from explorer.edit_distance.features import reorder_hypothesis
+
+    text = "the old man fed the ducks in the park yesterday"
+    moved = "yesterday in the park the old man fed the ducks"
+    same, swapped = (analyze_pair(Pair(id=k, text=text, hypothesis=h)) for k, h in (("s", text), ("m", moved)))
+    feats = [pair_features(p, similarity=np.zeros((len(p.text), len(p.hypothesis)))) for p in (same, swapped)]
+    index = FeatureIndex.fit(feats, min_count=1)
+    plain, reading = (_overlap_model(index, kind, preorder=flag) for flag in (0, 1))
+    batch = Batch.build(feats, index)
+    z_plain = plain.log_z(batch)[0]
+    assert z_plain[1] < z_plain[0] - 4.0  # the monotone reading pays for the moved clause
+    reordered, order = reorder_hypothesis(feats[1])
+    assert " ".join(swapped.hypothesis.tokens[j] for j in order) == text
+    z_read = reading.log_z(Batch.build([feats[0], reordered], index))[0]
+    assert z_read[1] == pytest.approx(z_read[0], abs=1e-9)  # read in the text's order: the same pair
+    # The scorer reads it that way, links identical words at their original positions,
+    # and its steps are on the hypothesis as read.
+    from explorer.edit_distance import features
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(features, "similarity_matrix", lambda p: np.zeros((len(p.text), len(p.hypothesis))))
+        result = EditDistanceScorer(kind, model=reading).score(swapped)
+    assert result.reordered and result.hypothesis_order == order
+    assert result.reading(swapped.hypothesis.tokens) == tuple(text.split())
+    assert len(result.alignment.sure) == len(text.split())
+    for i, j in result.alignment.sure:
+        assert swapped.text.tokens[i] == swapped.hypothesis.tokens[j]
+    assert all(s.hyp_position <= t.hyp_position for s, t in zip(result.steps, result.steps[1:]))
+    assert result.value == pytest.approx(float(reading.value(z_read[1], feats[1].n + feats[1].m)))
+
+
+def test_reordered_features_keep_blocks_only_over_adjacent_words() -> None:
+    from explorer.edit_distance.automaton import C_WORD
+    from explorer.edit_distance.features import reorder_hypothesis
+
+    p = analyze_pair(Pair(id="b", text="we visit the web site daily", hypothesis="daily we visit the website"))
+    feats = pair_features(p, similarity=np.zeros((len(p.text), len(p.hypothesis))))
+    assert any(feats.rows["b21"])  # 'web site' / 'website' is a two-to-one block
+    out, order = reorder_hypothesis(feats)
+    assert [p.hypothesis.tokens[j] for j in order] == ["we", "visit", "the", "website", "daily"]
+    m = feats.m
+    for i in range(feats.n):
+        for k, j in enumerate(order):
+            assert out.rows["sub"][i * m + k] == feats.rows["sub"][i * m + j]
+            assert out.rows["b21"][i * m + k] == feats.rows["b21"][i * m + j]
+            assert (out.sub_class[i * m + k] == C_WORD) == (p.text.lower[i] == p.hypothesis.lower[j])
+            for table in ("b12", "b22"):  # two hypothesis words: kept only if still side by side
+                kept = k + 1 < m and order[k + 1] == j + 1
+                assert out.rows[table][i * m + k] == (feats.rows[table][i * m + j] if kept else ())
+    assert any(out.rows["b21"])
+    assert out.rows["ins"] == tuple(feats.rows["ins"][j] for j in order)
+    assert out.rows["del"] == feats.rows["del"]
+
+
+def test_preorder_flag_round_trips_and_is_checked(toy: tuple[list, np.ndarray], tmp_path) -> None:  # type: ignore[no-untyped-def]
+    encoded, _ = toy
+    index = FeatureIndex.fit(encoded, min_count=1)
+    model = _overlap_model(index, "pfsm", preorder=2)
+    path = tmp_path / "m.json"
+    model.save(path)
+    assert json.loads(path.read_text())["preorder"] == 2
+    again = EditDistanceModel.load(path)
+    assert again.preorder == 2
+    assert again.with_scale(2.0).preorder and again.with_theta(again.theta()).preorder
+    np.testing.assert_allclose(again.predict_batch(Batch.build([again.prepared(f)[0] for f in encoded], again.index)),
+                               model.predict_batch(Batch.build([model.prepared(f)[0] for f in encoded], index)),
+                               rtol=1e-4)
+    data = json.loads(path.read_text())
+    for bad in ("yes", 3, 1.0):
+        data["preorder"] = bad
+        path.write_text(json.dumps(data))
+        with pytest.raises(ModelError, match="preorder must be one of 0, 1, 2"):
+            EditDistanceModel.load(path)
+    data.pop("preorder")
+    path.write_text(json.dumps(data))
+    assert EditDistanceModel.load(path).preorder == 0  # older files read the hypothesis as given
+
+
+def test_swap_sides_reads_the_pair_the_other_way(toy: tuple[list, np.ndarray]) -> None:
+    from explorer.edit_distance.features import swap_sides, tie_gaps
+
+    encoded, _ = toy
+    tied = [tie_gaps(f) for f in encoded]
+    swapped = [swap_sides(f) for f in tied]
+    for f, s in zip(tied, swapped):
+        assert (s.n, s.m) == (f.m, f.n)
+        back = swap_sides(s)
+        assert back.rows == f.rows and np.array_equal(back.sub_class, f.sub_class)
+    index = FeatureIndex.fit(tied + swapped, min_count=1)
+    assert not any(name.startswith(("ins", "del")) for name in index.names)
+    model = EditDistanceModel.zero("pfsm", index)
+    theta = model.theta()
+    theta[: len(index.names)] = np.random.default_rng(0).normal(0, 1, len(index.names))
+    model = model.with_theta(theta)  # emission weights only, ins and del tied: a symmetric machine
+    np.testing.assert_allclose(model.log_z(Batch.build(tied, index))[0], model.log_z(Batch.build(swapped, index))[0],
+                               rtol=1e-9)
+
+
+def test_soft_preorder_moves_words_without_an_exact_match_by_their_lemma() -> None:
+    from explorer.edit_distance.automaton import C_LEMMA, C_OTHER
+    from explorer.edit_distance.features import reorder_hypothesis
+
+    # text "a b c", hypothesis "C' a b" where C' matches c only by lemma
+    n, m = 3, 3
+    sub_class = np.full(n * m, C_OTHER)
+    sub_class[0 * m + 1] = C_WORD  # a = a
+    sub_class[1 * m + 2] = C_WORD  # b = b
+    sub_class[2 * m + 0] = C_LEMMA  # c ~ C'
+    rows = {t: tuple(() for _ in range(n * m)) for t in ("sub", "b12", "b21", "b22")}
+    feats = PairFeatures(n=n, m=m, sub_class=sub_class, rows={**rows, "ins": ((),) * m, "del": ((),) * n})
+    assert reorder_hypothesis(feats)[1] == (0, 1, 2)  # exact matches only: C' has none and stays in front
+    assert reorder_hypothesis(feats, soft=True)[1] == (1, 2, 0)  # its lemma match moves it after b
+    # a word with an exact match somewhere is never moved by a soft one
+    sub_class[2 * m + 1] = C_LEMMA
+    assert reorder_hypothesis(feats, soft=True)[1] == (1, 2, 0)
+
+
+def test_preorder_option_is_checked() -> None:
+    from explorer.edit_distance.training import _Options
+    from explorer.training import TrainingOptionError
+
+    assert _Options({"preorder": "2"}).preorder == 2
+    with pytest.raises(TrainingOptionError, match="preorder must be 0"):
+        _Options({"preorder": "3"})

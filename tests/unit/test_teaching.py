@@ -213,3 +213,13 @@ def test_edit_trace_walks_the_viterbi_path_to_the_score(pair: AnalyzedPair, kind
     if kind == "pfsm":
         assert not returns
         assert not any(s.step is not None and s.step.op.startswith("JUMP") for s in ops)
+
+
+def test_edit_trace_reads_a_moved_phrase_in_the_texts_order() -> None:
+    moved = analyze_pair(make_pair("The mayor opened the bridge on Friday.", "On Friday, the mayor opened the bridge."))
+    trace = trace_edit(moved, kind="pfsm")
+    result = get_scorer("pfsm").score(moved)
+    assert result.reordered  # the shipped models read the hypothesis in the text's order
+    assert trace.hypothesis == result.reading(moved.hypothesis.tokens) != moved.hypothesis.tokens
+    assert "in the text's order" in trace.steps[0].explain
+    assert trace.value == pytest.approx(result.value, abs=1e-12)

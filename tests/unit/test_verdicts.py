@@ -59,3 +59,14 @@ def test_a_one_sided_cutoff_is_shown_as_uninformative_and_not_counted() -> None:
     html = strip_html(rows, "non-entailment")
     assert "(uninformative)" in html and f"background:{WRONG}" in html  # mbleu is still judged
     assert "0 of 1 methods agree" in html and "1 uninformative" in html
+
+
+def test_a_stored_score_says_where_it_came_from() -> None:
+    from components.sections.verdicts import StoredScore
+
+    rows = verdicts({"mbleu": Result(0.3), "bleu": StoredScore(0.7)}, CUTS, gold=True)
+    assert [r.stored for r in rows] == [False, True]
+    assert "stored by this dataset's background cutoff job" in rows[1].reason
+    assert "not recomputed" in rows[1].reason and "stored" not in rows[0].reason
+    html = strip_html(rows, "entailment")
+    assert "1 from scores stored by this dataset&#x27;s background cutoff job (BLEU)" in html
