@@ -7,11 +7,17 @@ Corpora: the MSR RTE2 dev alignments (annotators A/B/C merged by majority, SURE 
 * ``edi2msr``: train on Edinburgh++ train, test on MSR RTE2 dev;
 * ``folds``: k folds split by problem in both corpora at once (fold i = the i-th
   contiguous chunk of each corpus); each fold is tested with weights trained on every
-  other fold of *both* corpora; figures per corpus over all its problems.
+  other fold of *both* corpora; figures per corpus over all its problems;
+* ``msrfolds`` / ``edifolds``: the same folds of one corpus alone (trained on it only),
+  the like-for-like references for the rows of ``folds``.
+
+``--msr-weight W`` scales the perceptron updates of MSR problems in ``folds`` by W.
 
 Feature variants (``--variants``): ``base`` is the feature set before part 4 (the
-new columns switched off during training, so their weights stay 0); ``all`` adds every
-part-4 feature; ``+name`` / ``-name`` add or remove one group of :data:`GROUPS`.
+new columns switched off during training, so their weights stay 0); ``part4`` adds the
+groups of part 4's first pass (:data:`PART4`, the features of today's ``msr_edi``; the
+second pass's phrase and pair-shape groups, measured at commit d513052, were taken out
+again: docs/RESULTS.md); ``all`` adds every group; ``+name`` / ``-name`` add or remove one group of :data:`GROUPS`.
 Features are extracted once per run and the variants differ only in which weights
 training may move, so one run compares them on exactly the same candidates.
 
@@ -54,6 +60,8 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "shape": ("del:excess", "ins:excess", "sub:weak_excess"),
 }
 NEW: tuple[str, ...] = tuple(name for group in GROUPS.values() for name in group)
+#: The groups of part 4's first pass.
+PART4: tuple[str, ...] = ("stop", "be", "num", "ctx2", "rival", "shape")
 
 
 def _log(message: str) -> None:
@@ -64,12 +72,14 @@ def variant_mask(spec: str) -> np.ndarray:
     """1 for the features training may move under the variant ``spec``."""
     mask = np.ones(N_FEATURES)
     parts = spec.replace("-", " -").replace("+", " +").split()
-    head = parts[0] if parts and parts[0] in ("base", "all") else "base"
-    if head == "base":
+    head = parts[0] if parts and parts[0] in ("base", "part4", "all") else "base"
+    if head != "all":
         for name in NEW:
             mask[INDEX[name]] = 0.0
+    if head == "part4":
+        parts = parts + [f"+{group}" for group in PART4]
     for part in parts:
-        if part in ("base", "all"):
+        if part in ("base", "part4", "all"):
             continue
         sign, group = part[0], part[1:]
         if group not in GROUPS:
@@ -79,8 +89,18 @@ def variant_mask(spec: str) -> np.ndarray:
     return mask
 
 
-def train_masked(problems: list[Problem], mask: np.ndarray, config: TrainConfig) -> np.ndarray:
-    """:func:`explorer.aligners.manli_learn.train` with the weights outside ``mask`` held at 0."""
+def train_masked(problems: list[Problem], mask: np.ndarray, config: TrainConfig,
+                 scale: dict[int, float] | None = None) -> np.ndarray:
+    """:func:`explorer.aligners.manli_learn.train` with the weights outside ``mask`` held at 0;
+    ``scale`` maps ``id(problem)`` to a factor on that problem's updates (default 1).
+    ``config.orders`` above 1 averages that many runs with successive seeds, as ``train`` does."""
+    if config.orders > 1:
+        from dataclasses import replace
+
+        runs = [train_masked(problems, mask, replace(config, seed=config.seed + k, orders=1), scale)
+                for k in range(config.orders)]
+        mean = np.mean(runs, axis=0)
+        return mean / float(np.linalg.norm(mean))
     rng = np.random.default_rng(config.seed)
     weights = np.zeros(N_FEATURES)
     kept: list[np.ndarray] = []
@@ -92,7 +112,8 @@ def train_masked(problems: list[Problem], mask: np.ndarray, config: TrainConfig)
             problem = problems[i]
             chosen, _ = decode(problem.features, weights, config=config.decoder)
             if set(chosen.tolist()) != set(problem.gold.tolist()):
-                weights = weights + alpha * mask * (problem.gold_vector - problem.features.vector(chosen))
+                step = alpha * (scale.get(id(problem), 1.0) if scale else 1.0)
+                weights = weights + step * mask * (problem.gold_vector - problem.features.vector(chosen))
         norm = float(np.linalg.norm(weights))
         if norm > 0:
             weights = weights / norm
@@ -110,7 +131,24 @@ def _sample(items: list, n: int | None) -> list:  # type: ignore[type-arg]
     return [items[int(i)] for i in np.linspace(0, len(items) - 1, n).round().astype(int)]
 
 
-def load(name: str, sample: int | None, similarity: object) -> tuple[list[Problem], list]:  # type: ignore[type-arg]
+def load(name: str, sample: int | None, similarity: object,
+         cache: Path | None = None) -> tuple[list[Problem], list]:  # type: ignore[type-arg]
+    """The corpus's problems (features extracted) and gold alignments; with ``cache``, kept
+    there as a pickle keyed by the corpus, the sample and the feature code's text."""
+    if cache is not None:
+        import hashlib
+        import pickle
+
+        import explorer.aligners.manli_features as mf
+
+        key = hashlib.sha1(Path(mf.__file__).read_bytes()).hexdigest()[:12]
+        path = cache / f"manli_{name}_{sample or 'all'}_{key}.pkl"
+        if path.is_file():
+            return pickle.loads(path.read_bytes())  # type: ignore[no-any-return]
+        out = load(name, sample, similarity)
+        cache.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(pickle.dumps(out))
+        return out
     paths = [str(SHARED / "msr_align" / f"RTE2_dev_{x}.align.txt") for x in "ABC"] if name == "msr" else [
         str(SHARED / "edinburgh" / "gold.train.sure.json")]
     pairs = _sample([p for p in load_gold(paths).pairs if p.gold_alignment is not None], sample)
@@ -130,20 +168,29 @@ def main() -> None:
     parser.add_argument("--epochs", type=int, default=50)
     parser.add_argument("--folds", type=int, default=4)
     parser.add_argument("--burn-in", type=int, help="epochs left out of the average (default min(10, epochs - 1))")
+    parser.add_argument("--msr-weight", type=float, default=1.0,
+                        help="factor on the updates of MSR problems when both corpora are trained on (default 1)")
+    parser.add_argument("--seed", type=int, default=0, help="the perceptron's shuffling seed (default 0)")
+    parser.add_argument("--orders", type=int, default=1,
+                        help="average the weights of this many training orders (seeds seed, seed+1, ...)")
+    parser.add_argument("--decay", type=float, default=0.8, help="learning-rate decay per epoch (default 0.8)")
     parser.add_argument("--save", help="save the first variant's models trained on all of MSR and on MSR + "
                         "Edinburgh++ under this folder (manli_msr.json, manli_msr_edi.json)")
+    parser.add_argument("--cache", type=Path, help="keep the extracted features here (a pickle per corpus and "
+                        "sample, keyed by the feature code), e.g. /tmp/manli_cache")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     protocols = [p for p in args.protocols.split(",") if p]
     burn_in = args.burn_in if args.burn_in is not None else min(10, args.epochs - 1)
-    config = TrainConfig(epochs=args.epochs, burn_in=burn_in)
+    config = TrainConfig(epochs=args.epochs, burn_in=burn_in, decay=args.decay, seed=args.seed, orders=args.orders)
     similarity = _lexical_similarity({})
     started = time.perf_counter()
-    msr, msr_gold = load("msr", args.sample_msr, similarity)
-    edi, edi_gold = load("edi", args.sample_edi, similarity)
+    msr, msr_gold = load("msr", args.sample_msr, similarity, args.cache)
+    edi, edi_gold = load("edi", args.sample_edi, similarity, args.cache)
     out: dict[str, object] = {"msr": len(msr), "edi": len(edi), "epochs": args.epochs, "rows": []}
     rows: list[dict[str, object]] = out["rows"]  # type: ignore[assignment]
     variants = [v for v in args.variants.split(",") if v]
+    scale = {id(p): args.msr_weight for p in msr} if args.msr_weight != 1.0 else None
     for variant in variants:
         mask = variant_mask(variant)
         on_msr: np.ndarray | None = None
@@ -165,13 +212,24 @@ def main() -> None:
             es: list = []  # type: ignore[type-arg]
             for i in range(k):
                 m0, m1, e0, e1 = int(mb[i]), int(mb[i + 1]), int(eb[i]), int(eb[i + 1])
-                w = train_masked(msr[:m0] + msr[m1:] + edi[:e0] + edi[e1:], mask, config)
+                w = train_masked(msr[:m0] + msr[m1:] + edi[:e0] + edi[e1:], mask, config, scale)
                 ms += test(msr[m0:m1], msr_gold[m0:m1], w)
                 es += test(edi[e0:e1], edi_gold[e0:e1], w)
                 _log(f"{variant} fold {i + 1}/{k}: msr so far {figures(ms)}, edi so far {figures(es)}")
             rows.append({"variant": variant, "protocol": f"folds{k}", "test": "msr", **figures(ms)})
             _log(json.dumps(rows[-1]))
             rows.append({"variant": variant, "protocol": f"folds{k}", "test": "edi", **figures(es)})
+            _log(json.dumps(rows[-1]))
+        for corpus, probs, golds in (("msr", msr, msr_gold), ("edi", edi, edi_gold)):
+            if f"{corpus}folds" not in protocols:
+                continue
+            k = args.folds
+            mb = np.linspace(0, len(probs), k + 1).astype(int)
+            ms = []
+            for i in range(k):
+                m0, m1 = int(mb[i]), int(mb[i + 1])
+                ms += test(probs[m0:m1], golds[m0:m1], train_masked(probs[:m0] + probs[m1:], mask, config))
+            rows.append({"variant": variant, "protocol": f"{corpus}{k}", "test": corpus, **figures(ms)})
             _log(json.dumps(rows[-1]))
     out["seconds"] = round(time.perf_counter() - started, 1)
     out["max_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)

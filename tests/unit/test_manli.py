@@ -204,6 +204,19 @@ def test_perceptron_learns_a_separable_toy_problem() -> None:
         assert sorted(chosen.tolist()) == sorted(problem.gold.tolist())
 
 
+def test_training_orders_average_the_runs_of_successive_seeds() -> None:
+    rng = np.random.default_rng(1)
+    problems = [_toy_problem(rng, int(rng.integers(2, 6))) for _ in range(12)]
+    config = TrainConfig(epochs=3, burn_in=1, seed=4)
+    runs = [train(problems, config=TrainConfig(epochs=3, burn_in=1, seed=s)) for s in (4, 5)]
+    mean = np.mean(runs, axis=0)
+    averaged = train(problems, config=TrainConfig(epochs=3, burn_in=1, seed=4, orders=2))
+    assert np.allclose(averaged, mean / np.linalg.norm(mean))
+    assert np.array_equal(train(problems, config=config), runs[0])  # orders=1 is one run
+    with pytest.raises(ValueError, match="orders"):
+        TrainConfig(orders=0)
+
+
 # -- model files, scorer, registry, CLI --------------------------------------------------------
 
 def test_model_round_trip(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -311,9 +324,10 @@ def test_train_command_writes_a_model(tiny_gold, tmp_path, capsys) -> None:  # t
         (("manli", "--option", "colour=blue"), "unknown manli option"),
         (("manli", "--option", "epochs"), "not KEY=VALUE"),
         (("manli", "--option", "without=thesaurus"), "unknown lexical component"),
+        (("manli", "--option", "orders=0"), "training orders"),
         (("nosuchmethod",), "unknown trainer"),
     ],
-    ids=["unknown-option", "malformed-option", "unknown-component", "unknown-trainer"],
+    ids=["unknown-option", "malformed-option", "unknown-component", "bad-orders", "unknown-trainer"],
 )
 def test_train_command_rejects_bad_requests(tiny_gold, tmp_path, capsys, args, message) -> None:  # type: ignore[no-untyped-def]
     name, *rest = args
