@@ -60,7 +60,6 @@ or the RTE2 rows run beside that dataset's background job (the benchmark says so
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import os
 import random
@@ -77,13 +76,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from components.timing import ENV as TIMING_ENV  # noqa: E402
-from tests.e2e.browser import streamlit_server  # noqa: E402  (the browser tests' server, shared)
+from explorer.pairs import content_mark as mark  # noqa: E402  (the strip's data-pair)
+from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, IDLE, streamlit_server  # noqa: E402  (shared with the browser tests)
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-IDLE = """() => !document.querySelector(
-    '[data-testid="stStatusWidgetRunningIcon"], [data-testid="stStatusWidgetRunningManIcon"], [data-stale="true"]')"""
 #: What counts as "the page shows progress" on a cold start.
 PROGRESS = ('[data-testid="stProgress"], [data-testid="stSpinner"], .st-key-warmup_status, .verdict-strip')
 WAIT_MS = 120_000
@@ -106,11 +101,6 @@ TYPED_HYPOTHESES = [
 NAMES = ["Arlen", "Bexley", "Corran", "Dunmore", "Ellinby", "Fenwick", "Garrow", "Harlen"]
 NOUNS = ["council", "bridge", "harbour", "school", "library", "museum", "brewery", "ferry"]
 VERBS = ["opened", "closed", "repaired", "sold", "visited", "renamed", "expanded", "moved"]
-
-
-def mark(text: str, hypothesis: str) -> str:
-    """The strip's ``data-pair`` for a pair (components.sections.verdicts.pair_mark)."""
-    return hashlib.sha1(f"{text}\x1f{hypothesis}".encode()).hexdigest()[:12]
 
 
 def strip_done(text: str, hypothesis: str) -> str:
@@ -571,7 +561,7 @@ def main() -> int:
     server_log = ServerLog(Path(tempfile.mkdtemp(prefix="bench-timing-")) / "pair-page.jsonl")
     env[TIMING_ENV] = str(server_log.path)
     with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         if "cold" in only:
             bench_cold(browser, env, args.cold_runs, results, args.shots)
         if only & {"typed", "rte2", "editor", "upload"}:

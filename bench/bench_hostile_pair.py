@@ -25,11 +25,10 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from explorer.pairs import content_mark  # noqa: E402
 from explorer.preprocess import clean_text, tokenize  # noqa: E402
-from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, streamlit_server  # noqa: E402
+from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, IDLE, streamlit_server  # noqa: E402
 
-IDLE = """() => !document.querySelector(
-    '[data-testid="stStatusWidgetRunningIcon"], [data-testid="stStatusWidgetRunningManIcon"], [data-stale="true"]')"""
 #: The page has answered a pair: a verdict strip for it (``data-pair``, a hash of the pair),
 #: or a box whose text names it (the refusal names both sides' token counts).
 ANSWERED = """([mark, words]) => [...document.querySelectorAll('.verdict-strip')].some(
@@ -57,10 +56,8 @@ def _rss_tree_mb(pid: int) -> float:
 
 
 def mark(text: str, hypothesis: str) -> str:
-    """The strip's ``data-pair`` for a typed pair (components.sections.verdicts.pair_mark)."""
-    import hashlib
-
-    return hashlib.sha1(f"{clean_text(text)}\x1f{clean_text(hypothesis)}".encode()).hexdigest()[:12]
+    """The strip's ``data-pair`` for a typed pair (the page cleans typed text first)."""
+    return content_mark(clean_text(text), clean_text(hypothesis))
 
 
 def _healthy(url: str) -> bool:

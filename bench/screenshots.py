@@ -19,14 +19,9 @@ import os
 import tempfile
 from pathlib import Path
 
-from tests.e2e.browser import streamlit_server
+from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, IDLE, streamlit_server
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-IDLE = """() => !document.querySelector(
-    '[data-testid="stStatusWidgetRunningIcon"], [data-testid="stStatusWidgetRunningManIcon"], [data-stale="true"]')"""
 #: The verdict strip marks methods not run yet with this hover text.
 STRIP_DONE = """() => document.querySelector('span[title*="gold label"], span[title*="no gold label"]') !== null
     && document.querySelectorAll('span[title*="not run yet"]').length === 0"""
@@ -53,7 +48,7 @@ def take(url: str, out: Path, pair: str) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     written = []
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
 

@@ -65,6 +65,14 @@ def normalize_label(raw: str) -> str:
         raise LabelError(f"unknown label {raw!r}; expected one of: {accepted}") from None
 
 
+def content_mark(text: str, hypothesis: str) -> str:
+    """A short hash of a text and hypothesis: the Pair page's verdict strip carries it as
+    ``data-pair``, so a browser test or benchmark can wait for *this* pair's strip."""
+    import hashlib
+
+    return hashlib.sha1(f"{text}\x1f{hypothesis}".encode()).hexdigest()[:12]
+
+
 @dataclass(frozen=True)
 class Pair:
     """One text/hypothesis pair.

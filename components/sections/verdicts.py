@@ -17,7 +17,7 @@ import streamlit as st
 
 from components.data import Cutoff, LoadedDataset, dataset_source, default_cutoff, fingerprint_of, labelled_mask
 from components.text import plain
-from explorer.pairs import Pair
+from explorer.pairs import Pair, content_mark
 from explorer.scorers import SCORERS
 
 #: Colours of a chip: agrees with the gold label, disagrees, no gold label to compare.
@@ -90,9 +90,7 @@ def _chip(text: str, colour: str, title: str, *, outline: bool = False) -> str:
 def pair_mark(pair: Pair) -> str:
     """A short content hash naming the pair a strip is for (``data-pair`` on the strip), so
     a browser test or benchmark can wait for *this* pair's strip, not a stale one."""
-    import hashlib
-
-    return hashlib.sha1(f"{pair.text}\x1f{pair.hypothesis}".encode()).hexdigest()[:12]
+    return content_mark(pair.text, pair.hypothesis)
 
 
 def strip_html(rows: Sequence[Verdict], gold_label: str | None, pending: Sequence[str] = (), *,

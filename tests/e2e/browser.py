@@ -23,6 +23,9 @@ CHROMIUM_ARGS = [
     "--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
     "--disable-component-update", "--disable-sync", "--no-first-run",
 ]
+#: True once no script is running and no stale element (a leftover of the previous run) remains.
+IDLE = """() => !document.querySelector(
+    '[data-testid="stStatusWidgetRunningIcon"], [data-testid="stStatusWidgetRunningManIcon"], [data-stale="true"]')"""
 START_TIMEOUT = 90.0  # generous: CI machines are shared
 
 

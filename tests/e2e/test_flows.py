@@ -19,11 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, require_chromium, served_app
+from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, IDLE, require_chromium, served_app
 
 STEP = 60_000  # ms per browser wait: the machine is shared
-IDLE = """() => !document.querySelector(
-    '[data-testid="stStatusWidgetRunningIcon"], [data-testid="stStatusWidgetRunningManIcon"], [data-stale="true"]')"""
 HOSTILE = "Ann sold <script>window.pwned = 1</script> her car on Monday."
 
 
