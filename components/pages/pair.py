@@ -246,7 +246,7 @@ def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair, timer: PageTim
     if breakdown:
         st.markdown("**Per-order breakdown** (clipped matched / total hypothesis n-grams = precision; "
                     f"{NOT_USED} where a scorer does not use that order or a brevity penalty)")
-        st.dataframe(breakdown_table(breakdown), hide_index=True, width="stretch")
+        st.table(breakdown_table(breakdown), hide_index=True, border="horizontal")
     return results
 
 
@@ -337,15 +337,17 @@ def figures_follow(loaded: LoadedDataset, pair: Pair) -> bool:
     page reruns at once to draw them).
 
     A browser draws everything one run sends before it paints: on a new tab that includes
-    loading and starting the figure library, and for every new pair half a dozen Plotly
-    figures (the n-gram grid, the open method tab's). The verdict strip and the scores
-    table, sent first, then waited for them. So a new pair's strip, scores and decision go
-    out in a run of their own, and the figures in the next one, which starts as soon as
-    this one ends; a rerun for the same pair (a slider, a tab, the editor) draws everything
-    in one run. An RTE2 link in a new tab of a browser that has the app's JavaScript
-    cached: 2.07 s to the painted strip with the figures in the same run, 1.19 s with them
-    in the next; in a new browser profile 2.11 s and 2.45 s (medians of 8, interleaved on
-    one server at load 6-8; docs/BENCHMARKS.md)."""
+    loading and starting the figure library and each kind of widget's code, and for every
+    new pair half a dozen Plotly figures (the n-gram grid, the open method tab's, the
+    alignment editor's). The verdict strip and the scores table, sent first, then waited
+    for them. So a new pair's strip and scores go out in a run of their own, and the
+    decision (a slider), the annotation tabs (a form, the editor's grid) and the figures in
+    the next one, which starts as soon as this one ends, each in the place kept for it; a
+    rerun for the same pair (a slider, a tab, the editor) draws everything in one run. An
+    RTE2 link in a new tab of a browser that has the app's JavaScript cached: 2.07 s to the
+    painted strip with the figures in the same run, 1.19 s with them in the next (medians
+    of 8, interleaved on one server at load 6-8); about 0.2 s less again with the decision
+    and annotation tabs in the next run too (docs/BENCHMARKS.md)."""
     shown = (loaded.key, pair_mark(pair))
     if state.FIGURES_FOR.get() == shown:
         return False
@@ -384,9 +386,9 @@ def main() -> None:
         st.error(f"Cannot analyse this pair: {err}.")
         return
     results = scores_section(loaded, analyzed, timer)
-    decision_section(loaded, pair, results)
+    decision = st.container()
     download = st.empty()
-    render_annotation_section(loaded, pair)
+    annotation = st.container()
     if figures_follow(loaded, pair):
         timer.write()
         st.rerun()  # the figures, in a run of their own
@@ -395,6 +397,10 @@ def main() -> None:
     with download.container():
         render_report_download(loaded, analyzed, results,
                                page_cutoffs(loaded, list(results), typed=pair.source == "typed"))
+    with decision:
+        decision_section(loaded, pair, results)
+    with annotation:
+        render_annotation_section(loaded, pair)
     grid_section(analyzed)
     gold_alignment_section(analyzed)
     panels_section(analyzed)
