@@ -523,7 +523,12 @@ def bench_upload(context: Any, url: str, runs: int, n: int, results: Results, sh
         except Exception as err:
             print(f"    (not reached: {type(err).__name__})", flush=True)
             results.add("upload pair", None)
+        # The job's progress comes after the strip in the run: give it a moment to be drawn.
         job = page.locator(".st-key-cutoff_job")
+        try:
+            job.first.wait_for(timeout=3000)
+        except Exception:
+            pass
         background = job.count() > 0
         results.notes.append(f"upload {run + 1}: background cutoff progress shown: {background}"
                              + (f" ({job.first.inner_text()[:160]!r})" if background else ""))
