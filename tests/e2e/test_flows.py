@@ -58,6 +58,26 @@ def settle(page) -> None:  # type: ignore[no-untyped-def]
         page.wait_for_function(IDLE, timeout=STEP)
 
 
+def download_report(page):  # type: ignore[no-untyped-def]
+    """Click "Download the full analysis (HTML)" once the page has settled, and return the
+    download. A new pair's button comes in the run after its strip (its file is built on
+    the click and belongs to the run that drew it), so a click that lands while a run
+    replaces the button gets no file: then the page settles and the click is tried again,
+    at most three times."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for attempt in range(3):
+        settle(page)
+        try:
+            with page.expect_download(timeout=STEP) as saved:
+                page.get_by_role("button", name="Download the full analysis (HTML)").click()
+            return saved.value
+        except PlaywrightTimeout:
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
 def open_app(page, url: str, heading: str = "h1:has-text('Pair')") -> None:  # type: ignore[no-untyped-def]
     page.goto(url, wait_until="domcontentloaded", timeout=STEP)
     page.wait_for_selector(heading, timeout=STEP)
@@ -81,11 +101,9 @@ def test_modebar_saves_svg_and_the_pair_analysis_downloads_as_inert_html(page, a
     page.get_by_label("Hypothesis").fill("Ann sold a car.")
     page.get_by_label("Hypothesis").press("Control+Enter")
     page.get_by_text("Your own pair").wait_for(timeout=STEP)
-    settle(page)
-    with page.expect_download(timeout=3 * STEP) as saved:
-        page.get_by_role("button", name="Download the full analysis (HTML)").click()
-    report = tmp_path / saved.value.suggested_filename
-    saved.value.save_as(report)
+    download = download_report(page)
+    report = tmp_path / download.suggested_filename
+    download.save_as(report)
     assert report.name == "typed-pair.html"
     assert "<script>window.pwned" not in report.read_text(encoding="utf-8")
     page.goto(report.as_uri(), wait_until="load", timeout=STEP)
