@@ -116,9 +116,6 @@ TEACH_PLAY: Slot[bool] = Slot("teach_play")
 #: The Pair page's open method tab (its label); only that tab's panel is drawn. The key is
 #: also the query parameter the tab is kept in (``?tab=MANLI``: a reload or a link reopens it).
 PAIR_METHOD_TAB: Slot[str] = Slot("tab")
-#: The Pair page's open annotation tab (its label), kept the same way (``?annotate=Alignment``);
-#: only that tab is drawn, so the alignment editor's grid is built only when it is open.
-ANNOTATION_TAB: Slot[str] = Slot("annotate")
 #: The batch result table's selection event (tests set it to click a row).
 BATCH_TABLE: Slot[Any] = Slot("batch_table")
 #: What every figure's camera icon saves, "png" or "svg" (the sidebar's choice, components/charts.py).

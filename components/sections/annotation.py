@@ -8,7 +8,6 @@ A store that cannot be opened becomes a warning, never a broken page.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 import streamlit as st
 
@@ -33,21 +32,15 @@ def render_annotation_section(loaded: LoadedDataset, pair: Pair) -> None:
         if _in_dataset(loaded, pair) else None
     from components.sections.alignment_editor import render_alignment_editor
 
-    # Only the open tab is drawn (switching reruns the page), and it is in the URL: a page
-    # rerun, such as the one that ends a background cutoff job, keeps it open.
-    tab_annotate, tab_align, tab_counterfactual = st.tabs(
-        ["Tags and notes", "Alignment", "Counterfactual"], key=state.ANNOTATION_TAB.key, on_change="rerun",
-        bind="query-params")
-    stored_tabs: tuple[tuple[Any, str, Callable[[LoadedDataset, Pair], None], str], ...] = (
+    tab_annotate, tab_align, tab_counterfactual = st.tabs(["Tags and notes", "Alignment", "Counterfactual"])
+    stored_tabs: tuple[tuple[object, str, Callable[[LoadedDataset, Pair], None], str], ...] = (
         (tab_annotate, "Tags and notes belong to dataset pairs; pick a pair above (this one is edited or typed).",
          _annotation_form, "Annotations are unavailable"),
         (tab_align, "Corrected alignments belong to dataset pairs; pick a pair above.",
          render_alignment_editor, "Alignment editing is unavailable"),
     )
     for tab, without_pair, draw, unavailable in stored_tabs:
-        if tab.open is False:  # None: the tabs do not track state; draw them all
-            continue
-        with tab:
+        with tab:  # type: ignore[attr-defined]
             if original is None:
                 st.caption(without_pair)
                 continue
@@ -55,8 +48,6 @@ def render_annotation_section(loaded: LoadedDataset, pair: Pair) -> None:
                 draw(loaded, original)
             except StoreError as error:
                 st.warning(f"{unavailable}: {error}")
-    if tab_counterfactual.open is False:
-        return
     with tab_counterfactual:
         # An edited pair is compared with the dataset pair it was edited from.
         render_counterfactual(original or find_pair(loaded, selected_pair_id()) or pair)

@@ -40,16 +40,6 @@ def start(page: str | None = None) -> AppTest:
     return at
 
 
-def open_tab(at: AppTest, label: str) -> AppTest:
-    """Open one of the Pair page's annotation tabs (only the open one is drawn)."""
-    from components import state
-
-    at.session_state[state.ANNOTATION_TAB.key] = label
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
 def button(at: AppTest, label: str):  # type: ignore[no-untyped-def]
     for b in at.button:
         if b.label == label:
@@ -171,11 +161,6 @@ def test_compare_page_scatter_and_table(store_path: Path) -> None:
 
 def test_counterfactual_tab_shows_each_scores_change(store_path: Path) -> None:
     at = start()
-    # Only the open annotation tab is drawn: the counterfactual's switch is not there yet.
-    assert not [t for t in at.toggle if t.label == "Edit a copy of this pair"]
-    assert [b for b in at.button if b.label == "Save annotation"]
-    open_tab(at, "Counterfactual")
-    assert not [b for b in at.button if b.label == "Save annotation"]
     assert not [t for t in at.text_area if t.label == "Edited hypothesis"]  # off until asked for
     next(t for t in at.toggle if t.label == "Edit a copy of this pair").set_value(True).run()
     areas = [t for t in at.text_area if t.label == "Edited hypothesis"]
@@ -202,7 +187,7 @@ def test_alignment_editor_toggles_links_scores_and_saves(store_path: Path) -> No
                 text_tokens=text, hypothesis_tokens=hypothesis, gold_alignment=gold)
     at = start()
     at.session_state[state.DATASET.key] = LoadedDataset(Dataset("aligned", "test", (pair,)), "aligned-test", "test")
-    open_tab(at, "Alignment")
+    at.run()
     next(t for t in at.toggle if t.label == "Edit this pair's alignment").set_value(True).run()
     assert not at.exception, at.exception
     assert next(s for s in at.selectbox if s.label == "Start from").value == GOLD
@@ -321,7 +306,7 @@ def test_a_failing_aligner_start_is_a_warning(store_path: Path, monkeypatch: pyt
 
     monkeypatch.setattr(aligners, "ALIGNERS",
                         Registry("aligner", [aligners.AlignerInfo("broken", "Broken", "fails", Broken)]))
-    at = open_tab(start(), "Alignment")
+    at = start()
     next(t for t in at.toggle if t.label == "Edit this pair's alignment").set_value(True).run()
     next(s for s in at.selectbox if s.label == "Start from").set_value("broken").run()
     assert not at.exception, at.exception
@@ -341,16 +326,3 @@ def test_notes_are_shown_as_text_not_markdown(store_path: Path) -> None:
     shown = [md.value for md in again.markdown if "mallory" in md.value]
     assert shown, "the note is listed"
     assert all("![" not in v and "](" not in v for v in shown)
-
-
-def test_the_open_annotation_tab_is_in_the_url(store_path: Path) -> None:
-    """``?annotate=Alignment`` opens the editor's tab (a reload or a copied link keeps it)."""
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.query_params["annotate"] = "Alignment"
-    at.run()
-    assert not at.exception, at.exception
-    assert [t for t in at.toggle if t.label == "Edit this pair's alignment"]
-    assert not [b for b in at.button if b.label == "Save annotation"]
-    plain = start()  # without it: the first tab
-    assert [b for b in plain.button if b.label == "Save annotation"]
-    assert not [t for t in plain.toggle if t.label == "Edit this pair's alignment"]

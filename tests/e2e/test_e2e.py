@@ -62,9 +62,6 @@ def _load_dataset_and_open_first_pair(page) -> None:  # type: ignore[no-untyped-
     page.get_by_role("button", name="Open on the Pair page").click()
     page.wait_for_selector("h1:has-text('Pair')", timeout=STEP)
     page.get_by_text("of pairs.csv").first.wait_for(timeout=STEP)
-    # The open annotation tab is kept (in the URL and the session): after a reload it may be
-    # another one, and only the open tab is drawn.
-    page.get_by_role("tab", name="Tags and notes").click()
     page.get_by_text("Stored tags:").wait_for(timeout=STEP)  # the annotation form is drawn
     _settle(page)
 
