@@ -7,7 +7,8 @@
 - state: a reload keeps the dataset, the pair, the decision's method and the open method
   tab (URL), and the Dataset filters survive a visit to another page;
 - the Teach page: stepping through a method, and the presentation layout opened from a
-  link (the method and the layout are in the URL).
+  link (the method and the layout are in the URL);
+- annotation: a note typed and not yet saved survives a switch to another annotation tab.
 
 One server for the module (starting one takes a while on a shared machine).
 """
@@ -152,6 +153,18 @@ def test_a_reload_keeps_the_view_and_filters_survive_other_pages(page, app_url: 
     settle(page)
     assert page.get_by_label("Search text, hypothesis or id").input_value() == "Arlow"
     page.get_by_text("1 of 24 pairs").wait_for(timeout=STEP)
+
+
+def test_an_unsaved_note_survives_a_switch_of_annotation_tab(page, app_url: str) -> None:  # type: ignore[no-untyped-def]
+    """An annotator who looks at the Alignment tab before saving keeps the note typed in
+    the form (it has not reached the server yet: drawing only the open tab would lose it)."""
+    open_app(page, app_url)
+    page.get_by_label("Add a note").fill("unsaved thought")
+    page.get_by_role("tab", name="Alignment").click()
+    settle(page)
+    page.get_by_role("tab", name="Tags and notes").click()
+    settle(page)
+    assert page.get_by_label("Add a note").input_value() == "unsaved thought"
 
 
 def test_teach_page_steps_through_a_method_and_opens_the_presentation_from_a_link(page, app_url: str) -> None:  # type: ignore[no-untyped-def]
