@@ -61,7 +61,7 @@ def sidebar() -> None:
     if failed:
         st.sidebar.caption(f":orange[:material/warning:] {failed}")
     with st.sidebar.expander(f"NLTK resources ({len(missing)} missing)" if missing else "NLTK resources"):
-        st.table(resources.describe(), hide_index=True)
+        st.dataframe(resources.describe(), hide_index=True)
         warmed = summary()
         if warmed:
             st.caption(warmed)
