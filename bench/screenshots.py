@@ -19,7 +19,7 @@ import os
 import tempfile
 from pathlib import Path
 
-from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, IDLE, streamlit_server
+from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, settle, streamlit_server
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The verdict strip marks methods not run yet with this hover text.
@@ -29,9 +29,7 @@ WAIT = 180_000  # ms: the first page of a cold server loads WordNet, MANLI's wei
 
 
 def _settle(page) -> None:  # type: ignore[no-untyped-def]
-    for _ in range(3):
-        page.wait_for_timeout(800)
-        page.wait_for_function(IDLE, timeout=WAIT)
+    settle(page, WAIT, pause_ms=800, rounds=3)
 
 
 def _main_area(page, path: Path, *, height: int) -> None:  # type: ignore[no-untyped-def]

@@ -29,6 +29,15 @@ IDLE = """() => !document.querySelector(
 START_TIMEOUT = 90.0  # generous: CI machines are shared
 
 
+def settle(page, timeout: float, *, pause_ms: int = 300, rounds: int = 2) -> None:  # type: ignore[no-untyped-def]
+    """Wait until the run an action started has finished and no stale element (a leftover
+    of the previous run) remains, ``rounds`` times after a ``pause_ms`` pause each: a run
+    may start another (a new pair's figures follow its strip)."""
+    for _ in range(rounds):
+        page.wait_for_timeout(pause_ms)
+        page.wait_for_function(IDLE, timeout=timeout)
+
+
 def require_chromium() -> None:
     if not CHROMIUM.exists():
         pytest.skip(f"{CHROMIUM} is absent; install Debian's chromium package to run the browser test")

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, IDLE, ROOT, require_chromium, served_app
+from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, ROOT, require_chromium, served_app, settle
 
 STEP = 45_000  # ms per browser wait: the CI machine is shared
 DATA = ROOT / "sample_data" / "pairs.csv"
@@ -35,11 +35,8 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
 
 
 def _settle(page) -> None:  # type: ignore[no-untyped-def]
-    """Wait until the script run an action started has finished and no stale element (a
-    leftover of the previous run) remains, so locators match exactly one element."""
-    for _ in range(2):
-        page.wait_for_timeout(250)
-        page.wait_for_function(IDLE, timeout=STEP)
+    """The page settled (:func:`tests.e2e.browser.settle`), so locators match exactly one element."""
+    settle(page, STEP, pause_ms=250)
 
 
 def _first_pair_token_counts() -> tuple[int, int]:

@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, IDLE, require_chromium, served_app
+from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, require_chromium, served_app
+from tests.e2e.browser import settle as settle_page
 
 STEP = 60_000  # ms per browser wait: the machine is shared
 HOSTILE = "Ann sold <script>window.pwned = 1</script> her car on Monday."
@@ -53,10 +54,8 @@ def page(app_url: str) -> Iterator:  # type: ignore[type-arg]
 
 
 def settle(page) -> None:  # type: ignore[no-untyped-def]
-    """Wait until the run an action started has finished (twice: a run may start another)."""
-    for _ in range(2):
-        page.wait_for_timeout(300)
-        page.wait_for_function(IDLE, timeout=STEP)
+    """The page settled (:func:`tests.e2e.browser.settle`)."""
+    settle_page(page, STEP)
 
 
 def download_report(page):  # type: ignore[no-untyped-def]
