@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import numpy as np
 import streamlit as st
@@ -298,24 +299,44 @@ class Cutoff:
 KNOWN_CUTOFFS: dict[str, dict[str, Cutoff]] = {}
 
 
-#: Fingerprints by dataset key (a plain dict: the Pair page asks once per scorer per run,
-#: and st.cache_data's per-call overhead was a measurable part of a rerun). Bounded.
-_FINGERPRINTS: dict[str, str] = {}
+T = TypeVar("T")
+
+
+def per_dataset(cache: dict[str, T], loaded: LoadedDataset, build: Callable[[], T], limit: int) -> T:
+    """``build()`` for a dataset, kept in ``cache`` under its key. A plain dict, not
+    st.cache_data: the Pair page asks several times per run, and st.cache_data's per-call
+    overhead was a measurable part of a rerun. Bounded: a full cache is emptied."""
+    found = cache.get(loaded.key)
+    if found is None:
+        found = build()
+        if len(cache) >= limit:
+            cache.clear()
+        cache[loaded.key] = found
+    return found
+
+
+#: (fingerprint, number) of each dataset's labelled pairs, by dataset key.
+_LABELLED: dict[str, tuple[str, int]] = {}
+
+
+def _labelled_summary(loaded: LoadedDataset) -> tuple[str, int]:
+    from explorer.cutoffs import fingerprint, labelled
+
+    def build() -> tuple[str, int]:
+        pairs = labelled(loaded.dataset.pairs)
+        return fingerprint(pairs), len(pairs)
+
+    return per_dataset(_LABELLED, loaded, build, 256)
 
 
 def fingerprint_of(loaded: LoadedDataset) -> str | None:
     """The content fingerprint of a dataset's labelled pairs (None when it has none)."""
-    from explorer.cutoffs import fingerprint, labelled
+    return _labelled_summary(loaded)[0] if loaded.binary_labels else None
 
-    if not loaded.binary_labels:
-        return None
-    found = _FINGERPRINTS.get(loaded.key)
-    if found is None:
-        found = fingerprint(labelled(loaded.dataset.pairs))
-        if len(_FINGERPRINTS) >= 256:
-            _FINGERPRINTS.clear()
-        _FINGERPRINTS[loaded.key] = found
-    return found
+
+def labelled_count(loaded: LoadedDataset) -> int:
+    """How many of a dataset's pairs carry an entailment label (kept with its fingerprint)."""
+    return _labelled_summary(loaded)[1] if loaded.binary_labels else 0
 
 
 def _one_sided(loaded: LoadedDataset, scorer: str, cutoff: float) -> bool:

@@ -15,7 +15,15 @@ from typing import Any
 
 import streamlit as st
 
-from components.data import Cutoff, LoadedDataset, dataset_source, default_cutoff, fingerprint_of, labelled_mask
+from components.data import (
+    Cutoff,
+    LoadedDataset,
+    dataset_source,
+    default_cutoff,
+    fingerprint_of,
+    labelled_count,
+    per_dataset,
+)
 from components.text import plain
 from explorer.pairs import Pair, content_mark
 from explorer.scorers import SCORERS
@@ -166,7 +174,7 @@ def background_cutoffs(loaded: LoadedDataset, scorers: Sequence[str], cutoffs: M
     fp = fingerprint_of(loaded)
     if fp is None:
         return
-    n_labelled = int(labelled_mask(loaded).sum())
+    n_labelled = labelled_count(loaded)
     # Cutoffs not yet the dataset's own, and per-pair scores not yet stored (the job keeps
     # both: explorer.pair_scores), so later pairs of this dataset need no scoring.
     keep = pair_scores.storable(n_labelled)
@@ -252,17 +260,14 @@ def _labelled_index(loaded: LoadedDataset) -> tuple[dict[tuple[object, ...], int
     from components.analysis import pair_key
     from explorer.cutoffs import labelled
 
-    found = _LABELLED_INDEX.get(loaded.key)
-    if found is None:
+    def build() -> tuple[dict[tuple[object, ...], int], int]:
         pairs = labelled(loaded.dataset.pairs)
         positions: dict[tuple[object, ...], int] = {}
         for i, p in enumerate(pairs):
             positions.setdefault((p.id, *pair_key(p)), i)
-        found = positions, len(pairs)
-        if len(_LABELLED_INDEX) >= 64:
-            _LABELLED_INDEX.clear()
-        _LABELLED_INDEX[loaded.key] = found
-    return found
+        return positions, len(pairs)
+
+    return per_dataset(_LABELLED_INDEX, loaded, build, 64)
 
 
 def stored_scores(loaded: LoadedDataset, pair: Pair, names: Sequence[str]) -> dict[str, StoredScore]:
@@ -276,7 +281,8 @@ def stored_scores(loaded: LoadedDataset, pair: Pair, names: Sequence[str]) -> di
     if pair.source == "typed" or pair.entails is None or not names:
         return {}
     fp = fingerprint_of(loaded)
-    if fp is None:
+    # Nothing stored yet, or a dataset too large to keep scores for: no index to build.
+    if fp is None or not any(pair_scores.has(fp, name, DATASET) for name in names):
         return {}
     positions, n_pairs = _labelled_index(loaded)
     at = positions.get((pair.id, *pair_key(pair)))
