@@ -232,7 +232,8 @@ def compute(
     out: dict[str, CutoffChoice] = {}
     for scorer in scorers:
         hit = lookup(fp, scorer, source) if use_cache else None
-        if hit is not None and not (keep_scores and not pair_scores.has(fp, scorer, source)):
+        scores_missing = keep_scores and not pair_scores.has(fp, scorer, source)
+        if hit is not None and not scores_missing:
             out[scorer] = hit
             if progress is not None:
                 progress(scorer, len(pairs), len(pairs))

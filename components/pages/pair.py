@@ -175,16 +175,13 @@ def _score_each(names: list[str], analyzed: AnalyzedPair) -> dict[str, Any]:
 AUTO_SLOW_MAX_TOKENS = 100
 
 
-def _slow_results(analyzed: AnalyzedPair, slow: list[str], auto: bool, stored: dict[str, Any]) -> dict[str, Any]:
+def _slow_results(loaded: LoadedDataset, analyzed: AnalyzedPair, slow: list[str], auto: bool) -> dict[str, Any]:
     """The slow methods' results: those already kept for the pair on this server, then the
-    dataset's stored scores, then the rest at once on a short pair; on a long one, a button
-    runs the rest."""
-    kept: dict[str, Any] = {}
-    for name in slow:
-        found = analysis.cached_result(name, analyzed)
-        found = stored.get(name) if found is None else found
-        if found is not None:
-            kept[name] = found
+    dataset's stored scores (:func:`stored_scores`), then the rest at once on a short pair;
+    on a long one, a button runs the rest."""
+    found = {n: r for n in slow if (r := analysis.cached_result(n, analyzed)) is not None}
+    found.update(stored_scores(loaded, analyzed.pair, [n for n in slow if n not in found]))
+    kept = {n: found[n] for n in slow if n in found}
     if auto:
         return {**kept, **_score_each([n for n in slow if n not in kept], analyzed)}
     missing = [n for n in slow if n not in kept]
@@ -214,8 +211,7 @@ def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair, timer: PageTim
     slow = [name for name, info in SCORERS.items() if not info.interactive]
     auto = len(analyzed.text) + len(analyzed.hypothesis) <= AUTO_SLOW_MAX_TOKENS
     if slow:
-        stored = stored_scores(loaded, pair, [n for n in slow if analysis.cached_result(n, analyzed) is None])
-        results.update(_slow_results(analyzed, slow, auto, stored))
+        results.update(_slow_results(loaded, analyzed, slow, auto))
     cutoffs = page_cutoffs(loaded, list(results), typed=typed)
     pending = [n for n in slow if n not in results]
     shown = verdicts(results, cutoffs, pair.entails)
