@@ -523,8 +523,9 @@ def bench_upload(context: Any, url: str, runs: int, n: int, results: Results, sh
         except Exception as err:
             print(f"    (not reached: {type(err).__name__})", flush=True)
             results.add("upload pair", None)
-        # The job's progress comes after the strip in the run: give it a moment to be drawn.
-        job = page.locator(".st-key-cutoff_job")
+        # The job's progress comes after the strip in the run: give it a moment to be drawn
+        # (its box can be there a moment before its text; every text of it names the cutoffs).
+        job = page.locator(".st-key-cutoff_job").filter(has_text="cutoffs")
         try:
             job.first.wait_for(timeout=3000)
         except Exception:
