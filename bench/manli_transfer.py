@@ -58,6 +58,8 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "ctx2": ("sub:context2",),
     "rival": ("sub:rival", "sub:rival_unsupported"),
     "shape": ("del:excess", "ins:excess", "sub:weak_excess"),
+    # fourth pass: numbers in other formats read as one value
+    "numval": ("sub:num_value_eq", "sub:num_value_clash"),
 }
 NEW: tuple[str, ...] = tuple(name for group in GROUPS.values() for name in group)
 #: The groups of part 4's first pass.

@@ -30,7 +30,9 @@ neighbour, no anchor), `be` against another word, numbers whose values disagree 
 stand on one side only, the context two tokens out, rivals (another token matching equally
 well), and the pair's shape (:func:`excess`: the share of a sentence that cannot have a
 one-to-one partner), so that one set of weights can serve RTE pairs and paraphrases.
-Models trained before them load with those weights at 0.
+Models trained before them load with those weights at 0. Its fourth pass reads numbers in
+other formats as one value (``sub:num_value_eq``, ``sub:num_value_clash``: ``85.74 million``
+/ ``85,740,000``, ``71-year-old`` / ``71``, ``5 percent`` / ``5 %``).
 
 An alignment's score is ``base + sum of gains``: ``base`` is the score of the empty
 alignment (every token DEL or INS) and an aligned edit's *gain* is its own score minus
@@ -107,6 +109,9 @@ ALIGNED_FEATURES: tuple[str, ...] = (
     "sub:rival",
     "sub:rival_unsupported",
     "sub:weak_excess",
+    # issue 13 part 4, fourth pass: numbers in other formats read as one value
+    "sub:num_value_eq",
+    "sub:num_value_clash",
 )
 DEL_FEATURES: tuple[str, ...] = ("del:bias", "del:stop", "del:punct", "del:best_sim", "del:excess")
 INS_FEATURES: tuple[str, ...] = ("ins:bias", "ins:stop", "ins:punct", "ins:best_sim", "ins:excess")
@@ -409,6 +414,7 @@ class _Side:
     be: np.ndarray  # float 0/1: a form of `be` (lemma)
     number: np.ndarray  # the token's numeric value, NaN when it is not a number
     ties: np.ndarray  # float 0/1: more than one token on the other side reaches ``best`` (> 0)
+    numeric: tuple[str, ...] = ()  # lower-cased token where it may be part of a number, else ""
 
     @classmethod
     def of(cls, analysis: Analysis, best: np.ndarray, ties: np.ndarray | None = None) -> _Side:
@@ -423,6 +429,7 @@ class _Side:
             be=np.array([lem == "be" for lem in analysis.lemmas], dtype=np.float64),
             number=np.array([_number(tok, tag) for tok, tag in zip(analysis.tokens, analysis.pos)], dtype=np.float64),
             ties=np.zeros(len(analysis)) if ties is None else ties,
+            numeric=tuple(_numeric(tok, tag) for tok, tag in zip(analysis.tokens, analysis.pos)),
         )
 
 
@@ -435,6 +442,17 @@ def _number(token: str, tag: str) -> float:
         return float("nan")
     value = number_value(token)
     return float("nan") if value is None else value
+
+
+def _numeric(token: str, tag: str) -> str:
+    """The lower-cased token when it may be part of a number (tagged CD, holding a digit,
+    or a percent word: ``per cent`` too), else "" (``one`` as a pronoun is no number)."""
+    from explorer.lexical.numbers import PERCENT_WORDS
+
+    low = token.lower()
+    if tag == "CD" or any(ch.isdigit() for ch in token) or low in PERCENT_WORDS or low in ("per", "cent"):
+        return low
+    return ""
 
 
 @dataclass(frozen=True)
@@ -556,6 +574,7 @@ def _shape_features(f: np.ndarray, cand: _Candidates, p: _Side, h: _Side,
     be_cum_p, be_cum_h = _cum(p.be), _cum(h.be)
     f[:, col["sub:be_mixed"]] = ((be_cum_p[p_end] - be_cum_p[p_start]) > 0) != ((be_cum_h[h_end] - be_cum_h[h_start]) > 0)
     _number_features(f, cand, p, h)
+    _number_format_features(f, cand, p, h, p_lemmas, h_lemmas)
     return eq, stop_both
 
 
@@ -577,6 +596,46 @@ def _number_features(f: np.ndarray, cand: _Candidates, p: _Side, h: _Side) -> No
         hv = {v for v in h.number[cand.h_start[c] : cand.h_end[c]].tolist() if v == v}
         mismatch[k] = not (hv <= pv or pv <= hv)
     f[both, col["sub:num_mismatch"]] = mismatch
+
+
+def _number_format_features(f: np.ndarray, cand: _Candidates, p: _Side, h: _Side,
+                            p_lemmas: tuple[str, ...], h_lemmas: tuple[str, ...]) -> None:
+    """Numbers in other formats read as one value (:func:`explorer.lexical.numbers.span_number`):
+    ``sub:num_value_eq`` when the two sides of a block denote the same values (or, with no
+    values, both speak of a percentage) although their words differ (``85.74 million`` /
+    ``85,740,000``, ``71-year-old`` / ``71``, ``5 percent`` / ``5 %``); ``sub:num_value_clash``
+    when both denote values and neither side's include the other's. Only blocks with a
+    number token on both sides are read, each span once."""
+    from explorer.lexical.numbers import span_number
+
+    col = INDEX
+    num_cum_p = _cum(np.array([bool(t) for t in p.numeric], dtype=np.float64))
+    num_cum_h = _cum(np.array([bool(t) for t in h.numeric], dtype=np.float64))
+    both = np.flatnonzero(((num_cum_p[cand.p_end] - num_cum_p[cand.p_start]) > 0)
+                          & ((num_cum_h[cand.h_end] - num_cum_h[cand.h_start]) > 0))
+    if not both.size:
+        return
+    read_p: dict[tuple[int, int], tuple[frozenset[float], bool] | None] = {}
+    read_h: dict[tuple[int, int], tuple[frozenset[float], bool] | None] = {}
+    value_eq = np.zeros(both.size, dtype=bool)
+    clash = np.zeros(both.size, dtype=bool)
+    for k, c in enumerate(both.tolist()):
+        ps, pe, hs, he = int(cand.p_start[c]), int(cand.p_end[c]), int(cand.h_start[c]), int(cand.h_end[c])
+        if (ps, pe) not in read_p:
+            read_p[(ps, pe)] = span_number(p.numeric[ps:pe])
+        if (hs, he) not in read_h:
+            read_h[(hs, he)] = span_number(h.numeric[hs:he])
+        pv, hv = read_p[(ps, pe)], read_h[(hs, he)]
+        if pv is None or hv is None:
+            continue
+        if pv[0] and hv[0]:
+            clash[k] = not (pv[0] <= hv[0] or hv[0] <= pv[0])
+            value_eq[k] = pv[0] == hv[0]
+        else:
+            value_eq[k] = not pv[0] and not hv[0] and pv[1] and hv[1]
+        value_eq[k] = value_eq[k] and p_lemmas[ps:pe] != h_lemmas[hs:he]
+    f[both, col["sub:num_value_eq"]] = value_eq
+    f[both, col["sub:num_value_clash"]] = clash
 
 
 def _lexical_features(f: np.ndarray, cand: _Candidates, p: _Side, h: _Side) -> None:

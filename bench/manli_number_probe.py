@@ -1,0 +1,130 @@
+"""How much of MANLI's alignment error involves numbers (issue 13 part 4, fourth pass).
+
+For each gold corpus (the MSR RTE2 dev alignments, A/B/C merged by majority as in
+``bench.manli_transfer``; the Edinburgh++ training set), aligns every problem with a
+shipped MANLI model and counts the gold SURE links that touch a *number token* on either
+side (a token holding a digit, a number word, a scale word such as ``million``,
+``percent`` or ``%``), how many of those the model misses, and how many predicted links
+on number tokens are not in the gold. It also prints an oracle: the F1 the model would
+get if every number link were right (missed number links added, wrong ones removed),
+which bounds what any number evidence can add.
+
+Missed links are put in classes: ``same`` (the two tokens are the same string),
+``value`` (both parse to the same value, other surface), ``format`` (a multi-token /
+hyphenated / percent form: one side a scale word, ``%``, ``percent`` or a hyphenated
+number), ``number-word`` (a number token linked to a non-number token) and ``other``.
+
+Usage: NLTK_DATA=../shared/nltk_data python -m bench.manli_number_probe [--model msr]
+       [--corpora msr,edi] [--examples 15]
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import re
+import sys
+import time
+
+from bench.manli_transfer import SHARED
+from explorer.aligners.manli import ManliAligner
+from explorer.alignment_eval import harmonic_mean, load_gold
+from explorer.lexical.numbers import number_value
+from explorer.preprocess import analyze_pair
+
+_SCALE = {"hundred", "thousand", "million", "billion", "trillion", "percent", "%", "per", "cent", "dozen"}
+_HYPHEN_NUMBER = re.compile(r"^\$?\d[\d,.]*-")
+
+
+def is_number_token(token: str) -> bool:
+    low = token.lower()
+    return any(ch.isdigit() for ch in token) or number_value(token) is not None or low in _SCALE
+
+
+def classify(a: str, b: str) -> str:
+    na, nb = is_number_token(a), is_number_token(b)
+    if a.lower() == b.lower():
+        return "same"
+    if not (na and nb):
+        return "number-word"
+    va, vb = number_value(a), number_value(b)
+    if va is not None and va == vb:
+        return "value"
+    if a.lower() in _SCALE or b.lower() in _SCALE or _HYPHEN_NUMBER.match(a) or _HYPHEN_NUMBER.match(b):
+        return "format"
+    return "other"
+
+
+def probe(name: str, model: str, examples: int) -> None:
+    paths = [str(SHARED / "msr_align" / f"RTE2_dev_{x}.align.txt") for x in "ABC"] if name == "msr" else [
+        str(SHARED / "edinburgh" / "gold.train.sure.json")]
+    pairs = [p for p in load_gold(paths).pairs if p.gold_alignment is not None]
+    aligner = ManliAligner().with_model(model)
+    started = time.perf_counter()
+    gold_links = gold_num = missed_num = pred_num = wrong_num = 0
+    problems_with = 0
+    missed_kinds: collections.Counter[str] = collections.Counter()
+    wrong_kinds: collections.Counter[str] = collections.Counter()
+    shown: dict[str, list[str]] = collections.defaultdict(list)
+    precisions: list[float] = []
+    recalls: list[float] = []
+    o_precisions: list[float] = []
+    o_recalls: list[float] = []
+    for pair in pairs:
+        gold = pair.gold_alignment
+        assert gold is not None
+        analysed = analyze_pair(pair)
+        t, h = analysed.text.tokens, analysed.hypothesis.tokens
+        predicted = aligner.align(analysed).alignment.links
+        sure = gold.sure
+        touches = {(i, j): is_number_token(t[i]) or is_number_token(h[j]) for (i, j) in sure | predicted}
+        gold_links += len(sure)
+        g_num = {link for link in sure if touches[link]}
+        p_num = {link for link in predicted if touches[link]}
+        gold_num += len(g_num)
+        problems_with += bool(g_num)
+        pred_num += len(p_num)
+        for i, j in sorted(g_num - predicted):
+            missed_num += 1
+            kind = classify(t[i], h[j])
+            missed_kinds[kind] += 1
+            if len(shown[f"missed {kind}"]) < examples:
+                shown[f"missed {kind}"].append(f"{t[i]} / {h[j]}")
+        for i, j in sorted(p_num - sure):
+            wrong_num += 1
+            kind = classify(t[i], h[j])
+            wrong_kinds[kind] += 1
+            if len(shown[f"wrong {kind}"]) < examples:
+                shown[f"wrong {kind}"].append(f"{t[i]} / {h[j]}")
+        oracle = (predicted - (p_num - sure)) | g_num
+        for links, ps, rs in ((predicted, precisions, recalls), (oracle, o_precisions, o_recalls)):
+            ps.append(len(links & sure) / len(links) if links else 1.0)
+            rs.append(len(links & sure) / len(sure) if sure else 1.0)
+    n = len(pairs)
+    p, r = sum(precisions) / n, sum(recalls) / n
+    op, orr = sum(o_precisions) / n, sum(o_recalls) / n
+    print(f"== {name}: {n} problems, model {model!r}, {time.perf_counter() - started:.0f} s")
+    print(f"gold SURE links {gold_links}; touching a number token {gold_num} ({100 * gold_num / gold_links:.1f}%) "
+          f"in {problems_with} problems; missed {missed_num}")
+    print(f"  missed by class: {dict(missed_kinds.most_common())}")
+    print(f"predicted links touching a number token {pred_num}; not in the gold {wrong_num}")
+    print(f"  wrong by class: {dict(wrong_kinds.most_common())}")
+    print(f"model P {100 * p:.1f} R {100 * r:.1f} F1 {100 * harmonic_mean(p, r):.1f}; "
+          f"number oracle P {100 * op:.1f} R {100 * orr:.1f} F1 {100 * harmonic_mean(op, orr):.1f}")
+    for key, items in sorted(shown.items()):
+        print(f"  {key}: " + "; ".join(items))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default="msr")
+    parser.add_argument("--corpora", default="msr,edi")
+    parser.add_argument("--examples", type=int, default=15, help="example token pairs printed per class")
+    args = parser.parse_args()
+    for name in args.corpora.split(","):
+        probe(name, args.model, args.examples)
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()

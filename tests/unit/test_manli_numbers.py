@@ -1,0 +1,111 @@
+"""Numbers in other formats read as one value (issue 13 part 4, fourth pass): the parser
+(:func:`explorer.lexical.numbers.token_number`, :func:`span_number`) and MANLI's
+``sub:num_value_eq`` / ``sub:num_value_clash`` features. Tiny hand-written pairs only."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from explorer import resources
+from explorer.aligners.manli import SHIPPED_MODELS
+from explorer.aligners.manli_features import INDEX, SurfaceSimilarity, extract
+from explorer.lexical.numbers import MAX_NUMBER_CHARS, MAX_NUMBER_SPAN, span_number, token_number
+from explorer.pairs import Pair
+from explorer.preprocess import analyze_pair
+
+
+@pytest.mark.parametrize(
+    ("token", "values", "percent"),
+    [
+        ("7", (7,), False), ("2,500", (2500,), False), ("eleven", (11,), False),
+        ("12%", (12,), True), ("%", (), True), ("Percent", (), True),
+        ("$3,000", (3000,), False), ("4m", (4e6,), False), ("3bn", (3e9,), False), ("8k", (8000,), False),
+        ("3/4", (0.75,), False), ("3/0", (), False),
+        ("63-year-old", (63,), False), ("12-foot-high", (12,), False), ("30-40", (30, 40), False),
+        ("thirty-one", (31,), False), ("40-percent", (40,), True),
+        ("Agent99", (), False), ("km", (), False), ("-", (), False), ("x-ray", (), False), ("", (), False),
+    ],
+)
+def test_token_number(token: str, values: tuple[float, ...], percent: bool) -> None:
+    assert token_number(token) == (tuple(float(v) for v in values), percent)
+
+
+def test_token_number_refuses_long_tokens_cheaply() -> None:
+    assert token_number("9" * MAX_NUMBER_CHARS) != ((), False)
+    started = time.perf_counter()
+    for _ in range(1000):
+        assert token_number("9" * 100_000) == ((), False)
+        assert token_number("1-" * 50_000) == ((), False)
+    assert time.perf_counter() - started < 1.0
+
+
+@pytest.mark.parametrize(
+    ("tokens", "values", "percent"),
+    [
+        (["12.5", "million"], {12_500_000}, False), (["12,500,000"], {12_500_000}, False),
+        (["three", "hundred", "thousand"], {300_000}, False), (["thirty", "one"], {31}, False),
+        (["7", "percent"], {7}, True), (["7", "per", "cent"], {7}, True), (["7", "%"], {7}, True),
+        (["the", "7", "boats"], {7}, False), (["7", "9"], {7, 9}, False), (["percent"], set(), True),
+        (["$", "40"], {40}, False), (["2.25", "billion"], {2.25e9}, False),
+    ],
+)
+def test_span_number(tokens: list[str], values: set[float], percent: bool) -> None:
+    assert span_number(tokens) == (frozenset(float(v) for v in values), percent)
+
+
+def test_span_number_none_without_a_number_or_past_the_span_limit() -> None:
+    assert span_number(["the", "boats"]) is None
+    assert span_number(["million"]) is None
+    assert span_number(["1"] * (MAX_NUMBER_SPAN + 1)) is None
+    assert span_number(["1"] * MAX_NUMBER_SPAN) == (frozenset({1.0}), False)
+
+
+def _feature(text: tuple[str, ...], hyp: tuple[str, ...], p: tuple[int, int], h: tuple[int, int], name: str) -> float:
+    pair = Pair("t", " ".join(text), " ".join(hyp), text_tokens=text, hypothesis_tokens=hyp)
+    feats = extract(analyze_pair(pair), SurfaceSimilarity(), extra=((p, h),))
+    c = feats.find(p, h)
+    assert c >= 0
+    return float(feats.aligned[c, INDEX[name]])
+
+
+def test_a_number_written_two_ways_is_one_value() -> None:
+    text = ("Profits", "reached", "12,500,000", "euros", ".")
+    hyp = ("Profits", "were", "12.5", "million", "euros", ".")
+    assert _feature(text, hyp, (2, 3), (2, 4), "sub:num_value_eq") == 1.0
+    assert _feature(text, hyp, (2, 3), (2, 4), "sub:num_value_clash") == 0.0
+    # Half of the hypothesis's number is another value.
+    assert _feature(text, hyp, (2, 3), (2, 3), "sub:num_value_eq") == 0.0
+    assert _feature(text, hyp, (2, 3), (2, 3), "sub:num_value_clash") == 1.0
+    # No number on one side: neither feature.
+    assert _feature(text, hyp, (3, 4), (2, 4), "sub:num_value_eq") == 0.0
+    assert _feature(text, hyp, (3, 4), (2, 4), "sub:num_value_clash") == 0.0
+
+
+def test_hyphenated_ages_and_percent_words() -> None:
+    assert _feature(("A", "63-year-old", "won"), ("A", "man", "of", "63", "won"), (1, 2), (3, 4), "sub:num_value_eq") == 1.0
+    assert _feature(("A", "63-year-old", "won"), ("A", "man", "of", "64", "won"), (1, 2), (3, 4), "sub:num_value_clash") == 1.0
+    text, hyp = ("Costs", "fell", "7", "percent"), ("Costs", "fell", "7", "%")
+    assert _feature(text, hyp, (3, 4), (3, 4), "sub:num_value_eq") == 1.0
+    assert _feature(text, hyp, (2, 4), (2, 4), "sub:num_value_eq") == 1.0
+
+
+@pytest.mark.skipif(not resources.is_available("averaged_perceptron_tagger_eng"),
+                    reason="needs the POS tagger (to tell 'one' the number from 'one' the noun): ../shared or nltk.download")
+def test_the_same_words_are_left_to_the_identity_features() -> None:
+    text, hyp = ("It", "cost", "7", "euros"), ("It", "cost", "7", "euros")
+    assert _feature(text, hyp, (2, 3), (2, 3), "sub:num_value_eq") == 0.0
+    assert _feature(text, hyp, (2, 3), (2, 3), "sub:num_value_clash") == 0.0
+    # "one" that the tagger does not call a number (NN here) is no number; tagged CD it is.
+    assert _feature(("No", "one", "came", "."), ("It", "is", "1", "."), (1, 2), (2, 3), "sub:num_value_eq") == 0.0
+    assert _feature(("No", "one", "came", "."), ("It", "is", "1", "."), (1, 2), (2, 3), "sub:num_value_clash") == 0.0
+    assert _feature(("This", "one", "is", "red"), ("It", "is", "1", "."), (1, 2), (2, 3), "sub:num_value_eq") == 1.0
+
+
+def test_shipped_models_carry_the_number_format_features_at_weight_0() -> None:
+    for shipped in SHIPPED_MODELS.values():
+        weights = json.loads(shipped.path.read_text())["weights"]
+        assert weights["sub:num_value_eq"] == 0.0, shipped.file
+        assert weights["sub:num_value_clash"] == 0.0, shipped.file
