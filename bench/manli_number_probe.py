@@ -14,8 +14,14 @@ Missed links are put in classes: ``same`` (the two tokens are the same string),
 hyphenated / percent form: one side a scale word, ``%``, ``percent`` or a hyphenated
 number), ``number-word`` (a number token linked to a non-number token) and ``other``.
 
+With ``--cost N`` it instead times MANLI's feature extraction on the first N MSR
+problems with the number-format stage on and off (switched off by replacing it with a
+no-op), alternating on/off passes in one process after a warm-up pass, and prints each
+pass's median per problem and the ratio, then the share of one warm pass's extraction
+time spent in the stage (timed around it: the figure least moved by the machine's load).
+
 Usage: NLTK_DATA=../shared/nltk_data python -m bench.manli_number_probe [--model msr]
-       [--corpora msr,edi] [--examples 15]
+       [--corpora msr,edi] [--examples 15] [--cost N --passes 4]
 """
 
 from __future__ import annotations
@@ -115,12 +121,69 @@ def probe(name: str, model: str, examples: int) -> None:
         print(f"  {key}: " + "; ".join(items))
 
 
+def cost(n: int, passes: int) -> None:
+    import statistics
+
+    import explorer.aligners.manli_features as mf
+
+    paths = [str(SHARED / "msr_align" / f"RTE2_dev_{x}.align.txt") for x in "ABC"]
+    analysed = [analyze_pair(p) for p in load_gold(paths).pairs[:n]]
+    for a in analysed:
+        a.text.lemmas, a.hypothesis.lemmas, a.text.stop, a.hypothesis.stop  # noqa: B018 -- warm
+    aligner = ManliAligner()
+    stage = mf._number_format_features
+
+    def run() -> float:
+        times = []
+        for a in analysed:
+            started = time.perf_counter()
+            aligner.features(a)
+            times.append(time.perf_counter() - started)
+        return statistics.median(times)
+
+    run()  # warm the lexical caches
+    medians: dict[str, list[float]] = {"on": [], "off": []}
+    try:
+        for _ in range(passes):
+            for label in ("off", "on"):
+                mf._number_format_features = stage if label == "on" else (lambda *args: None)
+                medians[label].append(run())
+    finally:
+        mf._number_format_features = stage
+    spent = [0.0]
+
+    def timed(*args: object) -> None:
+        started = time.perf_counter()
+        stage(*args)  # type: ignore[arg-type]
+        spent[0] += time.perf_counter() - started
+
+    mf._number_format_features = timed
+    try:
+        started = time.perf_counter()
+        for a in analysed:
+            aligner.features(a)
+        total = time.perf_counter() - started
+    finally:
+        mf._number_format_features = stage
+    print(f"the number-format stage: {1000 * spent[0]:.0f} ms of {1000 * total:.0f} ms of warm extraction "
+          f"({100 * spent[0] / total:.1f}%)")
+    for label, values in medians.items():
+        print(f"{label}: " + ", ".join(f"{1000 * v:.2f}" for v in values) + " ms median per problem")
+    ratios = [on / off for on, off in zip(medians["on"], medians["off"])]
+    print("on / off per pass: " + ", ".join(f"{r:.3f}" for r in ratios))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="msr")
     parser.add_argument("--corpora", default="msr,edi")
     parser.add_argument("--examples", type=int, default=15, help="example token pairs printed per class")
+    parser.add_argument("--cost", type=int, help="time feature extraction on this many MSR problems instead")
+    parser.add_argument("--passes", type=int, default=4)
     args = parser.parse_args()
+    if args.cost:
+        cost(args.cost, args.passes)
+        return
     for name in args.corpora.split(","):
         probe(name, args.model, args.examples)
         sys.stdout.flush()

@@ -11,7 +11,7 @@ import pytest
 
 from explorer import resources
 from explorer.aligners.manli import SHIPPED_MODELS
-from explorer.aligners.manli_features import INDEX, SurfaceSimilarity, extract
+from explorer.aligners.manli_features import INDEX, MAX_SPAN_READ, SurfaceSimilarity, extract
 from explorer.lexical.numbers import MAX_NUMBER_CHARS, MAX_NUMBER_SPAN, span_number, token_number
 from explorer.pairs import Pair
 from explorer.preprocess import analyze_pair
@@ -61,6 +61,7 @@ def test_span_number_none_without_a_number_or_past_the_span_limit() -> None:
     assert span_number(["million"]) is None
     assert span_number(["1"] * (MAX_NUMBER_SPAN + 1)) is None
     assert span_number(["1"] * MAX_NUMBER_SPAN) == (frozenset({1.0}), False)
+    assert MAX_SPAN_READ == MAX_NUMBER_SPAN
 
 
 def _feature(text: tuple[str, ...], hyp: tuple[str, ...], p: tuple[int, int], h: tuple[int, int], name: str) -> float:
@@ -82,6 +83,48 @@ def test_a_number_written_two_ways_is_one_value() -> None:
     # No number on one side: neither feature.
     assert _feature(text, hyp, (3, 4), (2, 4), "sub:num_value_eq") == 0.0
     assert _feature(text, hyp, (3, 4), (2, 4), "sub:num_value_clash") == 0.0
+
+
+def test_a_pair_full_of_numbers_compares_value_sets_in_bulk() -> None:
+    # Every block has numbers on both sides; the features must agree with reading each
+    # block's two spans directly.
+    text = ("3", "1,000", "7", "2", "percent", "9")
+    hyp = ("1000", "3", "%", "7", "four")
+    pair = Pair("t", " ".join(text), " ".join(hyp), text_tokens=text, hypothesis_tokens=hyp)
+    feats = extract(analyze_pair(pair), SurfaceSimilarity())
+    checked = 0
+    for c in range(len(feats)):
+        ps, pe, hs, he = (int(x) for x in (feats.p_start[c], feats.p_end[c], feats.h_start[c], feats.h_end[c]))
+        a, b = span_number([t.lower() for t in text[ps:pe]]), span_number([t.lower() for t in hyp[hs:he]])
+        if a is None or b is None or not a[0] or not b[0]:
+            assert feats.aligned[c, INDEX["sub:num_value_clash"]] == 0.0
+            continue
+        checked += 1
+        clash = not (a[0] <= b[0] or b[0] <= a[0])
+        assert feats.aligned[c, INDEX["sub:num_value_clash"]] == float(clash), (text[ps:pe], hyp[hs:he])
+        same = a[0] == b[0] and text[ps:pe] != hyp[hs:he]
+        assert feats.aligned[c, INDEX["sub:num_value_eq"]] == float(same), (text[ps:pe], hyp[hs:he])
+    assert checked > 50
+
+
+def test_part4_number_mismatch_in_bulk_agrees_with_reading_each_block() -> None:
+    # sub:num_mismatch (part 4) compares the blocks' token-value sets as arrays; it must
+    # agree with the per-block definition, including blocks past the phrase bound.
+    text = ("3", "1,000", "7", "2", "cats", "9", "3")
+    hyp = ("1000", "3", "dogs", "7", "4", "3")
+    pair = Pair("t", " ".join(text), " ".join(hyp), text_tokens=text, hypothesis_tokens=hyp)
+    feats = extract(analyze_pair(pair), SurfaceSimilarity(), extra=(((0, 7), (0, 6)), ((1, 3), (0, 6))))
+    values = {"3": 3.0, "1,000": 1000.0, "1000": 1000.0, "7": 7.0, "2": 2.0, "9": 9.0, "4": 4.0}
+    checked = 0
+    for c in range(len(feats)):
+        ps, pe, hs, he = (int(x) for x in (feats.p_start[c], feats.p_end[c], feats.h_start[c], feats.h_end[c]))
+        a = {values[t] for t in text[ps:pe] if t in values}
+        b = {values[t] for t in hyp[hs:he] if t in values}
+        expected = bool(a and b and not (a <= b or b <= a))
+        assert feats.aligned[c, INDEX["sub:num_mismatch"]] == float(expected), (text[ps:pe], hyp[hs:he])
+        checked += expected
+    assert checked > 10
+    assert feats.aligned[feats.find((0, 7), (0, 6)), INDEX["sub:num_mismatch"]] == 1.0  # {3,1000,7,2,9} vs {1000,3,7,4}
 
 
 def test_hyphenated_ages_and_percent_words() -> None:
