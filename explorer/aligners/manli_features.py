@@ -654,9 +654,16 @@ def _number_format_features(f: np.ndarray, cand: _Candidates, p: _Side, h: _Side
     then compared as arrays (value sets as bit masks over the pair's distinct values), so
     a pair full of numbers costs no Python work per candidate."""
     col = INDEX
-    if not len(cand):
+    p_num = np.array([bool(t) for t in p.numeric], dtype=np.float64)
+    h_num = np.array([bool(t) for t in h.numeric], dtype=np.float64)
+    if not len(cand) or not p_num.any() or not h_num.any():
         return
-    size_cap = min(int(max(cand.p_size.max(), cand.h_size.max())), MAX_SPAN_READ)
+    num_cum_p, num_cum_h = _cum(p_num), _cum(h_num)
+    rows = np.flatnonzero(((num_cum_p[cand.p_end] - num_cum_p[cand.p_start]) > 0)
+                          & ((num_cum_h[cand.h_end] - num_cum_h[cand.h_start]) > 0))
+    if not rows.size:
+        return
+    size_cap = min(int(max(cand.p_size[rows].max(), cand.h_size[rows].max())), MAX_SPAN_READ)
     sets: dict[frozenset[float], int] = {}
     p_read, h_read = _read_spans(p.numeric, size_cap, sets), _read_spans(h.numeric, size_cap, sets)
     if not sets:
@@ -669,15 +676,15 @@ def _number_format_features(f: np.ndarray, cand: _Candidates, p: _Side, h: _Side
         at = (start, np.minimum(size, size_cap))
         return np.where(inside, ids[at], -1), np.where(inside, percent[at], False)
 
-    p_id, p_pct = lookup(p_read, cand.p_start, cand.p_size)
-    h_id, h_pct = lookup(h_read, cand.h_start, cand.h_size)
+    p_id, p_pct = lookup(p_read, cand.p_start[rows], cand.p_size[rows])
+    h_id, h_pct = lookup(h_read, cand.h_start[rows], cand.h_size[rows])
     read = (p_id >= 0) & (h_id >= 0)
     p_id, h_id = np.maximum(p_id, 0), np.maximum(h_id, 0)
     p_empty, h_empty = empty[p_id], empty[h_id]
     with_values = read & ~p_empty & ~h_empty
-    f[:, col["sub:num_value_eq"]] = ~eq & ((with_values & (p_id == h_id)) | (read & p_empty & h_empty & p_pct & h_pct))
-    rows = np.flatnonzero(with_values)
-    f[rows, col["sub:num_value_clash"]] = _neither_subset(p_id[rows], h_id[rows], sets)
+    f[rows, col["sub:num_value_eq"]] = ~eq[rows] & (
+        (with_values & (p_id == h_id)) | (read & p_empty & h_empty & p_pct & h_pct))
+    f[rows[with_values], col["sub:num_value_clash"]] = _neither_subset(p_id[with_values], h_id[with_values], sets)
 
 
 #: Spans longer than this are not read as numbers by :func:`_number_format_features`
