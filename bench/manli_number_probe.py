@@ -20,8 +20,12 @@ no-op), alternating on/off passes in one process after a warm-up pass, and print
 pass's median per problem and the ratio, then the share of one warm pass's extraction
 time spent in the stage (timed around it: the figure least moved by the machine's load).
 
+With ``--hostile N`` it times feature extraction (warm, second call) of a synthetic pair
+of N x N random numbers 1-50 (every block has numbers on both sides) and the time spent
+in the two number stages (``_number_features``, ``_number_format_features``).
+
 Usage: NLTK_DATA=../shared/nltk_data python -m bench.manli_number_probe [--model msr]
-       [--corpora msr,edi] [--examples 15] [--cost N --passes 4]
+       [--corpora msr,edi] [--examples 15] [--cost N --passes 4] [--hostile 60,80]
 """
 
 from __future__ import annotations
@@ -173,6 +177,42 @@ def cost(n: int, passes: int) -> None:
     print("on / off per pass: " + ", ".join(f"{r:.3f}" for r in ratios))
 
 
+def hostile(sizes: list[int]) -> None:
+    import random
+
+    import explorer.aligners.manli_features as mf
+    from explorer.pairs import Pair
+
+    rng = random.Random(0)
+    aligner = ManliAligner()
+    stages = {name: getattr(mf, name) for name in ("_number_features", "_number_format_features")}
+    for n in sizes:
+        t = tuple(str(rng.randint(1, 50)) for _ in range(n))
+        h = tuple(str(rng.randint(1, 50)) for _ in range(n))
+        analysed = analyze_pair(Pair("hostile", " ".join(t), " ".join(h), text_tokens=t, hypothesis_tokens=h))
+        aligner.features(analysed)
+        spent = dict.fromkeys(stages, 0.0)
+
+        def timed(name: str, spent: dict[str, float] = spent):  # type: ignore[no-untyped-def]
+            def run(*args: object) -> None:
+                started = time.perf_counter()
+                stages[name](*args)
+                spent[name] += time.perf_counter() - started
+            return run
+
+        try:
+            for name in stages:
+                setattr(mf, name, timed(name))
+            started = time.perf_counter()
+            feats = aligner.features(analysed)
+            total = time.perf_counter() - started
+        finally:
+            for name, stage in stages.items():
+                setattr(mf, name, stage)
+        print(f"{n} x {n} numbers, {len(feats)} candidates: features {total:.2f} s; "
+              + ", ".join(f"{name} {value:.2f} s" for name, value in spent.items()))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="msr")
@@ -180,7 +220,11 @@ def main() -> None:
     parser.add_argument("--examples", type=int, default=15, help="example token pairs printed per class")
     parser.add_argument("--cost", type=int, help="time feature extraction on this many MSR problems instead")
     parser.add_argument("--passes", type=int, default=4)
+    parser.add_argument("--hostile", help="comma-separated sizes of synthetic all-number pairs to time")
     args = parser.parse_args()
+    if args.hostile:
+        hostile([int(x) for x in args.hostile.split(",")])
+        return
     if args.cost:
         cost(args.cost, args.passes)
         return
