@@ -17,7 +17,8 @@ Feature variants (``--variants``): ``base`` is the feature set before part 4 (th
 new columns switched off during training, so their weights stay 0); ``part4`` adds the
 groups of part 4's first pass (:data:`PART4`, the features of today's ``msr_edi``; the
 second pass's phrase and pair-shape groups, measured at commit d513052, were taken out
-again: docs/RESULTS.md); ``all`` adds every group; ``+name`` / ``-name`` add or remove one group of :data:`GROUPS`.
+again: docs/RESULTS.md); ``all`` adds every group; ``+name`` / ``-name`` add or remove one group of :data:`GROUPS`
+(``numval``: numbers in other formats read as one value, the fourth pass; in no shipped model).
 Features are extracted once per run and the variants differ only in which weights
 training may move, so one run compares them on exactly the same candidates.
 
