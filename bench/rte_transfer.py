@@ -173,18 +173,19 @@ def bootstrap(cache: Path, resamples: int) -> None:
 
 # -- can another MANLI number close RTE1? ------------------------------------------------
 
-def manli_tokens(cache: Path, name: str) -> list[dict]:
+def manli_tokens(cache: Path, name: str, source: Path | None = None) -> list[dict]:
     """Per pair, what the candidate numbers need from one MANLI decode: the task, gold,
     hypothesis content positions, which hypothesis tokens are aligned, each aligned token's
     lexical similarity to its linked text tokens (MANLI's similarity matrix, block maximum),
-    each token's best similarity anywhere in the text, Brown idf, and the hypothesis side."""
+    each token's best similarity anywhere in the text, Brown idf, and the hypothesis side.
+    ``source`` is the file to read (default: the RTE file ``name``)."""
     path = cache / f"manli-tokens__{name}.json"
     if not path.exists():
         from explorer.aligners.bow import idf
         from explorer.aligners.manli import entailment_score
         from explorer.combined import _negations, _numbers
 
-        data = load(RTE / f"{name}.xml")
+        data = load(source if source is not None else RTE / f"{name}.xml")
         aligner = get_scorer("manli").aligner  # type: ignore[attr-defined]
         rows = []
         for pair in data.pairs:
