@@ -2,7 +2,7 @@
 chosen by cross-set transfer (issue 13, part 3).
 
     NLTK_DATA=../shared/nltk_data .venv/bin/python -m bench.combined_rte [--cache DIR]
-        [--only models,features,search,nested,honest,extra,final] [--save explorer/models/combined_rte.json]
+        [--only models,features,search,nested,honest,extra,extra_why,final] [--save explorer/models/combined_rte.json]
         [--extra FILE,FILE]
 
 Rows (train -> test): RTE1 dev -> RTE2 dev, RTE2 dev -> RTE3 dev, RTE3 dev -> RTE3 test,
@@ -447,6 +447,64 @@ def extra(data, extras: Sequence[str]) -> None:  # type: ignore[no-untyped-def]
         print(f"| {_label(p_)} | {cells(accs)} |", flush=True)
 
 
+def extra_why(data, extras: Sequence[str], cache: Path, sources: dict[str, Path | None]) -> None:  # type: ignore[no-untyped-def]
+    """Why the extra data does (not) help, read after the pre-registered choice and used for
+    no choice: each kept-out set's accuracy, share called entailed and AUC (the ranking, free
+    of the decision's intercept) at the shipped C, per weighting and feature set, and trained
+    on the extra data alone; then, per file, how often a hypothesis content word is linked
+    to a *related* (not identical) word, by gold label."""
+    from bench.rte_transfer import _auc, manli_tokens
+
+    shipped = tuple(combined.DEFAULT_FEATURES)
+    c = combined.DEFAULT_C
+    print(f"\n### Why: accuracy / share called entailed / AUC on the kept-out set, C = {c:g} (diagnostic)\n")
+    print("| kept out | features | " + " | ".join(EXTRA_WEIGHTINGS) + " | extra data alone |")
+    print("|---|---|" + "---|" * (len(EXTRA_WEIGHTINGS) + 1))
+    for kept in FILES:
+        rest = tuple(f for f in FILES if f != kept)
+        for names in (shipped, (*shipped, SIMILARITY_COVERAGE)):
+            label = "+ similarity coverage" if SIMILARITY_COVERAGE in names else "shipped three"
+            out = []
+            for train, weighting in [*((rest, w) for w in EXTRA_WEIGHTINGS), (tuple(extras), "none")]:
+                x, y = matrix(data, train, names)
+                sw = np.ones(len(y))
+                if weighting != "none":
+                    xe, ye = matrix(data, extras, names)
+                    x, y = np.vstack([x, xe]), np.concatenate([y, ye])
+                    sw = np.concatenate([sw, np.full(len(ye), 1.0 if weighting == "pooled" else (len(y) - len(ye)) / len(ye))])
+                xt, yt = matrix(data, (kept,), names)
+                mean = np.average(x, axis=0, weights=sw)
+                scale = np.sqrt(np.average((x - mean) ** 2, axis=0, weights=sw))
+                scale[scale == 0] = 1.0
+                w, b = fit_logistic((x - mean) / scale, y.astype(float), c, sw)
+                z = (xt - mean) / scale @ w + b
+                out.append(f"{100 * np.mean((z > 0) == yt):.1f} / {100 * np.mean(z > 0):.1f} / {_auc(z, yt):.3f}")
+            print(f"| {kept} | {label} | " + " | ".join(out) + " |")
+    print("\nHypothesis content words linked to a related, not identical, word (MANLI link similarity "
+          "below 1), share per pair, mean by gold; AUC of its negative; AUC of the features:\n")
+    print("| file | entailed | not entailed | AUC of -share | AUC bow / manli / similarity coverage |")
+    print("|---|---|---|---|---|")
+    for name, source in sources.items():
+        rows = manli_tokens(cache, name, source)
+        share = np.array([sum(r["aligned"][j] and r["link_sim"][j] < 1 - 1e-9 for j in r["content"])
+                          / max(len(r["content"]), 1) for r in rows])
+        gold = np.array([r["gold"] for r in rows], dtype=bool)
+        cols, g = data[name]
+        print(f"| {name} | {share[gold].mean():.3f} | {share[~gold].mean():.3f} | {_auc(-share, gold):.3f} | "
+              f"{_auc(cols['scorer:bow'], g):.3f} / {_auc(cols['scorer:manli'], g):.3f} / "
+              f"{_auc(cols[SIMILARITY_COVERAGE], g):.3f} |")
+    rows = manli_tokens(cache, "rte1_dev")
+    print("\nThe same share on RTE1 dev, task by task:\n")
+    print("| task | pairs | entailed | not entailed | AUC of -share |")
+    print("|---|---|---|---|---|")
+    for task in sorted({str(r["task"]) for r in rows}):
+        picked = [r for r in rows if str(r["task"]) == task]
+        share = np.array([sum(r["aligned"][j] and r["link_sim"][j] < 1 - 1e-9 for j in r["content"])
+                          / max(len(r["content"]), 1) for r in picked])
+        gold = np.array([r["gold"] for r in picked], dtype=bool)
+        print(f"| {task} | {len(picked)} | {share[gold].mean():.3f} | {share[~gold].mean():.3f} | {_auc(-share, gold):.3f} |")
+
+
 FAMILIES = {
     "scorers (fast MT/BLEU/bow)": [f for f in combined.FEATURES if f.startswith("scorer:") and f not in ("scorer:manli", "scorer:itg")],
     "+ manli, itg scorers": ["scorer:manli", "scorer:itg"],
@@ -586,8 +644,9 @@ def main() -> None:
     extras = [Path(p) for p in args.extra.split(",") if p.strip()]
     for path in extras:
         data[extra_name(path)] = file_features(args.cache, extra_name(path), path)
-    if "extra" in args.only.split(","):
-        for name, source in [*((f, None) for f in FILES), *((extra_name(p), p) for p in extras)]:
+    sources: dict[str, Path | None] = {**{f: None for f in FILES}, **{extra_name(p): p for p in extras}}
+    if {"extra", "extra_why"} & set(args.only.split(",")):
+        for name, source in sources.items():
             data[name][0][SIMILARITY_COVERAGE] = similarity_coverage(args.cache, name, source)
     _BOW[:] = bow_rows(data)
     names = combined.parse_features(args.features)
@@ -608,6 +667,8 @@ def main() -> None:
         forward(data, args.kind, args.c)
     if "extra" in wanted:
         extra(data, [extra_name(p) for p in extras])
+    if "extra_why" in wanted:
+        extra_why(data, [extra_name(p) for p in extras], args.cache, sources)
     if "final" in wanted:
         final(data, names, args.c, args.save)
 
