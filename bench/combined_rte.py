@@ -460,6 +460,7 @@ def extra_why(data, extras: Sequence[str], cache: Path, sources: dict[str, Path 
     print(f"\n### Why: accuracy / share called entailed / AUC on the kept-out set, C = {c:g} (diagnostic)\n")
     print("| kept out | features | " + " | ".join(EXTRA_WEIGHTINGS) + " | extra data alone |")
     print("|---|---|" + "---|" * (len(EXTRA_WEIGHTINGS) + 1))
+    fitted: list[tuple[str, np.ndarray, float]] = []
     for kept in FILES:
         rest = tuple(f for f in FILES if f != kept)
         for names in (shipped, (*shipped, SIMILARITY_COVERAGE)):
@@ -478,8 +479,17 @@ def extra_why(data, extras: Sequence[str], cache: Path, sources: dict[str, Path 
                 scale[scale == 0] = 1.0
                 w, b = fit_logistic((x - mean) / scale, y.astype(float), c, sw)
                 z = (xt - mean) / scale @ w + b
+                if kept == "rte1_dev" and names == shipped:
+                    fitted.append(("extra data alone" if train == tuple(extras) else weighting, w, b))
                 out.append(f"{100 * np.mean((z > 0) == yt):.1f} / {100 * np.mean(z > 0):.1f} / {_auc(z, yt):.3f}")
             print(f"| {kept} | {label} | " + " | ".join(out) + " |")
+    print("\nThe fitted weights (standardised features) and intercepts, shipped three, RTE1 dev kept out:\n")
+    print("| training | " + " | ".join(f"`{n}`" for n in shipped) + " | intercept |")
+    print("|---|" + "---|" * (len(shipped) + 1))
+    for label, w, b in fitted:
+        print(f"| {label} | " + " | ".join(f"{v:+.2f}" for v in w) + f" | {b:+.2f} |")
+    means = " / ".join(f"{name} {data[name][0]['manli:unaligned_names'].mean():.3f}" for name in sources)
+    print(f"\nMean unaligned hypothesis proper nouns per pair: {means}")
     print("\nHypothesis content words linked to a related, not identical, word (MANLI link similarity "
           "below 1), share per pair, mean by gold; AUC of its negative; AUC of the features:\n")
     print("| file | entailed | not entailed | AUC of -share | AUC bow / manli / similarity coverage |")
