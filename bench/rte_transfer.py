@@ -2,7 +2,7 @@
 thresholded number, and the bootstrap spread of the chosen cutoff (issue 13, part 2).
 
     NLTK_DATA=../shared/nltk_data .venv/bin/python -m bench.rte_transfer [--cache DIR] [--scorers all]
-        [--resamples 1000] [--only table,rules,manli,bootstrap,why,candidates,nested,paired,select]
+        [--resamples 1000] [--only table,rules,manli,bootstrap,why,candidates,nested,paired,select,models]
         [--select TRAIN,TRIAL]
 
 Scores are computed once per (scorer, file) and kept as JSON under ``--cache`` (default
@@ -18,7 +18,9 @@ bench/combined_rte.py (those three, all dev sets -> RTE3 test, and each dev set 
   three), then tested on that set;
 * ``paired``: ``manli`` minus bag-of-words on each row, with a paired bootstrap interval;
 * ``select``: the candidate chosen on a selection set disjoint from every RTE row
-  (``--select TRAIN,TRIAL``: cutoff on TRAIN, accuracy then AUC on TRIAL), and its seven rows.
+  (``--select TRAIN,TRIAL``: cutoff on TRAIN, accuracy then AUC on TRIAL), and its seven rows;
+* ``models``: the shipped ``manli`` number computed over each shipped MANLI alignment model
+  (``msr``, the scorer's, and ``msr_edi``), on the seven rows.
 
 Prints Markdown tables (docs/RESULTS.md, "Cutoff transfer" and "Can another MANLI number
 close RTE1?").
@@ -483,6 +485,31 @@ def select(cache: Path, train: Path, trial: Path) -> None:
           f">= bow on all seven: {bool((accs >= bow).all())}")
 
 
+def alignment_models(cache: Path) -> None:
+    """The ``manli`` scorer's number over each shipped MANLI model's alignments, seven rows."""
+    from explorer.aligners.manli import SHIPPED_MODELS, ManliAligner, ManliScorer
+
+    bow = _rows_accuracy(_bow_series(cache))
+    print("\n### The `manli` number over each shipped alignment model (cutoff `midpoint` on each row's training sets)\n")
+    print("| model | " + " | ".join(_row_label(*r) for r in ROWS7) + " | mean | worst margin over bow |")
+    print("|---|" + "---|" * (len(ROWS7) + 2))
+    print("| bag-of-words | " + " | ".join(pct(a) for a in bow) + f" | {pct(bow.mean())} | +0.0 |")
+    for model in SHIPPED_MODELS:
+        scorer = ManliScorer(ManliAligner().with_model(model))
+        series = {}
+        for name in FILES:
+            path = cache / f"manli-model-{model}__{name}.json"
+            if not path.exists():
+                data = load(RTE / f"{name}.xml")
+                values = [scorer.score(analyze_pair(p)).value for p in data.pairs]
+                path.write_text(json.dumps({"values": values, "gold": [bool(p.entails) for p in data.pairs]}))
+            payload = json.loads(path.read_text())
+            series[name] = (np.array(payload["values"], dtype=float), np.array(payload["gold"], dtype=bool))
+        accs = _rows_accuracy(series)
+        print(f"| {model} | " + " | ".join(pct(a) for a in accs)
+              + f" | {pct(accs.mean())} | {100 * (accs - bow).min():+.1f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cache", type=Path, default=Path("/tmp/explorer-rte-transfer"))
@@ -516,6 +543,8 @@ def main() -> None:
     if "select" in wanted:
         train, trial = (Path(p) for p in args.select.split(","))
         select(args.cache, train, trial)
+    if "models" in wanted:
+        alignment_models(args.cache)
 
 
 if __name__ == "__main__":
