@@ -2,7 +2,8 @@
 chosen by cross-set transfer (issue 13, part 3).
 
     NLTK_DATA=../shared/nltk_data .venv/bin/python -m bench.combined_rte [--cache DIR]
-        [--only models,features,search,nested,honest,final] [--save explorer/models/combined_rte.json]
+        [--only models,features,search,nested,honest,extra,extra_why,final] [--save explorer/models/combined_rte.json]
+        [--extra FILE,FILE]
 
 Rows (train -> test): RTE1 dev -> RTE2 dev, RTE2 dev -> RTE3 dev, RTE3 dev -> RTE3 test,
 RTE1+2+3 dev -> RTE3 test, and each dev set left out (trained on the two others):
@@ -12,7 +13,10 @@ features: first no row below bag-of-words, then the best mean); ``nested`` repea
 choice with one labelled set kept out of every row and reports the chosen model on it
 (an honest estimate of the choice itself). ``honest`` is the headline: the shipped
 features fixed, only C chosen on the rows without the kept-out set, beside a unit-weight
-sum with nothing chosen, with paired bootstrap intervals against bag-of-words. Features are computed once per file and kept under
+sum with nothing chosen, with paired bootstrap intervals against bag-of-words. ``extra``
+adds the labelled files of ``--extra`` (e.g. SICK) to every row's *training* data and
+chooses, nested like ``honest``, among C x their weighting x two feature sets
+(docs/RESULTS.md, "Fourth pass (h18)"). Features are computed once per file and kept under
 ``--cache`` (default /tmp/explorer-rte-transfer, shared with bench/rte_transfer.py).
 The classifier decides at probability 0.5 (no cutoff tuning); bag-of-words with its
 cutoff chosen on the training set is the baseline row. Prints Markdown.
@@ -64,11 +68,12 @@ EARLIER_DEFAULT: tuple[str, ...] = (
 )
 
 
-def file_features(cache: Path, name: str) -> tuple[dict[str, np.ndarray], np.ndarray]:
-    """Every feature of :data:`combined.FEATURES` for one file (cached)."""
+def file_features(cache: Path, name: str, source: Path | None = None) -> tuple[dict[str, np.ndarray], np.ndarray]:
+    """Every feature of :data:`combined.FEATURES` for one file (cached under ``name``);
+    ``source`` is the file to read (default: the RTE file ``name``)."""
     path = cache / f"combined-features__{name}.json"
     if not path.exists():
-        data = load(RTE / f"{name}.xml")
+        data = load(source if source is not None else RTE / f"{name}.xml")
         start = time.perf_counter()
         rows = [combined.alignment_features(analyze_pair(p)) for p in data.pairs]
         columns = {k: [r[k] for r in rows] for k in rows[0]}
@@ -147,18 +152,20 @@ def cells(accs: list[float]) -> str:
             + f" | {100 * margin:+.1f}")
 
 
-def fit_logistic(x: np.ndarray, y: np.ndarray, c: float) -> tuple[np.ndarray, float]:
+def fit_logistic(x: np.ndarray, y: np.ndarray, c: float, sample_weight: np.ndarray | None = None) -> tuple[np.ndarray, float]:
     """The same fit as scikit-learn's ``LogisticRegression(C=c)`` (L2 on the weights, free
-    intercept) by Newton's method: the search below makes ~100,000 small fits."""
+    intercept; ``sample_weight`` as scikit-learn's, each pair's loss times its weight) by
+    Newton's method: the search below makes ~100,000 small fits."""
     n, d = x.shape
+    sw = np.ones(n) if sample_weight is None else np.asarray(sample_weight, dtype=float)
     design = np.hstack([x, np.ones((n, 1))])
     w = np.zeros(d + 1)
     penalty = np.full(d + 1, 1.0 / c)
     penalty[-1] = 0.0
     for _ in range(50):
         p = 1.0 / (1.0 + np.exp(-design @ w))
-        grad = design.T @ (p - y) + penalty * w
-        hess = (design * (p * (1 - p))[:, None]).T @ design + np.diag(penalty) + 1e-9 * np.eye(d + 1)
+        grad = design.T @ (sw * (p - y)) + penalty * w
+        hess = (design * (sw * p * (1 - p))[:, None]).T @ design + np.diag(penalty) + 1e-9 * np.eye(d + 1)
         step = np.linalg.solve(hess, grad)
         w -= step
         if np.abs(step).max() < 1e-8:
@@ -313,6 +320,201 @@ def honest(data, names: Sequence[str]) -> None:  # type: ignore[no-untyped-def]
     print("| bow, cutoff | " + " | ".join(f"{100 * a:.1f}" for a in bow_rows(data)) + " |")
 
 
+# -- more labelled training data (``--extra``; fourth pass, h18) ---------------------------
+
+#: A MANLI feature sensitive to *which* word a hypothesis word is linked to, fixed before
+#: any result with extra data was seen: the share of hypothesis content words (every token
+#: when there is none) each credited with its MANLI link's lexical similarity (1 for an
+#: identical word, less for a related one, 0 when unaligned). It is
+#: ``bench.rte_transfer``'s candidate "similarity-weighted coverage" without the
+#: hypothesis-side tie-break (that is already in ``scorer:manli``). Bench-only: not in
+#: :data:`combined.FEATURES`.
+SIMILARITY_COVERAGE = "manli:similarity_coverage"
+#: How the extra training pairs are weighted: not used; every pair weight 1; down-weighted
+#: so that their total weight equals the RTE training pairs' (one weight per row).
+EXTRA_WEIGHTINGS: tuple[str, ...] = ("none", "pooled", "equal total")
+
+
+def similarity_coverage(cache: Path, name: str, source: Path | None = None) -> np.ndarray:
+    """:data:`SIMILARITY_COVERAGE` for every pair of one file (from the cached MANLI records)."""
+    from bench.rte_transfer import _similarity, _unit, _weighted, manli_tokens
+
+    return np.array([_weighted(r, _unit, _similarity) for r in manli_tokens(cache, name, source)], dtype=float)
+
+
+def extra_name(path: Path) -> str:
+    return path.stem
+
+
+def weighted_rows(data, names: Sequence[str], c: float, rows, extras: Sequence[str],  # type: ignore[no-untyped-def]
+                  weighting: str) -> list[np.ndarray]:
+    """For each row, which target pairs the standardised L2 logistic regression gets right
+    when ``extras`` join the row's training sets with ``weighting``. Standardisation uses
+    the same weights as the fit (weighted mean and spread)."""
+    out = []
+    for train_files, test_file in rows:
+        x, y = matrix(data, train_files, names)
+        sw = np.ones(len(y))
+        if weighting != "none" and extras:
+            xe, ye = matrix(data, extras, names)
+            each = 1.0 if weighting == "pooled" else len(y) / len(ye)
+            x, y = np.vstack([x, xe]), np.concatenate([y, ye])
+            sw = np.concatenate([sw, np.full(len(ye), each)])
+        xt, yt = matrix(data, (test_file,), names)
+        mean = np.average(x, axis=0, weights=sw)
+        scale = np.sqrt(np.average((x - mean) ** 2, axis=0, weights=sw))
+        scale[scale == 0] = 1.0
+        w, b = fit_logistic((x - mean) / scale, y.astype(float), c, sw)
+        out.append(((xt - mean) / scale @ w + b > 0) == yt)
+    return out
+
+
+def extra_grid(names_sets: Sequence[tuple[str, ...]]) -> list[tuple[tuple[str, ...], str, float]]:
+    """The pre-registered grid, in its tie-break order: feature set, then weighting, then C."""
+    return [(names, weighting, c) for names in names_sets for weighting in EXTRA_WEIGHTINGS for c in HONEST_C]
+
+
+def choose_extra(data, rows, extras, grid):  # type: ignore[no-untyped-def]
+    """The grid point with the best (worst margin over bag-of-words capped at 0, mean
+    accuracy) on ``rows``; the first in grid order among equals."""
+    bow = np.array(bow_rows(data, rows))
+    best = None
+    for point in grid:
+        accs = np.array([r.mean() for r in weighted_rows(data, point[0], point[2], rows, extras, point[1])])
+        key = (min(0.0, float((accs - bow).min())), float(accs.mean()))
+        if best is None or key > best[0]:
+            best = (key, point, accs)
+    assert best is not None
+    return best[1], best[2]
+
+
+def _label(point) -> str:  # type: ignore[no-untyped-def]
+    names, weighting, c = point
+    extra = " + similarity coverage" if SIMILARITY_COVERAGE in names else ""
+    return f"shipped three{extra}; extra data {weighting}; C = {c:g}"
+
+
+def extra(data, extras: Sequence[str]) -> None:  # type: ignore[no-untyped-def]
+    """More labelled training data (never tested on): the pre-registered grid chosen nested
+    exactly like ``honest``, then on all seven rows, and the decision rule's verdict."""
+    shipped = tuple(combined.DEFAULT_FEATURES)
+    grid = extra_grid((shipped, (*shipped, SIMILARITY_COVERAGE)))
+    sizes = ", ".join(f"{e} {len(data[e][1])} pairs ({100 * data[e][1].mean():.1f}% entailed)" for e in extras)
+    print(f"\n### More training data: {sizes}\n")
+    print(f"Grid ({len(grid)} points): features (shipped three; + {SIMILARITY_COVERAGE}) x extra-data weighting "
+          f"({', '.join(EXTRA_WEIGHTINGS)}) x C ({', '.join(f'{c:g}' for c in HONEST_C)}). Chosen nested as `honest`: "
+          "inner rows each of the other three RTE sets left out in turn (trained on the two remaining + the extra "
+          "data), rule no row below bag-of-words if possible, then the best mean, first in grid order among equals. "
+          "Bag-of-words' cutoff is chosen on the RTE training sets only.\n")
+    print("| kept out | chosen without it | chosen on it | bow | combined - bow [95%] | "
+          "current (`honest`: shipped three, no extra data, C chosen) | current - bow |")
+    print("|---|---|---|---|---|---|---|")
+    current_grid = extra_grid((shipped,))[:len(HONEST_C)]  # weighting "none": exactly `honest`
+    new, old, wins = [], [], []
+    for kept in FILES:
+        rest = tuple(f for f in FILES if f != kept)
+        inner = tuple((tuple(s for s in rest if s != held), held) for held in rest)
+        point, _ = choose_extra(data, inner, extras, grid)
+        outer = ((rest, kept),)
+        right = weighted_rows(data, point[0], point[2], outer, extras, point[1])[0]
+        bow_right = _predict_cutoff(data, "scorer:bow", rest, kept)
+        now, _ = choose_extra(data, inner, extras, current_grid)
+        now_right = weighted_rows(data, now[0], now[2], outer, extras, now[1])[0]
+        new.append(right.mean())
+        old.append(now_right.mean())
+        wins.append(right.sum() >= bow_right.sum())
+        print(f"| {kept} | {_label(point)} | {100 * right.mean():.1f} | {100 * bow_right.mean():.1f} | "
+              f"{_interval(right, bow_right)} | {100 * now_right.mean():.1f} (C = {now[2]:g}) | "
+              f"{_interval(now_right, bow_right)} |", flush=True)
+    print(f"\nNested mean: {100 * np.mean(new):.2f} with the extra data's grid, {100 * np.mean(old):.2f} current.")
+    ship = all(wins) and np.mean(new) >= np.mean(old)
+    print(f"Decision rule (>= bow on all four kept-out sets: {all(wins)}; mean >= current: "
+          f"{np.mean(new) >= np.mean(old)}): {'SHIP' if ship else 'do not ship'}.")
+    point, _ = choose_extra(data, PROTOCOLS, extras, grid)
+    print(f"\nOn all seven rows (not nested) the rule picks: {_label(point)}. Its seven rows, "
+          "each with the paired interval against bag-of-words:\n")
+    print("| method | " + " | ".join(header().split(" | ")[0:len(PROTOCOLS)]).lstrip("| ") + " |")
+    print("|---|" + "---|" * len(PROTOCOLS))
+    cells_ = []
+    for (train_files, test_file), right in zip(PROTOCOLS, weighted_rows(data, point[0], point[2], PROTOCOLS, extras, point[1])):
+        cells_.append(f"{100 * right.mean():.1f} ({_interval(right, _predict_cutoff(data, 'scorer:bow', train_files, test_file))})")
+    print(f"| {_label(point)} | " + " | ".join(cells_) + " |")
+    print("| bow, cutoff | " + " | ".join(f"{100 * a:.1f}" for a in bow_rows(data)) + " |")
+    print("\nEvery grid point on the seven rows (not nested; for reading, not for choosing):\n")
+    print("| grid point " + header().replace("|---", "|---|---", 1))
+    for p_ in grid:
+        accs = [r.mean() for r in weighted_rows(data, p_[0], p_[2], PROTOCOLS, extras, p_[1])]
+        print(f"| {_label(p_)} | {cells(accs)} |", flush=True)
+
+
+def extra_why(data, extras: Sequence[str], cache: Path, sources: dict[str, Path | None]) -> None:  # type: ignore[no-untyped-def]
+    """Why the extra data does (not) help, read after the pre-registered choice and used for
+    no choice: each kept-out set's accuracy, share called entailed and AUC (the ranking, free
+    of the decision's intercept) at the shipped C, per weighting and feature set, and trained
+    on the extra data alone; then, per file, how often a hypothesis content word is linked
+    to a *related* (not identical) word, by gold label."""
+    from bench.rte_transfer import _auc, manli_tokens
+
+    shipped = tuple(combined.DEFAULT_FEATURES)
+    c = combined.DEFAULT_C
+    print(f"\n### Why: accuracy / share called entailed / AUC on the kept-out set, C = {c:g} (diagnostic)\n")
+    print("| kept out | features | " + " | ".join(EXTRA_WEIGHTINGS) + " | extra data alone |")
+    print("|---|---|" + "---|" * (len(EXTRA_WEIGHTINGS) + 1))
+    fitted: list[tuple[str, np.ndarray, float]] = []
+    for kept in FILES:
+        rest = tuple(f for f in FILES if f != kept)
+        for names in (shipped, (*shipped, SIMILARITY_COVERAGE)):
+            label = "+ similarity coverage" if SIMILARITY_COVERAGE in names else "shipped three"
+            out = []
+            for train, weighting in [*((rest, w) for w in EXTRA_WEIGHTINGS), (tuple(extras), "none")]:
+                x, y = matrix(data, train, names)
+                sw = np.ones(len(y))
+                if weighting != "none":
+                    xe, ye = matrix(data, extras, names)
+                    x, y = np.vstack([x, xe]), np.concatenate([y, ye])
+                    sw = np.concatenate([sw, np.full(len(ye), 1.0 if weighting == "pooled" else (len(y) - len(ye)) / len(ye))])
+                xt, yt = matrix(data, (kept,), names)
+                mean = np.average(x, axis=0, weights=sw)
+                scale = np.sqrt(np.average((x - mean) ** 2, axis=0, weights=sw))
+                scale[scale == 0] = 1.0
+                w, b = fit_logistic((x - mean) / scale, y.astype(float), c, sw)
+                z = (xt - mean) / scale @ w + b
+                if kept == "rte1_dev" and names == shipped:
+                    fitted.append(("extra data alone" if train == tuple(extras) else weighting, w, b))
+                out.append(f"{100 * np.mean((z > 0) == yt):.1f} / {100 * np.mean(z > 0):.1f} / {_auc(z, yt):.3f}")
+            print(f"| {kept} | {label} | " + " | ".join(out) + " |")
+    print("\nThe fitted weights (standardised features) and intercepts, shipped three, RTE1 dev kept out:\n")
+    print("| training | " + " | ".join(f"`{n}`" for n in shipped) + " | intercept |")
+    print("|---|" + "---|" * (len(shipped) + 1))
+    for label, w, b in fitted:
+        print(f"| {label} | " + " | ".join(f"{v:+.2f}" for v in w) + f" | {b:+.2f} |")
+    means = " / ".join(f"{name} {data[name][0]['manli:unaligned_names'].mean():.3f}" for name in sources)
+    print(f"\nMean unaligned hypothesis proper nouns per pair: {means}")
+    print("\nHypothesis content words linked to a related, not identical, word (MANLI link similarity "
+          "below 1), share per pair, mean by gold; AUC of its negative; AUC of the features:\n")
+    print("| file | entailed | not entailed | AUC of -share | AUC bow / manli / similarity coverage |")
+    print("|---|---|---|---|---|")
+    for name, source in sources.items():
+        rows = manli_tokens(cache, name, source)
+        share = np.array([sum(r["aligned"][j] and r["link_sim"][j] < 1 - 1e-9 for j in r["content"])
+                          / max(len(r["content"]), 1) for r in rows])
+        gold = np.array([r["gold"] for r in rows], dtype=bool)
+        cols, g = data[name]
+        print(f"| {name} | {share[gold].mean():.3f} | {share[~gold].mean():.3f} | {_auc(-share, gold):.3f} | "
+              f"{_auc(cols['scorer:bow'], g):.3f} / {_auc(cols['scorer:manli'], g):.3f} / "
+              f"{_auc(cols[SIMILARITY_COVERAGE], g):.3f} |")
+    rows = manli_tokens(cache, "rte1_dev")
+    print("\nThe same share on RTE1 dev, task by task:\n")
+    print("| task | pairs | entailed | not entailed | AUC of -share |")
+    print("|---|---|---|---|---|")
+    for task in sorted({str(r["task"]) for r in rows}):
+        picked = [r for r in rows if str(r["task"]) == task]
+        share = np.array([sum(r["aligned"][j] and r["link_sim"][j] < 1 - 1e-9 for j in r["content"])
+                          / max(len(r["content"]), 1) for r in picked])
+        gold = np.array([r["gold"] for r in picked], dtype=bool)
+        print(f"| {task} | {len(picked)} | {share[gold].mean():.3f} | {share[~gold].mean():.3f} | {_auc(-share, gold):.3f} |")
+
+
 FAMILIES = {
     "scorers (fast MT/BLEU/bow)": [f for f in combined.FEATURES if f.startswith("scorer:") and f not in ("scorer:manli", "scorer:itg")],
     "+ manli, itg scorers": ["scorer:manli", "scorer:itg"],
@@ -444,9 +646,18 @@ def main() -> None:
     parser.add_argument("--c", type=float, default=combined.DEFAULT_C)
     parser.add_argument("--features", default="default")
     parser.add_argument("--save", type=Path)
+    parser.add_argument("--extra", default="",
+                        help="comma list of labelled files added to the training data of `extra` (never tested on)")
     args = parser.parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)
     data = {f: file_features(args.cache, f) for f in FILES}
+    extras = [Path(p) for p in args.extra.split(",") if p.strip()]
+    for path in extras:
+        data[extra_name(path)] = file_features(args.cache, extra_name(path), path)
+    sources: dict[str, Path | None] = {**{f: None for f in FILES}, **{extra_name(p): p for p in extras}}
+    if {"extra", "extra_why"} & set(args.only.split(",")):
+        for name, source in sources.items():
+            data[name][0][SIMILARITY_COVERAGE] = similarity_coverage(args.cache, name, source)
     _BOW[:] = bow_rows(data)
     names = combined.parse_features(args.features)
     wanted = set(args.only.split(","))
@@ -464,6 +675,10 @@ def main() -> None:
         heldout(data, args.c)
     if "forward" in wanted:
         forward(data, args.kind, args.c)
+    if "extra" in wanted:
+        extra(data, [extra_name(p) for p in extras])
+    if "extra_why" in wanted:
+        extra_why(data, [extra_name(p) for p in extras], args.cache, sources)
     if "final" in wanted:
         final(data, names, args.c, args.save)
 

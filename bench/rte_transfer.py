@@ -2,7 +2,8 @@
 thresholded number, and the bootstrap spread of the chosen cutoff (issue 13, part 2).
 
     NLTK_DATA=../shared/nltk_data .venv/bin/python -m bench.rte_transfer [--cache DIR] [--scorers all]
-        [--resamples 1000] [--only table,rules,manli,bootstrap,why,candidates,nested,paired]
+        [--resamples 1000] [--only table,rules,manli,bootstrap,why,candidates,nested,paired,select,models]
+        [--select TRAIN,TRIAL]
 
 Scores are computed once per (scorer, file) and kept as JSON under ``--cache`` (default
 /tmp/explorer-rte-transfer); delete the folder after changing a scorer. Rows: cutoff chosen
@@ -15,7 +16,11 @@ bench/combined_rte.py (those three, all dev sets -> RTE3 test, and each dev set 
   the seven rows;
 * ``nested``: the candidate chosen without one labelled set (on the rows among the other
   three), then tested on that set;
-* ``paired``: ``manli`` minus bag-of-words on each row, with a paired bootstrap interval.
+* ``paired``: ``manli`` minus bag-of-words on each row, with a paired bootstrap interval;
+* ``select``: the candidate chosen on a selection set disjoint from every RTE row
+  (``--select TRAIN,TRIAL``: cutoff on TRAIN, accuracy then AUC on TRIAL), and its seven rows;
+* ``models``: the shipped ``manli`` number computed over each shipped MANLI alignment model
+  (``msr``, the scorer's, and ``msr_edi``), on the seven rows.
 
 Prints Markdown tables (docs/RESULTS.md, "Cutoff transfer" and "Can another MANLI number
 close RTE1?").
@@ -173,18 +178,19 @@ def bootstrap(cache: Path, resamples: int) -> None:
 
 # -- can another MANLI number close RTE1? ------------------------------------------------
 
-def manli_tokens(cache: Path, name: str) -> list[dict]:
+def manli_tokens(cache: Path, name: str, source: Path | None = None) -> list[dict]:
     """Per pair, what the candidate numbers need from one MANLI decode: the task, gold,
     hypothesis content positions, which hypothesis tokens are aligned, each aligned token's
     lexical similarity to its linked text tokens (MANLI's similarity matrix, block maximum),
-    each token's best similarity anywhere in the text, Brown idf, and the hypothesis side."""
+    each token's best similarity anywhere in the text, Brown idf, and the hypothesis side.
+    ``source`` is the file to read (default: the RTE file ``name``)."""
     path = cache / f"manli-tokens__{name}.json"
     if not path.exists():
         from explorer.aligners.bow import idf
         from explorer.aligners.manli import entailment_score
         from explorer.combined import _negations, _numbers
 
-        data = load(RTE / f"{name}.xml")
+        data = load(source if source is not None else RTE / f"{name}.xml")
         aligner = get_scorer("manli").aligner  # type: ignore[attr-defined]
         rows = []
         for pair in data.pairs:
@@ -442,12 +448,76 @@ def paired(cache: Path, resamples: int) -> None:
               f"{100 * d.difference:+.1f} [{100 * d.low:+.1f}, {100 * d.high:+.1f}] |")
 
 
+def select(cache: Path, train: Path, trial: Path) -> None:
+    """A selection set disjoint from every RTE row (e.g. SICK): each candidate's cutoff
+    (``midpoint``) chosen on ``train``, its accuracy and AUC on ``trial``; the pick is the
+    best accuracy, then AUC, then the table's order. Then the pick's seven RTE rows."""
+    sets = {}
+    for path in (train, trial):
+        rows = manli_tokens(cache, path.stem, path)
+        sets[path.stem] = rows
+    gold = {k: np.array([r["gold"] for r in rows], dtype=bool) for k, rows in sets.items()}
+    print(f"\n### MANLI candidates chosen on a disjoint selection set: cutoff on {train.stem} "
+          f"({len(gold[train.stem])} pairs), accuracy / AUC on {trial.stem} ({len(gold[trial.stem])} pairs)\n")
+    print("| number | cutoff | accuracy on trial | AUC on trial |")
+    print("|---|---|---|---|")
+    best = None
+    for order, (label, fn) in enumerate(CANDIDATES.items()):
+        a = np.array([fn(r) for r in sets[train.stem]], dtype=float)
+        b = np.array([fn(r) for r in sets[trial.stem]], dtype=float)
+        cut = choose_cutoff(a, gold[train.stem], DEFAULT_RULE)
+        acc = float(np.mean((b > cut) == gold[trial.stem]))
+        auc = _auc(b, gold[trial.stem])
+        print(f"| {label} | {cut:.3f} | {pct(acc)} | {auc:.3f} |")
+        key = (acc, auc, -order)
+        if best is None or key > best[0]:
+            best = (key, label)
+    assert best is not None
+    a, b = (score_pairs(load(path).pairs, "bow") for path in (train, trial))
+    cut = choose_cutoff(a, gold[train.stem], DEFAULT_RULE)
+    print(f"| bag-of-words (for reference, not a candidate) | {cut:.3f} | "
+          f"{pct(float(np.mean((b > cut) == gold[trial.stem])))} | {_auc(b, gold[trial.stem]):.3f} |")
+    bow = _rows_accuracy(_bow_series(cache))
+    accs = _rows_accuracy(_series(cache, CANDIDATES[best[1]]))
+    print(f"\nPicked: {best[1]}. Its seven RTE rows (cutoff on each row's RTE training sets): "
+          + " / ".join(pct(a) for a in accs) + f" (mean {pct(accs.mean())}); bag-of-words "
+          + " / ".join(pct(a) for a in bow) + f"; worst margin {100 * (accs - bow).min():+.1f}; "
+          f">= bow on all seven: {bool((accs >= bow).all())}")
+
+
+def alignment_models(cache: Path) -> None:
+    """The ``manli`` scorer's number over each shipped MANLI model's alignments, seven rows."""
+    from explorer.aligners.manli import SHIPPED_MODELS, ManliAligner, ManliScorer
+
+    bow = _rows_accuracy(_bow_series(cache))
+    print("\n### The `manli` number over each shipped alignment model (cutoff `midpoint` on each row's training sets)\n")
+    print("| model | " + " | ".join(_row_label(*r) for r in ROWS7) + " | mean | worst margin over bow |")
+    print("|---|" + "---|" * (len(ROWS7) + 2))
+    print("| bag-of-words | " + " | ".join(pct(a) for a in bow) + f" | {pct(bow.mean())} | +0.0 |")
+    for model in SHIPPED_MODELS:
+        scorer = ManliScorer(ManliAligner().with_model(model))
+        series = {}
+        for name in FILES:
+            path = cache / f"manli-model-{model}__{name}.json"
+            if not path.exists():
+                data = load(RTE / f"{name}.xml")
+                values = [scorer.score(analyze_pair(p)).value for p in data.pairs]
+                path.write_text(json.dumps({"values": values, "gold": [bool(p.entails) for p in data.pairs]}))
+            payload = json.loads(path.read_text())
+            series[name] = (np.array(payload["values"], dtype=float), np.array(payload["gold"], dtype=bool))
+        accs = _rows_accuracy(series)
+        print(f"| {model} | " + " | ".join(pct(a) for a in accs)
+              + f" | {pct(accs.mean())} | {100 * (accs - bow).min():+.1f} |")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cache", type=Path, default=Path("/tmp/explorer-rte-transfer"))
     parser.add_argument("--scorers", default="all")
     parser.add_argument("--resamples", type=int, default=1000)
     parser.add_argument("--only", default="table,rules,manli,bootstrap")
+    parser.add_argument("--select", default="",
+                        help="`select`: TRAIN,TRIAL labelled files disjoint from RTE (e.g. SICK train and trial)")
     args = parser.parse_args()
     args.cache.mkdir(parents=True, exist_ok=True)
     # The shipped combined classifier is trained on every dev set: its rows would be in-sample
@@ -470,6 +540,11 @@ def main() -> None:
         nested(args.cache)
     if "paired" in wanted:
         paired(args.cache, min(args.resamples * 2, 5000))
+    if "select" in wanted:
+        train, trial = (Path(p) for p in args.select.split(","))
+        select(args.cache, train, trial)
+    if "models" in wanted:
+        alignment_models(args.cache)
 
 
 if __name__ == "__main__":

@@ -26,14 +26,15 @@ def contribution_rows(result: Any, *, top: int | None = None) -> list[dict[str, 
 def render_combined_panel(pair: AnalyzedPair, *, key: str = "combined") -> None:
     from explorer.combined import default_model, explain
 
-    with st.spinner("Computing every feature (MANLI, ITG, lexical checks, MT metrics)..."):
-        model = default_model()
+    model = default_model()
+    with st.spinner(f"Computing the model's {len(model.features)} features..."):
         result = explain(pair, model)
     st.caption(
-        "A logistic regression over every fast scorer and the alignments' features, trained "
+        f"A logistic regression over {len(model.features)} features ({', '.join(model.features)}), trained "
         f"on {', '.join(model.info.get('trained_on_files', [])) or 'RTE dev data'}. Each feature "
         "pushes the decision by weight × (value − its training mean) / its spread; the pushes "
-        "and the intercept add up to the decision (entails above 0)."
+        "and the intercept add up to the decision (entails above 0). The features were chosen by "
+        "what transfers across the RTE sets (docs/RESULTS.md)."
     )
     left, middle, right = st.columns(3)
     left.metric("Probability of entailment", f"{result.value:.3f}")

@@ -23,7 +23,12 @@ def _parse_bounded(DET: Any, data: bytes, name: str) -> Any:
     :data:`~explorer.datasets.reading.MAX_XML_DEPTH` is refused as soon as it is met."""
     depth = 0
     root = None
-    for event, element in DET.iterparse(io.BytesIO(data), events=("start", "end")):
+    # ``data`` is the text decoded under the one encoding policy, encoded again as UTF-8: say
+    # so, so that expat never honours a declaration naming another encoding (mojibake).
+    from xml.etree.ElementTree import TreeBuilder
+
+    parser = DET.DefusedXMLParser(target=TreeBuilder(), encoding="utf-8")
+    for event, element in DET.iterparse(io.BytesIO(data), events=("start", "end"), parser=parser):
         if event == "start":
             root = element if root is None else root
             depth += 1

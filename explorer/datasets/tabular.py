@@ -21,12 +21,18 @@ from explorer.pairs import Pair
 csv.field_size_limit(MAX_LINE_CHARS)
 
 
-def _rows(text: str, name: str, *, expected_columns: int, header: bool) -> Iterable[tuple[int, list[str]]]:
+def _rows(text: str, name: str, *, expected_columns: int, header: str = "") -> Iterable[tuple[int, list[str]]]:
+    """The non-blank lines split on tabs. ``header``: the first column's name in the header
+    line; the first non-blank line is skipped only when it starts with that name, so a file
+    without its header loses no row (a fuzzed file showed line 1 skipped unread)."""
+    seen_first = not header
     for line_no, line in enumerate(lines(text, name), start=1):
-        if header and line_no == 1:
-            continue
         if not line.strip():
             continue
+        if not seen_first:
+            seen_first = True
+            if line.lstrip("\ufeff").split("\t", 1)[0].strip().lower() == header.lower():
+                continue
         row = line.split("\t")
         if len(row) != expected_columns:
             raise DatasetError(
@@ -38,7 +44,7 @@ def _rows(text: str, name: str, *, expected_columns: int, header: bool) -> Itera
 def parse_msrp(text: str, name: str) -> list[Pair]:
     """MSRP: ``Quality, #1 ID, #2 ID, #1 String, #2 String``; Quality 1 = paraphrase."""
     pairs = []
-    for line_no, (quality, id1, id2, s1, s2) in _rows(text, name, expected_columns=5, header=True):
+    for line_no, (quality, id1, id2, s1, s2) in _rows(text, name, expected_columns=5, header="Quality"):
         where = f"{name}: line {line_no}"
         if quality.strip() not in ("0", "1"):
             raise DatasetError(f"{where}: Quality {quality[:40]!r}; expected 0 or 1")
@@ -54,7 +60,7 @@ def parse_sts(text: str, name: str, *, first_record: int = 1) -> list[Pair]:
     Ids are record numbers, counted from ``first_record`` (a batch reads a file in
     pieces: see :mod:`explorer.batch.source`)."""
     pairs = []
-    rows = _rows(text, name, expected_columns=3, header=False)
+    rows = _rows(text, name, expected_columns=3)
     for index, (line_no, (score, s1, s2)) in enumerate(rows, first_record):
         where = f"{name}: line {line_no}"
         pairs.append(Pair(id=str(index), text=F.sentence(s1, where, "sentence 1"),
@@ -73,7 +79,7 @@ def _score(raw: str, where: str, field: str, low: float, high: float) -> float:
 def parse_sick(text: str, name: str) -> list[Pair]:
     """SICK: ``pair_ID, sentence_A, sentence_B, relatedness_score, entailment_judgment``."""
     pairs = []
-    for line_no, (pid, s1, s2, score, judgment) in _rows(text, name, expected_columns=5, header=True):
+    for line_no, (pid, s1, s2, score, judgment) in _rows(text, name, expected_columns=5, header="pair_ID"):
         where = f"{name}: line {line_no}"
         label = F.label(judgment, where, "entailment_judgment")
         if label is None:

@@ -175,6 +175,10 @@ def test_combined_panel_lists_and_draws_the_pushes() -> None:
     table = at.dataframe[0].value
     scorer = CombinedScorer()
     assert set(table["feature"]) == set(scorer.model.features)
+    # The caption names the model's own features, not a family it does not use.
+    caption = at.caption[0].value
+    assert f"over {len(scorer.model.features)} features" in caption
+    assert all(feature in caption for feature in scorer.model.features)
     pushes = list(table["push"])
     assert pushes == sorted(pushes, key=abs, reverse=True)
     # "Toyota" is a hypothesis name the text never mentions: it pushes towards "does not entail"
