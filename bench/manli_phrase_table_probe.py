@@ -15,6 +15,11 @@ the table is built from the training side's gold only, then on the test side:
 * fires elsewhere: candidate blocks (at most 6 tokens a side, as MANLI's) whose key is in
   the table but which are not gold blocks of that problem.
 
+A looser *word table* holds the content-word pairs (lemmas differ, no stopwords) inside the
+training side's multi-token non-identical blocks; on the test side it counts the
+multi-token gold blocks with at least one such pair inside, and the token pairs it marks
+that are gold links and that are not.
+
 Protocols: ``msr2edi`` and ``edi2msr`` (one corpus to the other), and ``edi-folds`` /
 ``msr-folds``: the 2 folds of ``bench.manli_transfer`` (first half / second half of the
 corpus, each tested with the table of the other half). Edinburgh++ holds several
@@ -68,6 +73,23 @@ def table(problems: list[dict[str, object]]) -> collections.Counter[Key]:
     return counts
 
 
+def word_table(problems: list[dict[str, object]]) -> set[tuple[str, str]]:
+    """Content-word pairs (lemmas differ, neither a stopword nor punctuation) inside the
+    multi-token non-identical gold blocks: a word-association table (``said`` / ``point``)."""
+    from explorer.preprocess import stopwords
+
+    stop = stopwords()
+    out: set[tuple[str, str]] = set()
+    for problem in problems:
+        for p_span, h_span in problem["blocks"]:  # type: ignore[attr-defined]
+            k = key(problem, p_span, h_span)
+            if k[0] == k[1] or len(k[0]) * len(k[1]) < 2:
+                continue
+            out.update((a, b) for a in k[0] for b in k[1]
+                       if a != b and a not in stop and b not in stop and a[:1].isalnum() and b[:1].isalnum())
+    return out
+
+
 def measure(label: str, train: list[dict[str, object]], test: list[dict[str, object]]) -> None:
     entries = table(train)
     by_p: dict[tuple[str, ...], set[tuple[str, ...]]] = collections.defaultdict(set)
@@ -104,6 +126,25 @@ def measure(label: str, train: list[dict[str, object]], test: list[dict[str, obj
                             break
                         if h[j:j + n] in targets and ((i, i + m), (j, j + n)) not in gold:  # type: ignore[index]
                             fires += 1
+    words = word_table(train)
+    w_reached = w_fires = w_gold = 0
+    for problem in test:
+        p, h = problem["p"], problem["h"]
+        linked = {(i, j) for p_span, h_span in problem["blocks"]  # type: ignore[attr-defined]
+                  for i in range(*p_span) for j in range(*h_span)}
+        for p_span, h_span in problem["blocks"]:  # type: ignore[attr-defined]
+            k = key(problem, p_span, h_span)
+            if k[0] != k[1] and (p_span[1] - p_span[0]) * (h_span[1] - h_span[0]) > 1:
+                w_reached += any((a, b) in words for a in k[0] for b in k[1])
+        for i, a in enumerate(p):  # type: ignore[arg-type]
+            for j, b in enumerate(h):  # type: ignore[arg-type]
+                if (a, b) in words:
+                    if (i, j) in linked:
+                        w_gold += 1
+                    else:
+                        w_fires += 1
+    print(f"{label:<22} word pairs from training blocks {len(words)} | multi-token gold blocks with one inside "
+          f"{w_reached} of {multi}; fires on {w_gold} gold links and {w_fires} other token pairs")
     print(f"{label:<22} table {len(entries):>6} entries | test: non-identical gold blocks {blocks}, covered "
           f"{covered} ({100 * covered / max(blocks, 1):.1f}%); multi-token {multi}, covered {multi_covered} "
           f"({100 * multi_covered / max(multi, 1):.1f}%); their links {links}, covered {links_covered}; "
