@@ -17,7 +17,9 @@ similarity that is a max over several resources. This module builds that max fro
 * ``names`` — name variants: ``Lennon`` / ``John Lennon``, ``Nike Inc.`` / ``Nike``,
   ``U.S.`` / ``US``, acronyms (``UN`` / ``United Nations``);
 * ``numbers`` — numerals normalised to values (``five`` / ``5``, ``1,000`` / ``1000``,
-  ``2.5 million`` / ``2,500,000``), months (``Oct.`` / ``October``) and dates.
+  ``2.5 million`` / ``2,500,000``), months (``Oct.`` / ``October``) and dates. Number
+  formats (``71-year-old``, ``5%``, ``1m``, ``40-50``; :func:`token_number`,
+  :func:`span_number`) are read only by MANLI's own number features, not by the similarity.
 
 ``antonyms`` is a separate boolean feature (WordNet antonymy), never part of the
 similarity: antonyms are distributionally similar but contradict.
@@ -60,7 +62,7 @@ from explorer.lexical.config import (
     unavailable_components,
 )
 from explorer.lexical.names import name_similarity
-from explorer.lexical.numbers import month_of, number_value, phrase_date, phrase_number
+from explorer.lexical.numbers import month_of, number_value, phrase_date, phrase_number, span_number, token_number
 from explorer.lexical.ppdb import load_ppdb
 from explorer.lexical.similarity import LexicalSimilarity, default_similarity, similarity_for
 from explorer.lexical.strings import levenshtein, levenshtein_similarity
