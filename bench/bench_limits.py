@@ -73,6 +73,31 @@ def random_tokens(n: int, seed: int) -> str:
                     for _ in range(n))
 
 
+_NUMBER_FORMS = ("{n}", "{n},000", "{n}.5", "{n}%", "{n}-year-old", "{n} million", "${n}", "1/{n}", "{n}th")
+
+
+def number_tokens(n: int, seed: int) -> str:
+    """About ``n`` tokens that are nearly all numbers in assorted formats (values 1-99), the
+    case that made MANLI's number features slow (docs/BENCHMARKS.md)."""
+    rng = random.Random(seed)
+    return " ".join(rng.choice(_NUMBER_FORMS).format(n=rng.randint(1, 99)) for _ in range(n))
+
+
+def digit_tokens(n: int, seed: int) -> str:
+    """``n`` plain numbers 1-99: one token each, so MANLI takes an 80 x 80 pair."""
+    rng = random.Random(seed)
+    return " ".join(str(rng.randint(1, 99)) for _ in range(n))
+
+
+def unicode_tokens(n: int, seed: int) -> str:
+    """``n`` tokens of letters with combining marks, other scripts and emoji: the Unicode a
+    user can paste, for every per-token step (lower-casing, tagging, WordNet, PPDB)."""
+    rng = random.Random(seed)
+    pieces = ("e\u0301", "\u00df", "\u0130", "\u03a3", "\u0416", "\u05d0", "\u0627", "\u4e2d",
+              "\U0001f600", "\ufb01", "a", "n\u0303")
+    return " ".join("".join(rng.choice(pieces) for _ in range(rng.randint(1, 6))) for _ in range(n))
+
+
 CASES: dict[str, tuple[str, str]] = {
     "h300": ("h " * 300, "h " * 300),
     "buffalo300": ("buffalo " * 300, "buffalo " * 300),
@@ -80,6 +105,12 @@ CASES: dict[str, tuple[str, str]] = {
     "natural300": (natural_tokens(300, 1), natural_tokens(300, 2)),
     "long1000x20": (natural_tokens(1000, 3), natural_tokens(20, 4)),
     "h10k": ("h " * 10_000, "h " * 10_000),
+    "numbers300": (number_tokens(300, 5), number_tokens(300, 6)),
+    "unicode300": (unicode_tokens(300, 7), unicode_tokens(300, 8)),
+    # Under the similarity limits, so every method scores them.
+    "numbers80": (number_tokens(80, 5), number_tokens(80, 6)),
+    "digits80": (digit_tokens(80, 5), digit_tokens(80, 6)),
+    "unicode80": (unicode_tokens(80, 7), unicode_tokens(80, 8)),
     # Near the largest repeated-word pair MANLI accepts by default (275,625 candidate edits).
     "h90": ("h " * 90, "h " * 90),
 }
