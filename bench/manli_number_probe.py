@@ -71,7 +71,7 @@ def probe(name: str, model: str, examples: int) -> None:
     pairs = [p for p in load_gold(paths).pairs if p.gold_alignment is not None]
     aligner = ManliAligner().with_model(model)
     started = time.perf_counter()
-    gold_links = gold_num = missed_num = pred_num = wrong_num = 0
+    gold_links = gold_num = pred_num = 0
     problems_with = 0
     missed_kinds: collections.Counter[str] = collections.Counter()
     wrong_kinds: collections.Counter[str] = collections.Counter()
@@ -94,18 +94,12 @@ def probe(name: str, model: str, examples: int) -> None:
         gold_num += len(g_num)
         problems_with += bool(g_num)
         pred_num += len(p_num)
-        for i, j in sorted(g_num - predicted):
-            missed_num += 1
-            kind = classify(t[i], h[j])
-            missed_kinds[kind] += 1
-            if len(shown[f"missed {kind}"]) < examples:
-                shown[f"missed {kind}"].append(f"{t[i]} / {h[j]}")
-        for i, j in sorted(p_num - sure):
-            wrong_num += 1
-            kind = classify(t[i], h[j])
-            wrong_kinds[kind] += 1
-            if len(shown[f"wrong {kind}"]) < examples:
-                shown[f"wrong {kind}"].append(f"{t[i]} / {h[j]}")
+        for label, links, kinds in (("missed", g_num - predicted, missed_kinds), ("wrong", p_num - sure, wrong_kinds)):
+            for i, j in sorted(links):
+                kind = classify(t[i], h[j])
+                kinds[kind] += 1
+                if len(shown[f"{label} {kind}"]) < examples:
+                    shown[f"{label} {kind}"].append(f"{t[i]} / {h[j]}")
         oracle = (predicted - (p_num - sure)) | g_num
         for links, ps, rs in ((predicted, precisions, recalls), (oracle, o_precisions, o_recalls)):
             ps.append(len(links & sure) / len(links) if links else 1.0)
@@ -115,9 +109,9 @@ def probe(name: str, model: str, examples: int) -> None:
     op, orr = sum(o_precisions) / n, sum(o_recalls) / n
     print(f"== {name}: {n} problems, model {model!r}, {time.perf_counter() - started:.0f} s")
     print(f"gold SURE links {gold_links}; touching a number token {gold_num} ({100 * gold_num / gold_links:.1f}%) "
-          f"in {problems_with} problems; missed {missed_num}")
+          f"in {problems_with} problems; missed {sum(missed_kinds.values())}")
     print(f"  missed by class: {dict(missed_kinds.most_common())}")
-    print(f"predicted links touching a number token {pred_num}; not in the gold {wrong_num}")
+    print(f"predicted links touching a number token {pred_num}; not in the gold {sum(wrong_kinds.values())}")
     print(f"  wrong by class: {dict(wrong_kinds.most_common())}")
     print(f"model P {100 * p:.1f} R {100 * r:.1f} F1 {100 * harmonic_mean(p, r):.1f}; "
           f"number oracle P {100 * op:.1f} R {100 * orr:.1f} F1 {100 * harmonic_mean(op, orr):.1f}")
