@@ -13,8 +13,9 @@ from explorer import resources
 from explorer.aligners.manli import SHIPPED_MODELS
 from explorer.aligners.manli_features import INDEX, MAX_SPAN_READ, SurfaceSimilarity, extract
 from explorer.lexical.numbers import MAX_NUMBER_CHARS, MAX_NUMBER_SPAN, span_number, token_number
-from explorer.pairs import Pair
 from explorer.preprocess import analyze_pair
+
+from .manli_blocks import block_feature, token_pair
 
 
 @pytest.mark.parametrize(
@@ -64,28 +65,20 @@ def test_span_number_none_without_a_number_or_past_the_span_limit() -> None:
     assert MAX_SPAN_READ == MAX_NUMBER_SPAN
 
 
-def _feature(text: tuple[str, ...], hyp: tuple[str, ...], p: tuple[int, int], h: tuple[int, int], name: str) -> float:
-    pair = Pair("t", " ".join(text), " ".join(hyp), text_tokens=text, hypothesis_tokens=hyp)
-    feats = extract(analyze_pair(pair), SurfaceSimilarity(), extra=((p, h),))
-    c = feats.find(p, h)
-    assert c >= 0
-    return float(feats.aligned[c, INDEX[name]])
-
-
 @pytest.mark.skipif(not resources.is_available("averaged_perceptron_tagger_eng"),
                     reason="needs the POS tagger (number words such as 'million' and 'four' are read only when tagged CD): "
                            "../shared or nltk.download")
 def test_a_number_written_two_ways_is_one_value() -> None:
     text = ("Profits", "reached", "12,500,000", "euros", ".")
     hyp = ("Profits", "were", "12.5", "million", "euros", ".")
-    assert _feature(text, hyp, (2, 3), (2, 4), "sub:num_value_eq") == 1.0
-    assert _feature(text, hyp, (2, 3), (2, 4), "sub:num_value_clash") == 0.0
+    assert block_feature(text, hyp, (2, 3), (2, 4), "sub:num_value_eq") == 1.0
+    assert block_feature(text, hyp, (2, 3), (2, 4), "sub:num_value_clash") == 0.0
     # Half of the hypothesis's number is another value.
-    assert _feature(text, hyp, (2, 3), (2, 3), "sub:num_value_eq") == 0.0
-    assert _feature(text, hyp, (2, 3), (2, 3), "sub:num_value_clash") == 1.0
+    assert block_feature(text, hyp, (2, 3), (2, 3), "sub:num_value_eq") == 0.0
+    assert block_feature(text, hyp, (2, 3), (2, 3), "sub:num_value_clash") == 1.0
     # No number on one side: neither feature.
-    assert _feature(text, hyp, (3, 4), (2, 4), "sub:num_value_eq") == 0.0
-    assert _feature(text, hyp, (3, 4), (2, 4), "sub:num_value_clash") == 0.0
+    assert block_feature(text, hyp, (3, 4), (2, 4), "sub:num_value_eq") == 0.0
+    assert block_feature(text, hyp, (3, 4), (2, 4), "sub:num_value_clash") == 0.0
 
 
 _NEEDS_TAGGER = pytest.mark.skipif(
@@ -102,8 +95,7 @@ _NEEDS_TAGGER = pytest.mark.skipif(
 def test_a_pair_full_of_numbers_compares_value_sets_in_bulk(text: tuple[str, ...], hyp: tuple[str, ...]) -> None:
     # Every block has numbers on both sides; the features must agree with reading each
     # block's two spans directly.
-    pair = Pair("t", " ".join(text), " ".join(hyp), text_tokens=text, hypothesis_tokens=hyp)
-    feats = extract(analyze_pair(pair), SurfaceSimilarity())
+    feats = extract(analyze_pair(token_pair(text, hyp)), SurfaceSimilarity())
     checked = 0
     for c in range(len(feats)):
         ps, pe, hs, he = (int(x) for x in (feats.p_start[c], feats.p_end[c], feats.h_start[c], feats.h_end[c]))
@@ -124,8 +116,7 @@ def test_part4_number_mismatch_in_bulk_agrees_with_reading_each_block() -> None:
     # agree with the per-block definition, including blocks past the phrase bound.
     text = ("3", "1,000", "7", "2", "cats", "9", "3")
     hyp = ("1000", "3", "dogs", "7", "4", "3")
-    pair = Pair("t", " ".join(text), " ".join(hyp), text_tokens=text, hypothesis_tokens=hyp)
-    feats = extract(analyze_pair(pair), SurfaceSimilarity(), extra=(((0, 7), (0, 6)), ((1, 3), (0, 6))))
+    feats = extract(analyze_pair(token_pair(text, hyp)), SurfaceSimilarity(), extra=(((0, 7), (0, 6)), ((1, 3), (0, 6))))
     values = {"3": 3.0, "1,000": 1000.0, "1000": 1000.0, "7": 7.0, "2": 2.0, "9": 9.0, "4": 4.0}
     checked = 0
     for c in range(len(feats)):
@@ -140,23 +131,23 @@ def test_part4_number_mismatch_in_bulk_agrees_with_reading_each_block() -> None:
 
 
 def test_hyphenated_ages_and_percent_words() -> None:
-    assert _feature(("A", "63-year-old", "won"), ("A", "man", "of", "63", "won"), (1, 2), (3, 4), "sub:num_value_eq") == 1.0
-    assert _feature(("A", "63-year-old", "won"), ("A", "man", "of", "64", "won"), (1, 2), (3, 4), "sub:num_value_clash") == 1.0
+    assert block_feature(("A", "63-year-old", "won"), ("A", "man", "of", "63", "won"), (1, 2), (3, 4), "sub:num_value_eq") == 1.0
+    assert block_feature(("A", "63-year-old", "won"), ("A", "man", "of", "64", "won"), (1, 2), (3, 4), "sub:num_value_clash") == 1.0
     text, hyp = ("Costs", "fell", "7", "percent"), ("Costs", "fell", "7", "%")
-    assert _feature(text, hyp, (3, 4), (3, 4), "sub:num_value_eq") == 1.0
-    assert _feature(text, hyp, (2, 4), (2, 4), "sub:num_value_eq") == 1.0
+    assert block_feature(text, hyp, (3, 4), (3, 4), "sub:num_value_eq") == 1.0
+    assert block_feature(text, hyp, (2, 4), (2, 4), "sub:num_value_eq") == 1.0
 
 
 @pytest.mark.skipif(not resources.is_available("averaged_perceptron_tagger_eng"),
                     reason="needs the POS tagger (to tell 'one' the number from 'one' the noun): ../shared or nltk.download")
 def test_the_same_words_are_left_to_the_identity_features() -> None:
     text, hyp = ("It", "cost", "7", "euros"), ("It", "cost", "7", "euros")
-    assert _feature(text, hyp, (2, 3), (2, 3), "sub:num_value_eq") == 0.0
-    assert _feature(text, hyp, (2, 3), (2, 3), "sub:num_value_clash") == 0.0
+    assert block_feature(text, hyp, (2, 3), (2, 3), "sub:num_value_eq") == 0.0
+    assert block_feature(text, hyp, (2, 3), (2, 3), "sub:num_value_clash") == 0.0
     # "one" that the tagger does not call a number (NN here) is no number; tagged CD it is.
-    assert _feature(("No", "one", "came", "."), ("It", "is", "1", "."), (1, 2), (2, 3), "sub:num_value_eq") == 0.0
-    assert _feature(("No", "one", "came", "."), ("It", "is", "1", "."), (1, 2), (2, 3), "sub:num_value_clash") == 0.0
-    assert _feature(("This", "one", "is", "red"), ("It", "is", "1", "."), (1, 2), (2, 3), "sub:num_value_eq") == 1.0
+    assert block_feature(("No", "one", "came", "."), ("It", "is", "1", "."), (1, 2), (2, 3), "sub:num_value_eq") == 0.0
+    assert block_feature(("No", "one", "came", "."), ("It", "is", "1", "."), (1, 2), (2, 3), "sub:num_value_clash") == 0.0
+    assert block_feature(("This", "one", "is", "red"), ("It", "is", "1", "."), (1, 2), (2, 3), "sub:num_value_eq") == 1.0
 
 
 def test_shipped_models_carry_the_number_format_features_at_weight_0() -> None:
