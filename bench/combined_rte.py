@@ -243,12 +243,23 @@ UNIT_SUMS: tuple[tuple[tuple[str, ...], tuple[float, ...]], ...] = (
 )
 
 
-def _predict_logistic(data, names, c, train_files, test_file):  # type: ignore[no-untyped-def]
+def _predict_logistic(data, names, c, train_files, test_file,  # type: ignore[no-untyped-def]
+                      extras: Sequence[str] = (), weighting: str = "none"):
+    """Which target pairs the standardised L2 logistic regression gets right; ``extras``
+    join the training sets with ``weighting`` (:data:`EXTRA_WEIGHTINGS`), and the
+    standardisation uses the fit's own weights (weighted mean and spread)."""
     x, y = matrix(data, train_files, names)
+    sw = np.ones(len(y))
+    if weighting != "none" and extras:
+        xe, ye = matrix(data, extras, names)
+        each = 1.0 if weighting == "pooled" else len(y) / len(ye)
+        x, y = np.vstack([x, xe]), np.concatenate([y, ye])
+        sw = np.concatenate([sw, np.full(len(ye), each)])
     xt, yt = matrix(data, (test_file,), names)
-    mean, scale = x.mean(axis=0), x.std(axis=0)
+    mean = np.average(x, axis=0, weights=sw)
+    scale = np.sqrt(np.average((x - mean) ** 2, axis=0, weights=sw))
     scale[scale == 0] = 1.0
-    w, b = fit_logistic((x - mean) / scale, y.astype(float), c)
+    w, b = fit_logistic((x - mean) / scale, y.astype(float), c, sw)
     return ((xt - mean) / scale @ w + b > 0) == yt
 
 
@@ -348,25 +359,10 @@ def extra_name(path: Path) -> str:
 
 def weighted_rows(data, names: Sequence[str], c: float, rows, extras: Sequence[str],  # type: ignore[no-untyped-def]
                   weighting: str) -> list[np.ndarray]:
-    """For each row, which target pairs the standardised L2 logistic regression gets right
-    when ``extras`` join the row's training sets with ``weighting``. Standardisation uses
-    the same weights as the fit (weighted mean and spread)."""
-    out = []
-    for train_files, test_file in rows:
-        x, y = matrix(data, train_files, names)
-        sw = np.ones(len(y))
-        if weighting != "none" and extras:
-            xe, ye = matrix(data, extras, names)
-            each = 1.0 if weighting == "pooled" else len(y) / len(ye)
-            x, y = np.vstack([x, xe]), np.concatenate([y, ye])
-            sw = np.concatenate([sw, np.full(len(ye), each)])
-        xt, yt = matrix(data, (test_file,), names)
-        mean = np.average(x, axis=0, weights=sw)
-        scale = np.sqrt(np.average((x - mean) ** 2, axis=0, weights=sw))
-        scale[scale == 0] = 1.0
-        w, b = fit_logistic((x - mean) / scale, y.astype(float), c, sw)
-        out.append(((xt - mean) / scale @ w + b > 0) == yt)
-    return out
+    """For each row, which target pairs the logistic regression gets right when ``extras``
+    join the row's training sets with ``weighting`` (:func:`_predict_logistic`)."""
+    return [_predict_logistic(data, names, c, train_files, test_file, extras, weighting)
+            for train_files, test_file in rows]
 
 
 def extra_grid(names_sets: Sequence[tuple[str, ...]]) -> list[tuple[tuple[str, ...], str, float]]:
