@@ -32,6 +32,7 @@ import argparse
 import json
 import os
 import time
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -40,6 +41,7 @@ from bench.combined_rte import PROTOCOLS
 from explorer.datasets import load
 from explorer.decision import CUTOFF_RULES, DEFAULT_RULE, bootstrap_transfer, choose_cutoff, paired_difference, transfer
 from explorer.evaluation import score_pairs
+from explorer.pairs import Pair
 from explorer.preprocess import analyze_pair
 from explorer.scorers import SCORERS, get_scorer
 
@@ -51,15 +53,18 @@ SHIPPED = "content coverage + 0.1 x hypothesis side / h (shipped)"
 ROWS7 = PROTOCOLS
 
 
-def cached_scores(cache: Path, scorer: str, name: str) -> tuple[np.ndarray, np.ndarray]:
-    if scorer == "manli":  # one decode serves the scorer and the study of its numbers
+def cached_scores(cache: Path, scorer: str, name: str,
+                  score: Callable[[Sequence[Pair]], Sequence[float]] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """One registered scorer's values on one RTE file, and its gold labels (cached under
+    ``scorer``); ``score`` scores the pairs instead of the registered scorer of that name."""
+    if scorer == "manli" and score is None:  # one decode serves the scorer and the study of its numbers
         parts, gold = manli_parts(cache, name)
         return parts[SHIPPED], gold
     path = cache / f"{scorer}__{name}.json"
     if not path.exists():
         data = load(RTE / f"{name}.xml")
         start = time.perf_counter()
-        values = score_pairs(data.pairs, scorer)
+        values = np.asarray(score(data.pairs) if score is not None else score_pairs(data.pairs, scorer), dtype=float)
         path.write_text(json.dumps({"values": values.tolist(), "gold": [bool(p.entails) for p in data.pairs],
                                     "seconds": time.perf_counter() - start}))
     payload = json.loads(path.read_text())
@@ -496,16 +501,11 @@ def alignment_models(cache: Path) -> None:
     print("| bag-of-words | " + " | ".join(pct(a) for a in bow) + f" | {pct(bow.mean())} | +0.0 |")
     for model in SHIPPED_MODELS:
         scorer = ManliScorer(ManliAligner().with_model(model))
-        series = {}
-        for name in FILES:
-            path = cache / f"manli-model-{model}__{name}.json"
-            if not path.exists():
-                data = load(RTE / f"{name}.xml")
-                values = [scorer.score(analyze_pair(p)).value for p in data.pairs]
-                path.write_text(json.dumps({"values": values, "gold": [bool(p.entails) for p in data.pairs]}))
-            payload = json.loads(path.read_text())
-            series[name] = (np.array(payload["values"], dtype=float), np.array(payload["gold"], dtype=bool))
-        accs = _rows_accuracy(series)
+
+        def score(pairs: Sequence[Pair], scorer: ManliScorer = scorer) -> list[float]:
+            return [scorer.score(analyze_pair(p)).value for p in pairs]
+
+        accs = _rows_accuracy({name: cached_scores(cache, f"manli-model-{model}", name, score) for name in FILES})
         print(f"| {model} | " + " | ".join(pct(a) for a in accs)
               + f" | {pct(accs.mean())} | {100 * (accs - bow).min():+.1f} |")
 
