@@ -24,8 +24,8 @@ from components.guard import attempt, guarded
 from components.panels.shared import fitting_gold, registered
 from components.store_access import author, get_store, store_dataset_id
 from components.text import plain
+from explorer.aligners.evaluation import score_pair
 from explorer.alignment import Alignment, Link
-from explorer.alignment_eval import score_pair
 from explorer.pairs import Pair
 from explorer.preprocess import analyze_pair
 from explorer.store import StoreError
