@@ -47,7 +47,7 @@ from explorer.datasets import Dataset
 from explorer.decision import pair_scores
 from explorer.decision.measures import accuracy
 from explorer.decision.rules import DEFAULT_RULE, OWN_RULE, choose_cutoff
-from explorer.errors import ExplorerError
+from explorer.errors import ExplorerError, command_status
 from explorer.pairs import Pair
 
 #: The shipped cutoffs (see the module docstring).
@@ -349,12 +349,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     from explorer.scorers import parse_scorer_names
 
-    try:
-        build_default(args.dev, args.out, parse_scorer_names(args.scorer), update=args.update)
-    except (ValueError, KeyError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    return 0
+    return command_status(lambda: build_default(args.dev, args.out, parse_scorer_names(args.scorer),
+                                                update=args.update))
 
 
 if __name__ == "__main__":

@@ -39,6 +39,7 @@ from typing import Any
 
 from explorer.cache import cutoff_dir
 from explorer.decision import cutoffs
+from explorer.errors import command_status
 
 #: Waiting jobs at most (beyond the running one).
 MAX_QUEUED = 8
@@ -357,12 +358,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--parent", type=int, help="exit when this process is no longer the parent")
     parser.add_argument("--fingerprint", help="refuse a file whose labelled pairs have another fingerprint")
     args = parser.parse_args(argv)
-    try:
-        run_child(Path(args.data), parse_scorer_names(args.scorer), args.progress, args.parent, args.fingerprint)
-    except (ValueError, KeyError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    return 0
+    return command_status(lambda: run_child(Path(args.data), parse_scorer_names(args.scorer), args.progress,
+                                            args.parent, args.fingerprint))
 
 
 if __name__ == "__main__":
