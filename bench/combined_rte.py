@@ -35,8 +35,8 @@ import numpy as np
 
 from explorer import combined
 from explorer.datasets import load
-from explorer.decision import DEFAULT_RULE, choose_cutoff
-from explorer.evaluation import score_pairs
+from explorer.decision.evaluation import score_pairs
+from explorer.decision.rules import DEFAULT_RULE, choose_cutoff
 from explorer.preprocess import analyze_pair
 
 RTE = Path(os.environ.get("NLTK_DATA", "../shared/nltk_data")) / "corpora" / "rte"
@@ -279,7 +279,7 @@ def _predict_cutoff(data, scorer, train_files, test_file):  # type: ignore[no-un
 
 
 def _interval(right, bow_right) -> str:  # type: ignore[no-untyped-def]
-    from explorer.decision import paired_difference
+    from explorer.decision.rules import paired_difference
 
     d = paired_difference(right, bow_right, resamples=2000)
     return f"{100 * d.difference:+.1f} [{100 * d.low:+.1f}, {100 * d.high:+.1f}]"

@@ -37,8 +37,8 @@ import sys
 import time
 
 from bench.manli_transfer import SHARED
+from explorer.aligners.evaluation import harmonic_mean, load_gold
 from explorer.aligners.manli import ManliAligner
-from explorer.alignment_eval import harmonic_mean, load_gold
 from explorer.lexical.numbers import number_value
 from explorer.preprocess import analyze_pair
 

@@ -35,7 +35,7 @@ import collections
 import time
 
 from bench.manli_transfer import SHARED
-from explorer.alignment_eval import load_gold
+from explorer.aligners.evaluation import load_gold
 from explorer.preprocess import analyze_pair
 
 MAX_PHRASE = 6

@@ -41,10 +41,10 @@ from pathlib import Path
 import numpy as np
 
 from bench.manli_experiments import figures, test
+from explorer.aligners.evaluation import load_gold
 from explorer.aligners.manli import _lexical_similarity, decode
 from explorer.aligners.manli_features import FEATURES, INDEX, N_FEATURES
 from explorer.aligners.manli_learn import Problem, TrainConfig, prepare
-from explorer.alignment_eval import load_gold
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"

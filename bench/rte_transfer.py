@@ -39,8 +39,15 @@ import numpy as np
 
 from bench.combined_rte import PROTOCOLS
 from explorer.datasets import load
-from explorer.decision import CUTOFF_RULES, DEFAULT_RULE, bootstrap_transfer, choose_cutoff, paired_difference, transfer
-from explorer.evaluation import score_pairs
+from explorer.decision.evaluation import score_pairs
+from explorer.decision.rules import (
+    CUTOFF_RULES,
+    DEFAULT_RULE,
+    bootstrap_transfer,
+    choose_cutoff,
+    paired_difference,
+    transfer,
+)
 from explorer.pairs import Pair
 from explorer.preprocess import analyze_pair
 from explorer.scorers import SCORERS, get_scorer

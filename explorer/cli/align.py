@@ -1,4 +1,4 @@
-"""Command ``align-eval``: an aligner against gold alignments (:mod:`explorer.alignment_eval`)."""
+"""Command ``align-eval``: an aligner against gold alignments (:mod:`explorer.aligners.evaluation`)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.aligners import ALIGNERS, get_aligner
-from explorer.alignment_eval import load_gold, predictions_json, reachability, report, run_aligner, score_pair
+from explorer.aligners.evaluation import load_gold, predictions_json, reachability, report, run_aligner, score_pair
 from explorer.api import method_signature
 from explorer.cli.output import fail, int_in, output_file, progress_printer
 

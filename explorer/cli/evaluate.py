@@ -9,7 +9,7 @@ from explorer import resources
 from explorer.api import method_signature
 from explorer.cli.output import print_json, progress_printer, result_to_json, stderr_log, warn_missing_resources
 from explorer.datasets import Dataset, load
-from explorer.evaluation import evaluate
+from explorer.decision.evaluation import evaluate
 from explorer.preprocess import analyze_pair, make_pair
 from explorer.scorers import SCORERS, get_scorer, parse_scorer_names
 
@@ -20,7 +20,7 @@ def configure_evaluate(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dev", help="development set on which to choose the cutoff")
     parser.add_argument("--rule", default=None,
                         help="how the cutoff is chosen on --dev: best, midpoint (default), plateau, smoothed, "
-                             "prior, logistic (explorer/decision.py)")
+                             "prior, logistic (explorer/decision/rules.py)")
     parser.add_argument(
         "--scorer", default="mbleu",
         help=f"comma-separated scorer names or 'all' (known: {', '.join(SCORERS)})",
@@ -51,7 +51,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
     warn_missing_resources()
     results = evaluate(data, names, dev=dev, progress=progress_printer("pairs"), rule=args.rule)
     if args.json:
-        from explorer.decision import DEFAULT_RULE
+        from explorer.decision.rules import DEFAULT_RULE
 
         payload = {
             "data": args.data,
