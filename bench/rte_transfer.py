@@ -1,5 +1,5 @@
 """Cutoff transfer across the labelled RTE sets: every scorer, every cutoff rule, MANLI's
-thresholded number, and the bootstrap spread of the chosen cutoff (issue 13, part 2).
+thresholded number, and the bootstrap spread of the chosen cutoff.
 
     NLTK_DATA=../shared/nltk_data .venv/bin/python -m bench.rte_transfer [--cache DIR] [--scorers all]
         [--resamples 1000] [--only table,rules,manli,bootstrap,why,candidates,nested,paired,select,models]
