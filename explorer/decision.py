@@ -147,7 +147,7 @@ CUTOFF_RULES: dict[str, CutoffRule] = {
 }
 
 #: The rule the Evaluate page and ``evaluate --dev`` use (chosen by cross-set transfer,
-#: docs/RESULTS.md "Cutoff transfer").
+#: docs/RESULTS.md "Entailment decisions across sets").
 DEFAULT_RULE = "midpoint"
 
 
