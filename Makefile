@@ -56,7 +56,7 @@ bench: setup-dev
 	$(BIN)/python -m bench.bench_bleu
 	$(BIN)/python -m bench.bench_pages
 
-# Issue 14's timings in headless Chromium (/usr/bin/chromium): typed pair, RTE2 pair, editor
+# The app's first-use timings in headless Chromium (/usr/bin/chromium): typed pair, RTE2 pair, editor
 # click, a pair of a 20,000-pair upload, cold start; medians with the load average.
 bench-browser: setup-dev
 	$(BIN)/python -m bench.bench_browser_timings

@@ -1,4 +1,4 @@
-"""Benchmark: issue 14's "done when" timings in a real browser (headless Debian Chromium
+"""Benchmark: the app's first-use timings (goals in docs/BENCHMARKS.md) in a real browser (headless Debian Chromium
 driven by Playwright), from the request to the element on screen, on a warm server.
 
 One command runs every target and prints, per target, the median over ``--runs`` runs

@@ -1,5 +1,5 @@
-"""Regenerate the README's screenshots of the current UI (not a benchmark: it prints the
-files it wrote). Starts ``streamlit run app.py`` on a free localhost port with a throwaway
+"""Regenerate the screenshots of the current UI that the README and docs/APP.md show (not a
+benchmark: it prints the files it wrote). Starts ``streamlit run app.py`` on a free localhost port with a throwaway
 store, drives Debian's Chromium through Playwright, and saves:
 
 - ``pair-verdicts.png``: the Pair page on a typical-sample pair, its verdict strip filled in;

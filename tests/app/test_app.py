@@ -125,7 +125,7 @@ def test_pair_page_bad_input_is_a_message_not_an_exception(text: str, hypothesis
 
 
 def test_a_pair_over_the_token_limit_is_one_warning_and_runs_nothing() -> None:
-    """Issue 10's hostile pair ("h " x 9999 in both boxes): one refusal naming the limit,
+    """A hostile pair ("h " x 9999 in both boxes): one refusal naming the limit,
     before tagging, instead of every method failing in turn."""
     at = start()
     at.text_area(key="pair_text").set_value("h " * 9999)

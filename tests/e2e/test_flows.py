@@ -1,4 +1,4 @@
-"""Issue 14's flows in a real browser (Playwright + Debian's Chromium against
+"""The app's main flows in a real browser (Playwright + Debian's Chromium against
 ``streamlit run app.py``):
 
 - export: a figure's modebar camera saves SVG once SVG is chosen in the sidebar; the Pair
