@@ -132,6 +132,8 @@ def run_batch(args: argparse.Namespace) -> int:
                                workers=args.workers, progress=sampled)
     except (BatchError, DatasetError, UnknownScorerError, OSError) as err:
         return fail(str(err))
+    for chunk, why in summary.redone:
+        print(f"note: {chunk} was damaged ({why}); scored again", file=sys.stderr)
     for address, missing in summary.missing_resources.items():
         print(f"warning: worker {address} lacks NLTK resources {', '.join(missing)}; "
               "see `python -m explorer resources` for what degrades", file=sys.stderr)
