@@ -10,7 +10,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from explorer.cli.output import print_json, progress_printer, warn_missing_resources
+from explorer.cli.output import print_json, progress_printer, shown, warn_missing_resources
 from explorer.combined import DEFAULT_C, CombinedError, parse_features, train_test
 from explorer.datasets import load
 
@@ -50,16 +50,16 @@ def run_combined_classify(args: argparse.Namespace) -> int:
                    "results": {"combined": report.to_json()} if report else {}}
         print_json(payload)
         return 0
-    print(f"train {train_name} ({len(train_pairs)}), test {test.name if test else '-'}; "
+    print(f"train {shown(train_name)} ({len(train_pairs)}), test {shown(test.name) if test else '-'}; "
           f"logistic regression, C={c:g}, {len(names)} features")
     if report is not None:
         o = report.overall
         print(f"  combined     n={o.n:<5} acc {o.accuracy:6.2%}  P {o.precision:.3f}  R {o.recall:.3f}  F1 {o.f1:.3f}")
         for task, s in report.by_task.items() if len(report.by_task) > 1 else ():
-            print(f"      {task:<6} n={s.n:<4} acc {s.accuracy:6.2%}  F1 {s.f1:.3f}")
+            print(f"      {shown(task):<6} n={s.n:<4} acc {s.accuracy:6.2%}  F1 {s.f1:.3f}")
     print("  weights (standardised features), largest first:")
     for k in sorted(range(len(names)), key=lambda k: -abs(float(model.weights[k]))):
         print(f"    {model.features[k]:<28} {float(model.weights[k]):+.3f}")
     if out is not None:
-        print(f"saved {out}")
+        print(f"saved {shown(out)}")
     return 0

@@ -15,6 +15,7 @@ from explorer.cli.output import (
     output_file,
     print_json,
     progress_printer,
+    shown,
     warn_missing_resources,
 )
 from explorer.datasets import load
@@ -100,14 +101,14 @@ def _save_profile(path: str, name: str, pairs: list[Pair], features: Features) -
 
 def _print_report(name: str, report: Report) -> None:
     o = report.overall
-    line = (f"  {name:<12} n={o.n:<5} acc {o.accuracy:6.2%}  P {o.precision:.3f}  R {o.recall:.3f}  "
+    line = (f"  {shown(name):<12} n={o.n:<5} acc {o.accuracy:6.2%}  P {o.precision:.3f}  R {o.recall:.3f}  "
             f"F1 {o.f1:.3f}  ({report.n_features} features)")
     if report.interval is not None:
         mean = float(np.mean(report.fold_accuracies))
         line += f"  folds {mean:.2%} [{report.interval[0]:.2%}, {report.interval[1]:.2%}]"
     print(line)
     for task, s in report.by_task.items() if len(report.by_task) > 1 else ():
-        print(f"      {task:<6} n={s.n:<4} acc {s.accuracy:6.2%}  F1 {s.f1:.3f}")
+        print(f"      {shown(task):<6} n={s.n:<4} acc {s.accuracy:6.2%}  F1 {s.f1:.3f}")
     for half, s in report.by_ldr.items():
         print(f"      LDR {half:<4} n={s.n:<4} acc {s.accuracy:6.2%}  F1 {s.f1:.3f}  (cutoff {report.ldr_cutoff:.3f})")
 
@@ -165,7 +166,7 @@ def run_classify(args: argparse.Namespace) -> int:
                    "results": {name: r.to_json() for name, r in reports}}
         print_json(payload)
         return 0
-    print(protocol + "; SVM (RBF), C=" + f"{args.c:g}, gamma={args.gamma}")
+    print(shown(protocol) + "; SVM (RBF), C=" + f"{args.c:g}, gamma={args.gamma}")
     for name, report in reports:
         _print_report(name, report)
     return 0
@@ -182,9 +183,9 @@ def run_corpus_stats(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"data": args.data, "rows": [r.__dict__ for r in rows]})
         return 0
-    print(f"{data.name}: {len(data)} pairs (lengths in tokens)")
+    print(f"{shown(data.name)}: {len(data)} pairs (lengths in tokens)")
     print(f"  {'group':<6} {'n':>5} {'pos.':>6} {'|text|':>7} {'|hyp|':>7} {'LDR':>6} {'edit':>6}")
     for r in rows:
-        print(f"  {r.group:<6} {r.n:>5} {r.positive_share:>6.1%} {r.mean_text_length:>7.2f} "
+        print(f"  {shown(r.group):<6} {r.n:>5} {r.positive_share:>6.1%} {r.mean_text_length:>7.2f} "
               f"{r.mean_hypothesis_length:>7.2f} {r.mean_ldr:>6.3f} {r.mean_edit_distance:>6.2f}")
     return 0
