@@ -50,7 +50,7 @@ from explorer.batch.schema import (
     read_manifest,
     write_manifest,
 )
-from explorer.batch.source import FileSource, open_source, read_range
+from explorer.batch.source import FileSource, open_source, read_range, whole_notes
 from explorer.batch.worker import (
     ChunkDone,
     ChunkFailed,
@@ -499,13 +499,7 @@ def _complete(directory: Path, manifest: Manifest, data: Dataset | FileSource) -
             "graded" if graded else "unlabelled")
         manifest.tasks = tasks
         manifest.n_pairs = int(rows)
-        notes = []
-        if labels and unlabelled:
-            notes.append(f"{unlabelled:,} of {rows:,} pairs have no gold label (e.g. SNLI's '-'); they are kept, unlabelled")
-        if rows < manifest.records:
-            notes.append(f"{manifest.records - rows:,} of {manifest.records:,} records gave no pair "
-                         "(skipped by the loader, e.g. an empty sentence)")
-        manifest.notes = notes
+        manifest.notes = whole_notes(rows, unlabelled, manifest.records, labelled=bool(labels))
     manifest.complete = True
     manifest.refused = refusals(directory, manifest)
     write_manifest(directory, manifest)

@@ -10,9 +10,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from explorer.batch.source import read_dataset
 from explorer.cli.output import print_json, progress_printer, shown, warn_missing_resources
 from explorer.combined import DEFAULT_C, CombinedError, parse_features, train_test
-from explorer.datasets import load
 
 
 def run_combined_classify(args: argparse.Namespace) -> int:
@@ -29,10 +29,10 @@ def run_combined_classify(args: argparse.Namespace) -> int:
     # TRAIN may name several files joined by commas (e.g. RTE1, RTE2 and RTE3 dev).
     parts = args.train.split(",")
     paths = parts if len(parts) > 1 and all(Path(p).is_file() for p in parts) else [args.train]
-    trains = [load(p) for p in paths]
+    trains = [read_dataset(p) for p in paths]
     train_pairs = [pair for data in trains for pair in data.pairs]
     train_name = " + ".join(d.name for d in trains)
-    test = load(args.test) if args.test else None
+    test = read_dataset(args.test) if args.test else None
     warn_missing_resources()
     model, report = train_test(
         train_pairs, test.pairs if test else None, names, c=c,

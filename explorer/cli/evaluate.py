@@ -7,8 +7,9 @@ from dataclasses import replace
 
 from explorer import resources
 from explorer.api import method_signature
+from explorer.batch.source import read_dataset
 from explorer.cli.output import print_json, progress_printer, result_to_json, shown, stderr_log, warn_missing_resources
-from explorer.datasets import Dataset, load
+from explorer.datasets import Dataset
 from explorer.evaluation import evaluate
 from explorer.preprocess import analyze_pair, make_pair
 from explorer.scorers import SCORERS, get_scorer, parse_scorer_names
@@ -45,8 +46,8 @@ def labelled_subset(data: Dataset) -> tuple[Dataset, int]:
 
 def run_evaluate(args: argparse.Namespace) -> int:
     names = parse_scorer_names(args.scorer)
-    data = load(args.data)
-    dev: Dataset | None = load(args.dev) if args.dev else None
+    data = read_dataset(args.data)
+    dev: Dataset | None = read_dataset(args.dev) if args.dev else None
     data, left_out = labelled_subset(data)
     warn_missing_resources()
     results = evaluate(data, names, dev=dev, progress=progress_printer("pairs"), rule=args.rule)

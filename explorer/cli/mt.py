@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import numpy as np
 
+from explorer.batch.source import iter_pairs, read_dataset
 from explorer.cli.output import (
     fail,
     finite_float,
@@ -18,11 +21,11 @@ from explorer.cli.output import (
     shown,
     warn_missing_resources,
 )
-from explorer.datasets import load
 from explorer.errors import ExplorerError
 from explorer.metrics.features import ALL_GROUPS, feature_matrix, feature_names, parse_groups
 from explorer.mtclassify import (
     ClassifyError,
+    CorpusStatistics,
     Features,
     Report,
     corpus_statistics,
@@ -128,8 +131,8 @@ def run_classify(args: argparse.Namespace) -> int:
             raise ClassifyError("give TEST data, or --folds K for cross-validation over TRAIN")
         if args.save_model:
             raise ClassifyError("--save-model needs --classifier combined (the SVM is not saved)")
-        train = load(args.train)
-        test = load(args.test) if args.test else None
+        train = read_dataset(args.train)
+        test = read_dataset(args.test) if args.test else None
         warn_missing_resources()
         pairs = list(train.pairs) + (list(test.pairs) if test else [])
         every = _cached_features(pairs, groups)
@@ -177,13 +180,45 @@ def configure_corpus_stats(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
+class _Totals:
+    """Corpus statistics summed over ranges of a file, so only one range is held."""
+
+    def __init__(self) -> None:
+        #: group -> [pairs, labelled pairs, positives, sum of text lengths, of hypothesis
+        #: lengths, of LDRs, of edit distances]
+        self.sums: dict[str, list[float]] = {}
+
+    def add(self, pairs: Sequence[Pair]) -> None:
+        labelled = {"all": sum(p.entails is not None for p in pairs)}
+        for p in pairs:
+            if p.task and p.entails is not None:
+                labelled[p.task] = labelled.get(p.task, 0) + 1
+        for row in corpus_statistics(pairs):
+            k = labelled.get(row.group, 0)
+            add = (row.n, k, row.positive_share * k if k else 0.0, row.mean_text_length * row.n,
+                   row.mean_hypothesis_length * row.n, row.mean_ldr * row.n, row.mean_edit_distance * row.n)
+            total = self.sums.setdefault(row.group, [0.0] * len(add))
+            for i, value in enumerate(add):
+                total[i] += value
+
+    def rows(self) -> list[CorpusStatistics]:
+        groups = ["all", *sorted(g for g in self.sums if g != "all")]
+        return [CorpusStatistics(group, int(n), positives / k if k else math.nan, text / n, hyp / n, ldr / n, edit / n)
+                for group in groups for n, k, positives, text, hyp, ldr, edit in [self.sums[group]]]
+
+
 def run_corpus_stats(args: argparse.Namespace) -> int:
-    data = load(args.data)
-    rows = corpus_statistics(data.pairs)
+    totals = _Totals()
+    for pairs, _ in iter_pairs(args.data):  # one range of pairs at a time
+        if pairs:
+            totals.add(pairs)
+    if not totals.sums:
+        raise ClassifyError(f"{args.data}: no pairs to describe")
+    rows = totals.rows()
     if args.json:
         print_json({"data": args.data, "rows": [r.__dict__ for r in rows]})
         return 0
-    print(f"{shown(data.name)}: {len(data)} pairs (lengths in tokens)")
+    print(f"{shown(Path(args.data).name)}: {rows[0].n} pairs (lengths in tokens)")
     print(f"  {'group':<6} {'n':>5} {'pos.':>6} {'|text|':>7} {'|hyp|':>7} {'LDR':>6} {'edit':>6}")
     for r in rows:
         print(f"  {shown(r.group):<6} {r.n:>5} {r.positive_share:>6.1%} {r.mean_text_length:>7.2f} "
