@@ -154,6 +154,7 @@ def writing(directory: str | Path) -> Iterator[None]:
         BatchError: when another process holds it.
     """
     folder = Path(directory)
+    created = not folder.exists()
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / LOCK
     if fcntl is None:
@@ -171,6 +172,12 @@ def writing(directory: str | Path) -> Iterator[None]:
         started = datetime.now(UTC).isoformat(timespec="seconds")
         os.ftruncate(fd, 0)
         os.write(fd, f"pid {os.getpid()} on {socket.gethostname()}, since {started}\n".encode())
-        yield
+        try:
+            yield
+        except BaseException:
+            if created and [p.name for p in folder.iterdir()] == [LOCK]:  # refused before any work: leave nothing
+                path.unlink(missing_ok=True)
+                folder.rmdir()
+            raise
     finally:
         os.close(fd)  # releases the lock

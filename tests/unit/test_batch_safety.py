@@ -196,3 +196,12 @@ def test_a_full_disk_is_one_error_line_without_a_worker_traceback(small: Path, t
     assert lines[-1].startswith("error: chunk ") and "No space left on device" in lines[-1]
     assert str(out / CHUNK_DIR) in lines[-1] and "free some space" in lines[-1]
     assert not list((out / CHUNK_DIR).glob(".chunk-*"))  # the partial file is removed
+
+
+def test_a_new_folder_refused_before_any_work_is_not_left_behind(small: Path, tmp_path: Path) -> None:
+    from explorer.datasets import load
+
+    out = tmp_path / "new"
+    with pytest.raises(BatchError, match="no scorer chosen"):
+        run_batch(load(small), [], out, chunk_size=4)
+    assert not out.exists()
