@@ -279,19 +279,19 @@ def run_chunk(task: ChunkTask) -> ChunkDone | ChunkFailed:
     :class:`ChunkFailed` (a malformed record names its line; the run stops there)."""
     from explorer.datasets import DatasetError
 
-    phase = "read"
+    stage = "read"  # what an OSError interrupted: reading the dataset file, or writing the chunk
     try:
         begin = time.perf_counter()
         pairs, notes = task_pairs(task)
         read = time.perf_counter()
-        phase = "error"
+        stage = "score"
         scores = score_chunk(pairs, task.scorers)
         _forget_pairs()
         scored = time.perf_counter()
         table = chunk_table(pairs, task.position, scores, task.scorers)
         timings = {"read": read - begin, "score": scored - read}
         if task.out is not None:
-            phase = "write"
+            stage = "write"
             write_table(task.out, task.index, table)
             table = None
         timings["write"] = time.perf_counter() - scored
@@ -299,8 +299,8 @@ def run_chunk(task: ChunkTask) -> ChunkDone | ChunkFailed:
     except DatasetError as err:
         return ChunkFailed(task.index, "data", str(err))
     except OSError as err:
-        if phase in ("read", "write"):
-            return ChunkFailed(task.index, phase, err.strerror or str(err), err.errno)
+        if stage != "score":
+            return ChunkFailed(task.index, stage, err.strerror or str(err), err.errno)
         return ChunkFailed(task.index, "error", f"{type(err).__name__}: {err}")
     except Exception as err:  # the worker's own trouble (memory, a bug): reported by the client
         return ChunkFailed(task.index, "error", f"{type(err).__name__}: {err}")
