@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from explorer.batch.folder import storage_error
 from explorer.batch.schema import (
     BREAKDOWN,
     CHUNK_DIR,
@@ -178,10 +179,20 @@ class BatchResult:
         return f'"{name}"'
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> Any:
-        """Run SQL in which ``{source}`` stands for the result's rows; a DuckDB relation."""
+        """Run SQL in which ``{source}`` stands for the result's rows; a DuckDB relation
+        (the result is computed here, so a chunk that cannot be read fails here).
+
+        Raises:
+            BatchError: when a chunk file cannot be read, naming the damaged chunk.
+        """
+        import duckdb
+
         # a cursor per query: DuckDB refuses new work on a connection whose last result
         # was not read to the end (a count's fetchone, say)
-        return self._connection().cursor().execute(sql.replace("{source}", self._source), list(params))
+        try:
+            return self._connection().cursor().execute(sql.replace("{source}", self._source), list(params))
+        except duckdb.Error as err:
+            raise storage_error(self.directory, err) from None
 
     # ------------------------------------------------- figures kept on disk
     def _chunk_key(self) -> str:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from explorer.batch.folder import storage_error
 from explorer.batch.query import BatchResult
 from explorer.batch.schema import BatchError, Manifest, finished_chunks, read_manifest, write_manifest
 from explorer.datasets import Dataset
@@ -41,14 +42,19 @@ class _StoredPairs:
         return self.n
 
     def __iter__(self) -> Iterator[_Row]:
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
         chunks = finished_chunks(self.directory)
         for index in sorted(chunks):
-            for batch in pq.ParquetFile(chunks[index]).iter_batches(
-                    batch_size=4096, columns=["id", "text", "hypothesis", "label", "task"]):
-                columns = [batch.column(k).to_pylist() for k in range(5)]
-                yield from (_Row(*row) for row in zip(*columns, strict=True))
+            try:
+                batches = pq.ParquetFile(chunks[index]).iter_batches(
+                    batch_size=4096, columns=["id", "text", "hypothesis", "label", "task"])
+                while (batch := next(batches, None)) is not None:
+                    columns = [batch.column(k).to_pylist() for k in range(5)]
+                    yield from (_Row(*row) for row in zip(*columns, strict=True))
+            except (OSError, pa.ArrowException) as err:  # a chunk damaged since it was checked
+                raise storage_error(self.directory, err) from None
 
 
 @dataclass(frozen=True)

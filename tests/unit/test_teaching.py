@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 
 from explorer.aligners.manli import ManliAligner, ManliScorer, anneal_logged
+from explorer.alignment import EditKind
 from explorer.metrics.bleu import VARIANTS, bleu_tokens, modified_precision
-from explorer.metrics.wer import edit_script, levenshtein, wer_tokens
+from explorer.metrics.wer import backtrace, edit_script, edit_table, levenshtein, wer_tokens
 from explorer.preprocess import AnalyzedPair, analyze_pair, make_pair
 from explorer.scorers import get_scorer
 from explorer.teaching import METHODS, TEACHING_MAX_TOKENS, TeachingSizeError, check_size, tracer
@@ -106,7 +107,9 @@ def test_wer_trace_fills_the_table_then_reads_the_scripts_edits(pair: AnalyzedPa
     fills = [s for s in trace.steps if s.phase == "fill"]
     assert [s.rows for s in fills] == list(range(1, len(p) + 2))
     assert trace.cost[-1][-1] == levenshtein(p, h)
-    assert trace.edits == edit_script(p, h)
+    # the trace reads its own table back; the Pair page's script (rapidfuzz's) is as long
+    assert trace.edits == backtrace(edit_table(p, h)[1])
+    assert sum(e.kind is not EditKind.EQ for e in edit_script(p, h)) == trace.cost[-1][-1]
     walk = [s for s in trace.steps if s.phase == "backtrace"]
     assert len(walk) == len(trace.edits)
     path = walk[-1].path
