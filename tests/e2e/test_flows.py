@@ -6,8 +6,6 @@
   and a ``<script>`` typed into a sentence stays text there (it never runs);
 - state: a reload keeps the dataset, the pair, the decision's method and the open method
   tab (URL), and the Dataset filters survive a visit to another page;
-- the Teach page: stepping through a method, and the presentation layout opened from a
-  link (the method and the layout are in the URL);
 - annotation: a note typed and not yet saved survives a switch to another annotation tab.
 
 One server for the module (starting one takes a while on a shared machine).
@@ -164,28 +162,3 @@ def test_an_unsaved_note_survives_a_switch_of_annotation_tab(page, app_url: str)
     page.get_by_role("tab", name="Tags and notes").click()
     settle(page)
     assert page.get_by_label("Add a note").input_value() == "unsaved thought"
-
-
-def test_teach_page_steps_through_a_method_and_opens_the_presentation_from_a_link(page, app_url: str) -> None:  # type: ignore[no-untyped-def]
-    open_app(page, f"{app_url}/teach", heading="h1:has-text('Teaching mode')")
-    page.get_by_test_id("stRadio").filter(has_text="Method").get_by_text("Word error rate (WER)").click()
-    settle(page)
-    assert "teach_method=Word+error+rate" in page.url  # the choice is in the URL
-    page.get_by_role("heading", name="Step 1 of").wait_for(timeout=STEP)
-    page.get_by_role("button", name="Next step").click()
-    settle(page)
-    page.get_by_role("heading", name="Step 2 of").wait_for(timeout=STEP)
-    assert page.locator(".js-plotly-plot").count() == 1  # one figure per step
-
-    # A teacher's prepared link: the method and the presentation layout, nothing else on screen.
-    open_app(page, f"{app_url}/teach?teach_method=Bracketing+ITG&presentation=true", heading="h3:has-text('Step 1 of')")
-    page.wait_for_function("""() => [...document.querySelectorAll('[data-testid=stSidebar]')]
-        .every(e => getComputedStyle(e).display === 'none')""", timeout=STEP)  # the sidebar is hidden
-    settle(page)
-    assert page.locator("h1:has-text('Teaching mode')").count() == 0
-    page.get_by_text("Pair and method").click()
-    checked = page.get_by_test_id("stRadio").filter(has_text="Method").locator("input:checked")
-    assert checked.evaluate("e => e.closest('label').innerText") == "Bracketing ITG"
-    size = page.locator("[data-testid='stMarkdownContainer'] p").last.evaluate(
-        "e => parseFloat(getComputedStyle(e).fontSize)")
-    assert size >= 22  # large type
