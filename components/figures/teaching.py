@@ -257,15 +257,17 @@ def manli_figure(trace: ManliTrace, index: int, *, large: bool = False) -> StepF
     layout = {
         "xaxis": _axis(domain=[0, 0.46], type="category", side="top", tickangle=-45, anchor="y"),
         "yaxis": _axis(autorange="reversed", type="category", anchor="x"),
-        "xaxis2": _axis(domain=[0.58, 0.92], range=[0, max(last, 1)], title=_title("round"), anchor="y2"),
+        "xaxis2": _axis(domain=[0.58, 0.92], range=[-1, max(last, 1) + 2], title=_title("round"), anchor="y2"),
         "yaxis2": _axis(title=_title("alignment score"), anchor="x2", showgrid=True,
                         range=[min(totals) - 0.05 * spread, max(totals) + 0.05 * spread]),
         "yaxis3": _axis(title=_title("temperature"), overlaying="y2", side="right", anchor="x2",
-                        rangemode="tozero"),
+                        range=[0, 1.05 * max((s.temperature for s in trace.steps), default=1.0) or 1.0]),
         "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0.58},
     }
     rows = len(yl)
-    return StepFigure(f"Left: the alignment after round {step.round} (blue: linked words). "
+    which = {"start": "the empty alignment", "final": "the final alignment"}.get(
+        step.phase, f"the alignment after round {step.round}")
+    return StepFigure(f"Left: {which} (blue: linked words). "
                       "Right: the alignment's score and the temperature, round by round",
                       _figure(data, layout, large=large, height=max(460, 36 * rows + 200), rows=rows))
 
@@ -301,18 +303,27 @@ def edit_figure(trace: EditTrace, index: int, *, large: bool = False) -> StepFig
         "marker": {"color": "#cfd8dc", "size": 7}, "hoverinfo": "skip", "showlegend": False,
     }]
     moves = [s for s in trace.steps[: index + 1] if s.phase in ("op", "return")]
-    named: set[str] = set()
-    for k, s in enumerate(moves):
-        jump = s.phase == "return" or (s.step is not None and s.step.op.startswith("JUMP"))
-        current = k == len(moves) - 1 and trace.steps[index] is s
+    current = moves[-1] if moves and trace.steps[index] is moves[-1] else None
+    # The moves before the current one, one trace per kind of move (segments split by
+    # None): a long path stays a handful of traces, which plotly.js redraws quickly.
+    kinds: dict[tuple[str, str, bool], dict[str, Any]] = {}
+    for s in moves:
         colour, name = _op_style(s)
-        data.append({
-            "type": "scatter", "x": [s.start[0], s.end[0]], "y": [s.start[1], s.end[1]], "mode": "lines+markers",
-            "name": name, "showlegend": name not in named, "legendgroup": name,
-            "line": {"color": colour, "width": 8 if current else 4, "dash": "dash" if jump else "solid"},
-            "marker": {"size": 9}, "hovertext": html.escape(s.explain), "hoverinfo": "text",
+        jump = s.phase == "return" or (s.step is not None and s.step.op.startswith("JUMP"))
+        width = 8 if s is current else 4
+        group = kinds.setdefault((name, colour, s is current), {
+            "type": "scatter", "x": [], "y": [], "hovertext": [], "mode": "lines+markers", "name": name,
+            "legendgroup": name, "showlegend": False, "hoverinfo": "text", "marker": {"size": 9},
+            "line": {"color": colour, "width": width, "dash": "dash" if jump else "solid"},
         })
+        group["x"] += [s.start[0], s.end[0], None]
+        group["y"] += [s.start[1], s.end[1], None]
+        group["hovertext"] += [html.escape(s.explain)] * 2 + [""]
+    named: set[str] = set()
+    for (name, _, _), group in sorted(kinds.items(), key=lambda item: item[0][2]):  # the current move on top
+        group["showlegend"] = name not in named
         named.add(name)
+        data.append(group)
     # A word sits between the two lattice points that reading it moves between.
     layout = {
         "xaxis": _axis(tickvals=[i + 0.5 for i in range(n)], ticktext=[html.escape(t) for t in trace.text],

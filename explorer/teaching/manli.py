@@ -53,8 +53,11 @@ def _edit_text(edit: Edit, p: tuple[str, ...], h: tuple[str, ...]) -> str:
 
 
 def _amount(change: float) -> str:
-    """A change of score, with a third decimal when two would print 0.00."""
-    return f"{abs(change):.2f}" if abs(change) >= 0.005 else f"{abs(change):.3f}"
+    """A change of score: two decimals, a third when two would print 0.00."""
+    size = abs(change)
+    if size >= 0.005:
+        return f"{size:.2f}"
+    return f"{size:.3f}" if size >= 0.0005 else "less than 0.001"
 
 
 def trace_manli(pair: AnalyzedPair, *, aligner: ManliAligner | None = None) -> ManliTrace:
