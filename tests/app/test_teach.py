@@ -64,6 +64,8 @@ def test_a_link_opens_its_step_and_a_new_lesson_starts_at_the_first() -> None:
     at = open_teach({"teach_method": TEACH_METHODS["wer"].label, STEP_PARAM: "5"})
     data = player(at)
     assert data["step"] == 5 and data["param"] == STEP_PARAM
+    at.toggle(key="presentation").set_value(True).run()  # the same lesson, larger: the same step
+    assert player(at)["step"] == 5 and player(at)["id"] == data["id"] and player(at)["large"]
     at.radio(key="teach_method").set_value("manli").run()
     assert player(at)["step"] == 1
     assert STEP_PARAM not in at.query_params
@@ -113,3 +115,13 @@ def test_teach_page_refuses_a_long_pair_with_the_limit() -> None:
     assert not at.exception, at.exception
     assert any(f"at most {TEACHING_MAX_TOKENS} tokens" in w.value for w in at.warning)
     assert not at.get("bidi_component")
+
+
+def test_a_link_names_a_dataset_pair() -> None:
+    at = open_teach({"teach_source": "A pair from the dataset", "pair": "5", STEP_PARAM: "3"})
+    assert at.radio(key="teach_source").value == "A pair from the dataset"
+    assert at.selectbox(key="teach_pair").value == "5"
+    data = player(at)
+    assert data["step"] == 3
+    label = next(o for o in at.selectbox(key="teach_pair").options if o.startswith("5 — "))
+    assert label.removeprefix("5 — ")[:40] == data["pair"]["hypothesis"][:40]
