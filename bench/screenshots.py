@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote_plus
 
-from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, settle, streamlit_server
+from tests.e2e.browser import chromium, settle, streamlit_server
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The verdict strip marks methods not run yet with this hover text.
@@ -61,63 +61,51 @@ TEACH_SHOTS: dict[str, tuple[tuple[str, str], Callable[[Any], bool]]] = {
 
 def teach(url: str, out: Path) -> list[Path]:
     """The five Teach screenshots at 1280x720 (see :data:`TEACH_SHOTS`)."""
-    from playwright.sync_api import sync_playwright
-
     from components.teach_methods import TEACH_METHODS, trace_of
     from explorer.preprocess import analyze_pair, make_pair
 
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 720})
-            for method, (pair, wanted) in TEACH_SHOTS.items():
-                trace = trace_of(method, None, analyze_pair(make_pair(*pair)))
-                step = next(k + 1 for k, s in enumerate(trace.steps) if wanted(s))
-                page.goto(f"{url}/teach?presentation=true&teach_method={quote_plus(TEACH_METHODS[method].label)}"
-                          f"&teach_text={quote_plus(pair[0])}&teach_hypothesis={quote_plus(pair[1])}&step={step}",
-                          wait_until="domcontentloaded")
-                page.wait_for_selector(f".tp[data-drawn-step='{step}']", timeout=WAIT)
-                _settle(page)
-                page.wait_for_selector(f".tp[data-drawn-step='{step}']", timeout=WAIT)
-                path = out / f"teach-{method}.png"
-                page.screenshot(path=str(path))
-                written.append(path)
-        finally:
-            browser.close()
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        for method, (pair, wanted) in TEACH_SHOTS.items():
+            trace = trace_of(method, None, analyze_pair(make_pair(*pair)))
+            step = next(k + 1 for k, s in enumerate(trace.steps) if wanted(s))
+            page.goto(f"{url}/teach?presentation=true&teach_method={quote_plus(TEACH_METHODS[method].label)}"
+                      f"&teach_text={quote_plus(pair[0])}&teach_hypothesis={quote_plus(pair[1])}&step={step}",
+                      wait_until="domcontentloaded")
+            page.wait_for_selector(f".tp[data-drawn-step='{step}']", timeout=WAIT)
+            _settle(page)
+            page.wait_for_selector(f".tp[data-drawn-step='{step}']", timeout=WAIT)
+            path = out / f"teach-{method}.png"
+            page.screenshot(path=str(path))
+            written.append(path)
     return written
 
 
 def take(url: str, out: Path, pair: str) -> list[Path]:
-    from playwright.sync_api import sync_playwright
-
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
 
-            page.goto(f"{url}/?dataset=sample%3Atypical.xml&pair={pair}", wait_until="domcontentloaded")
-            page.wait_for_selector("h1:has-text('Pair')", timeout=WAIT)
-            page.wait_for_function(STRIP_DONE, timeout=WAIT)
-            _main_area(page, out / "pair-verdicts.png", height=1250)
-            written.append(out / "pair-verdicts.png")
+        page.goto(f"{url}/?dataset=sample%3Atypical.xml&pair={pair}", wait_until="domcontentloaded")
+        page.wait_for_selector("h1:has-text('Pair')", timeout=WAIT)
+        page.wait_for_function(STRIP_DONE, timeout=WAIT)
+        _main_area(page, out / "pair-verdicts.png", height=1250)
+        written.append(out / "pair-verdicts.png")
 
-            page.goto(f"{url}/evaluate?dataset=sample%3Atypical.xml", wait_until="domcontentloaded")
-            page.wait_for_selector("h1:has-text('Evaluate')", timeout=WAIT)
-            page.get_by_text("Accuracy against cutoff").first.wait_for(timeout=WAIT)
-            _main_area(page, out / "evaluate-typical.png", height=1500)
-            written.append(out / "evaluate-typical.png")
+        page.goto(f"{url}/evaluate?dataset=sample%3Atypical.xml", wait_until="domcontentloaded")
+        page.wait_for_selector("h1:has-text('Evaluate')", timeout=WAIT)
+        page.get_by_text("Accuracy against cutoff").first.wait_for(timeout=WAIT)
+        _main_area(page, out / "evaluate-typical.png", height=1500)
+        written.append(out / "evaluate-typical.png")
 
-            page.goto(f"{url}/dataset?dataset=sample%3Atypical.xml", wait_until="domcontentloaded")
-            page.wait_for_selector("h1:has-text('Dataset')", timeout=WAIT)
-            page.get_by_text("Click a row to open it").wait_for(timeout=WAIT)
-            _main_area(page, out / "dataset.png", height=1250)
-            written.append(out / "dataset.png")
-        finally:
-            browser.close()
+        page.goto(f"{url}/dataset?dataset=sample%3Atypical.xml", wait_until="domcontentloaded")
+        page.wait_for_selector("h1:has-text('Dataset')", timeout=WAIT)
+        page.get_by_text("Click a row to open it").wait_for(timeout=WAIT)
+        _main_area(page, out / "dataset.png", height=1250)
+        written.append(out / "dataset.png")
     return written
 
 

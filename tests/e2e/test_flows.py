@@ -18,37 +18,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, require_chromium, served_app
+from tests.e2e.browser import checked_page
 from tests.e2e.browser import settle as settle_page
 
 STEP = 60_000  # ms per browser wait: the machine is shared
 HOSTILE = "Ann sold <script>window.pwned = 1</script> her car on Monday."
 
 
-@pytest.fixture(scope="module")
-def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    require_chromium()
-    folder = tmp_path_factory.mktemp("flows")
-    with served_app({"ENTAILMENT_EXPLORER_STORE": str(folder / "store.sqlite3"),
-                     "EXPLORER_UPLOADS_DIR": str(folder / "uploads")}) as url:
-        yield url
-
-
 @pytest.fixture
 def page(app_url: str) -> Iterator:  # type: ignore[type-arg]
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            tab = browser.new_page(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
-            errors: list[str] = []
-            tab.on("pageerror", lambda err: errors.append(str(err)))
-            yield tab
-            assert tab.locator("[data-testid='stException']").count() == 0
-            assert not errors, errors
-        finally:
-            browser.close()
+    with checked_page({"width": 1400, "height": 1000}, accept_downloads=True) as tab:
+        yield tab
 
 
 def settle(page) -> None:  # type: ignore[no-untyped-def]

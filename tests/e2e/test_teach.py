@@ -23,7 +23,7 @@ from urllib.parse import quote_plus
 import pytest
 
 from components.teach_methods import TEACH_METHODS
-from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, require_chromium, served_app
+from tests.e2e.browser import checked_page
 from tests.e2e.browser import settle as settle_page
 
 WAIT = 120_000  # ms per browser wait: the first lesson of a cold server traces MANLI, ...
@@ -52,30 +52,10 @@ MEASURE = """() => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    require_chromium()
-    folder = tmp_path_factory.mktemp("teach")
-    with served_app({"ENTAILMENT_EXPLORER_STORE": str(folder / "store.sqlite3"),
-                     "EXPLORER_UPLOADS_DIR": str(folder / "uploads")}) as url:
-        yield url
-
-
 @pytest.fixture
 def page(app_url: str) -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            tab = browser.new_page(viewport=SCREEN)
-            errors: list[str] = []
-            tab.on("pageerror", lambda err: errors.append(str(err)))
-            yield tab
-            assert tab.locator("[data-testid='stException']").count() == 0
-            assert not errors, errors
-        finally:
-            browser.close()
+    with checked_page(SCREEN) as tab:
+        yield tab
 
 
 def teach_url(app_url: str, method: str, **params: str) -> str:
@@ -175,6 +155,14 @@ def test_a_link_opens_its_step_and_a_reload_keeps_the_step_reached(page: Any, ap
     page.reload(wait_until="domcontentloaded")
     drawn(page, 6)
     assert page.locator(".tp-sentence").inner_text().startswith("Row 5")
+    page.keyboard.press("ArrowRight")
+    drawn(page, 7)
+    # Back to the desk layout: the server sends the same lesson again, the browser keeps its step.
+    page.get_by_text("Presentation layout").click()
+    page.wait_for_selector("h1:has-text('Teaching mode')", timeout=WAIT)
+    page.wait_for_selector(f"{PLAYER}:not(.tp-large)", timeout=WAIT)
+    drawn(page, 7)
+    page.wait_for_function("() => new URL(location.href).searchParams.get('step') === '7'", timeout=WAIT)
 
 
 def test_f_puts_the_player_full_screen_with_the_figure_fitted(page: Any, app_url: str) -> None:
