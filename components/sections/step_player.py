@@ -29,12 +29,17 @@ STEP_PARAM = "step"
 #: Seconds between steps while playing.
 PLAY_SECONDS = 1.5
 
-_PLAYER = st.components.v2.component(
-    "teach_step_player",
-    js=(HERE / "step_player.js").read_text(encoding="utf-8"),
-    css=(HERE / "step_player.css").read_text(encoding="utf-8"),
-    isolate_styles=False,  # plotly.js puts its own styles in the page's head
-)
+
+@cache
+def _player() -> Any:
+    """The component, registered once per process (on first use: importing this module
+    outside a Streamlit server, as the benchmarks do, registers nothing)."""
+    return st.components.v2.component(
+        "teach_step_player",
+        js=(HERE / "step_player.js").read_text(encoding="utf-8"),
+        css=(HERE / "step_player.css").read_text(encoding="utf-8"),
+        isolate_styles=False,  # plotly.js puts its own styles in the page's head
+    )
 
 
 @cache
@@ -88,4 +93,4 @@ def render_step_player(steps: list[dict[str, Any]], *, lesson_id: str, step: int
     """Draw the player on ``steps`` (from :func:`components.teach_methods.lesson`), opening
     on ``step`` unless the browser is already showing this lesson (``lesson_id``).
     ``large``: presentation type, and the figure fitted to the screen below the player."""
-    _PLAYER(key=key, data=player_data(steps, lesson_id=lesson_id, step=step, large=large, pair=pair, key=key))
+    _player()(key=key, data=player_data(steps, lesson_id=lesson_id, step=step, large=large, pair=pair, key=key))
