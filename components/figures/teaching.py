@@ -260,7 +260,8 @@ def manli_figure(trace: ManliTrace, index: int, *, large: bool = False) -> StepF
         "xaxis2": _axis(domain=[0.58, 0.92], range=[-1, max(last, 1) + 2], title=_title("round"), anchor="y2"),
         "yaxis2": _axis(title=_title("alignment score"), anchor="x2", showgrid=True,
                         range=[min(totals) - 0.05 * spread, max(totals) + 0.05 * spread]),
-        "yaxis3": _axis(title=_title("temperature"), overlaying="y2", side="right", anchor="x2",
+        # Ticks of its own (an overlaying axis takes the score axis's gridline positions by default).
+        "yaxis3": _axis(title=_title("temperature"), overlaying="y2", side="right", anchor="x2", tickmode="auto",
                         range=[0, 1.05 * max((s.temperature for s in trace.steps), default=1.0) or 1.0]),
         "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0.58},
     }

@@ -173,10 +173,14 @@ export default function (component) {
     previous.disabled = step <= 1;
     next.disabled = step >= count;
     if (step >= count) stopPlaying();
-    syncUrl();
+    // The URL once the keys rest (Chrome ignores a page's history updates past about 200
+    // in 10 s, which a held key could reach).
+    window.clearTimeout(urlTimer);
+    urlTimer = window.setTimeout(syncUrl, 150);
     requestDraw();
   }
 
+  let urlTimer = 0;
   let player = null;
   function stopPlaying() {
     if (player !== null) window.clearInterval(player);
@@ -242,6 +246,7 @@ export default function (component) {
 
   return () => {
     stopPlaying();
+    window.clearTimeout(urlTimer);
     for (const timer of timers) window.clearInterval(timer);
     window.removeEventListener("keydown", onKey, true);
     window.removeEventListener("resize", onResize);
