@@ -191,6 +191,8 @@ def test_combined_panel_lists_and_draws_the_pushes() -> None:
     assert sum(bars.x) == pytest.approx(result.decision)
 
 
+@pytest.mark.skipif(not (resources.is_available("wordnet") and resources.is_available("averaged_perceptron_tagger_eng")),
+                    reason="needs WordNet and the POS tagger (lemmas): ../shared or nltk.download")
 def test_edit_distance_links_say_why_a_lemma_match_is_eq() -> None:
     from components.panels.edit_distance import match_note
     from explorer.alignment import EditKind

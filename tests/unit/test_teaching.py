@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from components.teach_methods import TEACH_METHODS, UnknownTeachingMethod, trace_of
+from explorer import resources
 from explorer.aligners.manli import ManliAligner, ManliScorer, anneal_logged
 from explorer.metrics.bleu import VARIANTS, bleu_tokens, modified_precision
 from explorer.metrics.wer import edit_script, levenshtein, wer_tokens
@@ -261,6 +262,8 @@ def test_steps_speak_in_display_names(pair: AnalyzedPair, method: str) -> None:
             assert not [name for name in INTERNAL if name in step.explain], (method, option, step.explain)
 
 
+@pytest.mark.skipif(not (resources.is_available("wordnet") and resources.is_available("averaged_perceptron_tagger_eng")),
+                    reason="needs WordNet and the POS tagger (lemmas): ../shared or nltk.download")
 def test_a_lemma_match_is_explained_as_a_match_linked_as_equal() -> None:
     pair = analysed("The old bridge was closed on Monday.", "The bridge is closed.")
     for kind in ("pfsm", "ppda"):
