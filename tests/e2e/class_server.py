@@ -4,8 +4,10 @@ for the class-server test and the class benchmark."""
 from __future__ import annotations
 
 import os
+import select
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -87,3 +89,25 @@ def class_server(password: str, *, processes: int = 1, workers: int = 1, env: di
             except subprocess.TimeoutExpired:
                 os.killpg(server.pid, signal.SIGKILL)
                 server.wait()
+
+
+def put_without_password(port: int, size: int, *, timeout: float = 60.0) -> tuple[bytes, int]:
+    """A PUT of ``size`` bytes to the upload endpoint without credentials and without
+    ``Expect: 100-continue`` (the body follows the headers at once), sent a megabyte at a
+    time while watching for an answer. Returns the answer's first bytes and how many body
+    bytes went out before the answer came or the server closed the connection."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+        sock.sendall((f"PUT /_stcore/upload_file/session/file HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+                      "Content-Type: multipart/form-data; boundary=x\r\n"
+                      f"Content-Length: {size}\r\n\r\n").encode())
+        chunk, sent = b"\0" * (1 << 20), 0
+        while sent < size and not select.select([sock], [], [], 0)[0]:
+            try:
+                sock.sendall(chunk)
+            except OSError:  # the server answered and closed: the rest is never sent
+                break
+            sent += len(chunk)
+        try:
+            return sock.recv(4096), sent
+        except OSError:
+            return b"", sent

@@ -8,7 +8,6 @@ running. Needs Debian's caddy package (``.ci/run`` installs it); skipped without
 from __future__ import annotations
 
 import asyncio
-import select
 import signal
 import socket
 import subprocess
@@ -22,7 +21,7 @@ import pytest
 
 from serve import caddy
 from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, require_chromium
-from tests.e2e.class_server import ServedClass, class_server, require_caddy
+from tests.e2e.class_server import ServedClass, class_server, put_without_password, require_caddy
 from tests.e2e.streamlit_client import Session, basic_auth, element_kind
 
 PASSWORD = "lecture-2 password"
@@ -66,28 +65,6 @@ def _bytes_read(processes: list[psutil.Process]) -> int:
     return sum(p.io_counters().read_chars for p in processes)
 
 
-def _put_without_password(port: int, size: int) -> tuple[bytes, int]:
-    """A PUT of ``size`` bytes to the upload endpoint without credentials and without
-    ``Expect: 100-continue`` (the body follows the headers at once), sent a megabyte at a
-    time while watching for an answer. Returns the answer's first bytes and how many body
-    bytes went out before the answer came or the server closed the connection."""
-    with socket.create_connection(("127.0.0.1", port), timeout=STEP) as sock:
-        sock.sendall((f"PUT /_stcore/upload_file/session/file HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
-                      "Content-Type: multipart/form-data; boundary=x\r\n"
-                      f"Content-Length: {size}\r\n\r\n").encode())
-        chunk, sent = b"\0" * (1 << 20), 0
-        while sent < size and not select.select([sock], [], [], 0)[0]:
-            try:
-                sock.sendall(chunk)
-            except OSError:  # the server answered and closed: the rest is never sent
-                break
-            sent += len(chunk)
-        try:
-            return sock.recv(4096), sent
-        except OSError:
-            return b"", sent
-
-
 def test_the_caddyfile_adapts() -> None:
     require_caddy()
     env = caddy.caddy_environment(port=8501, user="class", password_hash="$2a$14$" + "x" * 53, upstreams=[4001, 4002],
@@ -109,8 +86,8 @@ def test_nothing_of_streamlit_answers_without_the_password(served: ServedClass) 
             assert b"streamlit" not in body.lower()
     from websockets.exceptions import InvalidStatus
 
-    for auth in (None, (served.user, "not " + PASSWORD)):
-        session = Session(served.url, auth=auth, timeout=STEP)
+    for credentials in (None, (served.user, "not " + PASSWORD)):
+        session = Session(served.url, auth=credentials, timeout=STEP)
         with pytest.raises(InvalidStatus) as refused:
             asyncio.run(session.open())
         assert refused.value.response.status_code == 401
@@ -121,7 +98,7 @@ def test_an_upload_without_the_password_never_reaches_streamlit(served: ServedCl
     apps = _streamlit_processes(served)
     assert len(apps) == 2
     before = _bytes_read(apps)
-    answer, sent = _put_without_password(served.port, UPLOAD_BYTES)
+    answer, sent = put_without_password(served.port, UPLOAD_BYTES)
     read = _bytes_read(apps) - before
     assert answer.startswith(b"HTTP/1.1 401"), answer[:100]
     # Caddy answered without reading the body: the client could not push more than the
