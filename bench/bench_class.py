@@ -45,6 +45,7 @@ import psutil
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from bench import use_shared_nltk_data  # noqa: E402
 from bench.class_students import (  # noqa: E402
     HOSTILE_LOAD,
     HOSTILE_PAIR,
@@ -216,8 +217,20 @@ async def run_class(cls: Class, students: int, hostile_from: float | None, uploa
             return False
         return True
 
+    async def progress(every: float = 60.0) -> None:
+        start = cls.phases[0][1]
+        while cls.running():
+            await asyncio.sleep(every)
+            now = time.monotonic()
+            done = [r for r in cls.records if r.started >= now - every]
+            print(f"  {now - start:4.0f} s: {len(done)} actions in the last {every:.0f} s "
+                  f"({sum(math.isinf(r.seconds) for r in done)} without answer); server "
+                  f"{sampler.cores(now - every, now):.2f} cores, RSS {sampler.latest_rss():,.0f} MB; "
+                  f"load average {load_average()}", flush=True)
+
     cls.uploads_allowed = uploads_allowed
     tasks = [asyncio.create_task(student(cls, i)) for i in range(students)]
+    tasks.append(asyncio.create_task(progress()))
     if hostile_from is not None:
         tasks.append(asyncio.create_task(hostile(cls, hostile_from, upload_mb)))
     if browser:
@@ -225,7 +238,14 @@ async def run_class(cls: Class, students: int, hostile_from: float | None, uploa
         await asyncio.sleep(max(0.0, start + (end - start) / 3 - time.monotonic()))
         said += await asyncio.get_running_loop().run_in_executor(
             None, browser_check, cls.url, cls.auth, cls.material, cls.seed + 7, cls.timeout)
-    await asyncio.gather(*tasks)
+    # Actions begun before the end may finish within one timeout; then whatever is still
+    # waiting (the hostile student's long uploads) is stopped and named.
+    _, pending = await asyncio.wait(tasks, timeout=max(0.0, cls.end + cls.timeout - time.monotonic()))
+    for task in pending:
+        task.cancel()
+    await asyncio.gather(*pending, return_exceptions=True)
+    if pending:
+        said.append(f"{len(pending)} simulated tab(s) still waiting {cls.timeout:.0f} s after the end were stopped")
     return said
 
 
@@ -300,9 +320,7 @@ def main() -> int:
     parser.add_argument("--no-intruder", action="store_true")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
-    shared = ROOT.parent / "shared" / "nltk_data"
-    if shared.is_dir():
-        os.environ.setdefault("NLTK_DATA", str(shared))
+    use_shared_nltk_data()
     import nltk
 
     material = load_material(Path(str(nltk.data.find("corpora/rte"))))

@@ -286,6 +286,7 @@ async def hostile(cls: Class, start: float, upload_mb: int) -> None:
         try:
             if session is None:
                 session, _ = await open_rte_pair(cls, rng)
+                session.timeout = 600  # a 50 MB upload into a busy server: give it time
             await _long_pair_round(cls, session, rng)
             await asyncio.sleep(5)
             if base and cls.uploads_allowed() and cls.running():

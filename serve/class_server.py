@@ -11,8 +11,8 @@ components) answers without the password: Caddy answers 401 before reading a req
 
 Ctrl-C or SIGTERM stops Caddy and every Streamlit process with all they started; a
 Streamlit process that exits on its own is reported and restarted (up to
-:data:`MAX_RESTARTS` times in :data:`RESTART_WINDOW_S`; Caddy's health checks send its
-browsers to the others meanwhile). The in-app password form is not used here: the proxy is
+:data:`MAX_RESTARTS` times in :data:`RESTART_WINDOW_S`; meanwhile Caddy, refused a
+connection, sends its browsers to the others). The in-app password form is not used here: the proxy is
 the gate, so students are asked once.
 
 Defaults (a first choice, to be tuned by measurement, docs/BENCHMARKS.md): one Streamlit

@@ -56,8 +56,16 @@ def _status(url: str, *, method: str = "GET", auth: str | None = None) -> tuple[
 
 
 def _streamlit_processes(served: ServedClass) -> list[psutil.Process]:
-    tree = psutil.Process(served.pid).children(recursive=True)
-    return [p for p in tree if "streamlit" in " ".join(p.cmdline())]
+    """The Streamlit processes under the class server (not one that has exited and waits
+    to be reaped)."""
+    found = []
+    for process in psutil.Process(served.pid).children(recursive=True):
+        try:
+            if "streamlit" in " ".join(process.cmdline()):
+                found.append(process)
+        except psutil.Error:
+            continue
+    return found
 
 
 def _bytes_read(processes: list[psutil.Process]) -> int:
