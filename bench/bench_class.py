@@ -220,7 +220,7 @@ async def run_class(cls: Class, students: int, hostile_from: float | None, uploa
     async def progress(every: float = 60.0) -> None:
         start = cls.phases[0][1]
         while cls.running():
-            await asyncio.sleep(every)
+            await asyncio.sleep(min(every, max(0.1, cls.end - time.monotonic())))
             now = time.monotonic()
             done = [r for r in cls.records if r.started >= now - every]
             print(f"  {now - start:4.0f} s: {len(done)} actions in the last {every:.0f} s "
