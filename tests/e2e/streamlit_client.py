@@ -52,6 +52,8 @@ class Widget:
 
 @dataclass
 class HttpAnswer:
+    """An HTTP answer; status 0 when the connection broke instead (the body says how)."""
+
     status: int
     body: bytes
     headers: dict[str, list[str]] = field(default_factory=dict)
@@ -137,6 +139,8 @@ class Session:
                                     {"Set-Cookie": response.headers.get_all("Set-Cookie") or []})
         except urllib.error.HTTPError as err:
             answer = HttpAnswer(err.code, err.read(), {"Set-Cookie": err.headers.get_all("Set-Cookie") or []})
+        except OSError as err:  # e.g. the server refused a body by closing the connection on it
+            answer = HttpAnswer(0, f"{type(err).__name__}: {err}".encode())
         answer.seconds = time.monotonic() - started
         return answer
 
