@@ -305,6 +305,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ServeError as err:
         say(f"serve-class: error: {err}")
         return 1
+    except KeyboardInterrupt:  # before the children started (installing Caddy, hashing)
+        say("serve-class: stopped")
+        return 130
 
 
 if __name__ == "__main__":
