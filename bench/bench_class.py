@@ -63,9 +63,9 @@ from bench.class_students import (  # noqa: E402
     switch,
     typed_mark,
 )
-from bench.server_usage import UsageSampler, tree  # noqa: E402
+from bench.server_usage import UsageSampler  # noqa: E402
 from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, IDLE, streamlit_server  # noqa: E402
-from tests.e2e.class_server import USER, class_server  # noqa: E402
+from tests.e2e.class_server import USER, bytes_read, class_server, streamlit_processes  # noqa: E402
 from tests.e2e.streamlit_client import Session  # noqa: E402
 
 INTRUDER_UPLOAD = 190 * 1024 * 1024
@@ -73,27 +73,6 @@ INTRUDER_UPLOAD = 190 * 1024 * 1024
 
 def load_average() -> str:
     return " / ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
-def streamlit_processes(root: int) -> list[psutil.Process]:
-    found = []
-    for process in tree(root):
-        try:
-            if "streamlit" in " ".join(process.cmdline()):
-                found.append(process)
-        except psutil.Error:
-            continue
-    return found
-
-
-def bytes_read(processes: list[psutil.Process]) -> int:
-    total = 0
-    for process in processes:
-        try:
-            total += process.io_counters().read_chars
-        except psutil.Error:
-            continue
-    return total
 
 
 def listening_pid(url: str) -> int | None:

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 
+import psutil
 import pytest
 
 from tests.e2e.browser import ROOT, START_TIMEOUT, ServerError, free_port
@@ -111,3 +112,30 @@ def put_without_password(port: int, size: int, *, timeout: float = 60.0) -> tupl
             return sock.recv(4096), sent
         except OSError:
             return b"", sent
+
+
+def streamlit_processes(root: int) -> list[psutil.Process]:
+    """The Streamlit processes under ``root`` (not one that has exited and waits to be reaped)."""
+    found: list[psutil.Process] = []
+    try:
+        below = psutil.Process(root).children(recursive=True)
+    except psutil.Error:
+        return found
+    for process in below:
+        try:
+            if "streamlit" in " ".join(process.cmdline()):
+                found.append(process)
+        except psutil.Error:
+            continue
+    return found
+
+
+def bytes_read(processes: list[psutil.Process]) -> int:
+    """Bytes the processes have read through system calls (sockets included)."""
+    total = 0
+    for process in processes:
+        try:
+            total += process.io_counters().read_chars
+        except psutil.Error:
+            continue
+    return total

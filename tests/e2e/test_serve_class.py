@@ -21,7 +21,14 @@ import pytest
 
 from serve import caddy
 from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, require_chromium
-from tests.e2e.class_server import ServedClass, class_server, put_without_password, require_caddy
+from tests.e2e.class_server import (
+    ServedClass,
+    bytes_read,
+    class_server,
+    put_without_password,
+    require_caddy,
+    streamlit_processes,
+)
 from tests.e2e.streamlit_client import Session, basic_auth, element_kind
 
 PASSWORD = "lecture-2 password"
@@ -55,24 +62,6 @@ def _status(url: str, *, method: str = "GET", auth: str | None = None) -> tuple[
         return err.code, err.read()
 
 
-def _streamlit_processes(served: ServedClass) -> list[psutil.Process]:
-    """The Streamlit processes under the class server (not one that has exited and waits
-    to be reaped)."""
-    found = []
-    for process in psutil.Process(served.pid).children(recursive=True):
-        try:
-            if "streamlit" in " ".join(process.cmdline()):
-                found.append(process)
-        except psutil.Error:
-            continue
-    return found
-
-
-def _bytes_read(processes: list[psutil.Process]) -> int:
-    """Bytes the processes have read through system calls (sockets included)."""
-    return sum(p.io_counters().read_chars for p in processes)
-
-
 def test_the_caddyfile_adapts() -> None:
     require_caddy()
     env = caddy.caddy_environment(port=8501, user="class", password_hash="$2a$14$" + "x" * 53, upstreams=[4001, 4002],
@@ -103,11 +92,11 @@ def test_nothing_of_streamlit_answers_without_the_password(served: ServedClass) 
 
 
 def test_an_upload_without_the_password_never_reaches_streamlit(served: ServedClass) -> None:
-    apps = _streamlit_processes(served)
+    apps = streamlit_processes(served.pid)
     assert len(apps) == 2
-    before = _bytes_read(apps)
+    before = bytes_read(apps)
     answer, sent = put_without_password(served.port, UPLOAD_BYTES)
-    read = _bytes_read(apps) - before
+    read = bytes_read(apps) - before
     assert answer.startswith(b"HTTP/1.1 401"), answer[:100]
     # Caddy answered without reading the body: the client could not push more than the
     # sockets' buffers hold before the connection was closed on it.
@@ -166,11 +155,11 @@ def test_a_crashed_process_is_restarted_and_sigterm_stops_everything() -> None:
     require_caddy()
     with class_server(PASSWORD, processes=1, workers=1) as served:
         supervisor = psutil.Process(served.pid)
-        (first,) = _streamlit_processes(served)
+        (first,) = streamlit_processes(served.pid)
         first.kill()
         deadline = time.monotonic() + STEP
         while time.monotonic() < deadline:
-            replaced = [p for p in _streamlit_processes(served) if p.pid != first.pid]
+            replaced = [p for p in streamlit_processes(served.pid) if p.pid != first.pid]
             if replaced and _status(served.url + "/_stcore/health", auth=basic_auth(*served.auth)) == (200, b"ok"):
                 break
             time.sleep(0.5)
