@@ -4,6 +4,7 @@ handed to Streamlit and Caddy, and the refusals (no password; no Caddy)."""
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -99,3 +100,23 @@ def test_missing_caddy_names_the_package(monkeypatch: pytest.MonkeyPatch, tmp_pa
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(caddy.CaddyError, match="apt-get install caddy"):
         caddy.find_caddy(install=False)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the class server installs Caddy only when run as root")
+def test_missing_caddy_is_installed_with_apt_when_root(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    # A stand-in apt-get that "installs" a caddy beside itself and records its arguments.
+    apt = tmp_path / "apt-get"
+    apt.write_text('#!/bin/sh\necho "$@" >> "$(dirname "$0")/apt.log"\n'
+                   'if [ "$1" = install ]; then printf "#!/bin/sh\\n" > "$(dirname "$0")/caddy"; '
+                   'chmod +x "$(dirname "$0")/caddy"; fi\n')
+    apt.chmod(0o755)
+    tools = tmp_path / "tools"  # what the stand-in runs, without the machine's own caddy
+    tools.mkdir()
+    for tool in ("dirname", "chmod"):
+        (tools / tool).symlink_to(shutil.which(tool) or f"/usr/bin/{tool}")
+    monkeypatch.setenv("PATH", f"{tmp_path}:{tools}")
+    said: list[str] = []
+    found = caddy.find_caddy(say=said.append)
+    assert found == str(tmp_path / "caddy")
+    assert (tmp_path / "apt.log").read_text().splitlines() == ["update -qq", "install -y -qq caddy"]
+    assert said and "installing Debian's package" in said[0]
