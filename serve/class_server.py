@@ -119,7 +119,7 @@ def parse_options(argv: Sequence[str] | None = None, environ: dict[str, str] | N
     parser.add_argument("--processes", default=env.get("PROCESSES") or None,
                         help="Streamlit processes (PROCESSES; default one per 4 cores)")
     parser.add_argument("--workers", default=env.get(WORKERS_VAR) or None,
-                        help="scoring workers per Streamlit process (EXPLORER_WORKERS)")
+                        help="scoring workers per Streamlit process (EXPLORER_WORKERS; 0: none, score in it)")
     parser.add_argument("--user", default=env.get("CLASS_USER") or DEFAULT_USER,
                         help=f"the user name students give (CLASS_USER; default {DEFAULT_USER!r})")
     args = parser.parse_args(argv)
@@ -133,7 +133,8 @@ def parse_options(argv: Sequence[str] | None = None, environ: dict[str, str] | N
         raise ServeError(str(err)) from None
     cores = available_cores()
     processes = _bounded("PROCESSES", args.processes, 1, 64) if args.processes else default_processes(cores)
-    workers = _bounded(WORKERS_VAR, args.workers, 1, 64) if args.workers else default_workers(cores, processes)
+    # 0: no worker pool, each Streamlit process scores in its own process.
+    workers = _bounded(WORKERS_VAR, args.workers, 0, 64) if args.workers else default_workers(cores, processes)
     return Options(_bounded("PORT", args.port, 1, 65535), processes, workers, args.user, password)
 
 

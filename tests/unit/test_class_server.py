@@ -30,6 +30,10 @@ def test_options_come_from_the_environment() -> None:
     assert parse_options([], env) == Options(9000, 3, 4, "nlp101", "choose-one")
 
 
+def test_no_pool_is_a_choice() -> None:
+    assert parse_options([], {**PASSWORD, "EXPLORER_WORKERS": "0"}).workers == 0
+
+
 def test_defaults_without_options() -> None:
     options = parse_options([], dict(PASSWORD))
     cores = class_server.available_cores()
@@ -45,7 +49,7 @@ def test_defaults_without_options() -> None:
     ({**PASSWORD, "PORT": "0"}, "PORT must be between 1 and 65535"),
     ({**PASSWORD, "PORT": "http"}, "PORT must be a whole number"),
     ({**PASSWORD, "PROCESSES": "0"}, "PROCESSES must be between 1 and 64"),
-    ({**PASSWORD, "EXPLORER_WORKERS": "-1"}, "EXPLORER_WORKERS must be between 1 and 64"),
+    ({**PASSWORD, "EXPLORER_WORKERS": "-1"}, "EXPLORER_WORKERS must be between 0 and 64"),
 ], ids=["unset", "empty", "two-lines", "port-0", "port-text", "processes-0", "workers-negative"])
 def test_refusals_name_what_to_change(env: dict[str, str], says: str) -> None:
     with pytest.raises(ServeError, match=says):
