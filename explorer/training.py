@@ -1,7 +1,8 @@
 """Trainers: one registry for every method that learns from gold data.
 
-``python -m explorer train NAME GOLD... --out PATH`` (:mod:`explorer.cli.train`) loads the gold files with the
-dataset loaders and hands the pairs to the trainer registered under NAME. A trainer
+``python -m explorer train NAME GOLD... --out PATH`` (:mod:`explorer.cli.train`) loads the gold files as one
+set (:func:`explorer.datasets.load_many`: MSR annotator files merged by majority, other files after) and hands
+the pairs to the trainer registered under NAME. A trainer
 is a function ``train(pairs, out, options, log) -> None`` that writes its model to
 ``out``; ``options`` are the ``--option KEY=VALUE`` strings, for the trainer to parse
 (it raises :class:`TrainingOptionError` for one it does not know). Progress goes to
@@ -44,26 +45,3 @@ def parse_options(items: Sequence[str]) -> dict[str, str]:
             raise TrainingOptionError(f"option {item!r} is not KEY=VALUE")
         options[key.strip()] = value.strip()
     return options
-
-
-def load_training_pairs(paths: Sequence[str], log: Log | None = None) -> list[Pair]:
-    """Every pair of the files; several MSR annotator files (A, B, C) are merged by
-    majority into one gold set instead of being concatenated, also when other files
-    (an Edinburgh++ JSON file, say) come with them: the merged set first, then the
-    other files' pairs in order. ``log`` gets one line per file."""
-    from explorer.datasets import load
-    from explorer.datasets.msr_align import file_format, is_annotator_set, load_annotators
-
-    say = log or (lambda message: None)
-    msr = [p for p in paths if Path(p).is_file() and file_format(p) == "msr_align"]
-    pairs: list[Pair] = []
-    if is_annotator_set(msr):
-        merged = load_annotators(msr)
-        say(f"{merged.name}: {len(merged)} pairs, {len(msr)} annotators merged by majority")
-        pairs.extend(merged.pairs)
-        paths = [p for p in paths if p not in msr]
-    for path in paths:
-        dataset = load(path)
-        pairs.extend(dataset.pairs)
-        say(f"{dataset.name}: {len(dataset)} pairs ({dataset.format})")
-    return pairs

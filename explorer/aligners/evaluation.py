@@ -9,7 +9,7 @@ claimed); one with no gold SURE links has recall 1. A problem's F1 is 0 when its
 precision and recall are both 0.
 
 The CLI command ``align-eval`` (:mod:`explorer.cli.align`) runs a registered aligner over gold files and prints
-these figures (``--json`` for the machine-readable contract), writes predictions in
+these figures (:class:`AlignEvalReport`, as text or JSON), writes predictions in
 the ``{"id", "source", "target", "sureAlign"}`` format published aligners use
 (``--out``), and reports gold links no one-to-one phrase alignment can reach
 (``--reachability``).
@@ -22,10 +22,10 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from explorer.alignment import Alignment
-from explorer.datasets import Dataset
+from explorer.api import Aligner, shown
+from explorer.datasets import Dataset, DatasetError, Reader, load
 from explorer.pairs import Pair
 
 #: ``progress(done, total)``, called after each problem.
@@ -123,6 +123,66 @@ class Reachability:
     problems: int  # problems with at least one unreachable link
     examples: tuple[tuple[str, tuple[tuple[int, int], ...]], ...]
 
+    def format(self, shown_examples: int = 20) -> str:
+        """The counts, then the first problems' unreachable links."""
+        lines = [f"reachability: {self.unreachable} of {self.gold_links} gold SURE links in {self.problems} problems "
+                 f"cannot be reached by one-to-one phrase edits ({self.unreachable_whole} if whole link components "
+                 "are dropped)"]
+        lines += [f"  problem {shown(pid)}: {' '.join(f'{p}-{h}' for p, h in links)}"
+                  for pid, links in self.examples[:shown_examples]]
+        if len(self.examples) > shown_examples:
+            lines.append(f"  ... and {len(self.examples) - shown_examples} more problems")
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class AlignEvalReport:
+    """What ``align-eval`` prints: an aligner's figures on a gold set (when one ran),
+    where its predictions went, and the gold links no phrase alignment can reach (when
+    asked for).
+
+    Attributes:
+        gold: the gold set's name; ``problems`` its problems with gold alignments.
+        signature: :func:`explorer.api.method_signature` of the aligner (and its model).
+        predictions: the file the predictions were written to.
+    """
+
+    gold: str
+    problems: int
+    aligner: str | None = None
+    result: AlignmentReport | None = None
+    seconds_per_pair_median: float | None = None
+    signature: dict[str, object] | None = None
+    predictions: str | None = None
+    reach: Reachability | None = None
+
+    def to_json(self) -> dict[str, object]:
+        out: dict[str, object] = {"gold": self.gold}
+        if self.result is not None:
+            r = self.result
+            out.update(aligner=self.aligner, n=r.n, precision=r.precision, recall=r.recall, f1=r.f1,
+                       mean_pair_f1=r.mean_pair_f1, exact=r.exact,
+                       seconds_per_pair_median=self.seconds_per_pair_median, signature=self.signature)
+        if self.reach is not None:
+            out["reachability"] = {"gold_links": self.reach.gold_links, "unreachable": self.reach.unreachable,
+                                   "unreachable_whole_components": self.reach.unreachable_whole,
+                                   "problems": self.reach.problems}
+        return out
+
+    def format(self) -> str:
+        lines = [f"gold: {shown(self.gold)} ({self.problems} problems with gold alignments)"]
+        if self.result is not None:
+            r = self.result
+            lines += [f"aligner: {self.aligner}",
+                      f"precision {100 * r.precision:.1f}  recall {100 * r.recall:.1f}  F1 {100 * r.f1:.1f}  "
+                      f"(mean per-problem F1 {100 * r.mean_pair_f1:.1f})  exact {100 * r.exact:.1f}%",
+                      f"median {1000 * (self.seconds_per_pair_median or 0.0):.2f} ms per problem"]
+        if self.predictions is not None:
+            lines.append(f"predictions written to {shown(self.predictions)}")
+        if self.reach is not None:
+            lines.append(self.reach.format())
+        return "\n".join(lines)
+
 
 def reachability(pairs: Sequence[Pair]) -> Reachability:
     """Count unreachable gold SURE links, strictly (whole components) and after
@@ -145,23 +205,29 @@ def reachability(pairs: Sequence[Pair]) -> Reachability:
 
 # -- gold files ---------------------------------------------------------------------------
 
-def load_gold(paths: Sequence[str | Path]) -> Dataset:
-    """One gold file, or several MSR annotator files merged by majority
-    (:func:`explorer.datasets.msr_align.load_gold_files`).
+def load_gold(paths: Sequence[str | Path], *, read: Reader | None = None) -> Dataset:
+    """Gold alignment files as one set (:func:`explorer.datasets.load_many`: several MSR
+    annotator files merged by majority, other files after them).
 
     Raises:
-        DatasetError: for unreadable files, several files that are not all MSR, or a
-            file without gold alignments.
+        DatasetError: for unreadable files, or a file without gold alignments (it would
+            add nothing to evaluate).
     """
-    from explorer.datasets.msr_align import load_gold_files
+    from explorer.datasets import load_many
 
-    return load_gold_files(paths)
+    def gold(path: Path) -> Dataset:
+        dataset = (read or load)(path)
+        if not dataset.has_gold_alignments:
+            raise DatasetError(f"{path}: has no gold alignments (use an MSR .align.txt or Edinburgh++ JSON file)")
+        return dataset
+
+    return load_many(paths, read=gold)
 
 
 # -- running an aligner ------------------------------------------------------------------------
 
 def run_aligner(
-    aligner: Any, pairs: Sequence[Pair], *, progress: Progress | None = None
+    aligner: Aligner, pairs: Sequence[Pair], *, progress: Progress | None = None
 ) -> tuple[list[Alignment], list[float]]:
     """Align every pair; returns the alignments and the seconds each ``align`` call
     took. Tokens are tagged and lemmatised before the clock starts, so the times are

@@ -10,7 +10,7 @@ Formats are recognised from the whole decoded text, not from a fixed-size head.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -249,3 +249,58 @@ def load(path: str | Path, *, fmt: str | None = None) -> Dataset:
     """
     path = Path(path)
     return load_bytes(_read(path), str(path), fmt=fmt, max_bytes=MAX_FILE_BYTES)
+
+
+#: Reads one dataset file (:func:`load`, or the command line's range-by-range reader).
+Reader = Callable[[Path], Dataset]
+
+
+def load_many(paths: Sequence[str | Path], *, read: Reader | None = None,
+              log: Callable[[str], None] | None = None) -> Dataset:
+    """Several dataset files as one :class:`Dataset`: the one policy for every input of
+    several files (``train``, ``align-eval``, ``combined`` and ``classify``'s TRAIN).
+
+    * Each file is read by ``read`` (:func:`load` by default); the first file that
+      cannot be read stops it all with its :class:`DatasetError`. One file comes back as
+      read.
+    * Two or more MSR annotator files (format ``msr_align``) are one gold set: merged by
+      majority (:func:`explorer.datasets.msr_align.merge_annotators`), first.
+    * The other files' pairs follow in the order given, as each file has them: ids stay
+      the file's own (two files may share one; ``Pair.source`` names the file).
+
+    The name joins the files' names with ``+``; the format is theirs when they share
+    one (else their formats joined with ``+``); notes are kept, each naming its file.
+    ``log`` gets one line per file (or merged set).
+
+    >>> data = load_many(["sample_data/typical.xml", "sample_data/pairs.csv"])
+    >>> data.name, data.format, len(data)
+    ('typical.xml+pairs.csv', 'rte_xml+csv', 74)
+
+    Raises:
+        DatasetError: for no file, a file that cannot be read, or annotator files that
+            do not hold the same problems.
+    """
+    if not paths:
+        raise DatasetError("give at least one dataset file")
+    read = read or load
+    say = log or (lambda message: None)
+    loaded = [read(Path(path)) for path in paths]
+    if len(loaded) == 1:
+        say(f"{loaded[0].name}: {len(loaded[0])} pairs ({loaded[0].format})")
+        return loaded[0]
+    annotators = [d for d in loaded if d.format == "msr_align"]
+    parts = list(loaded)
+    if len(annotators) >= 2:
+        from explorer.datasets.msr_align import merge_datasets
+
+        merged = merge_datasets(annotators)
+        say(f"{merged.name}: {len(merged)} pairs, {len(annotators)} annotators merged by majority")
+        parts = [d for d in loaded if d.format != "msr_align"]
+    for d in parts:
+        say(f"{d.name}: {len(d)} pairs ({d.format})")
+    if len(annotators) >= 2:
+        parts.insert(0, merged)
+    formats = list(dict.fromkeys(d.format for d in parts))
+    return Dataset(name="+".join(d.name for d in parts), format="+".join(formats),
+                   pairs=tuple(p for d in parts for p in d.pairs),
+                   notes=tuple(f"{d.name}: {note}" for d in parts for note in d.notes))

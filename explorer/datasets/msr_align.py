@@ -287,7 +287,7 @@ def parse_msr_align_labelled(text: str, name: str) -> list[Pair]:
 
 def load_annotators(paths: Sequence[str | Path]) -> Dataset:
     """Load several annotators' MSR files of the same problems and merge them by
-    majority (:func:`merge_annotators`), with RTE2 labels attached where they match.
+    majority (:func:`merge_datasets`), with RTE2 labels attached where they match.
 
     Raises:
         DatasetError: for an unreadable, malformed or non-MSR file, or files that do
@@ -295,56 +295,16 @@ def load_annotators(paths: Sequence[str | Path]) -> Dataset:
     """
     from explorer.datasets import load
 
-    loaded = []
-    for path in paths:
-        dataset = load(path, fmt="msr_align")
-        loaded.append(dataset)
-    names = [d.name for d in loaded]
-    merged = merge_annotators([d.pairs for d in loaded], names)
-    return Dataset(name="+".join(names), format="msr_align", pairs=tuple(merged))
+    return merge_datasets([load(path, fmt="msr_align") for path in paths])
 
 
-def file_format(path: str | Path) -> str | None:
-    """The loader key of a file, judged on the whole decoded file as :func:`load` would
-    (None when it is missing, unreadable or of no known format)."""
-    from explorer.datasets import detect_file_format
-
-    try:
-        return detect_file_format(path)
-    except DatasetError:
-        return None
-
-
-def is_annotator_set(paths: Sequence[str | Path]) -> bool:
-    """True for two or more files that are all MSR annotator files (merged by majority
-    rather than concatenated)."""
-    return len(paths) > 1 and all(file_format(p) == "msr_align" for p in paths)
-
-
-def load_gold_files(paths: Sequence[str | Path]) -> Dataset:
-    """One gold file, or several MSR annotator files merged by majority
-    (:func:`load_annotators`).
+def merge_datasets(annotators: Sequence[Dataset]) -> Dataset:
+    """Loaded annotator files (format ``msr_align``) as one gold set, merged by majority
+    (:func:`merge_annotators`); named after them all (``A+B+C``).
 
     Raises:
-        DatasetError: for no file, an unreadable file, several files that are not all
-            MSR, or a result without gold alignments.
+        DatasetError: for files that do not hold the same problems.
     """
-    from explorer.datasets import load
-
-    if not paths:
-        raise DatasetError("give at least one gold alignment file")
-    if len(paths) == 1:
-        dataset = load(paths[0])
-    else:
-        for path in paths:
-            if not Path(path).is_file():
-                raise DatasetError(f"{path}: no such file")
-            fmt = file_format(path)
-            if fmt != "msr_align":
-                raise DatasetError(
-                    f"{path}: several gold files are merged only when all are MSR annotator files; this one is {fmt or 'unknown'}"
-                )
-        dataset = load_annotators(paths)
-    if not dataset.has_gold_alignments:
-        raise DatasetError(f"{dataset.name}: has no gold alignments (use an MSR .align.txt or Edinburgh++ JSON file)")
-    return dataset
+    names = [d.name for d in annotators]
+    merged = merge_annotators([d.pairs for d in annotators], names)
+    return Dataset(name="+".join(names), format="msr_align", pairs=tuple(merged))

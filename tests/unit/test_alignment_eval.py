@@ -129,10 +129,36 @@ def test_align_eval_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str], a
     assert message in capsys.readouterr().err
 
 
-def test_align_eval_refuses_to_merge_non_msr_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_align_eval_refuses_a_file_without_gold_alignments(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     gold = tmp_path / "toy.align.txt"
     gold.write_text(GOLD, encoding="utf-8")
     other = tmp_path / "pairs.jsonl"
     other.write_text('{"text": "a", "hypothesis": "b"}\n', encoding="utf-8")
     assert main(["align-eval", str(gold), str(other), "--aligner", "bow"]) == 2
-    assert "merged only when all are MSR annotator files" in capsys.readouterr().err
+    assert f"{other}: has no gold alignments" in capsys.readouterr().err
+
+
+def test_align_eval_joins_gold_files_as_training_does(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """One MSR file and one Edinburgh++ file: both problems evaluated (load_many's policy)."""
+    gold = tmp_path / "toy.align.txt"
+    gold.write_text(GOLD, encoding="utf-8")
+    edinburgh = tmp_path / "gold.sure.json"
+    edinburgh.write_text(json.dumps([{"id": "e1", "source": "A dog barked .", "target": "The dog barked .",
+                                      "sureAlign": "1-1 2-2 3-3"}]), encoding="utf-8")
+    assert main(["align-eval", str(gold), str(edinburgh), "--reachability", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    n_msr = GOLD.count("# sentence pair")
+    assert out["gold"] == "toy.align.txt+gold.sure.json" and out["reachability"]["gold_links"] > 0
+    assert main(["align-eval", str(gold), str(edinburgh), "--reachability"]) == 0
+    assert f"({n_msr + 1} problems with gold alignments)" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("option", [["--model", "msr"], ["--out", "pred.json"]], ids=["model", "out"])
+def test_align_eval_options_of_an_aligner_need_one(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                  option: list[str]) -> None:
+    gold = tmp_path / "toy.align.txt"
+    gold.write_text(GOLD, encoding="utf-8")
+    if option[0] == "--out":
+        option = ["--out", str(tmp_path / "pred.json")]
+    assert main(["align-eval", str(gold), "--reachability", *option]) == 2
+    assert f"{option[0]} goes with --aligner NAME" in capsys.readouterr().err

@@ -64,7 +64,7 @@ def test_align_eval_takes_a_shipped_model_name(tmp_path: Path, capsys: pytest.Ca
 
 
 def test_training_merges_msr_annotators_and_appends_other_gold_files(tmp_path: Path) -> None:
-    from explorer.training import load_training_pairs
+    from explorer.datasets import load_many
 
     # Two hand-written "annotators" who disagree on one link, and one Edinburgh++ record.
     head = "# sentence pair 1\nthe cat sat on a mat .\nNULL ({ / / }) a ({ 1 / / }) cat ({ 2 / / }) "
@@ -76,7 +76,7 @@ def test_training_merges_msr_annotators_and_appends_other_gold_files(tmp_path: P
     edi = tmp_path / "gold.train.sure.json"
     edi.write_text(json.dumps([{"id": "e1", "source": "A dog barked .", "target": "The dog barked .",
                                 "sureAlign": "1-1 2-2 3-3"}]))
-    pairs = load_training_pairs([*files, str(edi)])
+    pairs = load_many([*files, str(edi)]).pairs
     assert [p.id for p in pairs] == ["1", "e1"]
     assert pairs[0].gold_alignment is not None and (2, 2) in pairs[0].gold_alignment.sure  # the majority's link
     assert (3, 2) not in pairs[0].gold_alignment.links
