@@ -3,7 +3,7 @@
 Prints medians over several runs of
 
 (a) the Pair page's computation for a fresh pair: build and analyse the pair, run every
-    interactive scorer (``ScorerInfo.interactive``), find the matched n-grams and build
+    interactive scorer (``capabilities.interactive``), find the matched n-grams and build
     the n-gram grid figure and serialise it as ``st.plotly_chart`` does; caches are
     cleared before each run so every run pays in full;
 (b) a whole Pair-page rerun under Streamlit's AppTest (script, widgets, tables, figure),
@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def pair_page_computation(text: str, hypothesis: str) -> None:
     analysed = analyze_pair(make_pair(text, hypothesis))
     for name, info in SCORERS.items():
-        if info.interactive:
+        if info.capabilities.interactive:
             get_scorer(name).score(analysed)
     h, p = analysed.hypothesis, analysed.text
     figure = ngram_grid(ngram_matches(h.lower, p.lower, 4), p.tokens, h.tokens)
@@ -91,7 +91,7 @@ def main() -> None:
         cases.append((f"RTE1 dev pair {longest.id} (longest text)", longest))
     else:
         print(f"({rte1} absent: the long RTE1 pair is skipped)")
-    interactive = [n for n, info in SCORERS.items() if info.interactive]
+    interactive = SCORERS.names(interactive=True)
     print(f"interactive scorers: {', '.join(interactive)}; runs: {args.runs}")
     for label, pair in cases:
         a = analyze_pair(pair)

@@ -9,8 +9,12 @@ time, and how to build it: a factory given as ``"module:attr"`` (imported on fir
 so listing methods imports nothing heavy) or as a callable. Building is cached: one
 instance per name and process.
 
-Results share one contract: ``value`` is the number compared to a cutoff (higher = more
-entailed), ``to_json()`` gives a JSON-ready dict, ``summary()`` a one-line human form.
+Results share one contract (:class:`ScoreResult`, :class:`AlignResult`): ``value`` is the
+number compared to a cutoff (higher = more entailed), ``to_json()`` gives a JSON-ready dict
+and ``format()`` (also ``str(result)``) the one line the command line prints, as
+sacreBLEU's ``Score.format()`` does. Reports of whole runs (an evaluation, a classifier's
+test) keep the same two methods (:class:`Report`), so every command prints its record as
+text or JSON through one renderer.
 """
 
 from __future__ import annotations
@@ -18,12 +22,13 @@ from __future__ import annotations
 import hashlib
 import importlib
 import math
+import re
 import threading
-from collections.abc import Callable, Iterable, Mapping
-from dataclasses import asdict, dataclass, field, is_dataclass, replace
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from explorer.errors import ExplorerError
 
@@ -102,27 +107,18 @@ class Named(Protocol):
 @dataclass(frozen=True)
 class MethodInfo:
     """What the CLI and UI show about a method, and how to build it: ``factory()``
-    (e.g. ``lazy("module:Class")``), what it needs (``capabilities``) and its shipped
-    model file (relative to ``explorer/models/``) if it is trained."""
+    (e.g. ``lazy("module:Class")``), what it needs and whether it reruns on every
+    keystroke (``capabilities``) and its shipped model file (relative to
+    ``explorer/models/``) if it is trained."""
 
     name: str
     label: str
     description: str
-    factory: Callable[[], Any]
+    factory: Callable[[], object]
     capabilities: Capabilities = field(default_factory=Capabilities)
     model: str | None = None
-    # False for methods too slow to rerun on every keystroke (trained decoders, biparsers
-    # on long pairs): the Pair page runs them only when asked. Defaults to (and, when
-    # given, overrides) ``capabilities.interactive``; the two always agree.
-    interactive: bool | None = None
 
-    def __post_init__(self) -> None:
-        if self.interactive is None:
-            object.__setattr__(self, "interactive", self.capabilities.interactive)
-        elif self.interactive != self.capabilities.interactive:
-            object.__setattr__(self, "capabilities", replace(self.capabilities, interactive=self.interactive))
-
-    def build(self) -> Any:
+    def build(self) -> object:
         return self.factory()
 
 
@@ -170,7 +166,7 @@ class TrainerInfo:
     target: str
     capabilities: Capabilities = field(default_factory=Capabilities)
 
-    def run(self, pairs: Any, out: Path, options: dict[str, str], log: Log) -> None:
+    def run(self, pairs: Sequence[Pair], out: Path, options: dict[str, str], log: Log) -> None:
         import_attr(self.target)(pairs, out, options, log)
 
 
@@ -191,7 +187,7 @@ class Registry(dict[str, InfoT], Generic[InfoT]):
         super().__init__((e.name, e) for e in entries)
         self.kind = kind
         self.error: type[Exception] = error or UnknownNameError
-        self._built: dict[str, Any] = {}
+        self._built: dict[str, object] = {}
         self._lock = threading.Lock()
 
     def unknown(self, name: str) -> Exception:
@@ -204,8 +200,9 @@ class Registry(dict[str, InfoT], Generic[InfoT]):
         except KeyError:
             raise self.unknown(name) from None
 
-    def build(self, name: str) -> Any:
-        """The object built from ``name``'s info (built once, then cached)."""
+    def build(self, name: str) -> object:
+        """The object built from ``name``'s info (built once, then cached); the typed
+        getters (:func:`explorer.scorers.get_scorer`, ...) say what it is."""
         info = self.info(name)
         try:
             return self._built[name]
@@ -228,8 +225,6 @@ class Registry(dict[str, InfoT], Generic[InfoT]):
         for name, info in self.items():
             declared = getattr(info, "capabilities", None) or getattr(info, "gives", None) or Capabilities()
             values = declared.flags()
-            if hasattr(info, "interactive"):
-                values["interactive"] = info.interactive
             if all(values.get(k, False) == v for k, v in wanted.items()):
                 out.append(name)
         return out
@@ -245,22 +240,46 @@ class UnknownNameError(ExplorerError, KeyError):
 # -- scorers, aligners and their results ----------------------------------------------------------
 
 
+@runtime_checkable
 class ScoreResult(Protocol):
+    """What every scorer returns: ``value`` (the number compared to a cutoff, higher =
+    more entailed), ``to_json()`` (JSON-ready, ``value`` among its keys) and ``format()``
+    (one line: the value, then what explains it). Each result type is a frozen
+    dataclass that carries its breakdown; :class:`ResultMixin` gives the two methods."""
+
     @property
     def value(self) -> float: ...
+
+    def to_json(self) -> dict[str, Any]: ...
+
+    def format(self) -> str: ...
 
 
 class Scorer(Named, Protocol):
     def score(self, pair: AnalyzedPair) -> ScoreResult: ...
 
 
+@runtime_checkable
 class AlignResult(ScoreResult, Protocol):
+    """What every aligner returns: a :class:`ScoreResult` with its ``alignment``."""
+
     @property
     def alignment(self) -> Alignment: ...
 
 
 class Aligner(Named, Protocol):
     def align(self, pair: AnalyzedPair) -> AlignResult: ...
+
+
+class Report(Protocol):
+    """What a command prints: a record of a whole run (an evaluation, a classifier's
+    test, a corpus's statistics) as JSON (``to_json()``) or as text (``format()``,
+    lines ending without a newline). :func:`explorer.cli.output.emit` is the one
+    renderer."""
+
+    def to_json(self) -> dict[str, Any]: ...
+
+    def format(self) -> str: ...
 
 
 def json_safe(value: Any) -> Any:
@@ -285,40 +304,67 @@ def json_safe(value: Any) -> Any:
     return value
 
 
-def result_to_json(result: Any) -> dict[str, Any]:
-    """A result as a JSON-ready dict: its own ``to_json()`` if it has one, else its
-    dataclass fields, else ``{"value": ...}``."""
-    to_json = getattr(result, "to_json", None)
-    if callable(to_json):
-        return json_safe(to_json())  # type: ignore[no-any-return]
-    if is_dataclass(result) and not isinstance(result, type):
-        return json_safe(asdict(result))  # type: ignore[no-any-return]
-    return {"value": float(result.value)}
+#: What must not reach a terminal raw from a file or folder name (or anything else read
+#: from outside): C0 controls (escape sequences, bell, CR, line breaks), DEL, C1 controls
+#: (0x9b starts an escape sequence on some terminals), Unicode line and paragraph
+#: separators, the bidirectional controls that reorder the text after them, and lone
+#: surrogates (undecodable bytes of a file name, which would stop the print itself).
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+                     "\ud800-\udfff]")
 
 
-def summary(result: Any) -> str:
-    """A result in one line: ``value 0.4213`` plus the alignment's link count when it
-    has one."""
-    line = f"value {float(result.value):.4f}"
-    alignment = getattr(result, "alignment", None)
-    if alignment is not None and hasattr(alignment, "links"):
-        line += f", {len(alignment.links)} links"
-    return line
+def _escape(match: re.Match[str]) -> str:
+    return repr(match.group())[1:-1]
+
+
+def shown(text: object) -> str:
+    """``text`` (a path, a name, a message holding them) as a terminal may show it: every
+    character of :data:`_UNSAFE` escaped as Python writes it (``\\x1b``, ``\\n``,
+    ``\\u202e``), everything else as it is."""
+    return _UNSAFE.sub(_escape, str(text))
+
+
+def fixed(number: float | None, digits: int = 4) -> str:
+    """``number`` with ``digits`` decimals (``-`` for a figure that is not there)."""
+    return "-" if number is None else f"{number:.{digits}f}"
 
 
 class ResultMixin:
-    """``to_json()`` and ``summary()`` for frozen result dataclasses."""
+    """``to_json()``, ``format()`` and ``str()`` for frozen result dataclasses.
+
+    A subclass says what explains its value in :meth:`detail`; ``format()`` puts it
+    after the value.
+    """
+
+    if TYPE_CHECKING:
+        @property
+        def value(self) -> float: ...
 
     def to_json(self) -> dict[str, Any]:
         """The dataclass fields, plus ``value`` where it is a property (MANLI's), so every
         method's JSON carries the number compared to a cutoff under one name."""
         body = asdict(self)  # type: ignore[call-overload]
-        if "value" not in body and hasattr(self, "value"):
+        if "value" not in body:
             body["value"] = self.value
         return json_safe(body)  # type: ignore[no-any-return]
 
-    def summary(self) -> str:
-        return summary(self)
+    def detail(self) -> str:
+        """What explains the value, in a few words (by default the alignment's size)."""
+        alignment = getattr(self, "alignment", None)
+        return f"{len(alignment.links)} links" if alignment is not None else ""
+
+    def format(self) -> str:
+        """``0.4213  (what explains it)``: one line, as the ``score`` command prints it.
+
+        >>> from explorer.metrics.wer import wer_tokens
+        >>> wer_tokens(("a", "cat", "sat"), ("a", "dog", "sat")).format()
+        '0.6667  (WER 0.3333: 1 substituted, 0 deleted, 0 inserted words)'
+        """
+        detail = self.detail()
+        return fixed(self.value) + (f"  ({detail})" if detail else "")
+
+    def __str__(self) -> str:
+        return self.format()
 
 
 # -- signatures ----------------------------------------------------------------------------------
@@ -335,14 +381,14 @@ def file_digest(path: str | Path, length: int = 12) -> str | None:
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 
 
-def model_path(info: Any) -> Path | None:
+def model_path(info: MethodInfo) -> Path | None:
     """The shipped model file of a scorer's or aligner's info record (None for
     methods without one)."""
-    name = getattr(info, "model", None)
-    return MODELS_DIR / name if name else None
+    return MODELS_DIR / info.model if info.model else None
 
 
-def method_signature(info: Any, *, model: str | Path | None = None, cutoff_source: str | None = None) -> dict[str, Any]:
+def method_signature(info: MethodInfo, *, model: str | Path | None = None,
+                     cutoff_source: str | None = None) -> dict[str, object]:
     """:func:`signature` of a registered method: its model file (``model`` overrides
     the shipped one) and, when the model file records one, its lexical configuration."""
     path = Path(model) if model is not None else model_path(info)
@@ -359,14 +405,14 @@ def method_signature(info: Any, *, model: str | Path | None = None, cutoff_sourc
     return signature(info.name, model=path, lexical=lexical, cutoff_source=cutoff_source)
 
 
-def signature(method: str, *, model: str | Path | None = None, lexical: Mapping[str, Any] | None = None,
-              cutoff_source: str | None = None, **extra: Any) -> dict[str, Any]:
+def signature(method: str, *, model: str | Path | None = None, lexical: Mapping[str, object] | None = None,
+              cutoff_source: str | None = None, **extra: object) -> dict[str, object]:
     """The settings behind a reported number, as sacreBLEU's signature records them:
     the method, the explorer's version, the model file and its sha256 prefix, the
     lexical configuration and where the cutoff came from."""
     from explorer import __version__
 
-    sig: dict[str, Any] = {"method": method, "version": __version__}
+    sig: dict[str, object] = {"method": method, "version": __version__}
     if model is not None:
         sig["model"] = Path(model).name
         sig["model_sha256"] = file_digest(model)
@@ -378,7 +424,7 @@ def signature(method: str, *, model: str | Path | None = None, lexical: Mapping[
     return sig
 
 
-def signature_text(sig: Mapping[str, Any]) -> str:
+def signature_text(sig: Mapping[str, object]) -> str:
     """``method:mbleu|version:0.1.0|...`` (one line, for text output)."""
     parts = []
     for key, value in sig.items():
@@ -395,9 +441,11 @@ __all__ = [
     "NEEDS",
     "Capabilities",
     "caps",
+    "fixed",
     "LoaderInfo",
     "MethodInfo",
     "Registry",
+    "Report",
     "ResultMixin",
     "ScoreResult",
     "Scorer",
@@ -409,8 +457,7 @@ __all__ = [
     "lazy",
     "method_signature",
     "model_path",
-    "result_to_json",
     "signature",
+    "shown",
     "signature_text",
-    "summary",
 ]

@@ -8,8 +8,9 @@ breakdown the UI draws. Adding a method is one module and one line here.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import cast
 
-from explorer.api import Registry, Scorer, ScoreResult, ScorerInfo, UnknownNameError, caps, lazy
+from explorer.api import Registry, Scorer, ScorerInfo, UnknownNameError, caps, lazy
 
 # What each family needs (declared, so the UI and CLI can filter instead of failing).
 _TAGGED = caps("tagger", "wordnet", interactive=False)
@@ -65,11 +66,7 @@ def get_scorer(name: str) -> Scorer:
     Raises:
         UnknownScorerError: naming the known scorers.
     """
-    return SCORERS.build(name)  # type: ignore[no-any-return]
-
-
-# As when it was functools.cache'd (tests and callers clear it).
-get_scorer.cache_clear = lambda: SCORERS.clear_cache()  # type: ignore[attr-defined]
+    return cast(Scorer, SCORERS.build(name))
 
 
 def parse_scorer_names(spec: str) -> list[str]:
@@ -82,4 +79,4 @@ def parse_scorer_names(spec: str) -> list[str]:
     return names
 
 
-__all__ = ["SCORERS", "ScoreResult", "Scorer", "ScorerInfo", "UnknownScorerError", "get_scorer", "parse_scorer_names"]
+__all__ = ["SCORERS", "UnknownScorerError", "get_scorer", "parse_scorer_names"]

@@ -5,6 +5,7 @@ the problems worst first, each opening on the Pair page."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 import pandas as pd
 import streamlit as st
@@ -13,6 +14,7 @@ from components.data import SAMPLE_DIR, LoadedDataset, load_file
 from components.guard import guarded
 from components.state import current_dataset, open_pair, set_dataset
 from explorer.aligners import ALIGNERS
+from explorer.api import Aligner
 from explorer.pairs import Pair
 from explorer.published import PAPER_TABLE1
 
@@ -28,14 +30,15 @@ MAX_PROBLEMS = 800
 
 
 @st.cache_resource(show_spinner="Loading MANLI's weights...")
-def _manli_with(model: str):  # type: ignore[no-untyped-def]
+def _manli_with(model: str) -> Aligner:
     """The registered MANLI aligner with one of the shipped models."""
     from explorer.aligners import get_aligner
+    from explorer.aligners.manli import ManliAligner
 
-    return get_aligner("manli").with_model(model)  # type: ignore[attr-defined]
+    return cast(ManliAligner, get_aligner("manli")).with_model(model)
 
 
-def _aligner(name: str, model: str) -> object:
+def _aligner(name: str, model: str) -> Aligner:
     from explorer.aligners import get_aligner
     from explorer.aligners.manli import DEFAULT_MODEL_NAME
 

@@ -128,8 +128,7 @@ def main() -> None:
 def scorer_section(loaded: LoadedDataset) -> None:
     """Two scorers: one score against the other; a selection filters the table."""
     st.subheader("Scorers")
-    names = [n for n, info in SCORERS.items() if info.interactive] + \
-        [n for n, info in SCORERS.items() if not info.interactive]
+    names = SCORERS.names(interactive=True) + SCORERS.names(interactive=False)
     if len(names) < 2:
         st.info("Comparing needs two registered scorers.")
         return

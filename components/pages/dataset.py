@@ -155,12 +155,12 @@ def main() -> None:
     )
     for note in dataset.notes:
         st.caption(note)
-    interactive = [n for n, info in SCORERS.items() if info.interactive]
+    interactive = SCORERS.names(interactive=True)
     names = interactive + [n for n in SCORERS if n not in interactive]
     left, right = st.columns([1, 3])
     scorer = left.selectbox(
         "Scorer", names, index=names.index("mbleu") if "mbleu" in names else 0,
-        format_func=lambda n: SCORERS[n].label + ("" if SCORERS[n].interactive else " (slow)"),
+        format_func=lambda n: SCORERS[n].label + ("" if SCORERS[n].capabilities.interactive else " (slow)"),
         key="dataset_scorer", persist_state="session",
     )
     with st.spinner(f"Scoring {len(dataset)} pairs with {SCORERS[scorer].label}..."):

@@ -30,7 +30,7 @@ ANY = "(any)"
 def run_controls(loaded_name: str, stored: list[str] | None = None) -> str | None:
     """The scorer whose decisions say correct / incorrect (None: no decisions); ``stored``:
     the scorers of a batch result's runs, when one is open."""
-    interactive = [n for n, info in SCORERS.items() if info.interactive]
+    interactive = SCORERS.names(interactive=True)
     options = [NO_RUN, *(stored if stored is not None else interactive)]
     default = options.index("mbleu") if "mbleu" in options else 0
     choice = st.selectbox(

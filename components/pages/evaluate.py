@@ -309,12 +309,12 @@ def main() -> None:
         return
     # The BLEU family by default (one scale); scorers on other scales (NIST runs to ~10,
     # bow is a log score) get a panel each in the curves.
-    default = [n for n in DEFAULT_SCORERS if n in SCORERS and SCORERS[n].interactive]
+    default = [n for n in DEFAULT_SCORERS if n in SCORERS and SCORERS[n].capabilities.interactive]
     left, right = st.columns(2)
     names = left.multiselect(
         "Scorers", list(SCORERS), default=default, key="evaluate_scorers", persist_state="session",
         help="Any registered scorer; scorers on different scales get a panel each in the curves (or a normalised axis).",
-        format_func=lambda n: SCORERS[n].label + ("" if SCORERS[n].interactive else " (slow)"),
+        format_func=lambda n: SCORERS[n].label + ("" if SCORERS[n].capabilities.interactive else " (slow)"),
     )
     if not names:
         st.info("Choose at least one scorer.")

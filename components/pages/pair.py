@@ -207,8 +207,8 @@ def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair, timer: PageTim
     pair = analyzed.pair
     typed = pair.source == "typed"
     strip = st.empty()
-    results = _score_each([name for name, info in SCORERS.items() if info.interactive], analyzed)
-    slow = [name for name, info in SCORERS.items() if not info.interactive]
+    results = _score_each(SCORERS.names(interactive=True), analyzed)
+    slow = SCORERS.names(interactive=False)
     auto = len(analyzed.text) + len(analyzed.hypothesis) <= AUTO_SLOW_MAX_TOKENS
     if slow:
         results.update(_slow_results(loaded, analyzed, slow, auto))

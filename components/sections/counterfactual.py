@@ -36,7 +36,7 @@ def render_counterfactual(pair: Pair) -> None:
     except InputError as error:
         st.error(f"Cannot score the edited pair: {error}.")
         return
-    interactive = [n for n, info in SCORERS.items() if info.interactive]
+    interactive = SCORERS.names(interactive=True)
     rows = compare_scores(original, edited, interactive)
     table = pd.DataFrame([
         {"method": SCORERS[r.method].label, "original": r.original, "edited": r.edited,

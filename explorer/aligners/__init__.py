@@ -8,7 +8,9 @@ cutoff (``value``), plus whatever breakdown the UI draws. The contracts live in
 
 from __future__ import annotations
 
-from explorer.api import Aligner, AlignerInfo, AlignResult, Registry, UnknownNameError, caps, lazy
+from typing import cast
+
+from explorer.api import Aligner, AlignerInfo, Registry, UnknownNameError, caps, lazy
 
 _LEXICAL = caps("tagger", "wordnet", "ppdb", interactive=False)
 _TRAINED = caps("tagger", "wordnet", "ppdb", "model", interactive=False)
@@ -34,11 +36,7 @@ def get_aligner(name: str) -> Aligner:
     Raises:
         UnknownAlignerError: naming the known aligners.
     """
-    return ALIGNERS.build(name)  # type: ignore[no-any-return]
+    return cast(Aligner, ALIGNERS.build(name))
 
 
-# As when it was functools.cache'd (tests and callers clear it).
-get_aligner.cache_clear = lambda: ALIGNERS.clear_cache()  # type: ignore[attr-defined]
-
-
-__all__ = ["ALIGNERS", "AlignResult", "Aligner", "AlignerInfo", "UnknownAlignerError", "get_aligner"]
+__all__ = ["ALIGNERS", "UnknownAlignerError", "get_aligner"]

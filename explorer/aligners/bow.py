@@ -26,7 +26,6 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
 
 import numpy as np
 
@@ -99,18 +98,14 @@ class BowResult(ResultMixin):
     weights: tuple[float, ...] = field(default=())
 
     @property
-    def score(self) -> float:
-        """Old name of :attr:`value` (kept for callers written before the rename)."""
-        return self.value
-
-    def to_json(self) -> dict[str, Any]:
-        return {**super().to_json(), "score": self.value}  # the key before the rename stays
-
-    @property
     def contributions(self) -> tuple[float, ...]:
-        """Each hypothesis token's term ``idf * log sim / |H|`` (they sum to the score)."""
+        """Each hypothesis token's term ``idf * log sim / |H|`` (they sum to the value)."""
         n = len(self.similarity) or 1
         return tuple(w * math.log(max(s, SIM_FLOOR)) / n for w, s in zip(self.weights, self.similarity))
+
+    def detail(self) -> str:
+        exact = sum(s >= 1.0 for s in self.similarity)
+        return f"{len(self.alignment.links)} links, {exact} of {len(self.similarity)} hypothesis words matched exactly"
 
 
 class BowAligner:

@@ -232,9 +232,10 @@ class ItgParse(ResultMixin):
     text_null_costs: tuple[float, ...] = field(default=(), repr=False)
     hypothesis_null_costs: tuple[float, ...] = field(default=(), repr=False)
 
-    @property
-    def score(self) -> float:
-        return self.value
+    def detail(self) -> str:
+        approximate = f", {self.approximation}" if self.approximation else ""
+        return (f"cost {self.cost:g} of {self.null_cost:g} with nothing aligned, {len(self.alignment.links)} links, "
+                f"{self.inversions} inversions{approximate}")
 
     def to_json(self) -> dict[str, Any]:
         """A JSON-ready summary; the tree as a flat node list (parents first, children

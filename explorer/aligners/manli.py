@@ -35,7 +35,7 @@ import json
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -336,10 +336,8 @@ class ManliResult(ResultMixin):
         result built without its pair)."""
         return self.normalized if self.entailment is None else self.entailment
 
-    @property
-    def score(self) -> float:
-        """Old name of :attr:`total` (kept for callers written before the rename)."""
-        return self.total
+    def detail(self) -> str:
+        return f"{len(self.edits)} edits, {len(self.alignment.links)} links, total {self.total:+.3f}"
 
 
 def _lexical_similarity(flags: dict[str, bool]) -> SimilarityMatrix:
@@ -477,13 +475,9 @@ class ManliScore(ResultMixin):
     problem_normalized: float = 0.0
     unaligned_content: tuple[int, ...] = ()
 
-    @property
-    def alignment_score(self) -> float:
-        """Old name of :attr:`total` (kept for callers written before the rename)."""
-        return self.total
-
-    def to_json(self) -> dict[str, Any]:
-        return {**super().to_json(), "alignment_score": self.total}  # the key before the rename stays
+    def detail(self) -> str:
+        return (f"content words aligned {self.content_coverage:.0%}, hypothesis-side score "
+                f"{self.hypothesis_score:+.3f} per word, total {self.total:+.3f}")
 
 
 def entailment_score(pair: AnalyzedPair, result: ManliResult) -> ManliScore:

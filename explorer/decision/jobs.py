@@ -133,8 +133,8 @@ def split_scorers(scorers: Sequence[str], n_labelled: int) -> tuple[list[str], l
     scorers first, so their cutoffs arrive soonest."""
     from explorer.scorers import SCORERS
 
-    fast = [n for n in scorers if n in SCORERS and SCORERS[n].interactive]
-    slow = [n for n in scorers if n in SCORERS and not SCORERS[n].interactive]
+    fast = [n for n in scorers if n in SCORERS and SCORERS[n].capabilities.interactive]
+    slow = [n for n in scorers if n in SCORERS and not SCORERS[n].capabilities.interactive]
     if n_labelled > SLOW_MAX_PAIRS:
         return fast, slow
     return fast + slow, []

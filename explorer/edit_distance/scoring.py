@@ -72,10 +72,9 @@ class EditDistanceResult(ResultMixin):
     kind: str
     hypothesis_order: tuple[int, ...] = ()
 
-    @property
-    def score(self) -> float:
-        """The aligner interface's score (same as ``value``)."""
-        return self.value
+    def detail(self) -> str:
+        return (f"{self.kind}: log-sum over edit sequences {self.log_z:.3f}, best of {len(self.steps)} steps "
+                f"{self.best_log_score:.3f}")
 
     @property
     def reordered(self) -> bool:

@@ -76,6 +76,13 @@ class BleuResult(ResultMixin):
     def precisions(self) -> tuple[float, ...]:
         return tuple(o.precision for o in self.orders)
 
+    def detail(self) -> str:
+        """Matched / total n-grams per order, then the brevity penalty (sacreBLEU's order;
+        modified BLEU leaves it out)."""
+        counts = " ".join(f"{o.matched}/{o.total}" for o in self.orders)
+        unused = " (not applied)" if self.variant == "mbleu" else ""
+        return f"n-grams matched {counts}, brevity penalty {self.brevity_penalty:.3f}{unused}"
+
 
 def ngrams(tokens: tuple[str, ...], n: int) -> list[tuple[str, ...]]:
     """All n-grams of a token sequence, in order."""
@@ -173,6 +180,16 @@ def bleu_tokens(
     """Score hypothesis tokens against text tokens (both already normalised).
 
     ``brevity=False`` leaves the brevity penalty out (reported as 1.0).
+
+    >>> result = bleu_tokens(("the", "cat", "sat"), ("the", "cat", "sat", "down"), variant="mbleu")
+    >>> [(o.matched, o.total) for o in result.orders]  # clipped matches per order, 1 to 4
+    [(3, 3), (2, 2), (1, 1), (0, 0)]
+    >>> result.value  # modified BLEU: the mean of the precisions (an empty order counts 0)
+    0.75
+    >>> print(result)
+    0.7500  (n-grams matched 3/3 2/2 1/1 0/0, brevity penalty 0.717 (not applied))
+    >>> bleu_tokens(("the", "cat", "sat"), ("the", "cat", "sat", "down")).value  # BLEU: a zero precision is 0
+    0.0
     """
     if variant not in VARIANTS:
         raise ValueError(f"unknown BLEU variant {variant!r}; expected one of {VARIANTS}")
@@ -235,6 +252,10 @@ class SymmetricBleuResult(ResultMixin):
     value: float
     hypothesis_candidate: BleuResult
     text_candidate: BleuResult
+
+    def detail(self) -> str:
+        return (f"hypothesis as candidate {self.hypothesis_candidate.value:.4f}, "
+                f"text as candidate {self.text_candidate.value:.4f}")
 
 
 def bleu_both_ways(

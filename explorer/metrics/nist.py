@@ -162,6 +162,10 @@ class NistResult(ResultMixin):
     penalty_text_candidate: float
     weights_source: str
 
+    def detail(self) -> str:
+        return (f"hypothesis as candidate {self.hypothesis_candidate:.4f}, "
+                f"text as candidate {self.text_candidate:.4f}")
+
     def order_score(self, n: int, *, hypothesis_candidate: bool = True) -> float:
         """Order ``n``'s term ``info / #candidate n-grams`` (before the penalty)."""
         order = self.orders[n - 1]

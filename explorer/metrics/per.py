@@ -77,6 +77,10 @@ class PerResult(ResultMixin):
     text_length: int
     hypothesis_length: int
 
+    def detail(self) -> str:
+        return (f"PER {self.rate:.4f}: {self.unmatched} unmatched words, "
+                f"{self.text_length} text / {self.hypothesis_length} hypothesis words")
+
 
 def per_tokens(p: Sequence[str], h: Sequence[str]) -> PerResult:
     """PER of text tokens ``p`` and hypothesis tokens ``h`` (already normalised)."""
@@ -181,6 +185,9 @@ class PosPerResult(ResultMixin):
     synonym_links: frozenset[tuple[int, int]]
     text_tags: tuple[str, ...]
     hypothesis_tags: tuple[str, ...]
+
+    def detail(self) -> str:
+        return f"{len(self.synonym_links)} matched as synonyms only"
 
     def features(self) -> dict[str, float]:
         """Named components: ``pos+:NN``, ``pos-:NN``, ..."""

@@ -181,6 +181,10 @@ class WerResult(ResultMixin):
     hypothesis_length: int
     alignment: Alignment
 
+    def detail(self) -> str:
+        return (f"WER {self.rate:.4f}: {self.substitutions} substituted, {self.deletions} deleted, "
+                f"{self.insertions} inserted words")
+
 
 def wer_tokens(p: Sequence[str], h: Sequence[str], *, with_alignment: bool = True) -> WerResult:
     """WER of text tokens ``p`` and hypothesis tokens ``h`` (already normalised)."""

@@ -16,9 +16,10 @@ from streamlit.testing.v1 import AppTest
 
 from components import panels, state
 from components.data import SAMPLES, load_uploaded
+from explorer.api import ScorerInfo, caps
 from explorer.datasets import DatasetError
 from explorer.preprocess import MAX_CHARS, AnalyzedPair
-from explorer.scorers import SCORERS, ScorerInfo, get_scorer
+from explorer.scorers import SCORERS, get_scorer
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAIR = "components/pages/pair.py"
@@ -417,12 +418,13 @@ def register_scorer() -> Iterator[Callable[[ScorerInfo], None]]:
     finally:
         for name in added:
             del SCORERS[name]
-        get_scorer.cache_clear()
+        SCORERS.clear_cache()
 
 
 @pytest.fixture
 def slow_scorer_registered(register_scorer: Callable[[ScorerInfo], None]) -> None:
-    register_scorer(ScorerInfo("slow_length", "Slow length ratio", "test stand-in", SlowLengthScorer, interactive=False))
+    register_scorer(ScorerInfo("slow_length", "Slow length ratio", "test stand-in", SlowLengthScorer,
+                               caps(interactive=False)))
 
 
 LONG_TEXT = " ".join(f"Clause {i} of the long text names the harbour at Kettering." for i in range(12))
@@ -510,7 +512,7 @@ def test_a_pair_of_a_dataset_whose_job_has_run_shows_the_stored_verdicts_without
     monkeypatch.setenv("EXPLORER_CUTOFF_CACHE", str(tmp_path))
     typical = load(Path(APP).parent / "sample_data" / "typical.xml")
     small = Dataset("six.xml", typical.format, typical.pairs[:6])
-    slow = [n for n, info in SCORERS.items() if not info.interactive]
+    slow = SCORERS.names(interactive=False)
     cutoffs.compute(small, list(SCORERS))  # what the background job runs
     pair = small.pairs[4]
     live = {n: float(get_scorer(n).score(analyze_pair(pair)).value) for n in slow}

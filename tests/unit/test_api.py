@@ -9,7 +9,17 @@ import sys
 import pytest
 
 import explorer
-from explorer.api import Registry, ScorerInfo, UnknownNameError, caps, import_attr, lazy, method_signature
+from explorer.api import (
+    AlignResult,
+    Registry,
+    ScoreResult,
+    ScorerInfo,
+    UnknownNameError,
+    caps,
+    import_attr,
+    lazy,
+    method_signature,
+)
 from explorer.errors import ExplorerError
 
 
@@ -71,7 +81,7 @@ def test_every_project_error_shares_one_base_and_keeps_its_builtin() -> None:
 
 def test_public_api_scores_and_aligns() -> None:
     result = explorer.score("A dog ran in the park.", "A dog ran.", scorer="mbleu")
-    assert 0 < result.value <= 1 and result.summary().startswith("value ")
+    assert 0 < result.value <= 1 and str(result) == result.format() == f"{result.value:.4f}  ({result.detail()})"
     aligned = explorer.align("A dog ran in the park.", "A dog ran.", aligner="bow")
     assert aligned.alignment.h_len == 4 and aligned.to_json()["value"] == aligned.value
     with pytest.raises(ExplorerError, match="unknown scorer"):
@@ -86,7 +96,7 @@ def test_import_explorer_is_cheap() -> None:
 
 def test_every_method_result_serialises_to_strict_json() -> None:
     """Each registered aligner's result (the edit-distance ones included) has the shared
-    ``to_json``/``summary`` contract, and its JSON is strict (no NaN, no objects)."""
+    ``to_json``/``format`` contract, and its JSON is strict (no NaN, no objects)."""
     import json
 
     from explorer.aligners import ALIGNERS
@@ -96,4 +106,36 @@ def test_every_method_result_serialises_to_strict_json() -> None:
         body = result.to_json()
         assert body["value"] == pytest.approx(result.value), name
         json.dumps(body, allow_nan=False)
-        assert result.summary().startswith("value "), name
+        assert isinstance(result, AlignResult), name
+        assert result.format().startswith(f"{result.value:.4f}  ("), name
+
+
+def test_every_scorer_result_keeps_the_contract_and_one_name_per_quantity() -> None:
+    """``explorer.score`` returns a :class:`ScoreResult` for every registered scorer: its
+    JSON carries ``value`` and no old alias of it (``score``, ``alignment_score``), and
+    its text is the value then what explains it."""
+    import json
+
+    from explorer.scorers import SCORERS
+
+    for name in SCORERS:
+        result = explorer.score("The cat sat on the red mat.", "A cat sat on a mat.", scorer=name)
+        assert isinstance(result, ScoreResult), name
+        assert not hasattr(result, "score") and not hasattr(result, "alignment_score"), name
+        body = result.to_json()
+        assert body["value"] == pytest.approx(result.value) and not {"score", "alignment_score"} & set(body), name
+        json.dumps(body, allow_nan=False)
+        line = result.format()
+        assert line.startswith(f"{result.value:.4f}  (") and line.endswith(")") and "\n" not in line, name
+
+
+def test_interactive_has_one_home() -> None:
+    """Whether a method reruns on every keystroke is its ``capabilities.interactive``
+    alone: the info record has no second field, and ``names()`` filters on it."""
+    from explorer.scorers import SCORERS
+
+    info = ScorerInfo("slow", "Slow", "a stand-in", object, caps(interactive=False))
+    assert not hasattr(info, "interactive") and info.capabilities.interactive is False
+    with pytest.raises(TypeError):
+        ScorerInfo("slow", "Slow", "a stand-in", object, interactive=False)  # type: ignore[call-arg]
+    assert SCORERS.names(interactive=False) == [n for n, i in SCORERS.items() if not i.capabilities.interactive]

@@ -297,7 +297,7 @@ def test_lemma_matching_is_an_option() -> None:
 def test_registered_scorers_and_aligner() -> None:
     pair = analyze_pair(make_pair("Mary met John in Oslo", "John met Mary"))
     for name in ("itg", "itg_stop", "itg_entail"):
-        assert name in SCORERS and not SCORERS[name].interactive
+        assert name in SCORERS and not SCORERS[name].capabilities.interactive
         value = get_scorer(name).score(pair).value
         assert 0.0 < value <= 1.0
     assert "itg" in ALIGNERS

@@ -372,13 +372,13 @@ def test_removing_a_good_link_lowers_the_edited_alignments_score() -> None:
 
 def test_result_names_value_is_per_token_total_is_the_sum() -> None:
     """One result contract: ``value`` is what a cutoff compares (per token, as the
-    scorer's value), ``total`` the alignment's sum; the old names still read."""
+    scorer's value), ``total`` the alignment's sum; each quantity under one name."""
     from explorer.aligners.manli import ManliResult, ManliScore
 
     alignment = Alignment(2, 1)
     result = ManliResult(alignment, total=-1.5, normalized=-0.5, n_candidates=3)
-    assert result.value == -0.5 and result.score == result.total == -1.5
+    assert result.value == -0.5 and result.total == -1.5 and not hasattr(result, "score")
     score = ManliScore(value=-0.5, total=-1.5, n_tokens=3, aligned_links="")
-    assert score.alignment_score == -1.5
-    assert score.to_json()["total"] == score.to_json()["alignment_score"] == -1.5
-    assert "value -0.5000" in result.summary()
+    body = score.to_json()
+    assert body["value"] == -0.5 and body["total"] == -1.5 and "alignment_score" not in body
+    assert result.format().startswith("-0.5000  (") and str(result) == result.format()
