@@ -33,10 +33,12 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from explorer.api import ResultMixin
+from explorer.api import ResultMixin, shown
 from explorer.errors import ExplorerError
 
 if TYPE_CHECKING:
+    from explorer.mtclassify import Report
+    from explorer.pairs import Pair
     from explorer.preprocess import AnalyzedPair
 
 DEFAULT_MODEL = Path(__file__).resolve().parent / "models" / "combined_rte.json"
@@ -391,6 +393,11 @@ class CombinedResult(ResultMixin):
     def entailed(self) -> bool:
         return self.decision > 0
 
+    def detail(self) -> str:
+        push = f"; largest push {self.contributions[0].feature} {self.contributions[0].contribution:+.3f}" \
+            if self.contributions else ""
+        return f"probability of entailment, logit {self.decision:+.3f}{push}"
+
 
 class CombinedScorer:
     """The shipped combined classifier as a scorer (value: probability of entailment)."""
@@ -423,17 +430,17 @@ def explain(pair: AnalyzedPair, model: CombinedModel | None = None) -> CombinedR
     )
 
 
-# -- train / test on datasets (``classify --classifier combined``) ------------------------
+# -- train / test on datasets (the ``combined`` command) ------------------------------------
 
 def train_test(
-    train_pairs: Sequence[Any], test_pairs: Sequence[Any] | None, names: Sequence[str] = DEFAULT_FEATURES, *,
+    train_pairs: Sequence[Pair], test_pairs: Sequence[Pair] | None, names: Sequence[str] = DEFAULT_FEATURES, *,
     c: float = DEFAULT_C, progress: Callable[[str, int, int], None] | None = None,
     info: dict[str, Any] | None = None,
-) -> tuple[CombinedModel, Any]:
+) -> tuple[CombinedModel, Report | None]:
     """Fit on labelled ``train_pairs``; report on ``test_pairs`` (None: no report).
 
     Returns:
-        The model and an :class:`explorer.mtclassify.Report` (or None without test pairs).
+        The model and an :class:`explorer.mtclassify.Report` (None without test pairs).
 
     Raises:
         CombinedError: unlabelled data, one class, too many pairs, unknown features.
@@ -443,7 +450,7 @@ def train_test(
 
     names = check_features(names)
 
-    def labelled(pairs: Sequence[Any], what: str) -> tuple[list[Any], np.ndarray]:
+    def labelled(pairs: Sequence[Pair], what: str) -> tuple[list[Pair], np.ndarray]:
         kept = [p for p in pairs if p.entails is not None]
         if not kept:
             raise CombinedError(f"{what}: no labelled pairs; the classifier needs entailment labels")
@@ -451,7 +458,7 @@ def train_test(
             raise CombinedError(f"{what}: {len(kept)} pairs; the limit is {MAX_TRAIN_PAIRS}")
         return kept, np.array([bool(p.entails) for p in kept])
 
-    def features_of(pairs: Sequence[Any], what: str) -> np.ndarray:
+    def features_of(pairs: Sequence[Pair], what: str) -> np.ndarray:
         report = (lambda i, n: progress(what, i, n)) if progress else None
         return feature_matrix([analyze_pair(p) for p in pairs], names, progress=report)
 
@@ -466,3 +473,44 @@ def train_test(
     report = Report("train/test", tuple(names), len(names), binary_scores(y_test, predicted),
                     _by_task(test_kept, y_test, predicted))
     return model, report
+
+
+@dataclass(frozen=True)
+class CombinedRun:
+    """What the ``combined`` command prints: the trained model, its test report (None
+    without test data) and where the model was saved.
+
+    Attributes:
+        train, test: the files as given (JSON's ``train`` and ``test``).
+        train_name, test_name: their display names; ``train_pairs`` how many trained it.
+    """
+
+    train: str
+    test: str | None
+    train_name: str
+    test_name: str | None
+    train_pairs: int
+    c: float
+    model: CombinedModel
+    report: Report | None = None
+    saved: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"train": self.train, "test": self.test, "classifier": "combined", "C": self.c,
+                "features": list(self.model.features), "model": self.model.to_json(),
+                "results": {"combined": self.report.to_json()} if self.report else {}}
+
+    def format(self) -> str:
+        """The protocol, the test figures, each feature's weight (largest first), the file."""
+        test = shown(self.test_name) if self.test_name else "-"
+        lines = [f"train {shown(self.train_name)} ({self.train_pairs}), test {test}; "
+                 f"logistic regression, C={self.c:g}, {len(self.model.features)} features"]
+        if self.report is not None:
+            lines += ["  " + line for line in self.report.format("combined").split("\n")]
+        lines.append("  weights (standardised features), largest first:")
+        weights = [float(w) for w in self.model.weights]
+        lines += [f"    {self.model.features[k]:<28} {weights[k]:+.3f}"
+                  for k in sorted(range(len(weights)), key=lambda k: -abs(weights[k]))]
+        if self.saved is not None:
+            lines.append(f"saved {shown(self.saved)}")
+        return "\n".join(lines)

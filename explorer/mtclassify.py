@@ -28,6 +28,7 @@ from typing import Any
 
 import numpy as np
 
+from explorer.api import shown
 from explorer.errors import ExplorerError
 from explorer.metrics.features import feature_matrix
 from explorer.metrics.wer import levenshtein
@@ -125,6 +126,42 @@ class Report:
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+    def format(self, label: str = "") -> str:
+        """One line of figures under ``label`` (with the folds' mean and interval), then
+        one per task (when there are several) and per LDR half."""
+        o = self.overall
+        line = (f"{shown(label):<12} n={o.n:<5} acc {o.accuracy:6.2%}  P {o.precision:.3f}  R {o.recall:.3f}  "
+                f"F1 {o.f1:.3f}  ({self.n_features} features)")
+        if self.interval is not None:
+            line += (f"  folds {statistics.fmean(self.fold_accuracies):.2%} "
+                     f"[{self.interval[0]:.2%}, {self.interval[1]:.2%}]")
+        lines = [line]
+        lines += [f"    {shown(task):<6} n={s.n:<4} acc {s.accuracy:6.2%}  F1 {s.f1:.3f}"
+                  for task, s in (self.by_task.items() if len(self.by_task) > 1 else ())]
+        lines += [f"    LDR {half:<4} n={s.n:<4} acc {s.accuracy:6.2%}  F1 {s.f1:.3f}  (cutoff {self.ldr_cutoff:.3f})"
+                  for half, s in self.by_ldr.items()]
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class ClassifyReport:
+    """What ``classify`` prints: the protocol and settings, then each experiment's
+    :class:`Report` under its name (``"all"``, ``"without pos"``, ...)."""
+
+    train: str
+    test: str | None
+    protocol: str
+    settings: str
+    results: tuple[tuple[str, Report], ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"train": self.train, "test": self.test, "protocol": self.protocol,
+                "results": {name: r.to_json() for name, r in self.results}}
+
+    def format(self) -> str:
+        head = f"{shown(self.protocol)}; {self.settings}"
+        return "\n".join([head, *("  " + line for name, r in self.results for line in r.format(name).split("\n"))])
 
 
 def _by_task(pairs: Sequence[Pair], gold: np.ndarray, predicted: np.ndarray) -> dict[str, Scores]:
@@ -230,6 +267,30 @@ class CorpusStatistics:
     mean_hypothesis_length: float
     mean_ldr: float
     mean_edit_distance: float
+
+    def format(self) -> str:
+        """One row under :data:`CORPUS_HEADER`."""
+        return (f"{shown(self.group):<6} {self.n:>5} {self.positive_share:>6.1%} {self.mean_text_length:>7.2f} "
+                f"{self.mean_hypothesis_length:>7.2f} {self.mean_ldr:>6.3f} {self.mean_edit_distance:>6.2f}")
+
+
+CORPUS_HEADER = f"{'group':<6} {'n':>5} {'pos.':>6} {'|text|':>7} {'|hyp|':>7} {'LDR':>6} {'edit':>6}"
+
+
+@dataclass(frozen=True)
+class CorpusReport:
+    """What ``corpus-stats`` prints: a file's rows of :class:`CorpusStatistics` (all
+    pairs first, then per task)."""
+
+    data: str
+    rows: tuple[CorpusStatistics, ...]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"data": self.data, "rows": [asdict(r) for r in self.rows]}
+
+    def format(self) -> str:
+        return "\n".join([f"{shown(Path(self.data).name)}: {self.rows[0].n} pairs (lengths in tokens)",
+                          "  " + CORPUS_HEADER, *("  " + r.format() for r in self.rows)])
 
 
 def corpus_statistics(pairs: Sequence[Pair]) -> list[CorpusStatistics]:

@@ -65,6 +65,7 @@ from explorer.batch.worker import (
     write_table,
 )
 from explorer.datasets import Dataset
+from explorer.limits import current as current_limits
 
 DEFAULT_CHUNK_SIZE = 2000
 #: Chunk sizes outside these bounds are refused (too small: scheduling overhead per
@@ -388,18 +389,19 @@ def _run_locked(data: Dataset | FileSource, scorers: Sequence[str], directory: P
             tag = manifest.fingerprint[-10:]
             names = tuple(manifest.scorers)
             target = str(directory.resolve()) if shared else None
+            limits = current_limits()  # the client's, so the workers refuse what it would
 
             def task(index: int) -> ChunkTask:
                 position = index * manifest.chunk_size
                 if file is None:
                     assert isinstance(data, Dataset)
                     chunk = tuple(compact_pair(p) for p in data.pairs[position: position + manifest.chunk_rows(index)])
-                    return ChunkTask(index, position, names, data.name, pairs=chunk, out=target)
+                    return ChunkTask(index, position, names, data.name, pairs=chunk, out=target, limits=limits)
                 r = file.ranges[index]
                 where = {"path": str(file.path.resolve())} if shared else {"raw": read_range(file, index)}
                 return ChunkTask(index, position, names, file.name, fmt=file.format, span=(r.start, r.end),
                                  header=file.header, header_lines=file.header_lines, first_line=r.first_line,
-                                 first_record=r.first_record, out=target, **where)
+                                 first_record=r.first_record, out=target, limits=limits, **where)
 
             def submit(index: int) -> Any:
                 future = own_client.submit(run_chunk, task(index), pure=False, key=f"explorer-batch-{tag}-{index}")

@@ -7,10 +7,12 @@ does that as the worker starts, so the first chunk is not slower than the rest.
 
 Each pair is analysed (tokenised) once and shared by all scorers. A pair a scorer
 refuses (a bounded method's limit, a side too long to tokenise, any error of the method)
-gets a null value and the reason; the chunk goes on.
+gets a null value and the reason; the chunk goes on. The limits are the client's
+(:attr:`ChunkTask.limits`: ``batch --max-tokens ...``), not the worker's defaults.
 
 Batch paths: the BLEU family, BLEU-n and WER store values and breakdown fields without
-computing what only the Pair page draws (n-gram positions, the WER edit alignment);
+computing what only the Pair page draws (n-gram positions, the WER edit alignment),
+after the same limit check as their scorers;
 the edit-distance scorers use their ``score_many``. Measured in docs/BENCHMARKS.md:
 tokenising a pair costs more than any of these scorers.
 """
@@ -31,6 +33,7 @@ from distributed.diagnostics.plugin import WorkerPlugin
 
 from explorer.batch.folder import seal
 from explorer.batch.schema import BREAKDOWN, CHUNK_DIR, arrow_schema, breakdown_column, chunk_name, error_column
+from explorer.limits import Limits, check, using
 from explorer.pairs import Pair
 from explorer.preprocess import AnalyzedPair, analyze_pair
 
@@ -59,6 +62,7 @@ def _bleu_path(variant: str) -> Callable[[AnalyzedPair], Row]:
 
     def score(a: AnalyzedPair) -> Row:
         h, p = a.hypothesis.lower, a.text.lower
+        check(variant, len(p), len(h), model="bleu")
         orders = order_counts(h, p, 4)
         bp = brevity_penalty(len(h), len(p))
         fields: dict[str, float | None] = {f"p{o.n}": o.precision for o in orders}
@@ -72,6 +76,7 @@ def _bleu_n_path(n: int) -> Callable[[AnalyzedPair], Row]:
     from explorer.metrics.bleu import bleu_both_ways
 
     def score(a: AnalyzedPair) -> Row:
+        check(f"bleu{n}", len(a.text), len(a.hypothesis), model="bleu")
         r = bleu_both_ways(a.text.lower, a.hypothesis.lower, n, with_matches=False)
         return r.value, {"hypothesis_candidate": r.hypothesis_candidate.value, "text_candidate": r.text_candidate.value}
 
@@ -81,14 +86,10 @@ def _bleu_n_path(n: int) -> Callable[[AnalyzedPair], Row]:
 def _wer_path(a: AnalyzedPair) -> Row:
     from explorer.metrics.wer import wer_tokens
 
+    check("wer", len(a.text), len(a.hypothesis), model="wer")
     r = wer_tokens(a.text.lower, a.hypothesis.lower, with_alignment=False)
     return r.value, {"rate": r.rate, "distance": r.distance, "text_length": r.text_length,
                      "hypothesis_length": r.hypothesis_length}
-
-
-#: Field names that were renamed: the new name first, then the old one (H1's rename of
-#: MANLI's total).
-_ALIASES = {"total": ("total", "alignment_score")}
 
 
 def _generic_path(name: str) -> Callable[[AnalyzedPair], Row]:
@@ -99,14 +100,7 @@ def _generic_path(name: str) -> Callable[[AnalyzedPair], Row]:
 
     def score(a: AnalyzedPair) -> Row:
         result = scorer.score(a)
-        fields: dict[str, float | None] = {}
-        for f in wanted:
-            value = None
-            for attr in _ALIASES.get(f, (f,)):
-                if hasattr(result, attr):
-                    value = _number(getattr(result, attr))
-                    break
-            fields[f] = value
+        fields = {f: _number(getattr(result, f)) if hasattr(result, f) else None for f in wanted}
         return float(result.value), fields
 
     return score
@@ -213,6 +207,7 @@ class ChunkTask:
     first_record: int = 1
     pairs: tuple[Pair, ...] | None = None
     out: str | None = None
+    limits: Limits | None = None  # the client's per-pair limits (the defaults when None)
 
 
 @dataclass(frozen=True)
@@ -285,7 +280,8 @@ def run_chunk(task: ChunkTask) -> ChunkDone | ChunkFailed:
         pairs, notes = task_pairs(task)
         read = time.perf_counter()
         stage = "score"
-        scores = score_chunk(pairs, task.scorers)
+        with using(task.limits):
+            scores = score_chunk(pairs, task.scorers)
         _forget_pairs()
         scored = time.perf_counter()
         table = chunk_table(pairs, task.position, scores, task.scorers)

@@ -4,12 +4,20 @@ Every command uses the same library code as the UI. Commands are one
 :class:`explorer.api.Registry` (:data:`COMMANDS`): a name, a help line and the module
 holding its ``configure_NAME(parser)`` and ``run_NAME(args) -> exit code`` (``-`` in the
 name becomes ``_``), one module per command family (:mod:`~explorer.cli.evaluate`, :mod:`~explorer.cli.mt`,
-:mod:`~explorer.cli.align`, :mod:`~explorer.cli.train`, :mod:`~explorer.cli.batch`); a module is imported only
-when its command is used. Errors are caught once, here: any
-:class:`explorer.errors.ExplorerError` or unreadable/unwritable file prints
-``error: MESSAGE`` on stderr with exit status 2, never a traceback. Whatever the CLI
-echoes of a name or path goes through :func:`explorer.cli.output.shown`, so control
-characters in a file name never reach the terminal raw.
+:mod:`~explorer.cli.combined`, :mod:`~explorer.cli.align`, :mod:`~explorer.cli.train`,
+:mod:`~explorer.cli.batch`); a module is imported only when its command is used.
+
+Every command takes ``--format text|json`` (``--json`` is ``--format json``) and prints
+one record (:class:`explorer.api.Report`) through :func:`explorer.cli.output.emit`: the
+text comes from the record's ``format()``, never from the command. Commands that run a
+method take the per-pair limits (``--max-tokens`` ...). An option a command would not
+use is refused, not ignored.
+
+Errors are caught once, here: any :class:`explorer.errors.ExplorerError` or
+unreadable/unwritable file prints ``error: MESSAGE`` on stderr with exit status 2, never
+a traceback. Whatever the CLI echoes of a name or path goes through
+:func:`explorer.api.shown`, so control characters in a file name never reach the
+terminal raw.
 """
 
 from __future__ import annotations
@@ -27,11 +35,13 @@ from explorer.errors import ExplorerError
 @dataclass(frozen=True)
 class CommandInfo:
     """A command: ``module.configure_NAME(parser)`` adds its arguments,
-    ``module.run_NAME(args)`` runs it."""
+    ``module.run_NAME(args)`` runs it; ``limits``: it runs methods on pairs, so it takes
+    the per-pair limit options."""
 
     name: str
     help: str
     module: str
+    limits: bool = True
 
     @property
     def configure(self) -> str:
@@ -45,9 +55,13 @@ class CommandInfo:
 COMMANDS: Registry[CommandInfo] = Registry("command", [
     CommandInfo("evaluate", "evaluate scorers as entailment classifiers on a dataset", "explorer.cli.evaluate"),
     CommandInfo("score", "score one text/hypothesis pair with every scorer", "explorer.cli.evaluate"),
-    CommandInfo("resources", "list (and download) the NLTK resources the explorer uses", "explorer.cli.evaluate"),
+    CommandInfo("resources", "list (and download) the NLTK resources the explorer uses", "explorer.cli.evaluate",
+                limits=False),
     CommandInfo("classify", "train an SVM on MT-metric features (Finch et al. 2005) and report accuracy", "explorer.cli.mt"),
-    CommandInfo("corpus-stats", "lengths, length difference ratio and edit distance per task (Finch et al. Table 1)", "explorer.cli.mt"),
+    CommandInfo("combined", "train the combined entailment classifier (logistic regression over scorers and "
+                "alignment features), report on test data, save the model", "explorer.cli.combined"),
+    CommandInfo("corpus-stats", "lengths, length difference ratio and edit distance per task (Finch et al. Table 1)",
+                "explorer.cli.mt", limits=False),
     CommandInfo("align-eval", "evaluate an aligner against gold alignments (P/R/F1, exact match)", "explorer.cli.align"),
     CommandInfo("train", "train a method's model on gold data (e.g. MANLI weights on gold alignments)", "explorer.cli.train"),
     CommandInfo("batch", "score a whole corpus on Dask into resumable Parquet chunks", "explorer.cli.batch"),
@@ -58,7 +72,7 @@ class _Parser(argparse.ArgumentParser):
     """argparse, but a refused command line is one line on stderr (status 2), not the usage."""
 
     def error(self, message: str) -> NoReturn:
-        from explorer.cli.output import shown
+        from explorer.api import shown
 
         self.exit(2, f"{self.prog}: error: {shown(message)} (see {self.prog} --help)\n")
 
@@ -72,9 +86,21 @@ def build_parser(prog: str = "python -m explorer") -> argparse.ArgumentParser:
     for name, info in COMMANDS.items():
         command = sub.add_parser(name, help=info.help, description=info.help)
         import_attr(info.configure)(command)
-        _add_limit_options(command)
+        _add_format_option(command)
+        if info.limits:
+            _add_limit_options(command)
         command.set_defaults(run=info.run)
     return parser
+
+
+def _add_format_option(parser: argparse.ArgumentParser) -> None:
+    """``--format text|json`` and its alias ``--json``: every command's output."""
+    from explorer.cli.output import FORMATS
+
+    group = parser.add_argument_group("output")
+    group.add_argument("--format", choices=FORMATS, default="text",
+                       help="text (default) or json: one JSON object on stdout")
+    group.add_argument("--json", dest="format", action="store_const", const="json", help="the same as --format json")
 
 
 def _positive(kind: type) -> Callable[[str], float]:

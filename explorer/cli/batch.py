@@ -4,13 +4,14 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
-from typing import TextIO
+from dataclasses import dataclass
+from typing import Any, TextIO
 
+from explorer.api import shown
 from explorer.batch.runner import DEFAULT_CHUNK_SIZE, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE, Progress
-from explorer.cli.output import fail, int_in, shown
+from explorer.cli.output import UsageError, emit, fail, int_in
 
 #: Scorers named by ``--scorer fast``: those the Pair page runs on every keystroke.
 FAST = "fast"
@@ -28,7 +29,6 @@ def configure_batch(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int_in(1, 1024), help="local cluster size (default: one process per core)")
     parser.add_argument("--store", help="store file to register the result in (default: the app's store)")
     parser.add_argument("--no-register", action="store_true", help="do not register the result in the store")
-    parser.add_argument("--json", action="store_true", help="print one JSON object at the end")
 
 
 def _duration(seconds: float | None) -> str:
@@ -130,6 +130,28 @@ def read_only_store(path: str | None) -> str | None:
             f"disk with --store PATH (or the environment variable {ENV_VAR}), or pass --no-register")
 
 
+@dataclass(frozen=True)
+class BatchRun:
+    """What ``batch`` prints at the end: the folder's figures (``body``, the JSON object)
+    and the pairs each scorer refused."""
+
+    body: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return self.body
+
+    def format(self) -> str:
+        b = self.body
+        lines = [f"{b['pairs']:,} pairs in {b['chunks']} chunks: {b['chunks_run']} scored now on {b['workers']} workers, "
+                 f"{b['chunks_skipped']} found done; {b['seconds']:.1f} s"]
+        lines += [f"  {scorer}: {n:,} pairs refused (null value; the reason is in the {scorer}__error column)"
+                  for scorer, n in b["refused"].items() if n]
+        runs = b["runs"]
+        lines.append(f"result: {shown(b['out'])}"
+                     + (f"; store runs {', '.join(f'{k} #{v}' for k, v in runs.items())}" if runs else ""))
+        return "\n".join(lines)
+
+
 def run_batch(args: argparse.Namespace) -> int:
     from explorer.batch.runner import run_batch as score_corpus
     from explorer.batch.schema import BatchError
@@ -137,14 +159,15 @@ def run_batch(args: argparse.Namespace) -> int:
     from explorer.datasets import DatasetError
     from explorer.scorers import SCORERS, UnknownScorerError, parse_scorer_names
 
+    if args.no_register and args.store is not None:
+        raise UsageError("--store names where to register the result; leave it out with --no-register")
+    if args.scheduler is not None and args.workers is not None:
+        raise UsageError("--workers sizes a local cluster; an existing one (--scheduler) has its own workers")
     problem = None if args.no_register else read_only_store(args.store)
     if problem is not None:  # before the work, not after it
         return fail(problem)
     try:
-        if args.scorer.strip() == FAST:
-            names = [n for n, info in SCORERS.items() if info.interactive]
-        else:
-            names = parse_scorer_names(args.scorer)
+        names = SCORERS.names(interactive=True) if args.scorer.strip() == FAST else parse_scorer_names(args.scorer)
         data = open_source(args.data, args.chunk_size)
         if isinstance(data, FileSource):
             print(f"{shown(data.name)}: {data.records:,} records ({data.format}, read in {len(data.ranges):,} ranges "
@@ -178,21 +201,11 @@ def run_batch(args: argparse.Namespace) -> int:
             why = read_only_store(args.store) or f"the result could not be registered in the store: {err}"
             print(f"warning: the result is complete, but {shown(why)}", file=sys.stderr)
     peak = _memory_mib()
-    payload = {
+    return emit(BatchRun({
         "data": args.data, "out": str(args.out), "pairs": manifest.n_pairs, "scorers": manifest.scorers,
         "chunks": manifest.n_chunks, "chunks_run": summary.chunks_run, "chunks_skipped": summary.chunks_skipped,
         "workers": summary.workers, "seconds": round(summary.seconds, 3), "complete": manifest.complete,
         "refused": manifest.refused, "runs": runs, "workers_read_the_file": summary.shared_files,
         "client_peak_mib": None if peak is None else round(peak, 1),
         "client_mib_while_scoring": None if sampled.largest is None else round(sampled.largest, 1),
-    }
-    if args.json:
-        print(json.dumps(payload, indent=2))
-        return 0
-    print(f"{manifest.n_pairs:,} pairs in {manifest.n_chunks} chunks: {summary.chunks_run} scored now"
-          f" on {summary.workers} workers, {summary.chunks_skipped} found done; {summary.seconds:.1f} s")
-    for scorer, n in manifest.refused.items():
-        if n:
-            print(f"  {scorer}: {n:,} pairs refused (null value; the reason is in the {scorer}__error column)")
-    print(f"result: {shown(args.out)}" + (f"; store runs {', '.join(f'{k} #{v}' for k, v in runs.items())}" if runs else ""))
-    return 0
+    }), args.format)

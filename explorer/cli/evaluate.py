@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import argparse
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import Any
 
 from explorer import resources
-from explorer.api import method_signature
+from explorer.api import ScoreResult, shown
 from explorer.batch.source import read_dataset
-from explorer.cli.output import print_json, progress_printer, result_to_json, shown, stderr_log, warn_missing_resources
+from explorer.cli.output import UsageError, emit, progress_printer, stderr_log, warn_missing_resources
 from explorer.datasets import Dataset
-from explorer.decision.evaluation import evaluate
+from explorer.decision.evaluation import EvaluationReport, evaluate
+from explorer.decision.rules import DEFAULT_RULE
 from explorer.preprocess import analyze_pair, make_pair
 from explorer.scorers import SCORERS, get_scorer, parse_scorer_names
 
@@ -26,7 +28,6 @@ def configure_evaluate(parser: argparse.ArgumentParser) -> None:
         "--scorer", default="mbleu",
         help=f"comma-separated scorer names or 'all' (known: {', '.join(SCORERS)})",
     )
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def labelled_subset(data: Dataset) -> tuple[Dataset, int]:
@@ -45,90 +46,84 @@ def labelled_subset(data: Dataset) -> tuple[Dataset, int]:
 
 
 def run_evaluate(args: argparse.Namespace) -> int:
+    if args.rule is not None and not args.dev:
+        raise UsageError("--rule says how the cutoff is chosen on a development set; give --dev DEV with it")
     names = parse_scorer_names(args.scorer)
     data = read_dataset(args.data)
     dev: Dataset | None = read_dataset(args.dev) if args.dev else None
     data, left_out = labelled_subset(data)
     warn_missing_resources()
-    results = evaluate(data, names, dev=dev, progress=progress_printer("pairs"), rule=args.rule)
-    if args.json:
-        from explorer.decision.rules import DEFAULT_RULE
-
-        payload = {
-            "data": args.data,
-            "dev": args.dev,
-            "rule": (args.rule or DEFAULT_RULE) if args.dev else None,
-            "unlabelled_left_out": left_out,
-            "results": [
-                {**r.to_json(), "signature": method_signature(
-                    SCORERS[r.scorer], cutoff_source=getattr(r.report, "cutoff_source", None))}
-                for r in results
-            ],
-        }
-        print_json(payload)
-        return 0
-    print(f"{shown(data.name)}: {len(data)} pairs ({data.kind})" + (f"; cutoffs chosen on {shown(dev.name)}" if dev else ""))
-    for note in data.notes:
-        print(f"  note: {shown(note)}")
-    for r in results:
-        body = r.to_json()
-        if "pearson" in body:
-            print(f"  {r.scorer:<10} pearson {body['pearson']:.4f}  spearman {body['spearman']:.4f}  ({r.seconds:.2f} s)")
-            continue
-        print(
-            f"  {r.scorer:<10} accuracy {body['accuracy']:.2%}  cutoff {body['cutoff']:.4f} ({body['cutoff_source']})"
-            f"  cws {body['cws']:.4f}  ap {body['average_precision']:.4f}  ({r.seconds:.2f} s)"
-        )
-        for task, t in body["by_task"].items():
-            print(f"      {shown(task):<6} n={t['n']:<4} accuracy {t['accuracy']:.2%}  cws {t['cws']:.4f}  ap {t['average_precision']:.4f}")
-    return 0
+    rule = args.rule or DEFAULT_RULE
+    results = evaluate(data, names, dev=dev, progress=progress_printer("pairs"), rule=rule)
+    return emit(EvaluationReport(data, tuple(results), args.data, args.dev, dev, rule if dev else None, left_out),
+                args.format)
 
 
 # -- score --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class PairScores:
+    """What ``score`` prints: the pair's tokens and each scorer's result."""
+
+    text_tokens: tuple[str, ...]
+    hypothesis_tokens: tuple[str, ...]
+    scores: dict[str, ScoreResult]
+
+    def to_json(self) -> dict[str, Any]:
+        return {"text_tokens": list(self.text_tokens), "hypothesis_tokens": list(self.hypothesis_tokens),
+                "scores": {name: r.to_json() for name, r in self.scores.items()}}
+
+    def format(self) -> str:
+        """The tokens, then one line per scorer: its value and what explains it."""
+        return "\n".join([f"text:       {shown(' '.join(self.text_tokens))}",
+                          f"hypothesis: {shown(' '.join(self.hypothesis_tokens))}",
+                          *(f"  {name:<10} {r.format()}" for name, r in self.scores.items())])
+
 
 def configure_score(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--text", required=True, help="the text (premise)")
     parser.add_argument("--hypothesis", required=True, help="the hypothesis")
     parser.add_argument("--scorer", default="all", help="comma-separated scorer names or 'all'")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def run_score(args: argparse.Namespace) -> int:
     names = parse_scorer_names(args.scorer)
     pair = analyze_pair(make_pair(args.text, args.hypothesis))
     results = {name: get_scorer(name).score(pair) for name in names}
-    if args.json:
-        payload = {
-            "text_tokens": list(pair.text.tokens),
-            "hypothesis_tokens": list(pair.hypothesis.tokens),
-            "scores": {name: result_to_json(r) for name, r in results.items()},
-        }
-        print_json(payload, ensure_ascii=False)
-        return 0
-    print("text:       " + shown(" ".join(pair.text.tokens)))
-    print("hypothesis: " + shown(" ".join(pair.hypothesis.tokens)))
-    for name, r in results.items():
-        print(f"  {name:<10} {r.value:.4f}")
-    return 0
+    return emit(PairScores(pair.text.tokens, pair.hypothesis.tokens, results), args.format)
 
 
 # -- resources ----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class ResourceReport:
+    """What ``resources`` prints: each NLTK resource's status, and what a download did."""
+
+    rows: tuple[dict[str, str], ...]
+    downloaded: dict[str, bool] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"resources": list(self.rows), "downloaded": self.downloaded}
+
+    def format(self) -> str:
+        lines = []
+        if self.downloaded is not None:
+            lines += [f"{nltk_id}: {'downloaded' if ok else 'FAILED (check your network or NLTK_DATA)'}"
+                      for nltk_id, ok in self.downloaded.items()] or ["every resource is already installed"]
+        width = max(len(row["resource"]) for row in self.rows)
+        for row in self.rows:
+            lines.append(f"{row['resource']:<{width}}  {row['status']:<8} {row['used for']}")
+            if row["status"] == "missing":
+                lines.append(f"{'':<{width}}  without it: {row['without it']}")
+        return "\n".join(lines)
+
 
 def configure_resources(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--download", action="store_true", help="download every missing resource with nltk.download")
 
 
 def run_resources(args: argparse.Namespace) -> int:
-    if args.download:
-        results = resources.download()
-        for nltk_id, ok in results.items():
-            print(f"{nltk_id}: {'downloaded' if ok else 'FAILED (check your network or NLTK_DATA)'}")
-        if not results:
-            print("every resource is already installed")
-    width = max(len(r.nltk_id) for r in resources.RESOURCES)
-    for row in resources.describe():
-        line = f"{row['resource']:<{width}}  {row['status']:<8} {row['used for']}"
-        if row["status"] == "missing":
-            line += f"\n{'':<{width}}  without it: {row['without it']}"
-        print(line)
+    # NLTK's downloader writes its progress on stdout: quiet when stdout carries JSON.
+    downloaded = resources.download(quiet=args.format == "json") if args.download else None
+    emit(ResourceReport(tuple(resources.describe()), downloaded), args.format)
     return 1 if resources.missing() and args.download else 0

@@ -6,28 +6,30 @@ import argparse
 import json
 import math
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 import numpy as np
 
 from explorer.batch.source import iter_pairs, read_dataset
 from explorer.cli.output import (
+    UsageError,
+    dataset_paths,
+    emit,
     fail,
     finite_float,
     int_in,
     output_file,
-    print_json,
     progress_printer,
-    shown,
     warn_missing_resources,
 )
+from explorer.datasets import load_many
 from explorer.errors import ExplorerError
 from explorer.metrics.features import ALL_GROUPS, feature_matrix, feature_names, parse_groups
 from explorer.mtclassify import (
     ClassifyError,
+    ClassifyReport,
+    CorpusReport,
     CorpusStatistics,
     Features,
-    Report,
     corpus_statistics,
     cross_validate,
     feature_profile,
@@ -43,32 +45,27 @@ def _gamma(text: str) -> str | float:
 
 
 def configure_classify(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("train", help="labelled training data (MSRP TSV, RTE XML, ...)")
+    parser.add_argument("train", help="labelled training data (MSRP TSV, RTE XML, ...); several files joined by commas")
     parser.add_argument("test", nargs="?", help="labelled test data; leave out with --folds")
-    parser.add_argument("--classifier", choices=("svm", "combined"), default="svm",
-                        help="svm: RBF SVM over MT-metric groups (Finch et al.); combined: logistic regression "
-                             "over scorers and alignment features (explorer/combined.py)")
-    parser.add_argument("--features", default=None,
-                        help="svm: comma-separated feature groups or 'all' (default): wer, per, bleu1-4, nist1-5, "
-                             "pos, pos_syn; combined: 'default', 'all' or names/families such as scorer:,lex:,manli:coverage")
-    parser.add_argument("--save-model", metavar="PATH", type=output_file, help="combined: write the trained model (JSON) here")
+    parser.add_argument("--features", default="all",
+                        help="comma-separated feature groups or 'all' (default): wer, per, bleu1-4, nist1-5, pos, "
+                             "pos_syn, scorer:NAME")
     parser.add_argument("--each", action="store_true",
                         help="also run every named group on its own (features are computed once)")
     parser.add_argument("--ablate", action="store_true",
                         help="also run the named groups with each one left out in turn")
     parser.add_argument("--folds", type=int_in(0, 100), default=0,
                         help="k-fold cross-validation over TRAIN (and TEST, if given) instead of train/test")
-    parser.add_argument("--c", type=finite_float(0.0, 1e6, low_open=True), default=None,
-                        help="regularisation C, in (0, 1e6] (default 1 for the SVM, 0.03 for the combined classifier)")
+    parser.add_argument("--c", type=finite_float(0.0, 1e6, low_open=True), default=1.0,
+                        help="regularisation C, in (0, 1e6] (default 1)")
     parser.add_argument("--gamma", default="scale", type=_gamma, help="RBF gamma: a number in (0, 1e6] or 'scale' (default)")
     parser.add_argument("--ldr-split", action="store_true",
                         help="also report the low- and high-LDR halves (split at the median LDR)")
     parser.add_argument("--per-task", action="store_true",
                         help="with --folds: also train and cross-validate one classifier per task")
-    parser.add_argument("--seed", type=int_in(0, 2**32 - 1), default=0, help="seed of the fold split")
+    parser.add_argument("--seed", type=int_in(0, 2**32 - 1), default=None, help="with --folds: seed of the fold split (0)")
     parser.add_argument("--save-profile", metavar="PATH", type=output_file,
                         help="write per-class quantiles of TRAIN's scalar features (the Pair page's reference)")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 def _cached_features(pairs: Sequence[Pair], groups: Sequence[str]) -> Callable[[Sequence[str]], Features]:
@@ -102,61 +99,50 @@ def _save_profile(path: str, name: str, pairs: list[Pair], features: Features) -
         raise ClassifyError(f"cannot write {path}: {err.strerror}") from None
 
 
-def _print_report(name: str, report: Report) -> None:
-    o = report.overall
-    line = (f"  {shown(name):<12} n={o.n:<5} acc {o.accuracy:6.2%}  P {o.precision:.3f}  R {o.recall:.3f}  "
-            f"F1 {o.f1:.3f}  ({report.n_features} features)")
-    if report.interval is not None:
-        mean = float(np.mean(report.fold_accuracies))
-        line += f"  folds {mean:.2%} [{report.interval[0]:.2%}, {report.interval[1]:.2%}]"
-    print(line)
-    for task, s in report.by_task.items() if len(report.by_task) > 1 else ():
-        print(f"      {shown(task):<6} n={s.n:<4} acc {s.accuracy:6.2%}  F1 {s.f1:.3f}")
-    for half, s in report.by_ldr.items():
-        print(f"      LDR {half:<4} n={s.n:<4} acc {s.accuracy:6.2%}  F1 {s.f1:.3f}  (cutoff {report.ldr_cutoff:.3f})")
+def _experiments(groups: tuple[str, ...], *, each: bool, ablate: bool) -> list[tuple[str, tuple[str, ...]]]:
+    """The feature sets to run, named: each group alone, each left out, then all named."""
+    if (each or ablate) and len(groups) < 2:
+        raise UsageError(f"--each and --ablate compare feature groups; name two or more in --features (given: "
+                         f"{', '.join(groups)})")
+    experiments: list[tuple[str, tuple[str, ...]]] = [(g, (g,)) for g in groups] if each else []
+    if ablate:
+        experiments += [(f"without {g}", tuple(x for x in groups if x != g)) for g in groups]
+    name = "all" if set(groups) == set(ALL_GROUPS) else "+".join(groups) if len(groups) < 4 else "selected"
+    return [*experiments, (name, groups)]
 
 
 def run_classify(args: argparse.Namespace) -> int:
-    if args.classifier == "combined":
-        from explorer.cli.combined import run_combined_classify
-
-        return run_combined_classify(args)
-    args.c = 1.0 if args.c is None else args.c
+    if not args.folds:
+        if not args.test:
+            raise UsageError("give TEST data, or --folds K for cross-validation over TRAIN")
+        for option, given in (("--per-task", args.per_task), ("--seed", args.seed is not None)):
+            if given:
+                raise UsageError(f"{option} applies to cross-validation; give --folds K with it")
+    seed = args.seed or 0
     try:
-        groups = parse_groups(args.features or "all")
-        gamma: str | float = args.gamma
-        if args.c <= 0:
-            raise ClassifyError("--c must be positive")
-        if not args.folds and not args.test:
-            raise ClassifyError("give TEST data, or --folds K for cross-validation over TRAIN")
-        if args.save_model:
-            raise ClassifyError("--save-model needs --classifier combined (the SVM is not saved)")
-        train = read_dataset(args.train)
+        groups = tuple(parse_groups(args.features))
+        experiments = _experiments(groups, each=args.each, ablate=args.ablate)
+        train = load_many(dataset_paths(args.train), read=read_dataset)
         test = read_dataset(args.test) if args.test else None
         warn_missing_resources()
         pairs = list(train.pairs) + (list(test.pairs) if test else [])
         every = _cached_features(pairs, groups)
         if args.save_profile:
             _save_profile(args.save_profile, train.name, list(train.pairs), every(groups))
-        experiments: list[tuple[str, tuple[str, ...]]] = [(g, (g,)) for g in groups] if args.each and len(groups) > 1 else []
-        if args.ablate and len(groups) > 1:
-            experiments += [(f"without {g}", tuple(x for x in groups if x != g)) for g in groups]
-        name = "all" if set(groups) == set(ALL_GROUPS) else "+".join(groups) if len(groups) < 4 else "selected"
-        experiments.append((name, groups))
         reports = []
         for name, wanted in experiments:
             if args.folds:
-                report = cross_validate(pairs, wanted, folds=args.folds, c=args.c, gamma=gamma,
-                                        seed=args.seed, ldr_split=args.ldr_split, features=every(wanted))
+                report = cross_validate(pairs, wanted, folds=args.folds, c=args.c, gamma=args.gamma,
+                                        seed=seed, ldr_split=args.ldr_split, features=every(wanted))
             else:
-                report = train_test(train.pairs, test.pairs if test else (), wanted, c=args.c, gamma=gamma,
+                report = train_test(train.pairs, test.pairs if test else (), wanted, c=args.c, gamma=args.gamma,
                                     ldr_split=args.ldr_split, features=every(wanted))
             reports.append((name, report))
-            if args.per_task and args.folds:
+            if args.per_task:
                 for task in sorted({p.task for p in pairs if p.task}):
                     subset = [p for p in pairs if p.task == task]
-                    report = cross_validate(subset, wanted, folds=args.folds, c=args.c, gamma=gamma,
-                                            seed=args.seed, features=every(wanted))
+                    report = cross_validate(subset, wanted, folds=args.folds, c=args.c, gamma=args.gamma,
+                                            seed=seed, features=every(wanted))
                     reports.append((f"{name} [{task} only]", report))
     except ValueError as err:
         if isinstance(err, ExplorerError):
@@ -164,20 +150,12 @@ def run_classify(args: argparse.Namespace) -> int:
         return fail(f"invalid option: {err}")
     protocol = (f"{args.folds}-fold cross-validation over {train.name}" + (f" + {test.name}" if test else "")
                 if args.folds else f"train {train.name} ({len(train)}), test {test.name if test else ''}")
-    if args.json:
-        payload = {"train": args.train, "test": args.test, "protocol": protocol,
-                   "results": {name: r.to_json() for name, r in reports}}
-        print_json(payload)
-        return 0
-    print(shown(protocol) + "; SVM (RBF), C=" + f"{args.c:g}, gamma={args.gamma}")
-    for name, report in reports:
-        _print_report(name, report)
-    return 0
+    settings = f"SVM (RBF), C={args.c:g}, gamma={args.gamma}"
+    return emit(ClassifyReport(args.train, args.test, protocol, settings, tuple(reports)), args.format)
 
 
 def configure_corpus_stats(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("data", help="dataset file")
-    parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
 class _Totals:
@@ -214,13 +192,4 @@ def run_corpus_stats(args: argparse.Namespace) -> int:
             totals.add(pairs)
     if not totals.sums:
         raise ClassifyError(f"{args.data}: no pairs to describe")
-    rows = totals.rows()
-    if args.json:
-        print_json({"data": args.data, "rows": [r.__dict__ for r in rows]})
-        return 0
-    print(f"{shown(Path(args.data).name)}: {rows[0].n} pairs (lengths in tokens)")
-    print(f"  {'group':<6} {'n':>5} {'pos.':>6} {'|text|':>7} {'|hyp|':>7} {'LDR':>6} {'edit':>6}")
-    for r in rows:
-        print(f"  {shown(r.group):<6} {r.n:>5} {r.positive_share:>6.1%} {r.mean_text_length:>7.2f} "
-              f"{r.mean_hypothesis_length:>7.2f} {r.mean_ldr:>6.3f} {r.mean_edit_distance:>6.2f}")
-    return 0
+    return emit(CorpusReport(args.data, tuple(totals.rows())), args.format)

@@ -1,4 +1,5 @@
-"""Output helpers shared by every command: errors, JSON, progress lines, warnings."""
+"""Output helpers shared by every command: the one renderer of a command's record
+(:func:`emit`), errors, JSON, progress lines, warnings."""
 
 from __future__ import annotations
 
@@ -12,30 +13,19 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from explorer.api import json_safe, result_to_json
+from explorer.api import Report, json_safe, shown
+from explorer.errors import ExplorerError
 
-__all__ = ["fail", "finite_float", "int_in", "json_safe", "output_file", "print_json", "progress_printer",
-           "result_to_json", "shown", "stderr_log", "warn_missing_resources"]
+__all__ = ["FORMATS", "UsageError", "dataset_paths", "emit", "fail", "finite_float", "int_in", "output_file", "print_json", "progress_printer",
+           "stderr_log", "warn_missing_resources"]
 
-#: What must not reach a terminal raw from a file or folder name (or anything else read
-#: from outside): C0 controls (escape sequences, bell, CR, line breaks), DEL, C1 controls
-#: (0x9b starts an escape sequence on some terminals), Unicode line and paragraph
-#: separators, the bidirectional controls that reorder the text after them, and lone
-#: surrogates (undecodable bytes of a file name, which would stop the print itself).
-_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
-                     "\ud800-\udfff]")
+#: What ``--format`` takes (``--json`` is ``--format json``).
+FORMATS = ("text", "json")
 
 
-def _escape(match: re.Match[str]) -> str:
-    return repr(match.group())[1:-1]
-
-
-def shown(text: object) -> str:
-    """``text`` (a path, a name, a message holding them) as the CLI prints it: every
-    character of :data:`_UNSAFE` escaped as Python writes it (``\\x1b``, ``\\n``,
-    ``\\u202e``), everything else as it is."""
-    return _UNSAFE.sub(_escape, str(text))
-
+class UsageError(ExplorerError, ValueError):
+    """Options that do not go together, or one the command would not use: refused, never
+    ignored."""
 
 def fail(message: str) -> int:
     """Print ``error: MESSAGE`` on stderr (:func:`shown`); the exit status of a refused
@@ -44,7 +34,7 @@ def fail(message: str) -> int:
     return 2
 
 
-#: The characters of :data:`_UNSAFE` that JSON writes raw inside strings (it escapes C0
+#: The characters :func:`~explorer.api.shown` escapes that JSON writes raw inside strings (it escapes C0
 #: itself, and its line ends and indentation outside strings must stay).
 _UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
                              "\ud800-\udfff]")
@@ -52,6 +42,17 @@ _UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u2
 
 def _json_escape(match: re.Match[str]) -> str:
     return f"\\u{ord(match.group()):04x}"
+
+
+def emit(report: Report, fmt: str) -> int:
+    """Print a command's record as ``fmt`` (one of :data:`FORMATS`): its ``to_json()`` as
+    one JSON document, or its ``format()`` text, every line :func:`~explorer.api.shown`.
+    Returns the exit status (0)."""
+    if fmt == "json":
+        print_json(report.to_json(), ensure_ascii=False)
+    else:
+        print("\n".join(shown(line) for line in report.format().split("\n")))
+    return 0
 
 
 def print_json(payload: Any, *, indent: int | None = 2, ensure_ascii: bool = True) -> None:
@@ -128,6 +129,13 @@ def int_in(low: int, high: int) -> Callable[[str], int]:
         return value
 
     return parse
+
+
+def dataset_paths(spec: str) -> list[str]:
+    """``"rte1_dev.xml,rte2_dev.xml"`` -> the files, for options that join several with
+    commas (a file whose own name has a comma stays whole when the parts are not files)."""
+    parts = spec.split(",")
+    return parts if len(parts) > 1 and all(Path(p).is_file() for p in parts) else [spec]
 
 
 def output_file(text: str) -> Path:

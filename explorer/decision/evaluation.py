@@ -1,4 +1,5 @@
-"""A dataset scored and evaluated by registered scorers: what ``evaluate`` prints.
+"""A dataset scored and evaluated by registered scorers: what ``evaluate`` prints
+(:class:`EvaluationReport`).
 
 Scores come from the scorers (:func:`score_pairs`), cutoffs from
 :func:`explorer.decision.resolve.resolve_cutoff`, the figures from
@@ -14,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+from explorer.api import method_signature, shown
 from explorer.datasets import Dataset
 from explorer.decision.measures import (
     ClassificationReport,
@@ -65,8 +67,58 @@ class ScorerEvaluation:
     dev_scores: tuple[float, ...] | None = field(default=None, repr=False)
 
     def to_json(self) -> dict[str, Any]:
+        """The report's figures with the scorer's :func:`~explorer.api.method_signature`
+        (``cutoff_source`` in it for labelled data)."""
         body = asdict(self.report)
-        return {"scorer": self.scorer, **body, "seconds": round(self.seconds, 4)}
+        source = getattr(self.report, "cutoff_source", None)
+        signature = method_signature(SCORERS.info(self.scorer), cutoff_source=source)
+        return {"scorer": self.scorer, **body, "seconds": round(self.seconds, 4), "signature": signature}
+
+    def format(self) -> str:
+        """The scorer's line (accuracy, cutoff and where it came from, CWS, AP; or Pearson
+        and Spearman for graded data), then one line per task."""
+        r = self.report
+        took = f"({self.seconds:.2f} s)"
+        if isinstance(r, GradedReport):
+            return f"{self.scorer:<10} pearson {r.pearson:.4f}  spearman {r.spearman:.4f}  {took}"
+        lines = [f"{self.scorer:<10} accuracy {r.accuracy:.2%}  cutoff {r.cutoff:.4f} ({r.cutoff_source})"
+                 f"  cws {r.cws:.4f}  ap {r.average_precision:.4f}  {took}"]
+        lines += [f"    {shown(task):<6} n={t.n:<4} accuracy {t.accuracy:.2%}  cws {t.cws:.4f}  ap {t.average_precision:.4f}"
+                  for task, t in r.by_task.items()]
+        return "\n".join(lines)
+
+
+@dataclass(frozen=True)
+class EvaluationReport:
+    """What ``evaluate`` prints: every scorer's evaluation of one dataset.
+
+    Attributes:
+        data: the dataset (its pairs, name and notes).
+        results: one :class:`ScorerEvaluation` per scorer.
+        data_path, dev_path: the files as given (JSON's ``data`` and ``dev``).
+        dev: the development set the cutoffs were chosen on, if any.
+        rule: the cutoff rule used on ``dev`` (None without one).
+        unlabelled_left_out: pairs of a partly labelled file left out.
+    """
+
+    data: Dataset
+    results: tuple[ScorerEvaluation, ...]
+    data_path: str
+    dev_path: str | None = None
+    dev: Dataset | None = None
+    rule: str | None = None
+    unlabelled_left_out: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"data": self.data_path, "dev": self.dev_path, "rule": self.rule if self.dev else None,
+                "unlabelled_left_out": self.unlabelled_left_out, "results": [r.to_json() for r in self.results]}
+
+    def format(self) -> str:
+        dev = f"; cutoffs chosen on {shown(self.dev.name)} ({self.rule})" if self.dev else ""
+        lines = [f"{shown(self.data.name)}: {len(self.data)} pairs ({self.data.kind}){dev}"]
+        lines += [f"  note: {shown(note)}" for note in self.data.notes]
+        lines += ["  " + line for r in self.results for line in r.format().split("\n")]
+        return "\n".join(lines)
 
 
 def evaluate(

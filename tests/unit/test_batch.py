@@ -385,6 +385,32 @@ def test_batch_command_on_an_existing_scheduler(cluster, small: Path, tmp_path: 
     assert json.loads(capsys.readouterr().out)["chunks_skipped"] == 3
 
 
+def test_a_chunk_is_scored_under_the_clients_limits() -> None:
+    """The worker applies the limits the task carries, not its own defaults."""
+    from explorer.batch.worker import ChunkDone, ChunkTask, run_chunk
+    from explorer.limits import Limits
+
+    pairs = (Pair(id="a", text="A cat sat on the warm mat all day.", hypothesis="A cat sat."),)
+    for limits, refused in ((None, False), (Limits(max_tokens=5), True)):
+        done = run_chunk(ChunkTask(0, 0, ("mbleu",), "t.csv", pairs=pairs, limits=limits))
+        assert isinstance(done, ChunkDone)
+        row = done.table.to_pylist()[0]
+        assert (row["mbleu"] is None) is refused
+        assert ("max_tokens" in (row["mbleu__error"] or "")) is refused
+
+
+@pytest.mark.slow  # a real local Dask cluster (seconds to start)
+def test_batch_command_passes_its_limits_to_the_workers(cluster, small: Path, tmp_path: Path,
+                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    from explorer.cli import main
+
+    code = main(["batch", str(small), "--scorer", "mbleu", "--out", str(tmp_path / "limited"), "--chunk-size", "5",
+                 "--scheduler", cluster.scheduler_address, "--no-register", "--json", "--max-tokens", "5"])
+    captured = capsys.readouterr()
+    assert code == 0, captured.err
+    assert json.loads(captured.out)["refused"] == {"mbleu": len(ROWS)}  # every pair has a side over 5 tokens
+
+
 def test_batch_command_errors_are_one_line(small: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from explorer.cli import main
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from explorer.api import shown
 from explorer.cli import main
-from explorer.cli.output import shown
 from tests.unit.test_batch import ROWS, write_csv
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -70,8 +70,7 @@ def test_echoed_file_names_are_escaped_in_every_command(tmp_path: Path, capsys: 
     for argv in (["evaluate", str(data), "--scorer", "mbleu"],
                  ["corpus-stats", str(data)],
                  ["classify", str(data), "--folds", "2", "--features", "wer"],
-                 ["classify", str(data), "--classifier", "combined", "--features", "scorer:mbleu",
-                  "--save-model", str(tmp_path / (EVIL + ".json"))]):
+                 ["combined", str(data), "--features", "scorer:mbleu", "--save-model", str(tmp_path / (EVIL + ".json"))]):
         code, output = run(argv, capsys)
         assert code == 0, output
         assert_safe(output, data.name)

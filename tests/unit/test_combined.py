@@ -124,21 +124,45 @@ def test_shipped_model_is_small_and_scores_a_pair() -> None:
     assert scorer.model.features == DEFAULT_FEATURES
 
 
-def test_classify_cli_trains_saves_and_reports_the_combined_classifier(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_combined_command_trains_saves_and_reports(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
     from explorer.cli import main
 
     sample = str(SAMPLE_DATA / "typical.xml")
     out = tmp_path / "model.json"
-    args = ["classify", f"{sample},{sample}", sample, "--classifier", "combined",
-            "--features", "scorer:bleu,scorer:mbleu,scorer:per", "--save-model", str(out), "--json"]
+    args = ["combined", f"{sample},{sample}", sample, "--features", "scorer:bleu,scorer:mbleu,scorer:per",
+            "--save-model", str(out), "--json"]
     assert main(args) == 0
     payload = json.loads(capsys.readouterr().out)
     assert payload["features"] == ["scorer:bleu", "scorer:mbleu", "scorer:per"]
     assert payload["results"]["combined"]["overall"]["n"] == 56
     model = CombinedModel.load(out)
     assert model.info["trained_on"] == 112 and model.features == tuple(payload["features"])
-    assert main(["classify", sample, sample, "--classifier", "combined", "--folds", "5"]) == 2
-    assert "--folds is not available" in capsys.readouterr().err
-    assert main(["classify", sample, sample, "--save-model", str(out)]) == 2
-    assert "--save-model needs --classifier combined" in capsys.readouterr().err
+    assert model.info["trained_on_files"] == ["typical.xml", "typical.xml"]
+    assert main([*args[:-1], "--format", "text"]) == 0
+    text = capsys.readouterr().out
+    assert text.startswith("train typical.xml+typical.xml (112), test typical.xml; logistic regression, C=0.03")
+    assert "weights (standardised features), largest first:" in text and f"saved {out}" in text
+
+
+@pytest.mark.parametrize("argv, message", [
+    pytest.param(["--folds", "5"], "unrecognized arguments: --folds 5", id="folds"),
+    pytest.param(["--gamma", "2"], "unrecognized arguments: --gamma 2", id="gamma"),
+    pytest.param(["--each"], "unrecognized arguments: --each", id="each"),
+])
+def test_combined_command_refuses_the_svm_options(argv, message, capsys) -> None:  # type: ignore[no-untyped-def]
+    from explorer.cli import main
+
+    sample = str(SAMPLE_DATA / "typical.xml")
+    assert main(["combined", sample, sample, *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_classify_has_no_combined_path(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from explorer.cli import main
+
+    sample = str(SAMPLE_DATA / "typical.xml")
+    assert main(["classify", sample, sample, "--classifier", "combined"]) == 2
+    assert "unrecognized arguments: --classifier combined" in capsys.readouterr().err
+    assert main(["classify", sample, sample, "--save-model", str(tmp_path / "m.json")]) == 2
+    assert "unrecognized arguments: --save-model" in capsys.readouterr().err
 

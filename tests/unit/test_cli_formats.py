@@ -1,0 +1,97 @@
+"""Every command prints one record, as text or as JSON: ``--format text|json`` (``--json``
+is ``--format json``) on every command, the JSON one object that parses, the text never
+JSON; and an option a command would not use is refused, never ignored."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from explorer.cli import COMMANDS, main
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_data"
+TYPICAL = str(SAMPLES / "typical.xml")
+CSV = str(SAMPLES / "pairs.csv")
+GOLD = str(SAMPLES / "typical_align.txt")
+STS = "".join(f"{s}\tA man plays the {w} on the stage.\tA man plays {w}.\n"
+              for s, w in ((4.5, "guitar"), (1.0, "drum"), (3.2, "violin"), (2.4, "piano"), (0.5, "flute"),
+                           (4.0, "cello"), (3.0, "harp"), (1.5, "horn")))
+
+
+def command_line(name: str, tmp: Path) -> list[str]:
+    """A quick run of each command (a new command must add its own here)."""
+    sts = tmp / "toy_sts.tsv"
+    sts.write_text(STS, encoding="utf-8")
+    return {
+        "evaluate": ["evaluate", TYPICAL, "--scorer", "mbleu"],
+        "score": ["score", "--text", "A man cooks pasta.", "--hypothesis", "A man cooks.", "--scorer", "mbleu,wer"],
+        "resources": ["resources"],
+        "classify": ["classify", CSV, "--folds", "2", "--features", "wer,per", "--each"],
+        "combined": ["combined", TYPICAL, TYPICAL, "--features", "scorer:mbleu,scorer:wer"],
+        "corpus-stats": ["corpus-stats", TYPICAL],
+        "align-eval": ["align-eval", GOLD, "--aligner", "itg", "--limit", "3", "--reachability"],
+        "train": ["train", "pfsm", str(sts), "--out", str(tmp / "pfsm.json"), "--option", "max_iter=3",
+                  "--option", "min_count=1"],
+        "batch": ["batch", CSV, "--scorer", "mbleu", "--out", str(tmp / "batch"), "--workers", "1", "--no-register"],
+    }[name]
+
+
+def commands() -> list[object]:
+    slow = {"batch", "align-eval"}  # a Dask cluster starts; the ITG kernels compile: seconds
+    return [pytest.param(name, marks=[pytest.mark.slow] if name in slow else [], id=name) for name in COMMANDS]
+
+
+@pytest.mark.parametrize("name", commands())
+def test_every_command_prints_text_or_json(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    argv = command_line(name, tmp_path)
+    assert main([*argv, "--format", "json"]) == 0, capsys.readouterr().err
+    body = json.loads(capsys.readouterr().out)
+    assert isinstance(body, dict) and body
+    if name == "batch":  # a finished batch is resumed, not redone: the same figures
+        assert body["chunks_run"] >= 1
+    assert main([*argv, "--format", "text"]) == 0
+    text = capsys.readouterr().out
+    assert text.strip() and not text.lstrip().startswith("{")
+    with pytest.raises(json.JSONDecodeError):
+        json.loads(text)
+
+
+def test_json_is_an_alias_of_format_json(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["score", "--text", "Rain fell.", "--hypothesis", "Rain fell.", "--scorer", "mbleu,per"]
+    assert main([*argv, "--json"]) == 0
+    alias = capsys.readouterr().out
+    assert main([*argv, "--format", "json"]) == 0
+    assert capsys.readouterr().out == alias
+    assert main([*argv, "--format", "yaml"]) == 2
+    assert "invalid choice: 'yaml'" in capsys.readouterr().err
+
+
+def test_the_text_comes_from_the_results(capsys: pytest.CaptureFixture[str]) -> None:
+    """``score``'s lines are each result's ``format()``, and ``evaluate``'s the report's."""
+    import explorer
+
+    assert main(["score", "--text", "A man cooks pasta.", "--hypothesis", "A man cooks.", "--scorer", "mbleu"]) == 0
+    result = explorer.score("A man cooks pasta.", "A man cooks.", scorer="mbleu")
+    assert capsys.readouterr().out.splitlines()[-1] == f"  mbleu      {result.format()}"
+
+
+@pytest.mark.parametrize("argv, message", [
+    pytest.param(["evaluate", TYPICAL, "--rule", "best"], "give --dev DEV with it", id="evaluate-rule-without-dev"),
+    pytest.param(["classify", CSV, CSV, "--per-task"], "--per-task applies to cross-validation", id="per-task"),
+    pytest.param(["classify", CSV, CSV, "--seed", "3"], "--seed applies to cross-validation", id="seed"),
+    pytest.param(["classify", CSV, "--folds", "2", "--features", "wer", "--each"], "name two or more", id="each-one"),
+    pytest.param(["align-eval", GOLD, "--reachability", "--model", "msr"], "--model goes with --aligner", id="model"),
+    pytest.param(["batch", CSV, "--out", "x", "--no-register", "--store", "s.db"], "leave it out with --no-register",
+                 id="store-unregistered"),
+    pytest.param(["batch", CSV, "--out", "x", "--scheduler", "tcp://h:1", "--workers", "2"], "has its own workers",
+                 id="workers-with-scheduler"),
+    pytest.param(["corpus-stats", TYPICAL, "--max-tokens", "5"], "unrecognized arguments: --max-tokens", id="limits"),
+    pytest.param(["resources", "--max-memory-mb", "5"], "unrecognized arguments: --max-memory-mb", id="limits-res"),
+])
+def test_an_option_a_command_would_not_use_is_refused(argv: list[str], message: str,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1, err
