@@ -308,7 +308,7 @@ class CombinedModel:
         Path(path).write_text(json.dumps(self.to_json(), indent=1) + "\n", encoding="utf-8")
 
     @classmethod
-    def from_json(cls, payload: Any, *, source: str = "model") -> CombinedModel:
+    def from_json(cls, payload: object, *, source: str = "model") -> CombinedModel:
         if not isinstance(payload, dict) or payload.get("model") != "combined":
             raise CombinedError(f"{source}: not a combined-classifier file (expected \"model\": \"combined\")")
         try:

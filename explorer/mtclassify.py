@@ -24,7 +24,7 @@ import statistics
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -35,6 +35,9 @@ from explorer.metrics.wer import levenshtein
 from explorer.pairs import Pair
 from explorer.preprocess import analyze_pair
 from explorer.published import PAPER_MSRP_ACCURACY, PAPER_MSRP_JACKKNIFE
+
+if TYPE_CHECKING:
+    from sklearn.pipeline import Pipeline
 
 
 class ClassifyError(ExplorerError, ValueError):
@@ -78,7 +81,7 @@ def labelled(pairs: Sequence[Pair], name: str) -> tuple[list[Pair], np.ndarray]:
     return kept, gold
 
 
-def make_classifier(*, c: float = 1.0, gamma: str | float = "scale", seed: int = 0) -> Any:
+def make_classifier(*, c: float = 1.0, gamma: str | float = "scale", seed: int = 0) -> Pipeline:
     """Standardise, then an RBF-kernel SVC."""
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler

@@ -17,9 +17,13 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    import duckdb
+    import pandas as pd
 
 from explorer.batch.folder import storage_error
 from explorer.batch.schema import (
@@ -82,7 +86,7 @@ class Filters:
 
 @dataclass(frozen=True)
 class Page:
-    rows: Any  # a pandas DataFrame of at most MAX_PAGE rows
+    rows: pd.DataFrame  # at most MAX_PAGE rows
     total: int  # rows passing the filters
     offset: int
 
@@ -114,7 +118,7 @@ class BatchResult:
     _figures: dict[str, Any] | None = field(default=None, repr=False)
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
     _unsaved: bool = field(default=False, repr=False)
-    _db: Any = field(default=None, repr=False)
+    _db: duckdb.DuckDBPyConnection | None = field(default=None, repr=False)
 
     @classmethod
     def open(cls, directory: str | Path) -> BatchResult:
@@ -128,7 +132,7 @@ class BatchResult:
         return cls(directory, manifest)
 
     # ---------------------------------------------------------------- plumbing
-    def _connection(self) -> Any:
+    def _connection(self) -> duckdb.DuckDBPyConnection:
         """This thread's DuckDB connection. All of them share one in-memory database, so
         the chunk files' footers, read once, serve every thread (a Streamlit session runs
         its script in a thread of its own)."""
@@ -178,7 +182,7 @@ class BatchResult:
             raise BatchError(f"scorer {name!r} is not in this result; it has {', '.join(self.manifest.scorers)}")
         return f'"{name}"'
 
-    def query(self, sql: str, params: Sequence[Any] = ()) -> Any:
+    def query(self, sql: str, params: Sequence[object] = ()) -> duckdb.DuckDBPyConnection:
         """Run SQL in which ``{source}`` stands for the result's rows; a DuckDB relation
         (the result is computed here, so a chunk that cannot be read fails here).
 
@@ -193,6 +197,13 @@ class BatchResult:
             return self._connection().cursor().execute(sql.replace("{source}", self._source), list(params))
         except duckdb.Error as err:
             raise storage_error(self.directory, err) from None
+
+    def _aggregate(self, sql: str, params: Sequence[object] = ()) -> tuple[Any, ...]:
+        """The one row of an aggregate query (count, min, max ...)."""
+        row = self.query(sql, params).fetchone()
+        if row is None:  # DuckDB gives an aggregate one row even over no rows
+            raise BatchError(f"{self.directory}: the query returned no row: {sql}")
+        return row
 
     # ------------------------------------------------- figures kept on disk
     def _chunk_key(self) -> str:
@@ -316,7 +327,7 @@ class BatchResult:
             where, params = self._where(filters)
 
             def counted() -> int:
-                return int(self.query(f"SELECT count(*) FROM {{source}}{where}", params).fetchone()[0])
+                return int(self._aggregate(f"SELECT count(*) FROM {{source}}{where}", params)[0])
 
             # the unfiltered count and that of unlabelled pairs are asked on every paint
             kept = "all" if not where else "unlabelled" if filters == Filters(labels=(NO_LABEL,)) else None
@@ -333,7 +344,7 @@ class BatchResult:
         chosen = [self._column(c) for c in names]
         order = f"{self._column(sort)} {'DESC' if descending else 'ASC'} NULLS LAST, position"
 
-        def fetch() -> Any:
+        def fetch() -> pd.DataFrame:
             return self.query(
                 f"SELECT {', '.join(chosen)} FROM {{source}}{where} ORDER BY {order} LIMIT ? OFFSET ?",
                 [*params, int(limit), max(0, int(offset))],
@@ -377,7 +388,7 @@ class BatchResult:
         col = self._scorer(scorer)
 
         def compute() -> list[float] | None:
-            low, high = self.query(f"SELECT min({col}), max({col}) FROM {{source}}").fetchone()
+            low, high = self._aggregate(f"SELECT min({col}), max({col}) FROM {{source}}")
             return None if low is None else [float(low), float(high)]
 
         found = self._remember("range", scorer, compute)
@@ -390,7 +401,7 @@ class BatchResult:
         row = rel.fetchone()
         return None if row is None else dict(zip(names, row, strict=True))
 
-    def pairs(self, pair_ids: Sequence[str]) -> Any:
+    def pairs(self, pair_ids: Sequence[str]) -> pd.DataFrame:
         """The pair columns of the given ids (at most :data:`MAX_PAGE`), in dataset order,
         as a DataFrame."""
         ids = list(dict.fromkeys(str(i) for i in pair_ids))
@@ -402,7 +413,7 @@ class BatchResult:
         ).df()
 
     def sample(self, columns: Sequence[str], n: int = 5000, *, seed: int = 0,
-               filters: Filters = Filters()) -> Any:
+               filters: Filters = Filters()) -> pd.DataFrame:
         """A reproducible random sample of at most ``n`` rows (reservoir sampling), as a
         DataFrame."""
         if not 0 < n <= MAX_SAMPLE:

@@ -12,13 +12,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from explorer.batch.folder import storage_error
 from explorer.batch.query import BatchResult
 from explorer.batch.schema import BatchError, Manifest, finished_chunks, read_manifest, write_manifest
 from explorer.datasets import Dataset
 from explorer.decision.cutoffs import DATASET, MODEL
+
+if TYPE_CHECKING:
+    from explorer.store import Store
 
 
 class _Row(NamedTuple):
@@ -68,7 +71,7 @@ def _stored_dataset(directory: Path, manifest: Manifest) -> _StoredDataset:
     return _StoredDataset(manifest.dataset, manifest.format, _StoredPairs(directory, manifest.n_pairs))
 
 
-def register(directory: str | Path, data: Dataset | None, store: Any) -> dict[str, int]:
+def register(directory: str | Path, data: Dataset | None, store: Store) -> dict[str, int]:
     """Store the data and one run per scorer of the finished batch in ``directory``;
     scorer -> run id. The pairs are read back from the result (``data`` is only checked
     against it), so registering does not hold the corpus either.

@@ -66,6 +66,7 @@ from explorer.batch.worker import (
 )
 from explorer.datasets import Dataset
 from explorer.limits import current as current_limits
+from explorer.pairs import Pair
 
 DEFAULT_CHUNK_SIZE = 2000
 #: Chunk sizes outside these bounds are refused (too small: scheduling overhead per
@@ -220,7 +221,7 @@ def refuse_foreign(directory: Path) -> None:
         raise BatchError(f"{directory} exists and is not a batch folder; choose an empty or new --out folder")
 
 
-def write_chunk(directory: Path, index: int, pairs: Sequence[Any], start: int,
+def write_chunk(directory: Path, index: int, pairs: Sequence[Pair], start: int,
                 scores: dict[str, list[Any]], schema: pa.Schema | None = None) -> Path:
     """Write one chunk from its pairs and scores (a temporary file, then a rename)."""
     scorers = [name for name in scores if "__" not in name]

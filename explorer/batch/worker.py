@@ -26,9 +26,10 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+import pyarrow as pa
 from distributed.diagnostics.plugin import WorkerPlugin
 
 from explorer.batch.folder import seal
@@ -36,6 +37,9 @@ from explorer.batch.schema import BREAKDOWN, CHUNK_DIR, arrow_schema, breakdown_
 from explorer.limits import Limits, check, using
 from explorer.pairs import Pair
 from explorer.preprocess import AnalyzedPair, analyze_pair
+
+if TYPE_CHECKING:
+    from distributed import Worker
 
 #: Longest refusal reason kept per pair.
 MAX_REASON = 300
@@ -48,7 +52,7 @@ def _reason(err: BaseException) -> str:
     return text if len(text) <= MAX_REASON else text[: MAX_REASON - 3] + "..."
 
 
-def _number(value: Any) -> float | None:
+def _number(value: object) -> float | None:
     if isinstance(value, bool):
         return float(value)
     if isinstance(value, int | float | np.integer | np.floating):
@@ -133,7 +137,7 @@ def compact_pair(pair: Pair) -> Pair:
                 score=pair.score, text_tokens=pair.text_tokens, hypothesis_tokens=pair.hypothesis_tokens)
 
 
-def pair_table(pairs: Sequence[Any], start: int) -> dict[str, list[Any]]:
+def pair_table(pairs: Sequence[Pair], start: int) -> dict[str, list[Any]]:
     """The pair columns of a chunk (see :mod:`explorer.batch.schema`)."""
     return {
         "position": list(range(start, start + len(pairs))),
@@ -147,10 +151,8 @@ def pair_table(pairs: Sequence[Any], start: int) -> dict[str, list[Any]]:
     }
 
 
-def chunk_table(pairs: Sequence[Any], start: int, scores: dict[str, list[Any]], scorers: Sequence[str]) -> Any:
+def chunk_table(pairs: Sequence[Pair], start: int, scores: dict[str, list[Any]], scorers: Sequence[str]) -> pa.Table:
     """One chunk as an Arrow table: pair columns, then every scorer's."""
-    import pyarrow as pa
-
     schema = arrow_schema(scorers)
     columns = pair_table(pairs, start)
     columns.update(scores)
@@ -167,7 +169,7 @@ def temporary_name(index: int) -> str:
     return f".{chunk_name(index)}.tmp-{_owner()}"
 
 
-def write_table(directory: str | Path, index: int, table: Any) -> Path:
+def write_table(directory: str | Path, index: int, table: pa.Table) -> Path:
     """Write one chunk: a temporary file, its checksum, then an atomic rename
     (:func:`explorer.batch.folder.seal`)."""
     import pyarrow.parquet as pq
@@ -234,7 +236,7 @@ class ChunkDone:
     rows: int
     seconds: float
     notes: tuple[str, ...] = ()
-    table: Any = None
+    table: pa.Table | None = None
     timings: dict[str, float] = field(default_factory=dict)
 
 
@@ -424,5 +426,5 @@ class WarmScorers(WorkerPlugin):
     def __init__(self, names: Sequence[str]) -> None:
         self.names = list(names)
 
-    def setup(self, worker: Any) -> None:
+    def setup(self, worker: Worker) -> None:
         warm(self.names)

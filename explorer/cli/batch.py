@@ -6,8 +6,8 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from dataclasses import dataclass
-from typing import Any, TextIO
+from dataclasses import asdict, dataclass
+from typing import TextIO
 
 from explorer.api import shown
 from explorer.batch.runner import DEFAULT_CHUNK_SIZE, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE, Progress
@@ -132,23 +132,35 @@ def read_only_store(path: str | None) -> str | None:
 
 @dataclass(frozen=True)
 class BatchRun:
-    """What ``batch`` prints at the end: the folder's figures (``body``, the JSON object)
-    and the pairs each scorer refused."""
+    """What ``batch`` prints at the end: the folder's figures, the pairs each scorer
+    refused, the store runs it was registered as and the client's memory."""
 
-    body: dict[str, Any]
+    data: str
+    out: str
+    pairs: int
+    scorers: list[str]
+    chunks: int
+    chunks_run: int
+    chunks_skipped: int
+    workers: int
+    seconds: float
+    complete: bool
+    refused: dict[str, int]
+    runs: dict[str, int]
+    workers_read_the_file: bool
+    client_peak_mib: float | None
+    client_mib_while_scoring: float | None
 
-    def to_json(self) -> dict[str, Any]:
-        return self.body
+    def to_json(self) -> dict[str, object]:
+        return asdict(self)
 
     def format(self) -> str:
-        b = self.body
-        lines = [f"{b['pairs']:,} pairs in {b['chunks']} chunks: {b['chunks_run']} scored now on {b['workers']} workers, "
-                 f"{b['chunks_skipped']} found done; {b['seconds']:.1f} s"]
+        lines = [f"{self.pairs:,} pairs in {self.chunks} chunks: {self.chunks_run} scored now on {self.workers} "
+                 f"workers, {self.chunks_skipped} found done; {self.seconds:.1f} s"]
         lines += [f"  {scorer}: {n:,} pairs refused (null value; the reason is in the {scorer}__error column)"
-                  for scorer, n in b["refused"].items() if n]
-        runs = b["runs"]
-        lines.append(f"result: {shown(b['out'])}"
-                     + (f"; store runs {', '.join(f'{k} #{v}' for k, v in runs.items())}" if runs else ""))
+                  for scorer, n in self.refused.items() if n]
+        runs = f"; store runs {', '.join(f'{k} #{v}' for k, v in self.runs.items())}" if self.runs else ""
+        lines.append(f"result: {shown(self.out)}{runs}")
         return "\n".join(lines)
 
 
@@ -201,11 +213,11 @@ def run_batch(args: argparse.Namespace) -> int:
             why = read_only_store(args.store) or f"the result could not be registered in the store: {err}"
             print(f"warning: the result is complete, but {shown(why)}", file=sys.stderr)
     peak = _memory_mib()
-    return emit(BatchRun({
-        "data": args.data, "out": str(args.out), "pairs": manifest.n_pairs, "scorers": manifest.scorers,
-        "chunks": manifest.n_chunks, "chunks_run": summary.chunks_run, "chunks_skipped": summary.chunks_skipped,
-        "workers": summary.workers, "seconds": round(summary.seconds, 3), "complete": manifest.complete,
-        "refused": manifest.refused, "runs": runs, "workers_read_the_file": summary.shared_files,
-        "client_peak_mib": None if peak is None else round(peak, 1),
-        "client_mib_while_scoring": None if sampled.largest is None else round(sampled.largest, 1),
-    }), args.format)
+    return emit(BatchRun(
+        data=args.data, out=str(args.out), pairs=manifest.n_pairs, scorers=list(manifest.scorers),
+        chunks=manifest.n_chunks, chunks_run=summary.chunks_run, chunks_skipped=summary.chunks_skipped,
+        workers=summary.workers, seconds=round(summary.seconds, 3), complete=manifest.complete,
+        refused=dict(manifest.refused), runs=runs, workers_read_the_file=summary.shared_files,
+        client_peak_mib=None if peak is None else round(peak, 1),
+        client_mib_while_scoring=None if sampled.largest is None else round(sampled.largest, 1),
+    ), args.format)

@@ -12,8 +12,6 @@ load whichever you want to score against. Records have no entailment label.
 
 from __future__ import annotations
 
-from typing import Any
-
 from explorer.alignment import Alignment, AlignmentError, Link
 from explorer.datasets import DatasetError
 from explorer.datasets import fields as F
@@ -27,7 +25,7 @@ def sniff(text: str) -> bool:
     return text.lstrip("\ufeff \n\r\t")[:1] == "[" and '"sureAlign"' in text
 
 
-def _links(value: Any, field: str, p_len: int, h_len: int, where: str) -> set[Link]:
+def _links(value: object, field: str, p_len: int, h_len: int, where: str) -> set[Link]:
     if value is None:
         return set()
     if not isinstance(value, str):

@@ -292,13 +292,11 @@ def build_default(
     (``update``: keep the file's other scorers, recompute only ``scorers``, e.g. after one
     scorer's definition changed). Scorers with their own cutoff (a trained classifier's,
     ``ScorerInfo.cutoff``) are skipped: they decide at it."""
-    from explorer.datasets import load
+    from explorer.datasets import load_many
     from explorer.scorers import SCORERS
 
-    names = [n for n in (scorers or list(SCORERS)) if getattr(SCORERS[n], "cutoff", None) is None]
-    pooled: list[Pair] = []
-    for path in paths:
-        pooled.extend(labelled(load(path).pairs))
+    names = [n for n in (scorers or list(SCORERS)) if SCORERS[n].cutoff is None]
+    pooled = labelled(load_many(paths).pairs)
     label = " + ".join(Path(p).name for p in paths)
     pooled_set = Dataset(name=label, format="pooled", pairs=tuple(pooled))
     entries: dict[str, Any] = {}

@@ -32,10 +32,9 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
 
 from explorer.cache import cutoff_dir
 from explorer.decision import cutoffs
@@ -101,7 +100,7 @@ class JobStatus:
         current = self.pairs_done / self.pairs if self.pairs else 0.0
         return min(1.0, (self.finished + (current if self.state == RUNNING else 0.0)) / len(self.scorers))
 
-    def describe(self, label: Any = str) -> str:
+    def describe(self, label: Callable[[str], str] = str) -> str:
         """One line for a page ("3 of 16 methods; BLEU-2: 12,000 / 20,000 pairs")."""
         if self.state == QUEUED:
             return f"waiting for another dataset's job to finish ({len(self.scorers)} methods to do)"

@@ -194,7 +194,7 @@ class EditDistanceModel:
         """:meth:`prepared` features of an analysed pair."""
         return self.prepared(pair_features(pair))
 
-    def value(self, log_z: np.ndarray | float, length: np.ndarray | int) -> Any:
+    def value(self, log_z: np.ndarray | float, length: np.ndarray | int) -> np.ndarray:
         """The similarity predicted from ``log Z`` and ``|text| + |hypothesis|``."""
         return self.scale * np.asarray(log_z) / length + self.alpha
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import sqlite3
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
@@ -216,7 +217,7 @@ _JOIN_SQL = f"""
 Cell = tuple[int, str, str, str]
 
 
-def _counts_by_mask(conn: Any, params: dict[str, Any],
+def _counts_by_mask(conn: sqlite3.Connection, params: dict[str, Any],
                     tag_ids: set[int]) -> tuple[Counter[Cell], Counter[tuple[str, str, str]]]:
     counts: Counter[Cell] = Counter()
     totals: Counter[tuple[str, str, str]] = Counter()
@@ -231,7 +232,7 @@ def _counts_by_mask(conn: Any, params: dict[str, Any],
     return counts, totals
 
 
-def _counts_by_join(conn: Any, params: dict[str, Any], tag_ids: set[int]) -> Counter[Cell]:
+def _counts_by_join(conn: sqlite3.Connection, params: dict[str, Any], tag_ids: set[int]) -> Counter[Cell]:
     counts: Counter[Cell] = Counter()
     for tag_id, task, label, outcome, n in conn.execute(_JOIN_SQL, params):
         if tag_id in tag_ids:
