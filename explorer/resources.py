@@ -157,7 +157,7 @@ class EnsureReport:
     def still_missing(self) -> tuple[str, ...]:
         return tuple(i for i in self.wanted if i not in self.fetched)
 
-    def summary(self) -> str:
+    def format(self) -> str:
         """One line for the terminal."""
         if not self.wanted:
             return f"NLTK resources: all {len(RESOURCES)} found."
@@ -252,7 +252,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if wanted:
         print(f"NLTK resources: fetching {len(wanted)} missing ({', '.join(wanted)})...", file=sys.stderr)
     report = ensure(wanted, progress=_terminal_progress)
-    print(report.summary(), file=sys.stderr)
+    print(report.format(), file=sys.stderr)
     return 0
 
 

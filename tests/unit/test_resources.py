@@ -95,10 +95,10 @@ def test_ensure_downloads_a_missing_resource_with_progress(server: tuple[str, Pa
     assert resources.is_available("stopwords")
     percents = [p for _, p, _ in seen]
     assert percents == sorted(percents) and seen[-1] == ("stopwords", 100.0, "installed")
-    assert report.summary() == "NLTK resources: fetched stopwords; all found."
+    assert report.format() == "NLTK resources: fetched stopwords; all found."
     # Found now, so a second call has nothing to do.
     again = resources.ensure(["stopwords"], downloader=Downloader(server_index_url=url))
-    assert again.wanted == () and again.summary().startswith("NLTK resources: all")
+    assert again.wanted == () and again.format().startswith("NLTK resources: all")
 
 
 @pytest.mark.filterwarnings("ignore:Security Violation:RuntimeWarning")
@@ -111,7 +111,7 @@ def test_a_package_that_fails_its_checksum_is_not_installed(server: tuple[str, P
     assert report.fetched == () and report.failed[0][0] == "stopwords" and not report.offline
     assert "mismatch" in report.failed[0][1]  # NLTK's own integrity check refused it
     assert not resources.is_available("stopwords")
-    assert "still missing (stopwords): the download failed" in report.summary()
+    assert "still missing (stopwords): the download failed" in report.format()
 
 
 @pytest.mark.filterwarnings("ignore:Security Violation:RuntimeWarning")
@@ -122,7 +122,7 @@ def test_offline_means_degraded_with_one_line_saying_so(empty_nltk_data: Path) -
     report = resources.ensure(["stopwords", "wordnet"],
                               downloader=Downloader(server_index_url=f"http://127.0.0.1:{port}/index.xml"))
     assert report.offline and report.wanted == ("stopwords", "wordnet") and not report.fetched
-    line = report.summary()
+    line = report.format()
     assert "\n" not in line and "2 still missing (stopwords, wordnet)" in line
     assert "cannot be reached" in line and "degraded" in line and "make resources" in line
 
