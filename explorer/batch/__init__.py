@@ -7,8 +7,6 @@
   figures over a finished (or partial) result, without loading it;
 * :mod:`explorer.batch.register`: a result's scores as runs in the store;
 * :mod:`explorer.cli.batch`: ``python -m explorer batch``.
+
+The package imports nothing: import what you need from its modules.
 """
-
-from explorer.batch.schema import BatchError, Manifest, read_manifest
-
-__all__ = ["BatchError", "Manifest", "read_manifest"]

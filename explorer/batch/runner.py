@@ -43,7 +43,6 @@ from explorer.batch.schema import (
     CHUNK_DIR,
     CHUNK_GLOB,
     MANIFEST,
-    PAIR_COLUMNS,
     BatchError,
     Manifest,
     finished_chunks,
@@ -59,9 +58,7 @@ from explorer.batch.worker import (
     can_share,
     chunk_table,
     compact_pair,
-    pair_table,
     run_chunk,
-    score_chunk,
     write_table,
 )
 from explorer.datasets import Dataset
@@ -532,5 +529,4 @@ def refusals(directory: str | Path, manifest: Manifest | None = None) -> dict[st
     return counts
 
 
-__all__ = ["DEFAULT_CHUNK_SIZE", "PAIR_COLUMNS", "BatchSummary", "Progress", "pair_table", "prepare", "refusals",
-           "run_batch", "score_chunk", "write_chunk"]
+__all__ = ["DEFAULT_CHUNK_SIZE", "BatchSummary", "Progress", "prepare", "refusals", "run_batch", "write_chunk"]
