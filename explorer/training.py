@@ -26,6 +26,10 @@ class TrainingOptionError(ExplorerError, ValueError):
     """An ``--option`` the trainer does not accept."""
 
 
+class TrainingDataError(ExplorerError, ValueError):
+    """Training data the trainer refuses (a pair past its method's limits)."""
+
+
 TRAINERS: Registry[TrainerInfo] = Registry("trainer", [
     TrainerInfo("manli", "MANLI feature weights (averaged perceptron on gold alignments)", "explorer.aligners.manli_learn:train_command",
                 caps("gold_alignments")),
@@ -45,3 +49,23 @@ def parse_options(items: Sequence[str]) -> dict[str, str]:
             raise TrainingOptionError(f"option {item!r} is not KEY=VALUE")
         options[key.strip()] = value.strip()
     return options
+
+
+def check_pairs(trainer: str, pairs: Sequence[Pair]) -> None:
+    """Refuse training data holding a pair past the limits of the trainer's method (its
+    cost model in :mod:`explorer.limits`, the limits in force), before any training: a
+    long pair would cost as much to train on as to score.
+
+    Raises:
+        TrainingDataError: naming the pair (its file and id) and the limit.
+    """
+    from explorer.limits import LimitError, check
+    from explorer.preprocess import analyze_pair
+
+    for pair in pairs:
+        analysed = analyze_pair(pair)
+        try:
+            check(trainer, len(analysed.text), len(analysed.hypothesis))
+        except LimitError as err:
+            where = f"{Path(pair.source).name}, " if pair.source else ""
+            raise TrainingDataError(f"{where}pair {pair.id}: {err}") from None

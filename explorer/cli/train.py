@@ -11,7 +11,7 @@ from explorer.api import shown
 from explorer.batch.source import read_dataset
 from explorer.cli.output import emit, fail, output_file, stderr_log
 from explorer.datasets import load_many
-from explorer.training import TRAINERS, parse_options
+from explorer.training import TRAINERS, check_pairs, parse_options
 
 
 @dataclass(frozen=True)
@@ -51,6 +51,7 @@ def run_train(args: argparse.Namespace) -> int:
     try:
         options = parse_options(args.option)
         data = load_many(args.gold, read=read_dataset, log=stderr_log)
+        check_pairs(info.name, data.pairs)  # the limits (--max-tokens ...) bound training too
         info.run(data.pairs, Path(args.out), options, stderr_log)
     except ValueError as err:  # trainers refuse bad options and data with ValueError
         return fail(str(err))
