@@ -33,6 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from explorer.errors import ExplorerError
+from explorer.limits import check
 from explorer.metrics import nist as nist_module
 from explorer.metrics.bleu import OrderStats, combine, order_counts
 from explorer.metrics.per import PENN_TAGS, per_tokens, pos_per
@@ -95,6 +96,11 @@ def feature_names(groups: Sequence[str]) -> tuple[str, ...]:
     return tuple(name for g in groups for name in group_feature_names(g))
 
 
+#: The cost model (:data:`explorer.limits.COST_MODELS`) of each metric group's computation.
+_COST_MODEL = {"wer": "wer", "per": "per", **{f"bleu{n}": "bleu" for n in range(1, 5)},
+               **{f"nist{n}": "nist" for n in range(1, 6)}, "pos": "pos_per", "pos_syn": "pos_per"}
+
+
 @dataclass(frozen=True)
 class FeatureVector:
     """One pair's features: names and values in the same order."""
@@ -110,10 +116,18 @@ def pair_features(
     pair: AnalyzedPair, groups: Sequence[str] = ALL_GROUPS, *,
     weights: nist_module.InformationWeights | None = None,
 ) -> FeatureVector:
-    """The named feature vector of one analysed pair."""
+    """The named feature vector of one analysed pair.
+
+    Raises:
+        explorer.limits.LimitError: for a pair past the limits of a group's method (a
+            ``scorer:`` group's scorer checks its own).
+    """
     p, h = pair.text.lower, pair.hypothesis.lower
     values: dict[str, float] = {}
     wanted = set(groups)
+    for group in wanted:
+        if group in _COST_MODEL:
+            check(group, len(p), len(h), model=_COST_MODEL[group])
     if "wer" in wanted:
         distance = levenshtein(p, h)
         values["wer"] = (error_rate(distance, len(h), len(p)) + error_rate(distance, len(p), len(h))) / 2

@@ -98,3 +98,16 @@ def test_an_option_a_command_would_not_use_is_refused(argv: list[str], message: 
     err = capsys.readouterr().err
     errors = [line for line in err.splitlines() if "error:" in line]
     assert len(errors) == 1 and message in errors[0] and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("argv", [
+    pytest.param(["classify", CSV, "--folds", "2", "--features", "wer,bleu2,nist1"], id="classify"),
+    pytest.param(["combined", TYPICAL, TYPICAL, "--features", "scorer:mbleu"], id="combined"),
+    pytest.param(["evaluate", TYPICAL, "--scorer", "wer"], id="evaluate"),
+])
+def test_the_limit_options_bound_what_a_command_computes(argv: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """A command that takes --max-tokens applies it to everything it computes per pair
+    (classify's MT-metric groups too, not only its scorer: groups)."""
+    assert main([*argv, "--max-tokens", "3"]) == 2
+    err = capsys.readouterr().err
+    assert "(max_tokens)" in err and "--max-tokens on the command line" in err, err
