@@ -15,6 +15,7 @@ from pathlib import Path
 from explorer.batch.source import read_dataset
 from explorer.cli.output import (
     UsageError,
+    add_train_test,
     dataset_paths,
     emit,
     finite_float,
@@ -27,8 +28,7 @@ from explorer.datasets import load_many
 
 
 def configure_combined(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("train", help="labelled training data; several files joined by commas (e.g. RTE1-3 dev)")
-    parser.add_argument("test", nargs="?", help="labelled test data to report on")
+    add_train_test(parser, test="labelled test data to report on")
     parser.add_argument("--features", default="default",
                         help="'default', 'all' or comma-separated names and families such as "
                              "scorer:,lex:,manli:coverage (explorer/combined.py FEATURES)")

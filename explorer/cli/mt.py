@@ -12,6 +12,7 @@ import numpy as np
 from explorer.batch.source import iter_pairs, read_dataset
 from explorer.cli.output import (
     UsageError,
+    add_train_test,
     dataset_paths,
     emit,
     fail,
@@ -45,8 +46,7 @@ def _gamma(text: str) -> str | float:
 
 
 def configure_classify(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("train", help="labelled training data (MSRP TSV, RTE XML, ...); several files joined by commas")
-    parser.add_argument("test", nargs="?", help="labelled test data; leave out with --folds")
+    add_train_test(parser, test="labelled test data; leave out with --folds")
     parser.add_argument("--features", default="all",
                         help="comma-separated feature groups or 'all' (default): wer, per, bleu1-4, nist1-5, pos, "
                              "pos_syn, scorer:NAME")

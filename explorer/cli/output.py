@@ -16,7 +16,7 @@ from typing import Any
 from explorer.api import Report, json_safe, shown
 from explorer.errors import ExplorerError
 
-__all__ = ["FORMATS", "UsageError", "dataset_paths", "emit", "fail", "finite_float", "int_in", "output_file", "print_json", "progress_printer",
+__all__ = ["FORMATS", "UsageError", "add_train_test", "dataset_paths", "emit", "fail", "finite_float", "int_in", "output_file", "print_json", "progress_printer",
            "stderr_log", "warn_missing_resources"]
 
 #: What ``--format`` takes (``--json`` is ``--format json``).
@@ -129,6 +129,13 @@ def int_in(low: int, high: int) -> Callable[[str], int]:
         return value
 
     return parse
+
+
+def add_train_test(parser: argparse.ArgumentParser, *, test: str) -> None:
+    """The TRAIN and optional TEST files of a classifier's command (TRAIN may join several
+    files with commas: :func:`dataset_paths`)."""
+    parser.add_argument("train", help="labelled training data; several files joined by commas (e.g. RTE1-3 dev)")
+    parser.add_argument("test", nargs="?", help=test)
 
 
 def dataset_paths(spec: str) -> list[str]:
