@@ -55,11 +55,11 @@ def import_attr(target: str) -> Any:
     return obj
 
 
-def lazy(target: str, *args: Any, **kwargs: Any) -> Callable[..., Any]:
+def lazy(target: str, *args: object, **kwargs: object) -> Callable[..., Any]:
     """A callable that imports ``target`` (``"module:attr"``) on first call and calls it
     with ``args``/``kwargs`` followed by the call's own arguments."""
 
-    def call(*more: Any, **more_kwargs: Any) -> Any:
+    def call(*more: object, **more_kwargs: object) -> Any:
         return import_attr(target)(*args, *more, **kwargs, **more_kwargs)
 
     call.__qualname__ = call.__name__ = f"lazy({target})"
@@ -250,7 +250,7 @@ class ScoreResult(Protocol):
     @property
     def value(self) -> float: ...
 
-    def to_json(self) -> dict[str, Any]: ...
+    def to_json(self) -> dict[str, object]: ...
 
     def format(self) -> str: ...
 
@@ -277,7 +277,7 @@ class Report(Protocol):
     lines ending without a newline). :func:`explorer.cli.output.emit` is the one
     renderer."""
 
-    def to_json(self) -> dict[str, Any]: ...
+    def to_json(self) -> dict[str, object]: ...
 
     def format(self) -> str: ...
 
@@ -340,7 +340,7 @@ class ResultMixin:
         @property
         def value(self) -> float: ...
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         """The dataclass fields, plus ``value`` where it is a property (MANLI's), so every
         method's JSON carries the number compared to a cutoff under one name."""
         body = asdict(self)  # type: ignore[call-overload]

@@ -15,7 +15,9 @@ import os
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TypeVar, cast
+
+T = TypeVar("T")
 
 APP_DIR = "entailment-explorer"
 
@@ -37,7 +39,7 @@ def cutoff_dir() -> Path:
     return Path(explicit).expanduser() if explicit else cache_dir() / "cutoffs"
 
 
-def load_json(name: str) -> Any | None:
+def load_json(name: str) -> object:
     """The cached JSON value called ``name``, or None when absent or unreadable."""
     path = cache_dir() / name
     try:
@@ -47,7 +49,7 @@ def load_json(name: str) -> Any | None:
         return None
 
 
-def save_json(name: str, value: Any) -> Path | None:
+def save_json(name: str, value: object) -> Path | None:
     """Store ``value`` as JSON under ``name``; returns the path, or None when the cache
     directory is not writable (the caller keeps its in-memory value either way)."""
     directory = cache_dir()
@@ -63,10 +65,13 @@ def save_json(name: str, value: Any) -> Path | None:
         return None
 
 
-def cached_json(name: str, compute: Callable[[], Any]) -> Any:
-    """Load ``name`` from the cache, or compute, store and return it."""
+def cached_json(name: str, compute: Callable[[], T]) -> T:
+    """Load ``name`` from the cache, or compute, store and return it. A stored value is
+    taken to have the type ``compute`` returns (it wrote it), so ``compute`` must return
+    what JSON reads back as itself: dicts with string keys, lists, numbers, strings."""
     value = load_json(name)
     if value is None:
-        value = compute()
-        save_json(name, value)
-    return value
+        computed = compute()
+        save_json(name, computed)
+        return computed
+    return cast(T, value)

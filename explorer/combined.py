@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -265,7 +265,7 @@ class CombinedModel:
     scale: np.ndarray
     weights: np.ndarray
     intercept: float
-    info: dict[str, Any] = field(default_factory=dict)
+    info: dict[str, object] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         check_features(self.features)
@@ -292,7 +292,7 @@ class CombinedModel:
         order = np.argsort(-np.abs(terms), kind="stable")
         return [Contribution(self.features[k], float(x[k]), float(terms[k])) for k in order]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {
             "model": "combined",
             "classifier": "logistic regression on standardised features",
@@ -340,7 +340,7 @@ class CombinedModel:
 
 def train(
     x: np.ndarray, y: Sequence[bool] | np.ndarray, features: Sequence[str], *,
-    c: float = DEFAULT_C, info: dict[str, Any] | None = None,
+    c: float = DEFAULT_C, info: dict[str, object] | None = None,
 ) -> CombinedModel:
     """Fit the logistic regression (L2, inverse strength ``c``) on standardised features.
 
@@ -435,7 +435,7 @@ def explain(pair: AnalyzedPair, model: CombinedModel | None = None) -> CombinedR
 def train_test(
     train_pairs: Sequence[Pair], test_pairs: Sequence[Pair] | None, names: Sequence[str] = DEFAULT_FEATURES, *,
     c: float = DEFAULT_C, progress: Callable[[str, int, int], None] | None = None,
-    info: dict[str, Any] | None = None,
+    info: dict[str, object] | None = None,
 ) -> tuple[CombinedModel, Report | None]:
     """Fit on labelled ``train_pairs``; report on ``test_pairs`` (None: no report).
 
@@ -495,7 +495,7 @@ class CombinedRun:
     report: Report | None = None
     saved: str | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {"train": self.train, "test": self.test, "classifier": "combined", "C": self.c,
                 "features": list(self.model.features), "model": self.model.to_json(),
                 "results": {"combined": self.report.to_json()} if self.report else {}}

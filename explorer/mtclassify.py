@@ -127,7 +127,7 @@ class Report:
     by_ldr: dict[str, Scores] = field(default_factory=dict)
     ldr_cutoff: float | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return asdict(self)
 
     def format(self, label: str = "") -> str:
@@ -158,7 +158,7 @@ class ClassifyReport:
     settings: str
     results: tuple[tuple[str, Report], ...]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {"train": self.train, "test": self.test, "protocol": self.protocol,
                 "results": {name: r.to_json() for name, r in self.results}}
 
@@ -288,7 +288,7 @@ class CorpusReport:
     data: str
     rows: tuple[CorpusStatistics, ...]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {"data": self.data, "rows": [asdict(r) for r in self.rows]}
 
     def format(self) -> str:

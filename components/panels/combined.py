@@ -29,9 +29,11 @@ def render_combined_panel(pair: AnalyzedPair, *, key: str = "combined") -> None:
     model = default_model()
     with st.spinner(f"Computing the model's {len(model.features)} features..."):
         result = explain(pair, model)
+    files = model.info.get("trained_on_files")  # free-form metadata read from the model file
+    trained_on = ", ".join(str(f) for f in files) if isinstance(files, list) else ""
     st.caption(
         f"A logistic regression over {len(model.features)} features ({', '.join(model.features)}), trained "
-        f"on {', '.join(model.info.get('trained_on_files', [])) or 'RTE dev data'}. Each feature "
+        f"on {trained_on or 'RTE dev data'}. Each feature "
         "pushes the decision by weight × (value − its training mean) / its spread; the pushes "
         "and the intercept add up to the decision (entails above 0). The features were chosen by "
         "what transfers across the RTE sets (docs/RESULTS.md)."

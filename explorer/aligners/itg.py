@@ -47,7 +47,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import Protocol
 
 import numpy as np
 
@@ -237,7 +237,7 @@ class ItgParse(ResultMixin):
         return (f"cost {self.cost:g} of {self.null_cost:g} with nothing aligned, {len(self.alignment.links)} links, "
                 f"{self.inversions} inversions{approximate}")
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         """A JSON-ready summary; the tree as a flat node list (parents first, children
         by index), since trees with long null chains are too deep to nest."""
         nodes = self.tree.walk() if self.tree is not None else []

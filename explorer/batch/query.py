@@ -291,9 +291,9 @@ class BatchResult:
         self.save_figures()
 
     # ---------------------------------------------------------------- filters
-    def _where(self, f: Filters) -> tuple[str, list[Any]]:
+    def _where(self, f: Filters) -> tuple[str, list[object]]:
         clauses: list[str] = []
-        params: list[Any] = []
+        params: list[object] = []
         if f.labels:
             clauses.append(f"coalesce(label, '') IN ({', '.join('?' for _ in f.labels)})")
             params += [("" if lab == NO_LABEL else lab) for lab in f.labels]

@@ -219,7 +219,7 @@ def refuse_foreign(directory: Path) -> None:
 
 
 def write_chunk(directory: Path, index: int, pairs: Sequence[Pair], start: int,
-                scores: dict[str, list[Any]], schema: pa.Schema | None = None) -> Path:
+                scores: dict[str, list[object]], schema: pa.Schema | None = None) -> Path:
     """Write one chunk from its pairs and scores (a temporary file, then a rename)."""
     scorers = [name for name in scores if "__" not in name]
     return write_table(directory, index, chunk_table(pairs, start, scores, scorers))

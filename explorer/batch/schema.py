@@ -145,7 +145,7 @@ class Manifest:
         """Rows of chunk ``index`` (at most that many for a file read in ranges)."""
         return min(self.chunk_size, (self.records or self.n_pairs) - index * self.chunk_size)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return asdict(self)
 
     @classmethod

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 from dataclasses import dataclass, replace
-from typing import Any
 
 from explorer import resources
 from explorer.api import ScoreResult, shown
@@ -69,7 +68,7 @@ class PairScores:
     hypothesis_tokens: tuple[str, ...]
     scores: dict[str, ScoreResult]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {"text_tokens": list(self.text_tokens), "hypothesis_tokens": list(self.hypothesis_tokens),
                 "scores": {name: r.to_json() for name, r in self.scores.items()}}
 
@@ -102,7 +101,7 @@ class ResourceReport:
     rows: tuple[dict[str, str], ...]
     downloaded: dict[str, bool] | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {"resources": list(self.rows), "downloaded": self.downloaded}
 
     def format(self) -> str:

@@ -11,7 +11,6 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
 
 import numpy as np
 
@@ -66,7 +65,7 @@ class ScorerEvaluation:
     scores: tuple[float, ...] = field(repr=False)
     dev_scores: tuple[float, ...] | None = field(default=None, repr=False)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         """The report's figures with the scorer's :func:`~explorer.api.method_signature`
         (``cutoff_source`` in it for labelled data)."""
         body = asdict(self.report)
@@ -109,7 +108,7 @@ class EvaluationReport:
     rule: str | None = None
     unlabelled_left_out: int = 0
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {"data": self.data_path, "dev": self.dev_path, "rule": self.rule if self.dev else None,
                 "unlabelled_left_out": self.unlabelled_left_out, "results": [r.to_json() for r in self.results]}
 

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
 
 import numpy as np
 
@@ -195,7 +194,7 @@ class TransferRow:
         """Accuracy lost on B against B's own best cutoff."""
         return self.target_best_accuracy - self.target_accuracy
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         return {**asdict(self), "loss": self.loss}
 
 

@@ -371,7 +371,7 @@ class EditDistanceModel:
 
     # -- files --
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> dict[str, object]:
         def r(x: float) -> float:
             return float(f"{x:.6g}")
 

@@ -10,9 +10,9 @@ from explorer.alignment import Alignment, Edit, EditKind
 from explorer.store.schema import StoreError
 
 
-def alignment_to_dict(alignment: Alignment) -> dict[str, Any]:
+def alignment_to_dict(alignment: Alignment) -> dict[str, object]:
     """A JSON-ready dict: lengths, sorted SURE and POSSIBLE links, and edits if any."""
-    data: dict[str, Any] = {
+    data: dict[str, object] = {
         "p_len": alignment.p_len,
         "h_len": alignment.h_len,
         "sure": [list(link) for link in sorted(alignment.sure)],

@@ -152,7 +152,7 @@ def crosstab(store: Store, dataset_id: int, run_id: int | None = None, *,
     if run_id is not None and store.run(run_id).dataset_id != dataset_id:
         raise StoreError(f"run #{run_id} was not made on dataset #{dataset_id}")
     cut = _cutoff(store, run_id, cutoff)
-    params: dict[str, Any] = {"ds": dataset_id, "run": run_id if run_id is not None else -1, "cutoff": cut}
+    params: dict[str, object] = {"ds": dataset_id, "run": run_id if run_id is not None else -1, "cutoff": cut}
     with store.read_transaction() as conn:
         taxonomy = conn.execute("SELECT id, name FROM tags ORDER BY position, name").fetchall()
         wanted = [(int(i), n) for i, n in taxonomy if tags is None or n in set(tags)]
@@ -217,7 +217,7 @@ _JOIN_SQL = f"""
 Cell = tuple[int, str, str, str]
 
 
-def _counts_by_mask(conn: sqlite3.Connection, params: dict[str, Any],
+def _counts_by_mask(conn: sqlite3.Connection, params: dict[str, object],
                     tag_ids: set[int]) -> tuple[Counter[Cell], Counter[tuple[str, str, str]]]:
     counts: Counter[Cell] = Counter()
     totals: Counter[tuple[str, str, str]] = Counter()
@@ -232,7 +232,7 @@ def _counts_by_mask(conn: sqlite3.Connection, params: dict[str, Any],
     return counts, totals
 
 
-def _counts_by_join(conn: sqlite3.Connection, params: dict[str, Any], tag_ids: set[int]) -> Counter[Cell]:
+def _counts_by_join(conn: sqlite3.Connection, params: dict[str, object], tag_ids: set[int]) -> Counter[Cell]:
     counts: Counter[Cell] = Counter()
     for tag_id, task, label, outcome, n in conn.execute(_JOIN_SQL, params):
         if tag_id in tag_ids:
@@ -259,7 +259,7 @@ def annotated_pairs(store: Store, dataset_id: int, run_id: int | None = None, *,
     if outcome is not None and outcome not in OUTCOMES:
         raise StoreError(f"unknown outcome {outcome!r}; choose from {', '.join(OUTCOMES)}")
     cut = _cutoff(store, run_id, cutoff)
-    params: dict[str, Any] = {"ds": dataset_id, "run": run_id if run_id is not None else -1,
+    params: dict[str, object] = {"ds": dataset_id, "run": run_id if run_id is not None else -1,
                               "cutoff": cut, "tag": tag, "outcome": outcome}
     # Filters first (the tag through its index, the outcome on the joined score), the
     # per-pair tag and note lists only for the pairs that pass.

@@ -32,7 +32,7 @@ class RunRecord:
     dataset_id: int
     kind: str
     method: str
-    parameters: dict[str, Any]
+    parameters: dict[str, object]
     version: str
     cutoff: float | None
     created_at: str

@@ -138,7 +138,7 @@ class Store:
 
         return self._retry(attempt)
 
-    def _read(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> list[sqlite3.Row]:
+    def _read(self, sql: str, params: Sequence[object] | Mapping[str, object] = ()) -> list[sqlite3.Row]:
         return self._retry(lambda: self._connection().execute(sql, params).fetchall())
 
     @contextmanager
@@ -289,7 +289,7 @@ class Store:
         method: str,
         scores: Mapping[str, float | None],
         alignments: Mapping[str, Alignment | None] | None = None,
-        parameters: Mapping[str, Any] | None = None,
+        parameters: Mapping[str, object] | None = None,
         version: str | None = None,
         cutoff: float | None = None,
     ) -> int:
@@ -331,7 +331,7 @@ class Store:
 
     def runs(self, dataset_id: int | None = None, *, kind: str | None = None) -> list[RunRecord]:
         sql = "SELECT * FROM runs WHERE 1 = 1"
-        params: list[Any] = []
+        params: list[object] = []
         if dataset_id is not None:
             sql += " AND dataset_id = ?"
             params.append(dataset_id)
@@ -535,7 +535,7 @@ class Store:
         """A pair's notes (or a whole dataset's), oldest first."""
         sql = ("SELECT n.id, p.pair_id, n.body, n.author, n.created_at FROM notes n "
                "JOIN pairs p ON p.pk = n.pair_pk WHERE p.dataset_id = ?")
-        params: tuple[Any, ...] = (dataset_id,)
+        params: tuple[object, ...] = (dataset_id,)
         if pair_id is not None:
             sql += " AND p.pair_id = ?"
             params += (pair_id,)
@@ -589,7 +589,7 @@ class Store:
         return {r[1]: _gold(r) for r in rows}
 
     # ------------------------------------------------------------------ queries
-    def execute_read(self, sql: str, params: Sequence[Any] | Mapping[str, Any] = ()) -> list[sqlite3.Row]:
+    def execute_read(self, sql: str, params: Sequence[object] | Mapping[str, object] = ()) -> list[sqlite3.Row]:
         """Run a read-only query (used by :mod:`explorer.store.crosstab` and :mod:`explorer.store.exports`)."""
         return self._read(sql, params)
 
