@@ -43,19 +43,46 @@ def commands() -> list[object]:
     return [pytest.param(name, marks=[pytest.mark.slow] if name in slow else [], id=name) for name in COMMANDS]
 
 
-@pytest.mark.parametrize("name", commands())
-def test_every_command_prints_text_or_json(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    argv = command_line(name, tmp_path)
+def prints_text_and_json(argv: list[str], capsys: pytest.CaptureFixture[str]) -> dict[str, object]:
+    """Run ``argv`` as JSON then as text; both succeed, the JSON is one non-empty object,
+    the text is not JSON. Returns the JSON."""
     assert main([*argv, "--format", "json"]) == 0, capsys.readouterr().err
     body = json.loads(capsys.readouterr().out)
     assert isinstance(body, dict) and body
-    if name == "batch":  # a finished batch is resumed, not redone: the same figures
-        assert body["chunks_run"] >= 1
     assert main([*argv, "--format", "text"]) == 0
     text = capsys.readouterr().out
     assert text.strip() and not text.lstrip().startswith("{")
     with pytest.raises(json.JSONDecodeError):
         json.loads(text)
+    return body
+
+
+@pytest.mark.parametrize("name", commands())
+def test_every_command_prints_text_or_json(name: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    body = prints_text_and_json(command_line(name, tmp_path), capsys)
+    if name == "batch":  # a finished batch is resumed, not redone: the same figures
+        assert isinstance(body["chunks_run"], int) and body["chunks_run"] >= 1
+
+
+def variants(tmp: Path) -> dict[str, list[str]]:
+    """The other records a command prints, by its options (a cutoff from a development set,
+    graded data, a held-out test file, per-task folds, a saved model, links alone)."""
+    sts = tmp / "toy_sts.tsv"
+    sts.write_text(STS, encoding="utf-8")
+    return {
+        "evaluate-dev": ["evaluate", TYPICAL, "--dev", TYPICAL, "--rule", "best", "--scorer", "mbleu,wer"],
+        "evaluate-graded": ["evaluate", str(sts), "--scorer", "mbleu"],
+        "classify-train-test": ["classify", CSV, CSV, "--features", "wer,per"],
+        "classify-per-task": ["classify", TYPICAL, "--folds", "2", "--features", "wer,per", "--per-task", "--seed", "1"],
+        "combined-save-model": ["combined", TYPICAL, "--features", "scorer:mbleu", "--save-model", str(tmp / "m.json")],
+        "align-eval-gold-only": ["align-eval", GOLD, "--limit", "3", "--reachability"],
+    }
+
+
+@pytest.mark.parametrize("variant", list(variants(Path("."))))
+def test_every_record_a_command_prints_comes_as_text_or_json(variant: str, tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    prints_text_and_json(variants(tmp_path)[variant], capsys)
 
 
 def test_json_is_an_alias_of_format_json(capsys: pytest.CaptureFixture[str]) -> None:
