@@ -149,6 +149,7 @@ def wordnet_pos(tag: str) -> str:
 def _lemmatizer():  # type: ignore[no-untyped-def]
     from nltk.stem import WordNetLemmatizer
 
+    resources.prepare_wordnet()
     return WordNetLemmatizer()
 
 

@@ -86,6 +86,33 @@ def is_available(nltk_id: str) -> bool:
     return False
 
 
+@cache
+def prepare_wordnet() -> None:
+    """Let NLTK's WordNet load without mapping WordNet 3.0 onto itself (call before its first use).
+
+    NLTK 3.10's WordNet reader builds, at every load, a map from WordNet 3.0's synsets to
+    the loaded WordNet's (reading ``index.sense`` twice): it compares the loaded version
+    ("3.0") with the corpus name ("wordnet"), so it maps even when the loaded WordNet is
+    3.0 itself. That is over half of the load (about 5 of 9 s on a busy 2-core machine),
+    and the map is only read for the Open Multilingual WordNet, which the explorer never
+    uses. Before the first load, the lazy loader's reader class is swapped for a subclass
+    that returns no map for WordNet 3.0 (the index, lemmas and synsets are the reader's
+    own); once WordNet is loaded, or if NLTK changes its loader, nothing is changed.
+    """
+    import nltk.corpus
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    class WordNet30Reader(WordNetCorpusReader):
+        def map_wn(self, version: str = "wordnet") -> Any:
+            if version == "wordnet" and self.get_version() == "3.0":
+                return None  # WordNet 3.0 onto itself: no map (OMW reads it; nothing else)
+            return super().map_wn(version)
+
+    attribute = "_LazyCorpusLoader__reader_cls"  # the loader's reader class (NLTK 3.x)
+    if getattr(nltk.corpus.wordnet, attribute, None) is WordNetCorpusReader:
+        setattr(nltk.corpus.wordnet, attribute, WordNet30Reader)
+
+
 def missing() -> list[Resource]:
     """The resources NLTK cannot find, in :data:`RESOURCES` order."""
     return [r for r in RESOURCES if not is_available(r.nltk_id)]

@@ -43,6 +43,9 @@ if "EXPLORER_CUTOFF_CACHE" not in os.environ:
 # No background cutoff jobs (explorer/cutoff_jobs.py) unless a test asks for them: a job
 # finishing mid-test would change which cutoffs a page shows.
 os.environ.setdefault("EXPLORER_BACKGROUND_CUTOFFS", "0")
+# Pages score in the test's own process (the worker pool off) unless a test asks for the
+# pool: AppTest runs a page in this process, and a pool would warm up a fork server here.
+os.environ.setdefault("EXPLORER_WORKERS", "0")
 # The app's pages open the annotation store: tests (and the servers they start) use a
 # throwaway one, never the user's own.
 if "ENTAILMENT_EXPLORER_STORE" not in os.environ:

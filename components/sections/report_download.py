@@ -2,8 +2,8 @@
 
 The file is built only when the button is clicked (Streamlit runs the callable on its own
 thread, after the page is drawn), so the Pair page pays nothing for it: the cutoffs and
-results are the page's own, the figures of every method are drawn then
-(:mod:`components.report`).
+results are the page's own, the figures of every method are drawn then, on one of the
+server's workers (:mod:`components.report`, :mod:`components.workers`).
 """
 
 from __future__ import annotations
@@ -14,10 +14,15 @@ from typing import Any
 
 import streamlit as st
 
+from components import workers
 from components.data import Cutoff, LoadedDataset
-from components.report import ScoreRow, pair_figures, report_html
+from components.report import ScoreRow, pair_report, report_html
+from explorer.pool import PoolError, cost
 from explorer.preprocess import AnalyzedPair
 from explorer.scorers import SCORERS
+
+#: The methods whose figures the report draws (for its cost estimate).
+REPORT_METHODS = ("wer", "bow", "itg", "manli", "pfsm", "ppda")
 
 
 def score_rows(results: Mapping[str, Any], cutoffs: Mapping[str, Cutoff]) -> list[ScoreRow]:
@@ -46,8 +51,12 @@ def render_report_download(loaded: LoadedDataset, analyzed: AnalyzedPair, result
     notes = [f"Not in the table (not run on this page yet): {', '.join(missing)}."] if missing else []
 
     def build() -> str:
-        return report_html(text=pair.text, hypothesis=pair.hypothesis, gold_label=pair.label, gold=pair.entails,
-                           where=where, rows=rows, figures=pair_figures(analyzed), notes=notes)
+        try:
+            return workers.run(pair_report, pair, where=where, rows=rows, notes=notes, what="Building the report",
+                               long=cost.is_long([pair], REPORT_METHODS))
+        except PoolError as err:  # past its budget, say: the file says so instead of failing
+            return report_html(text=pair.text, hypothesis=pair.hypothesis, gold_label=pair.label, gold=pair.entails,
+                               where=where, rows=rows, figures=[], notes=[*notes, f"No figures: {err}"])
 
     st.download_button(
         "Download the full analysis (HTML)", data=build, file_name=file_name(loaded, analyzed), mime="text/html",
