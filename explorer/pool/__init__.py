@@ -67,7 +67,7 @@ def configured_workers() -> int:
     Raises:
         PoolError: the variable is not a whole number of at least 0.
     """
-    value = _number(WORKERS_ENV, usable_cores(), minimum=0)
+    value = _number(WORKERS_ENV, float(usable_cores()), minimum=0)
     if not value.is_integer():
         raise PoolError(f"{WORKERS_ENV}={value:g} must be a whole number")
     return int(value)

@@ -10,6 +10,7 @@ import http.server
 import io
 import socket
 import threading
+import warnings
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -135,3 +136,28 @@ def test_the_make_run_entry_point_prints_one_line_when_all_is_found(
     assert resources.main(["ensure"]) == 0
     assert capsys.readouterr().err == f"NLTK resources: all {len(resources.RESOURCES)} found.\n"
     assert resources.main(["bogus"]) == 2
+
+
+@pytest.mark.slow
+def test_wordnet_loads_without_the_version_map_and_reads_the_same() -> None:
+    """The explorer's WordNet reader skips NLTK's map of WordNet 3.0 onto itself; its
+    index, lemmas and synsets are those of NLTK's own reader."""
+    if not resources.is_available("wordnet"):
+        pytest.skip("the NLTK resource 'wordnet' is not installed")
+    from nltk.corpus import wordnet
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    from explorer.preprocess import lemma
+
+    resources.prepare_wordnet()
+    assert lemma("bought", "VBD") == "buy" and lemma("geese", "NNS") == "goose"
+    assert wordnet.get_version() == "3.0" and wordnet.map30 is None  # the map was skipped
+    with warnings.catch_warnings():  # "no multilingual functions": none are wanted here
+        warnings.simplefilter("ignore")
+        stock = WordNetCorpusReader(wordnet.root, None)  # NLTK's own reader, with its map
+    assert stock.map30  # (which it does build)
+    assert wordnet._lemma_pos_offset_map == stock._lemma_pos_offset_map
+    for word in ("car", "bank", "run", "quickly", "happy"):
+        assert [s.name() for s in wordnet.synsets(word)] == [s.name() for s in stock.synsets(word)]
+        assert [h.name() for s in wordnet.synsets(word) for h in s.hypernyms()] == \
+            [h.name() for s in stock.synsets(word) for h in s.hypernyms()]
