@@ -214,7 +214,9 @@ def load_ref(ref: str) -> LoadedDataset | None:
 def nltk_rte_files() -> dict[str, Path]:
     """The RTE XML files of NLTK's ``rte`` corpus on this machine, name -> path (empty
     when the corpus is not installed)."""
-    import nltk
+    from explorer.resources import import_nltk
+
+    nltk = import_nltk()
 
     try:
         root = Path(str(nltk.data.find("corpora/rte")))

@@ -41,7 +41,7 @@ def _figures() -> object:
 
 def steps() -> list[warmup.Step]:
     """This process's steps: every method's without a pool, else only what pages draw with."""
-    if workers.pool() is None:
+    if workers.current() is None:
         return [*warmup.default_steps(), warmup.Step("figure library", _figures)]
     return [warmup.Step("NLTK and the tokenizer (this process)", lambda: tokenize(warmup.TEXT)),
             warmup.Step("figure library", _figures)]
@@ -49,8 +49,8 @@ def steps() -> list[warmup.Step]:
 
 def start_warmup() -> warmup.Warmup:
     """Start the warm-up (once per server; later calls return the same one), and the
-    worker pool with it."""
-    workers.pool()
+    worker pool with it (a bad pool setting is reported when a page scores)."""
+    workers.start_early()
     return warmup.start(steps)
 
 
@@ -58,7 +58,7 @@ def _progress() -> tuple[bool, warmup.WarmupStatus]:
     """Whether everything is warm, and the status to show: the workers' while they are
     not ready (their steps are the long ones), then this process's."""
     local = start_warmup().status()
-    pool = workers.pool()
+    pool = workers.current()
     if pool is not None and not pool.ready:
         remote = workers.warm_status()
         return False, remote if remote is not None and remote.total else local
@@ -87,7 +87,7 @@ def wait_for_warmup() -> None:
 
 def _finished() -> warmup.WarmupStatus | None:
     """The methods' warm-up once finished (the workers' with a pool), else None."""
-    if workers.pool() is not None:
+    if workers.current() is not None:
         status = workers.warm_status()
         return status if status is not None and status.finished else None
     warm = warmup.current()

@@ -29,6 +29,7 @@ from explorer.pool import (
     BudgetExceeded,
     JobStatus,
     Pool,
+    PoolError,
     Superseded,
     Ticket,
     configured_budget,
@@ -66,6 +67,21 @@ def pool() -> Pool | None:
             _POOL = Pool(workers, long_workers=configured_long_workers(workers), budget=configured_budget()).start()
             atexit.register(_POOL.close)
         return _POOL
+
+
+def current() -> Pool | None:
+    """The pool if it has been started (never starts one)."""
+    return _POOL
+
+
+def start_early() -> None:
+    """Start the pool now, if it can be (a bad setting is reported when a page first
+    scores, not here): the app calls this before importing its pages, so the workers' warm-up
+    runs on another core while this process loads its modules."""
+    try:
+        pool()
+    except PoolError:
+        pass
 
 
 def warm_status() -> warmup.WarmupStatus | None:

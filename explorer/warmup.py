@@ -57,6 +57,7 @@ class WarmupStatus:
         errors: (label, "Type: message") of each failed step.
         seconds: time since the warm-up started (its duration once finished).
         finished: every step has run.
+        timings: (label, wall seconds, CPU seconds of this process) of each step done.
     """
 
     done: int
@@ -65,6 +66,7 @@ class WarmupStatus:
     errors: tuple[tuple[str, str], ...]
     seconds: float
     finished: bool
+    timings: tuple[tuple[str, float, float], ...] = ()
 
     @property
     def share(self) -> float:
@@ -141,6 +143,7 @@ def read_status(path: Path) -> WarmupStatus | None:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
         data["errors"] = tuple(tuple(e) for e in data["errors"])
+        data["timings"] = tuple(tuple(t) for t in data.get("timings", ()))
         return WarmupStatus(**data)
     except (OSError, ValueError, TypeError, KeyError):
         return None
@@ -160,6 +163,7 @@ class Warmup:
         self._done = 0
         self._current = ""
         self._errors: list[tuple[str, str]] = []
+        self._timings: list[tuple[str, float, float]] = []
         self._started = 0.0
         self._ended = 0.0
 
@@ -184,7 +188,8 @@ class Warmup:
         with self._lock:
             end = self._ended if self.finished else time.monotonic()
             return WarmupStatus(self._done, self._total, self._current, tuple(self._errors),
-                                end - self._started if self._started else 0.0, self.finished)
+                                end - self._started if self._started else 0.0, self.finished,
+                                tuple(self._timings))
 
     def run(self) -> WarmupStatus:
         """Run every step on the calling thread (instead of :meth:`start`); the final status."""
@@ -211,6 +216,7 @@ class Warmup:
                 with self._lock:
                     self._current = step.label
                 self._changed()
+                wall, cpu = time.monotonic(), time.process_time()
                 try:
                     step.run()
                 except Exception as err:  # recorded; the method reports it again when used
@@ -218,6 +224,7 @@ class Warmup:
                         self._errors.append((step.label, f"{type(err).__name__}: {err}"))
                 with self._lock:
                     self._done += 1
+                    self._timings.append((step.label, time.monotonic() - wall, time.process_time() - cpu))
         finally:
             with self._lock:
                 self._current = ""

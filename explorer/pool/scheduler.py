@@ -55,6 +55,10 @@ QUEUED, RUNNING, DONE = "queued", "running", "done"
 LONG_NICENESS = 10
 #: A running job superseded after this many seconds is killed (sooner, it finishes unseen).
 KILL_AFTER = 0.5
+#: Exit codes of a worker stopped from outside (SIGTERM, SIGINT, SIGHUP: the server's process
+#: group is shutting down): not replaced, which would start a new fork server mid-shutdown.
+#: A crash (an exception, SIGSEGV) or the kernel's OOM killer (SIGKILL) is replaced.
+STOPPED = frozenset({-15, -2, -1})
 
 
 class PoolError(ExplorerError, RuntimeError):
@@ -444,7 +448,7 @@ class Pool:
                 self._resolve(job, WorkerLost(
                     f"the worker process running {job.label or 'this job'} stopped (exit code {code}); "
                     "it has been replaced: try again, or shorten the input"))
-            if not self._closed:
+            if not self._closed and (worker.killed or code not in STOPPED):
                 self._request_spawn(worker.lane)
         worker.conn.close()
 

@@ -236,3 +236,19 @@ def _alive(pid: int) -> bool:
             return handle.read().split(")")[-1].split()[0] != "Z"
     except OSError:
         return False
+
+
+def test_a_worker_stopped_from_outside_is_not_replaced(pool: Pool) -> None:
+    """SIGTERM to a worker means its process group is shutting down (the server is being
+    stopped): replacing it would start a new fork server mid-shutdown."""
+    import signal
+
+    victim = pool.submit("a", jobs.pid).result(WAIT)
+    ticket = pool.submit("a", jobs.sleep_then, 20.0)
+    _until(lambda: ticket.status().state == "running")
+    os.kill(victim, signal.SIGTERM)
+    with pytest.raises(WorkerLost):
+        ticket.result(WAIT)
+    _until(lambda: pool.ready == 1)
+    time.sleep(0.5)
+    assert pool.ready == 1 and victim not in pool.pids()
