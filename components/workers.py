@@ -69,6 +69,16 @@ def pool() -> Pool | None:
         return _POOL
 
 
+def reset() -> None:
+    """Close the pool (if any) and forget the setting: the next :func:`pool` reads the
+    environment again (tests switch between in-process and the pool)."""
+    global _POOL, _DISABLED
+    with _LOCK:
+        if _POOL is not None:
+            _POOL.close()
+        _POOL, _DISABLED = None, False
+
+
 def current() -> Pool | None:
     """The pool if it has been started (never starts one)."""
     return _POOL

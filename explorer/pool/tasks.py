@@ -54,6 +54,14 @@ def align_pair(pair: Pair, name: str) -> Any:
     return get_aligner(name).align(analyze_pair(pair))
 
 
+def align_chunk(pairs: Sequence[Pair], name: str) -> list[Alignment]:
+    """The registered aligner's alignment of each pair (the Compare page's F1 per problem)."""
+    from explorer.aligners import get_aligner
+
+    aligner = get_aligner(name)
+    return [aligner.align(analyze_pair(pair)).alignment for pair in pairs]
+
+
 def itg_parse(pair: Pair, variant: str) -> Any:
     """The best biparse of the pair under one ITG configuration (the ITG panel's tree)."""
     from explorer.aligners.itg import ItgScorer

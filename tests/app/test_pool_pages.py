@@ -1,0 +1,59 @@
+"""The Pair page with the worker pool on (as a served app runs it), under AppTest: the strip
+and every method tab come from the workers, equal to scoring in-process, and this process
+(the server) builds no scorer or aligner at all."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from components import analysis, state, workers
+from components.panels import PANELS
+from explorer.aligners import ALIGNERS
+from explorer.preprocess import analyze_pair, make_pair
+from explorer.scorers import SCORERS, get_scorer
+
+APP = str(Path(__file__).resolve().parents[2] / "app.py")
+PAIR = ("John bought a new car last week in Kettleby.", "Last week, John purchased a new automobile.")
+
+
+@pytest.fixture
+def pool_on(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    monkeypatch.setenv("EXPLORER_WORKERS", "1")
+    monkeypatch.setenv("EXPLORER_LONG_WORKERS", "1")
+    workers.reset()
+    analysis.RESULTS.clear()
+    try:
+        yield
+    finally:
+        workers.reset()  # back to in-process for the other tests
+        analysis.RESULTS.clear()
+
+
+@pytest.mark.slow
+def test_the_pair_page_scores_and_draws_every_tab_on_the_workers(pool_on: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    expected = {n: float(get_scorer(n).score(analyze_pair(make_pair(*PAIR))).value) for n in SCORERS}
+
+    def refuse(name: str) -> object:
+        raise AssertionError(f"{name} was built in the server's process")
+
+    for registry in (SCORERS, ALIGNERS):
+        monkeypatch.setattr(registry, "build", refuse)
+    at = AppTest.from_file(APP, default_timeout=600).run()
+    at.text_area(key="pair_text").set_value(PAIR[0])
+    at.text_area(key="pair_hypothesis").set_value(PAIR[1]).run()
+    assert not at.exception, at.exception
+    assert not at.error, [e.value for e in at.error]
+    strip = at.html[0].value
+    assert 'data-pending="0"' in strip and f'data-methods="{len(SCORERS)}"' in strip
+    table = next(df.value for df in at.table if "name" in df.value.columns).set_index("name")
+    for name, value in expected.items():
+        assert table.loc[name, "value"] == round(value, 4), name
+    assert workers.current() is not None and workers.current().stats()["completed"] >= 1
+    for panel in PANELS.values():  # each tab, drawn from the workers' results
+        at.session_state[state.PAIR_METHOD_TAB.key] = panel.label
+        at.run()
+        assert not at.exception and not at.error, (panel.name, [e.value for e in at.error])
