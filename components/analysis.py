@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 
 from components import workers
 from explorer.pairs import Pair
-from explorer.pool import BudgetExceeded, PoolError, cost, tasks
+from explorer.pool import PoolError, cost, tasks
 from explorer.pool.tasks import Outcome
 from explorer.preprocess import AnalyzedPair
 from explorer.scorers import SCORERS
@@ -198,10 +198,7 @@ def score_each(names: Sequence[str], analyzed: AnalyzedPair,
         attempt(partial(_raise, error), SCORERS[name].label)
     unfinished = [n for n in names if n not in scored.results and n not in scored.errors]
     if scored.stopped is not None and unfinished:
-        error = scored.stopped
-        if isinstance(error, BudgetExceeded):
-            error = BudgetExceeded(workers.budget_advice(error), error.budget)
-        attempt(partial(_raise, error), ", ".join(SCORERS[n].label for n in unfinished))
+        attempt(partial(_raise, scored.stopped), ", ".join(SCORERS[n].label for n in unfinished))
     return scored.results
 
 

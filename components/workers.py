@@ -26,7 +26,6 @@ import streamlit as st
 from components.text import plain
 from explorer import warmup
 from explorer.pool import (
-    BudgetExceeded,
     JobStatus,
     Pool,
     PoolError,
@@ -107,12 +106,6 @@ def session_id() -> str | None:
     return ctx.session_id if ctx is not None else None
 
 
-def budget_advice(error: BudgetExceeded) -> str:
-    """The budget refusal with what to do about it."""
-    return (f"{error} Shorten the pair, or score it from the command line, which has no such budget: "
-            "`python -m explorer score --text ... --hypothesis ...`.")
-
-
 def describe(status: JobStatus, what: str, workers: int) -> str:
     """One status line for a job being waited for."""
     if status.state == "queued":
@@ -137,13 +130,15 @@ def _show(place: Any, ticket: Ticket, what: str, workers: Pool) -> None:
 
 
 def run(fn: Callable[..., T], *args: Any, what: str, long: bool = False, slot: Any = None,
-        on_partial: Callable[[Any], None] | None = None, **kwargs: Any) -> T:
+        on_partial: Callable[[Any], None] | None = None, session: str | None = None, **kwargs: Any) -> T:
     """``fn(*args, **kwargs)`` on a worker (or here, without a pool), waited for with a
     status line in ``slot`` (an ``st.empty()``; a new one when None).
 
     ``fn`` must be importable by name (a module-level function of :mod:`explorer.pool.tasks`
     or the library) and its arguments must pickle. ``what`` names the job on the page;
-    ``long`` sends it to the long lane; ``on_partial`` receives each item it emits.
+    ``long`` sends it to the long lane; ``on_partial`` receives each item it emits;
+    ``session`` replaces the browser session's id (a job run off the page's thread, such as
+    a download's, names the session it belongs to).
 
     Raises:
         The job's own error; :class:`explorer.pool.BudgetExceeded` past the budget;
@@ -154,7 +149,8 @@ def run(fn: Callable[..., T], *args: Any, what: str, long: bool = False, slot: A
     if workers is None:
         with emitting(on_partial or (lambda item: None)):
             return fn(*args, **kwargs)
-    ticket = workers.submit(session_id(), fn, *args, long=long, label=what, on_partial=on_partial, **kwargs)
+    ticket = workers.submit(session or session_id(), fn, *args, long=long, label=what, on_partial=on_partial,
+                            **kwargs)
     try:
         _wait(ticket, what, slot, workers)
     except BaseException:  # a rerun, a stop, a closed tab: nobody wants the result any more

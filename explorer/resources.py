@@ -12,6 +12,7 @@ reached it says so in one line and the app goes on degraded (:func:`ensure`).
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -74,7 +75,9 @@ RESOURCES: tuple[Resource, ...] = (
 NLTK_UNUSED_BRIDGES = ("sklearn", "scipy.stats")
 
 
-@cache
+_NLTK_IMPORT = threading.Lock()
+
+
 def import_nltk() -> Any:
     """``import nltk``, without the bridges of :data:`NLTK_UNUSED_BRIDGES`.
 
@@ -84,21 +87,22 @@ def import_nltk() -> Any:
     it (the server and the warm worker pool's fork server). While NLTK is imported here,
     those two names are marked missing, so NLTK skips its bridges; afterwards they import
     normally for whoever needs them (the MT-metric classifier, the correlations). Call it
-    before anything else imports NLTK; later calls return the module.
+    before anything else imports NLTK; later calls return the module. Thread-safe: a second
+    thread waits for the first thread's import to finish (never sees half a module).
     """
-    import sys
+    with _NLTK_IMPORT:
+        if "nltk" not in sys.modules:
+            hidden = [name for name in NLTK_UNUSED_BRIDGES if name not in sys.modules]
+            for name in hidden:
+                sys.modules[name] = None  # type: ignore[assignment]  # "not installed", for this import only
+            try:
+                import nltk
+            finally:
+                for name in hidden:
+                    if sys.modules.get(name, 0) is None:
+                        del sys.modules[name]
+    import nltk  # (waits for an import another thread started without this function)
 
-    if "nltk" in sys.modules:
-        return sys.modules["nltk"]
-    hidden = [name for name in NLTK_UNUSED_BRIDGES if name not in sys.modules]
-    for name in hidden:
-        sys.modules[name] = None  # type: ignore[assignment]  # "not installed", for this import only
-    try:
-        import nltk
-    finally:
-        for name in hidden:
-            if sys.modules.get(name, 0) is None:
-                del sys.modules[name]
     return nltk
 
 

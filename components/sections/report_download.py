@@ -50,10 +50,13 @@ def render_report_download(loaded: LoadedDataset, analyzed: AnalyzedPair, result
     missing = [SCORERS[n].label for n in SCORERS if n not in results]
     notes = [f"Not in the table (not run on this page yet): {', '.join(missing)}."] if missing else []
 
+    # One report in flight per browser session (its own slot: a download does not stop the page's jobs).
+    session = f"{workers.session_id()}:report"
+
     def build() -> str:
         try:
             return workers.run(pair_report, pair, where=where, rows=rows, notes=notes, what="Building the report",
-                               long=cost.is_long([pair], REPORT_METHODS))
+                               long=cost.is_long([pair], REPORT_METHODS), session=session)
         except PoolError as err:  # past its budget, say: the file says so instead of failing
             return report_html(text=pair.text, hypothesis=pair.hypothesis, gold_label=pair.label, gold=pair.entails,
                                where=where, rows=rows, figures=[], notes=[*notes, f"No figures: {err}"])

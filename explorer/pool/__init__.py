@@ -81,7 +81,7 @@ def configured_long_workers(workers: int) -> int:
 
 def configured_budget() -> float:
     """``EXPLORER_JOB_SECONDS``, else :data:`DEFAULT_BUDGET`."""
-    return _number(BUDGET_ENV, DEFAULT_BUDGET, minimum=0.1)
+    return _number(BUDGET_ENV, DEFAULT_BUDGET, minimum=0.01)
 
 
 __all__ = [

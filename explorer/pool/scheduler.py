@@ -464,8 +464,10 @@ class Pool:
                     continue  # superseded, finishing unseen: stopped all the same
                 self.counts["budget"] += 1
                 self._resolve(job, BudgetExceeded(
-                    f"{job.label or 'the job'} ran past this server's budget of {job.budget:g} s per request "
-                    "and was stopped (a shared server keeps every visitor's pages quick)", job.budget))
+                    f"{job.label or 'the job'} ran past this server's budget of {job.budget:g} s per request and "
+                    "was stopped, so that one long request cannot slow everyone else's. Shorten the input, or "
+                    "run it from the command line, which has no such budget (for one pair: `python -m explorer "
+                    "score --text ... --hypothesis ...`)", job.budget))
 
     # -- starting workers -----------------------------------------------------------------
 

@@ -57,3 +57,18 @@ def test_the_pair_page_scores_and_draws_every_tab_on_the_workers(pool_on: None, 
         at.session_state[state.PAIR_METHOD_TAB.key] = panel.label
         at.run()
         assert not at.exception and not at.error, (panel.name, [e.value for e in at.error])
+
+
+@pytest.mark.slow
+def test_a_pair_past_the_time_budget_is_refused_naming_the_budget_and_what_to_do(
+        pool_on: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("EXPLORER_JOB_SECONDS", "0.05")  # no pair's strip is that quick
+    workers.reset()
+    words = "the harbour master of Kettleby said the new ferry would start its crossings in spring".split()
+    at = AppTest.from_file(APP, default_timeout=600).run()
+    at.text_area(key="pair_text").set_value(" ".join(words * 3))
+    at.text_area(key="pair_hypothesis").set_value(" ".join(words[:10]) + " soon").run()
+    assert not at.exception, at.exception
+    refusals = [e.value for e in at.error if "budget of 0.05 s" in e.value]
+    assert refusals and "command line" in refusals[0] and "python -m explorer score" in refusals[0]
+    assert workers.current() is not None and workers.current().stats()["budget"] >= 1
