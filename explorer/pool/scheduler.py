@@ -377,11 +377,9 @@ class Pool:
         return max(0.0, min(j.started + j.budget for j in held) - time.monotonic()) + 0.01
 
     def _dispatch(self) -> None:
-        idle = sorted((w for w in self._workers if w.job is None and not w.killed), key=lambda w: w.lane != SHORT)
+        idle = [w for w in self._workers if w.job is None and not w.killed]
         for worker in idle:
             lane_queue = self._queues[worker.lane]
-            if not lane_queue and worker.lane == LONG:
-                lane_queue = self._queues[SHORT]  # a short job may borrow an idle long worker
             if not lane_queue:
                 continue
             job = lane_queue.popleft()
