@@ -72,3 +72,31 @@ def test_a_pair_past_the_time_budget_is_refused_naming_the_budget_and_what_to_do
     refusals = [e.value for e in at.error if "budget of 0.05 s" in e.value]
     assert refusals and "command line" in refusals[0] and "python -m explorer score" in refusals[0]
     assert workers.current() is not None and workers.current().stats()["budget"] >= 1
+
+
+@pytest.mark.slow
+def test_evaluate_the_counterfactual_and_the_alignment_editor_run_on_the_workers(
+        pool_on: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(name: str) -> object:
+        raise AssertionError(f"{name} was built in the server's process")
+
+    for registry in (SCORERS, ALIGNERS):
+        monkeypatch.setattr(registry, "build", refuse)
+    at = AppTest.from_file(APP, default_timeout=600).run()
+    # The counterfactual: every interactive scorer on both pairs, one job.
+    next(t for t in at.toggle if t.label == "Edit a copy of this pair").set_value(True).run()
+    area = next(t for t in at.text_area if t.label == "Edited hypothesis")
+    area.input(area.value + " not").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    changes = next(d.value for d in at.dataframe if "change" in d.value.columns)
+    assert len(changes) >= 3 and changes["edited"].notna().all()
+    # The alignment editor, started from MANLI's alignment; MANLI scores the edited one.
+    next(t for t in at.toggle if t.label == "Edit this pair's alignment").set_value(True).run()
+    next(s for s in at.selectbox if s.label == "Start from").set_value("manli").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("MANLI on this alignment" in m.value for m in at.markdown)
+    # Evaluate: the dataset's scores in chunk jobs.
+    at.switch_page("components/pages/evaluate.py").run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert len(at.get("plotly_chart")) == 3
+    assert workers.current() is not None and workers.current().stats()["completed"] >= 4
