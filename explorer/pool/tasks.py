@@ -13,6 +13,7 @@ error, not the end of the job.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from explorer.pairs import Pair
@@ -60,6 +61,27 @@ def align_chunk(pairs: Sequence[Pair], name: str) -> list[Alignment]:
 
     aligner = get_aligner(name)
     return [aligner.align(analyze_pair(pair)).alignment for pair in pairs]
+
+
+def run_aligner_chunk(pairs: Sequence[Pair], name: str, model: str = "") -> tuple[list[Alignment], list[float]]:
+    """The aligner's alignment of each pair and the seconds each took
+    (:func:`explorer.alignment_eval.run_aligner`; ``model``: a shipped MANLI model by name,
+    for ``manli``), for the Aligners page."""
+    from explorer.aligners import get_aligner
+    from explorer.aligners.manli import DEFAULT_MODEL_NAME
+    from explorer.alignment_eval import run_aligner
+
+    aligner = get_aligner(name)
+    if name == "manli" and model and model != DEFAULT_MODEL_NAME:
+        aligner = _manli_with(model)
+    return run_aligner(aligner, pairs)
+
+
+@lru_cache(maxsize=4)
+def _manli_with(model: str) -> Any:
+    from explorer.aligners import get_aligner
+
+    return get_aligner("manli").with_model(model)  # type: ignore[attr-defined]
 
 
 def itg_parse(pair: Pair, variant: str) -> Any:
@@ -111,6 +133,16 @@ def counterfactual_links(original: Pair, edited: Pair, name: str) -> Any:
     before, after = analyze_pair(original), analyze_pair(edited)
     return alignment_diff(aligner.align(before).alignment, (before.text.tokens, before.hypothesis.tokens),
                           aligner.align(after).alignment, (after.text.tokens, after.hypothesis.tokens))
+
+
+def mt_experiment(train: Sequence[Pair], test: Sequence[Pair], groups: Sequence[str], folds: int) -> Any:
+    """Finch et al.'s SVM over MT-metric features: ``folds``-fold cross-validation on
+    ``train`` (``folds`` > 0), else trained on ``train`` and tested on ``test``."""
+    from explorer.mtclassify import cross_validate, train_test
+
+    if folds:
+        return cross_validate(train, tuple(groups), folds=folds)
+    return train_test(train, test, tuple(groups))
 
 
 def score_chunk(pairs: Sequence[Pair], name: str) -> np.ndarray:
