@@ -46,12 +46,19 @@ def render_mtmetrics_comparison(train: Dataset, test: Dataset | None = None, *, 
 
 def render_corpus_statistics(dataset: Dataset) -> None:
     """Finch et al.'s Table 1 for a dataset: mean lengths, LDR, edit distance, per task."""
+    from components import workers
     from explorer.mtclassify import ClassifyError, corpus_statistics
+    from explorer.pool import PoolError, cost
 
-    try:
-        rows = corpus_statistics(dataset.pairs)
+    pairs = list(dataset.pairs)
+    try:  # a word edit distance per pair: on a worker (long for a large dataset)
+        rows = workers.run(corpus_statistics, pairs, what=f"Computing the statistics of {len(pairs):,} pairs",
+                           long=cost.is_long(pairs, ["wer"]))
     except ClassifyError as err:
         st.info(str(err))
+        return
+    except PoolError as err:
+        st.error(str(err))
         return
     st.dataframe(
         [{"group": r.group, "pairs": r.n, "positive": r.positive_share, "text tokens": r.mean_text_length,
