@@ -80,6 +80,27 @@ LOADS = {
 }
 
 
+def scorer_step_label(name: str) -> str:
+    """The label of a registered scorer's step ("Bracketing ITG (scorer: numba chart kernel)")."""
+    from explorer.scorers import SCORERS
+
+    loads = f": {LOADS[name]}" if name in LOADS else ""
+    return f"{SCORERS[name].label} (scorer{loads})"
+
+
+def cache_step(processes: int) -> Step | None:
+    """On a first start, one step that builds the missing disk caches in ``processes``
+    parallel helpers (:mod:`explorer.disk_caches`); None when every cache is built."""
+    from explorer import disk_caches
+
+    todo = disk_caches.missing()
+    if not todo:
+        return None
+    groups = len(disk_caches.share(todo, processes))
+    return Step(f"first start on this machine: building {len(todo)} disk caches in {groups} processes "
+                f"({', '.join(c.label.split(' (')[0] for c in todo)})", lambda: disk_caches.build_missing(processes))
+
+
 def resource_steps() -> list[Step]:
     """The shared resources, one named step each, in the order the methods need them."""
     from explorer import preprocess
@@ -110,9 +131,8 @@ def default_steps() -> list[Step]:
 
     pair = make_pair(TEXT, HYPOTHESIS)
     steps = resource_steps()
-    for name, info in SCORERS.items():
-        loads = f": {LOADS[name]}" if name in LOADS else ""
-        steps.append(Step(f"{info.label} (scorer{loads})",
+    for name in SCORERS:
+        steps.append(Step(scorer_step_label(name),
                           lambda n=name: get_scorer(n).score(analyze_pair(pair))))  # type: ignore[misc]
     for name, aligner in ALIGNERS.items():
         steps.append(Step(f"{aligner.label} (aligner)",

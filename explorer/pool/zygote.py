@@ -61,8 +61,14 @@ def _warm() -> None:
     touch, and so never copy, the pages it shares with this process."""
     path = warmup.status_path(os.getppid())
     gc.disable()
+    def steps() -> list[warmup.Step]:
+        from explorer.pool import usable_cores
+
+        first = warmup.cache_step(usable_cores())  # a first start: caches built in parallel
+        return [*([first] if first else []), *warmup.default_steps()]
+
     try:
-        warmup.Warmup(warmup.default_steps, on_change=lambda status: warmup.write_status(path, status)).run()
+        warmup.Warmup(steps, on_change=lambda status: warmup.write_status(path, status)).run()
     except Exception:  # noqa: BLE001 - the fork server must start even if the warm-up cannot
         pass
     finally:
