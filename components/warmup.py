@@ -59,10 +59,12 @@ def _progress() -> tuple[bool, warmup.WarmupStatus]:
     not ready (their steps are the long ones), then this process's."""
     local = start_warmup().status()
     pool = workers.current()
-    if pool is not None and not pool.ready:
-        remote = workers.warm_status()
-        return False, remote if remote is not None and remote.total else local
-    return local.finished, local
+    if pool is None:
+        return local.finished, local
+    # With workers, the page needs them, not this process's own steps (the figure library
+    # is for the figures, which come in the next run anyway).
+    remote = workers.warm_status()
+    return pool.ready > 0, remote if remote is not None and remote.total else local
 
 
 def wait_for_warmup() -> None:
