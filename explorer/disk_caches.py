@@ -30,12 +30,14 @@ class DiskCache:
     """One derived thing kept on disk.
 
     Attributes:
+        name: what it is, in a few words ("Brown IC").
         label: the warm-up step that builds it (:func:`explorer.warmup.default_steps`).
         phase: 0 for data, 1 for compiled kernels (built after the data they read).
         seconds: CPU seconds to build it on the reference machine (for sharing the work out).
         built: whether it is on disk already (or has nothing to build: its resource is missing).
     """
 
+    name: str
     label: str
     phase: int
     seconds: float
@@ -78,16 +80,19 @@ def caches() -> list[DiskCache]:
     from explorer.warmup import scorer_step_label
 
     return [
-        DiskCache("Brown information weights (NIST, disk cache)", 0, 14.4, _resource_file("brown", BROWN_CACHE_NAME, nist_cache_dir)),
-        DiskCache("Brown word frequencies (bag-of-words idf, disk cache)", 0, 4.2,
+        DiskCache("Brown NIST weights", "Brown information weights (NIST, disk cache)", 0, 14.4,
+                  _resource_file("brown", BROWN_CACHE_NAME, nist_cache_dir)),
+        DiskCache("Brown idf", "Brown word frequencies (bag-of-words idf, disk cache)", 0, 4.2,
                   _resource_file("brown", IDF_CACHE_NAME)),
-        DiskCache("WordNet information content from Brown (disk cache)", 0, 20.2,
+        DiskCache("WordNet IC", "WordNet information content from Brown (disk cache)", 0, 20.2,
                   _resource_file("brown", IC_CACHE_NAME)),
-        DiskCache("WordNet index and lemmatizer", 0, 2.3, _resource_file("wordnet", "wordnet-index-*.json")),
-        DiskCache("PPDB paraphrase table", 0, 1.6, _resource_file("mwa_ppdb", "ppdb-lexical-*.json")),
-        DiskCache(scorer_step_label("itg"), 1, 2.5, _kernels("aligners/itg_kernel.py")),
-        DiskCache(scorer_step_label("manli"), 1, 13.7, _kernels("aligners/manli_kernel.py")),
-        DiskCache(scorer_step_label("pfsm"), 1, 8.3, _kernels("edit_distance/automaton.py", "edit_distance/features.py")),
+        DiskCache("WordNet index", "WordNet index and lemmatizer", 0, 2.3,
+                  _resource_file("wordnet", "wordnet-index-*.json")),
+        DiskCache("PPDB", "PPDB paraphrase table", 0, 1.6, _resource_file("mwa_ppdb", "ppdb-lexical-*.json")),
+        DiskCache("ITG kernel", scorer_step_label("itg"), 1, 2.5, _kernels("aligners/itg_kernel.py")),
+        DiskCache("MANLI kernels", scorer_step_label("manli"), 1, 13.7, _kernels("aligners/manli_kernel.py")),
+        DiskCache("pFSM/pPDA kernels", scorer_step_label("pfsm"), 1, 8.3,
+                  _kernels("edit_distance/automaton.py", "edit_distance/features.py")),
     ]
 
 

@@ -98,7 +98,7 @@ def cache_step(processes: int) -> Step | None:
         return None
     groups = len(disk_caches.share(todo, processes))
     return Step(f"first start on this machine: building {len(todo)} disk caches in {groups} processes "
-                f"({', '.join(c.label.split(' (')[0] for c in todo)})", lambda: disk_caches.build_missing(processes))
+                f"({', '.join(c.name for c in todo)})", lambda: disk_caches.build_missing(processes))
 
 
 def resource_steps() -> list[Step]:

@@ -12,7 +12,7 @@ from explorer.disk_caches import DiskCache
 
 
 def _cache(label: str, seconds: float, phase: int = 0, built: bool = False) -> DiskCache:
-    return DiskCache(label, phase, seconds, lambda: built)
+    return DiskCache(label.split(" (")[0], label, phase, seconds, lambda: built)
 
 
 def test_every_cache_names_a_warm_up_step() -> None:
