@@ -25,7 +25,8 @@ average::
   soon as the health check answers; the seconds from the server process's start to the
   first complete verdict strip on screen (polled every 0.1 s), each warm-up line the page
   showed and when, and the memory of the server's processes then. ``--workers 0`` runs
-  the app without the pool, for comparison.
+  the app without the pool, for comparison; ``--root DIR`` serves another checkout's
+  ``app.py`` (e.g. ``git archive main | tar -x -C DIR``: the app before the pool).
 """
 
 from __future__ import annotations
@@ -349,8 +350,8 @@ def bench_cold(args: argparse.Namespace) -> None:
 
     from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, free_port
 
-    print(f"== cold start, EXPLORER_WORKERS={'default' if args.workers is None else args.workers} "
-          f"(load {load_average()})")
+    print(f"== cold start of {args.root}/app.py, EXPLORER_WORKERS={'default' if args.workers is None else args.workers}"
+          f" (load {load_average()})")
     print("disk caches: " + "; ".join(cache_state()))
     for run in range(args.cold_runs):
         port = free_port()
@@ -364,7 +365,7 @@ def bench_cold(args: argparse.Namespace) -> None:
             server = subprocess.Popen(
                 [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
                  "--server.port", str(port), "--server.address", "127.0.0.1"],
-                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+                cwd=args.root, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
             try:
                 page = browser.new_page()
                 url = f"http://127.0.0.1:{port}"
@@ -418,6 +419,7 @@ def main() -> int:
     parser.add_argument("--budget", type=float, default=30.0)
     parser.add_argument("--cold-runs", type=int, default=2)
     parser.add_argument("--cold-caches", action="store_true", help="empty cache folders (a first start)")
+    parser.add_argument("--root", type=Path, default=ROOT, help="the checkout whose app.py the cold target serves")
     args = parser.parse_args()
     if args.cold_caches:
         os.environ["EXPLORER_CACHE_DIR"] = tempfile.mkdtemp(prefix="explorer-cache-")

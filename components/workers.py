@@ -18,6 +18,7 @@ from __future__ import annotations
 import atexit
 import os
 import threading
+import time
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -43,6 +44,8 @@ POLL = 0.25
 #: A job that answers within this many seconds shows no status line at all.
 QUIET = 0.15
 
+#: When this process imported the module (a status file older than that is another process's).
+_STARTED = time.time()
 _POOL: Pool | None = None
 _DISABLED = False
 _LOCK = threading.Lock()
@@ -62,7 +65,7 @@ def pool() -> Pool | None:
             if workers == 0:
                 _DISABLED = True
                 return None
-            warmup.status_path(os.getpid()).unlink(missing_ok=True)  # a stale file of an earlier process
+            _forget_stale_status()
             _POOL = Pool(workers, long_workers=configured_long_workers(workers), budget=configured_budget()).start()
             atexit.register(_POOL.close)
         return _POOL
@@ -81,6 +84,16 @@ def reset() -> None:
 def current() -> Pool | None:
     """The pool if it has been started (never starts one)."""
     return _POOL
+
+
+def _forget_stale_status() -> None:
+    """Remove a status file an earlier process of the same id left (older than this one)."""
+    path = warmup.status_path(os.getpid())
+    try:
+        if path.stat().st_mtime < _STARTED:
+            path.unlink()
+    except OSError:
+        pass
 
 
 def start_early() -> None:
