@@ -1,6 +1,6 @@
 """Benchmark: the worker pool the app scores in (``explorer/pool``), and the app's cold start.
 
-Three targets (``--only warmup,load,cold``), each printing its figures with the load
+Four targets (``--only warmup,costs,load,cold``), each printing its figures with the load
 average::
 
     NLTK_DATA=../shared/nltk_data .venv/bin/python -m bench.bench_pool [--only ...]
@@ -11,6 +11,9 @@ average::
   (Brown tables, WordNet index, PPDB, numba kernels) were there before it started.
   ``--cold-caches`` runs it with empty cache folders (``EXPLORER_CACHE_DIR``,
   ``NUMBA_CACHE_DIR``), i.e. a first start on a new machine.
+- ``costs``: the long/short estimate of :mod:`explorer.pool.cost` beside the CPU seconds
+  each scorer really takes (warm, in this process) on the RTE2 dev pairs with the highest
+  estimates and on the 1,999 x 50-token pair (its fast and its slow methods).
 - ``load``: ``--sessions`` simulated students, each a thread that submits what the Pair page
   submits for a pair (one job: every scorer on an RTE2 dev pair, the strip), waits for it,
   thinks ``--think`` seconds (uniform), again, for ``--duration`` seconds. Run twice: alone,
@@ -236,6 +239,41 @@ def bench_warmup(args: argparse.Namespace) -> None:
           f"steps + fork); errors: {len(status.errors)} (load {load_average()})")
 
 
+def bench_costs(args: argparse.Namespace) -> None:
+    from explorer.preprocess import analyze_pair
+    from explorer.scorers import get_scorer
+
+    print(f"== costs: estimated vs measured CPU seconds (load {load_average()})")
+    for step in warmup.default_steps():
+        step.run()
+    pairs = rte_pairs()
+    names = list(SCORERS)
+
+    def measured(pair: Pair, methods: list[str]) -> float:
+        analyzed, total = analyze_pair(pair), 0.0
+        for name in methods:
+            started = time.process_time()
+            try:
+                get_scorer(name).score(analyzed)
+            except Exception:  # noqa: BLE001 - a refusal costs what it costs
+                pass
+            total += time.process_time() - started
+        return total
+
+    ranked = sorted(pairs, key=lambda p: -cost.estimate([p], names))
+    for pair in ranked[:5] + [ranked[len(ranked) // 2]]:
+        p, h = cost.words(pair)
+        print(f"  RTE2 pair {pair.id} ({p} x {h} words), every scorer: estimated {cost.estimate([pair], names):.2f} s, "
+              f"measured {measured(pair, names):.2f} s")
+    fast = [n for n, info in SCORERS.items() if info.interactive]
+    slow = [n for n, info in SCORERS.items() if not info.interactive]
+    for what, methods, variant in (("fast", fast, 1), ("slow", slow, 2)):
+        pair = hostile_pair(pairs, variant)
+        print(f"  the 1,999 x 50 pair, {what} methods: estimated {cost.estimate([pair], methods):.2f} s, "
+              f"measured {measured(pair, methods):.2f} s; long: {cost.is_long([pair], methods)}")
+    print(f"  long above {cost.LONG_SECONDS:g} s (load {load_average()})")
+
+
 class Latencies:
     def __init__(self) -> None:
         self.values: list[float] = []
@@ -410,7 +448,7 @@ def bench_cold(args: argparse.Namespace) -> None:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--only", default="warmup,load,cold")
+    parser.add_argument("--only", default="warmup,costs,load,cold")
     parser.add_argument("--sessions", type=int, default=20)
     parser.add_argument("--duration", type=float, default=60.0)
     parser.add_argument("--think", type=float, nargs=2, default=(5.0, 15.0), metavar=("MIN", "MAX"))
@@ -427,6 +465,8 @@ def main() -> int:
     only = set(args.only.split(","))
     if "warmup" in only:
         bench_warmup(args)
+    if "costs" in only:
+        bench_costs(args)
     if "load" in only:
         bench_load(args)
     if "cold" in only:

@@ -1,13 +1,16 @@
 """Whether a job is long, decided before it starts, from the pair sizes and the methods.
 
 The pool runs long jobs in a lane of its own at a lower priority (:mod:`.scheduler`), so a
-long pair cannot hold back other visitors' short ones. What makes a job long is the slow
-work every method does per text x hypothesis token pair (the growth each method's cost
-model in :mod:`explorer.limits` states): :data:`SECONDS_PER_TOKEN_PAIR` holds, per scorer,
-the seconds per token pair measured on the 1,990 x 42-token pair of ``bench/bench_pool.py
---costs`` on this 2-core machine under load (so on the slow side). A job whose estimate
-passes :data:`LONG_SECONDS` is long. Token counts are estimated from white space (the
-tokenizer splits a little more), since the estimate must cost nothing.
+long pair cannot hold back other visitors' short ones. A method's CPU time on a pair is
+about a fixed part plus a part per text x hypothesis token pair (the growth each method's
+cost model in :mod:`explorer.limits` states); :data:`SECONDS_PER_PAIR` and
+:data:`SECONDS_PER_TOKEN_PAIR` hold both, per scorer, fitted to the CPU seconds measured on
+an RTE2 pair of 35 x 32 words and on the 1,999 x 50-token pair on this 2-core machine
+(``bench/bench_pool.py --only costs`` prints the estimates beside the measured times). A
+job whose estimate passes :data:`LONG_SECONDS` is long: no RTE2 dev pair's strip is (the
+longest takes about 0.55 s of CPU), the slow methods on the long pair are (about 7.6 s).
+Token counts are estimated from white space (the tokenizer splits a little more), since the
+estimate must cost nothing.
 """
 
 from __future__ import annotations
@@ -16,15 +19,21 @@ from collections.abc import Iterable, Sequence
 
 from explorer.pairs import Pair
 
-#: Estimated seconds per text x hypothesis token pair, by scorer (aligners use their
-#: scorer's). Methods not listed (the n-gram metrics) cost well under a microsecond.
-SECONDS_PER_TOKEN_PAIR: dict[str, float] = {
-    "wer": 1.5e-6, "pos_per": 3e-6, "bow": 2e-5, "itg": 3e-6, "itg_stop": 2e-6, "itg_entail": 3e-6,
-    "itg_lex": 8e-5, "manli": 3e-4, "combined": 3.2e-4, "pfsm": 3e-4, "ppda": 1e-4,
+#: Estimated CPU seconds per pair, by scorer (aligners use their scorer's).
+SECONDS_PER_PAIR: dict[str, float] = {
+    "pos_per": 0.01, "bow": 0.01, "itg": 0.02, "itg_stop": 0.02, "itg_entail": 0.02, "itg_lex": 0.067,
+    "pfsm": 0.066, "ppda": 0.05,
 }
-#: Every method pays this per pair (analysis, tags, a lookup or two).
+#: Estimated CPU seconds per text x hypothesis token pair, by scorer. MANLI (and the
+#: combined classifier, which runs it) grows with its candidate edits, which the limits
+#: refuse past 300,000: its small-pair rate bounds it.
+SECONDS_PER_TOKEN_PAIR: dict[str, float] = {
+    "wer": 6.4e-7, "pos_per": 1e-6, "bow": 5.3e-6, "itg": 9e-7, "itg_stop": 9e-7, "itg_entail": 9e-7,
+    "itg_lex": 2e-5, "manli": 1.25e-4, "combined": 1.1e-4, "pfsm": 2.2e-5, "ppda": 2.7e-5,
+}
+#: Every other method costs about this per pair (the n-gram metrics).
 SECONDS_PER_METHOD = 2e-4
-#: A job estimated above this many seconds goes to the long lane.
+#: A job estimated above this many CPU seconds goes to the long lane.
 LONG_SECONDS = 1.0
 
 
@@ -34,12 +43,13 @@ def words(pair: Pair) -> tuple[int, int]:
 
 
 def estimate(pairs: Iterable[Pair], methods: Sequence[str]) -> float:
-    """Estimated seconds for ``methods`` on every pair."""
-    per_pair = sum(SECONDS_PER_TOKEN_PAIR.get(m, 0.0) for m in methods)
+    """Estimated CPU seconds for ``methods`` on every pair."""
+    per_token_pair = sum(SECONDS_PER_TOKEN_PAIR.get(m, 0.0) for m in methods)
+    per_pair = sum(SECONDS_PER_PAIR.get(m, SECONDS_PER_METHOD) for m in methods)
     total = 0.0
     for pair in pairs:
         p, h = words(pair)
-        total += per_pair * p * h + SECONDS_PER_METHOD * len(methods)
+        total += per_pair + per_token_pair * p * h
     return total
 
 

@@ -209,7 +209,7 @@ def test_the_pool_is_sized_by_the_environment(monkeypatch: pytest.MonkeyPatch) -
             configured_workers()
 
 
-def test_the_cost_model_calls_an_rte_pair_short_and_the_hostile_pair_long() -> None:
+def test_the_cost_model_calls_an_rte_pair_short_and_the_slow_methods_on_a_long_pair_long() -> None:
     from explorer.pairs import Pair
     from explorer.scorers import SCORERS
 
@@ -217,11 +217,13 @@ def test_the_cost_model_calls_an_rte_pair_short_and_the_hostile_pair_long() -> N
                "Ilse Marrow purchased an automobile.")
     hostile = Pair("h", " ".join(["word"] * 1999), " ".join(["other"] * 50))
     everything = list(SCORERS)
+    fast = [n for n, info in SCORERS.items() if info.interactive]
+    slow = [n for n, info in SCORERS.items() if not info.interactive]
     assert not cost.is_long([rte], everything)
-    assert cost.is_long([hostile], everything)
-    assert cost.is_long([hostile], ["bow"])  # even one quadratic method
-    assert not cost.is_long([hostile], ["bleu", "nist1"])  # the n-gram metrics are linear
-    assert cost.estimate([rte] * 200, ["pfsm"]) > cost.estimate([rte], ["pfsm"]) * 150
+    assert cost.is_long([hostile], slow) and cost.is_long([hostile], ["pfsm"])
+    assert not cost.is_long([hostile], fast)  # under a second of CPU even there (measured 0.69 s)
+    assert cost.estimate([hostile], ["bleu", "nist1"]) < 0.01  # the n-gram metrics are linear
+    assert cost.estimate([rte] * 200, ["pfsm"]) == pytest.approx(200 * cost.estimate([rte], ["pfsm"]))
 
 
 def _until(condition: object, timeout: float = WAIT) -> None:
