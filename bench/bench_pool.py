@@ -150,7 +150,7 @@ def role(pid: int) -> str:
         return "streamlit server"
     if "resource_tracker" in command:
         return "resource tracker"
-    if "explorer.cutoffs" in command:
+    if "explorer.decision.jobs" in command:
         return "background cutoff job"
     if "forkserver" in command:
         return "worker" if b"forkserver" in parent_command else "fork server (zygote)"

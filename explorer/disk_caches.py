@@ -19,6 +19,10 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from explorer.warmup import Step
 
 #: Longest a helper may take (seconds) before it is stopped; its step then runs in the warm-up.
 HELPER_TIMEOUT = 1800.0
@@ -108,6 +112,19 @@ def share(todo: list[DiskCache], processes: int) -> list[list[DiskCache]]:
     for cache in sorted(todo, key=lambda c: -c.seconds):
         min(groups, key=lambda g: sum(c.seconds for c in g)).append(cache)
     return [g for g in groups if g]
+
+
+def cache_step(processes: int) -> Step | None:
+    """On a first start, one warm-up step that builds the missing caches in ``processes``
+    parallel helpers (:func:`build_missing`); None when every cache is built."""
+    from explorer.warmup import Step
+
+    todo = missing()
+    if not todo:
+        return None
+    groups = len(share(todo, processes))
+    return Step(f"first start on this machine: building {len(todo)} disk caches in {groups} processes "
+                f"({', '.join(c.name for c in todo)})", lambda: build_missing(processes))
 
 
 def build_missing(processes: int) -> None:

@@ -88,19 +88,6 @@ def scorer_step_label(name: str) -> str:
     return f"{SCORERS[name].label} (scorer{loads})"
 
 
-def cache_step(processes: int) -> Step | None:
-    """On a first start, one step that builds the missing disk caches in ``processes``
-    parallel helpers (:mod:`explorer.disk_caches`); None when every cache is built."""
-    from explorer import disk_caches
-
-    todo = disk_caches.missing()
-    if not todo:
-        return None
-    groups = len(disk_caches.share(todo, processes))
-    return Step(f"first start on this machine: building {len(todo)} disk caches in {groups} processes "
-                f"({', '.join(c.name for c in todo)})", lambda: disk_caches.build_missing(processes))
-
-
 def resource_steps() -> list[Step]:
     """The shared resources, one named step each, in the order the methods need them."""
     from explorer import preprocess

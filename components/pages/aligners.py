@@ -37,7 +37,7 @@ def _evaluate(key: str, aligner: str, limit: int, pairs: tuple[Pair, ...], model
     """Per-problem figures of one aligner on the first ``limit`` gold problems
     (``model``: MANLI's shipped model by name; ignored for other aligners), aligned on the
     server's workers a chunk at a time, each chunk kept for the whole server."""
-    from explorer.alignment_eval import score_pair
+    from explorer.aligners.evaluation import score_pair
 
     gold = [p for p in pairs if p.gold_alignment is not None][:limit]
     alignments: list[Alignment] = []

@@ -65,11 +65,11 @@ def align_chunk(pairs: Sequence[Pair], name: str) -> list[Alignment]:
 
 def run_aligner_chunk(pairs: Sequence[Pair], name: str, model: str = "") -> tuple[list[Alignment], list[float]]:
     """The aligner's alignment of each pair and the seconds each took
-    (:func:`explorer.alignment_eval.run_aligner`; ``model``: a shipped MANLI model by name,
+    (:func:`explorer.aligners.evaluation.run_aligner`; ``model``: a shipped MANLI model by name,
     for ``manli``), for the Aligners page."""
     from explorer.aligners import get_aligner
+    from explorer.aligners.evaluation import run_aligner
     from explorer.aligners.manli import DEFAULT_MODEL_NAME
-    from explorer.alignment_eval import run_aligner
 
     aligner = get_aligner(name)
     if name == "manli" and model and model != DEFAULT_MODEL_NAME:
@@ -147,13 +147,6 @@ def mt_experiment(train: Sequence[Pair], test: Sequence[Pair], groups: Sequence[
 
 def score_chunk(pairs: Sequence[Pair], name: str) -> np.ndarray:
     """One scorer's values on a chunk of a dataset's pairs (the Evaluate page's scan)."""
-    from explorer.evaluation import score_pairs
+    from explorer.decision.evaluation import score_pairs
 
     return score_pairs(pairs, name)
-
-
-def teaching_trace(method: str, pair: Pair, options: dict[str, str]) -> Any:
-    """A method's teaching trace on a small pair (:mod:`explorer.teaching`)."""
-    from explorer.teaching import tracer
-
-    return tracer(method)(analyze_pair(pair), **options)

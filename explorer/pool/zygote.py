@@ -62,9 +62,10 @@ def _warm() -> None:
     path = warmup.status_path(os.getppid())
     gc.disable()
     def steps() -> list[warmup.Step]:
+        from explorer.disk_caches import cache_step
         from explorer.pool import usable_cores
 
-        first = warmup.cache_step(usable_cores())  # a first start: caches built in parallel
+        first = cache_step(usable_cores())  # a first start: caches built in parallel
         return [*([first] if first else []), *warmup.default_steps()]
 
     try:

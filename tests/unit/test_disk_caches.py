@@ -31,12 +31,12 @@ def test_the_missing_caches_are_shared_out_by_cost() -> None:
 def test_a_first_start_adds_one_step_naming_what_it_builds(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(disk_caches, "caches", lambda: [_cache("Brown tables (x)", 9), _cache("PPDB", 1, built=True),
                                                         _cache("MANLI kernels (y)", 5, phase=1)])
-    step = warmup.cache_step(2)
+    step = disk_caches.cache_step(2)
     assert step is not None
     assert step.label == ("first start on this machine: building 2 disk caches in 2 processes "
                           "(Brown tables, MANLI kernels)")
     monkeypatch.setattr(disk_caches, "caches", lambda: [_cache("PPDB", 1, built=True)])
-    assert warmup.cache_step(2) is None  # every cache built: no step
+    assert disk_caches.cache_step(2) is None  # every cache built: no step
 
 
 @pytest.mark.slow
