@@ -9,7 +9,8 @@ process (whose one interpreter lock would otherwise serialise a whole class on o
 - :mod:`explorer.pool.worker`: the worker's loop and :func:`emit` (partial results);
 - :mod:`explorer.pool.zygote`: the fork server's preload, which warms every method once;
 - :mod:`explorer.pool.tasks`: the jobs the app sends (a pair's scores, an alignment, an
-  ITG parse, a dataset chunk, ...);
+  ITG parse, a dataset chunk, ...; the Teach page sends
+  :func:`components.teach_methods.lesson_of`, the report :func:`components.report.pair_report`);
 - :mod:`explorer.pool.cost`: whether a job is long (the long lane, lower priority) from the
   methods' cost models.
 

@@ -35,6 +35,11 @@ SECONDS_PER_TOKEN_PAIR: dict[str, float] = {
 SECONDS_PER_METHOD = 2e-4
 #: A job estimated above this many CPU seconds goes to the long lane.
 LONG_SECONDS = 1.0
+#: A Teach lesson (the trace and every step's figure), estimated CPU seconds per squared
+#: text x hypothesis token pair, by method: the ITG trace reads every cell of its chart,
+#: about (p x h)² / 4 of them (2.7 s for the 30 x 30 pair at the teaching limit); the other
+#: methods' lessons stay under 0.3 s at that limit.
+LESSON_SECONDS_PER_SQUARED_TOKEN_PAIR: dict[str, float] = {"itg": 3.3e-6}
 
 
 def words(pair: Pair) -> tuple[int, int]:
@@ -56,3 +61,9 @@ def estimate(pairs: Iterable[Pair], methods: Sequence[str]) -> float:
 def is_long(pairs: Iterable[Pair], methods: Sequence[str]) -> bool:
     """Whether ``methods`` on ``pairs`` is a long job (:data:`LONG_SECONDS`)."""
     return estimate(pairs, methods) > LONG_SECONDS
+
+
+def lesson_is_long(pair: Pair, method: str) -> bool:
+    """Whether the Teach lesson of ``method`` on ``pair`` is a long job."""
+    p, h = words(pair)
+    return LESSON_SECONDS_PER_SQUARED_TOKEN_PAIR.get(method, 0.0) * (p * h) ** 2 > LONG_SECONDS

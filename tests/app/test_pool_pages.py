@@ -1,4 +1,4 @@
-"""The Pair page with the worker pool on (as a served app runs it), under AppTest: the strip
+"""The pages with the worker pool on (as a served app runs it), under AppTest: the strip
 and every method tab come from the workers, equal to scoring in-process, and this process
 (the server) builds no scorer or aligner at all."""
 
@@ -100,3 +100,25 @@ def test_evaluate_the_counterfactual_and_the_alignment_editor_run_on_the_workers
     assert not at.exception and not at.error, [e.value for e in at.error]
     assert len(at.get("plotly_chart")) == 3
     assert workers.current() is not None and workers.current().stats()["completed"] >= 4
+
+
+@pytest.mark.slow
+def test_the_teach_lesson_is_built_on_a_worker(pool_on: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    import json
+
+    from components import teach_methods
+    from components.pages.teach import EXAMPLE
+
+    expected = [s.explain for s in teach_methods.trace_of("itg", None, analyze_pair(make_pair(*EXAMPLE))).steps]
+
+    def refuse(*args: object) -> object:
+        raise AssertionError("a lesson was traced in the server's process")
+
+    monkeypatch.setattr(teach_methods, "trace_of", refuse)
+    at = AppTest.from_file(APP, default_timeout=600).run()
+    at.switch_page("components/pages/teach.py").run()
+    at.radio(key="teach_method").set_value("itg").run()
+    assert not at.exception and not at.warning, (at.exception, [w.value for w in at.warning])
+    steps = json.loads(at.get("bidi_component")[0].proto.json)["steps"]
+    assert [s["sentence"] for s in steps] == expected
+    assert workers.current() is not None and workers.current().stats()["completed"] >= 1

@@ -226,6 +226,19 @@ def test_the_cost_model_calls_an_rte_pair_short_and_the_slow_methods_on_a_long_p
     assert cost.estimate([rte] * 200, ["pfsm"]) == pytest.approx(200 * cost.estimate([rte], ["pfsm"]))
 
 
+
+def test_only_the_itg_lesson_near_the_teaching_limit_is_long() -> None:
+    from components.teach_methods import TEACH_METHODS
+    from explorer.pairs import Pair
+    from explorer.teaching import TEACHING_MAX_TOKENS
+
+    half = TEACHING_MAX_TOKENS // 2  # every word with a link: the ITG chart's most cells
+    limit = Pair("t", " ".join(f"w{i} a" for i in range(half)), " ".join(f"w{i} a" for i in reversed(range(half))))
+    small = Pair("s", "Mira sold her old bicycle to a neighbour on Sunday.", "On Sunday, Mira sold a bicycle.")
+    assert cost.lesson_is_long(limit, "itg")  # measured 2.7 s of CPU
+    assert not any(cost.lesson_is_long(small, m) for m in TEACH_METHODS)
+    assert not any(cost.lesson_is_long(limit, m) for m in TEACH_METHODS if m != "itg")
+
 def _until(condition: object, timeout: float = WAIT) -> None:
     deadline = time.monotonic() + timeout
     while not condition():  # type: ignore[operator]
