@@ -1,9 +1,11 @@
 """``make serve-class``: the explorer for a class, behind one password, on every core.
 
     ENTAILMENT_EXPLORER_PASSWORD='choose-one' make serve-class [PORT=8501] [PROCESSES=K] [EXPLORER_WORKERS=W]
+        [EXPLORER_LONG_WORKERS=L]
 
 Starts K Streamlit processes on internal ports of 127.0.0.1 (each with ``EXPLORER_WORKERS``
-set, the size of its pool of scoring worker processes) and, once they answer, Caddy on
+and ``EXPLORER_LONG_WORKERS`` set: its pool of scoring worker processes, W for short jobs and
+L at a lower priority for long pairs, :mod:`explorer.pool`) and, once they answer, Caddy on
 every network interface at ``PORT``: HTTP basic authentication on every request
 (``serve/Caddyfile``), then a cookie-sticky pick of one Streamlit process per browser.
 Nothing of Streamlit (page, websocket, uploads, media, metrics, health, static files,
@@ -18,7 +20,8 @@ the gate, so students are asked once.
 Defaults (a first choice, to be tuned by measurement, docs/BENCHMARKS.md): one Streamlit
 process per 4 cores (at least one), each with ``max(2, cores / processes - 1)`` workers:
 a Streamlit process mostly waits on its workers, and each costs its own memory (the app,
-its caches and lexicons), so on this 2-core machine one process with two workers.
+its caches and lexicons), so on this 2-core machine one process with two workers; and half
+as many for long pairs (at least one), the pool's own default.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from explorer.pool import LONG_WORKERS_ENV, default_long_workers
 from serve.caddy import CaddyError, caddy_command, caddy_environment, check_password, find_caddy, hash_password
 from serve.processes import Child, say, stop_all, stop_with_parent
 
@@ -91,6 +95,7 @@ class Options:
     port: int
     processes: int
     workers: int
+    long_workers: int
     user: str
     password: str
 
@@ -107,7 +112,7 @@ def _bounded(name: str, value: str | int, low: int, high: int) -> int:
 
 def parse_options(argv: Sequence[str] | None = None, environ: dict[str, str] | None = None) -> Options:
     """The options from the command line, else the environment (``PORT``, ``PROCESSES``,
-    ``EXPLORER_WORKERS``, ``CLASS_USER``), else the defaults; the password only from
+    ``EXPLORER_WORKERS``, ``EXPLORER_LONG_WORKERS``, ``CLASS_USER``), else the defaults; the password only from
     ``ENTAILMENT_EXPLORER_PASSWORD`` (a command line is visible to every user of the machine).
 
     Raises:
@@ -120,6 +125,8 @@ def parse_options(argv: Sequence[str] | None = None, environ: dict[str, str] | N
                         help="Streamlit processes (PROCESSES; default one per 4 cores)")
     parser.add_argument("--workers", default=env.get(WORKERS_VAR) or None,
                         help="scoring workers per Streamlit process (EXPLORER_WORKERS; 0: none, score in it)")
+    parser.add_argument("--long-workers", default=env.get(LONG_WORKERS_ENV) or None,
+                        help="of those, for long pairs at a lower priority (EXPLORER_LONG_WORKERS; default half)")
     parser.add_argument("--user", default=env.get("CLASS_USER") or DEFAULT_USER,
                         help=f"the user name students give (CLASS_USER; default {DEFAULT_USER!r})")
     args = parser.parse_args(argv)
@@ -135,7 +142,9 @@ def parse_options(argv: Sequence[str] | None = None, environ: dict[str, str] | N
     processes = _bounded("PROCESSES", args.processes, 1, 64) if args.processes else default_processes(cores)
     # 0: no worker pool, each Streamlit process scores in its own process.
     workers = _bounded(WORKERS_VAR, args.workers, 0, 64) if args.workers else default_workers(cores, processes)
-    return Options(_bounded("PORT", args.port, 1, 65535), processes, workers, args.user, password)
+    long_workers = (_bounded(LONG_WORKERS_ENV, args.long_workers, 1, 64) if args.long_workers
+                    else default_long_workers(workers)) if workers else 0
+    return Options(_bounded("PORT", args.port, 1, 65535), processes, workers, long_workers, args.user, password)
 
 
 def free_local_ports(count: int) -> list[int]:
@@ -171,11 +180,13 @@ def streamlit_command(port: int) -> list[str]:
     ]
 
 
-def streamlit_environment(workers: int) -> dict[str, str]:
+def streamlit_environment(workers: int, long_workers: int = 0) -> dict[str, str]:
     """The environment of a Streamlit process: no password (the proxy asks for it, so the
-    in-app form stays off and students are asked once), its pool size."""
-    env = {k: v for k, v in os.environ.items() if k != PASSWORD_VAR}
+    in-app form stays off and students are asked once), its pool's sizes."""
+    env = {k: v for k, v in os.environ.items() if k not in (PASSWORD_VAR, LONG_WORKERS_ENV)}
     env[WORKERS_VAR] = str(workers)
+    if workers and long_workers:
+        env[LONG_WORKERS_ENV] = str(long_workers)
     return env
 
 
@@ -244,8 +255,10 @@ def serve(options: Options) -> int:
         "anyone who can reach this machine can open it, with the password")
     say(f"serve-class: students open {public_addresses(options.port)} and sign in as "
         f"user '{options.user}' with the password (plain HTTP: use it on a network you trust)")
-    say(f"serve-class: {options.processes} Streamlit process(es) x {options.workers} workers "
-        f"({available_cores()} cores; PROCESSES and EXPLORER_WORKERS change this); Ctrl-C stops everything")
+    pool = (f"{options.workers} scoring workers + {options.long_workers} for long pairs" if options.workers
+            else "no scoring workers")
+    say(f"serve-class: {options.processes} Streamlit process(es) x ({pool}) ({available_cores()} cores; "
+        "PROCESSES, EXPLORER_WORKERS and EXPLORER_LONG_WORKERS change this); Ctrl-C stops everything")
     check_port_free(options.port)
     try:
         caddy = find_caddy(say=lambda line: say(f"serve-class: {line}"))
@@ -257,7 +270,7 @@ def serve(options: Options) -> int:
         signal.signal(sig, lambda *_: stopping.set())
     with tempfile.TemporaryDirectory(prefix="explorer-class-") as state:
         ports = free_local_ports(options.processes)
-        apps = [Child(f"app {i + 1}", streamlit_command(port), streamlit_environment(options.workers), cwd=ROOT,
+        apps = [Child(f"app {i + 1}", streamlit_command(port), streamlit_environment(options.workers, options.long_workers), cwd=ROOT,
                       quiet=_streamlit_banner)
                 for i, port in enumerate(ports)]
         proxy = Child("caddy", caddy_command(caddy),

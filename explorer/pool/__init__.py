@@ -31,6 +31,7 @@ from explorer.pool.scheduler import (
     Superseded,
     Ticket,
     WorkerLost,
+    default_long_workers,
 )
 from explorer.pool.worker import RemoteError, emit, emitting
 
@@ -53,6 +54,13 @@ def _number(name: str, default: float, *, minimum: float) -> float:
     return value
 
 
+def _whole(name: str, default: int, *, minimum: int) -> int:
+    value = _number(name, float(default), minimum=minimum)
+    if not value.is_integer():
+        raise PoolError(f"{name}={value:g} must be a whole number")
+    return int(value)
+
+
 def usable_cores() -> int:
     """The cores this process may run on (its CPU affinity, not the machine's count)."""
     try:
@@ -68,16 +76,16 @@ def configured_workers() -> int:
     Raises:
         PoolError: the variable is not a whole number of at least 0.
     """
-    value = _number(WORKERS_ENV, float(usable_cores()), minimum=0)
-    if not value.is_integer():
-        raise PoolError(f"{WORKERS_ENV}={value:g} must be a whole number")
-    return int(value)
+    return _whole(WORKERS_ENV, usable_cores(), minimum=0)
 
 
 def configured_long_workers(workers: int) -> int:
-    """``EXPLORER_LONG_WORKERS``, else half the short-lane workers (at least 1)."""
-    value = _number(LONG_WORKERS_ENV, max(1, workers // 2), minimum=1)
-    return int(value)
+    """``EXPLORER_LONG_WORKERS``, else half the short-lane workers (at least 1).
+
+    Raises:
+        PoolError: the variable is not a whole number of at least 1.
+    """
+    return _whole(LONG_WORKERS_ENV, default_long_workers(workers), minimum=1)
 
 
 def configured_budget() -> float:
@@ -88,5 +96,5 @@ def configured_budget() -> float:
 __all__ = [
     "BUDGET_ENV", "DEFAULT_BUDGET", "LONG_WORKERS_ENV", "WORKERS_ENV", "BudgetExceeded", "JobStatus", "Pool",
     "PoolClosed", "PoolError", "RemoteError", "Superseded", "Ticket", "WorkerLost", "configured_budget",
-    "configured_long_workers", "configured_workers", "emit", "emitting", "usable_cores",
+    "configured_long_workers", "configured_workers", "default_long_workers", "emit", "emitting", "usable_cores",
 ]

@@ -61,6 +61,11 @@ KILL_AFTER = 0.5
 STOPPED = frozenset({-15, -2, -1})
 
 
+def default_long_workers(workers: int) -> int:
+    """The long lane's processes beside ``workers`` short-lane ones: half as many, at least 1."""
+    return max(1, workers // 2)
+
+
 class PoolError(ExplorerError, RuntimeError):
     """A job the pool could not finish (the subclasses say why)."""
 
@@ -201,7 +206,7 @@ class Pool:
         self._ctx: Any = multiprocessing.get_context(start_method)
         if start_method == "forkserver" and preload:
             self._ctx.set_forkserver_preload(list(preload))
-        self.sizes = {SHORT: workers, LONG: max(1, workers // 2) if long_workers is None else max(1, long_workers)}
+        self.sizes = {SHORT: workers, LONG: default_long_workers(workers) if long_workers is None else max(1, long_workers)}
         self.budget = budget
         self.kill_after = kill_after
         self._lock = threading.RLock()
