@@ -54,6 +54,8 @@ MAX_UPLOAD_MIB = 200
 MAX_RESTARTS = 5
 RESTART_WINDOW_S = 300.0
 START_TIMEOUT_S = 180.0
+#: Longest serve-class waits for a Streamlit process's methods to load after its start.
+WARM_TIMEOUT_S = 600.0
 #: Streamlit's start-up lines that name its internal address (not where students go).
 _BANNER = ("You can now view your Streamlit app", "URL: http://127.0.0.1:", "Uvicorn server started on",
            "Stopping...")
@@ -177,6 +179,9 @@ def streamlit_command(port: int) -> list[str]:
         "--server.address", "127.0.0.1", "--server.port", str(port), "--server.headless", "true",
         "--server.maxUploadSize", str(MAX_UPLOAD_MIB), "--server.enableXsrfProtection", "true",
         "--server.enableCORS", "true", "--browser.gatherUsageStats", "false",
+        # /_stcore/script-health-check runs the app once in a throwaway session: warm() uses it
+        # on the internal port (behind Caddy it asks for the password like every path).
+        "--server.scriptHealthCheckEnabled", "true",
     ]
 
 
@@ -221,7 +226,39 @@ def _wait(what: str, ready: list[tuple[Child, str, int]], stopping: threading.Ev
             stopping.wait(0.25)
 
 
-def _restart(app: Child, stopping: threading.Event) -> None:
+def warm(app: Child, port: int, workers: int, stopping: threading.Event) -> None:
+    """Load the methods of a started Streamlit process before any student arrives: one run
+    of the app in a throwaway session (Streamlit's script health check) starts its worker
+    pool, whose fork server loads every lexicon, model and kernel once (about 3 s of CPU),
+    so the first student's strip does not wait for it. Says when the methods are loaded,
+    from the pool's progress file; a failure only costs the first visitor that wait."""
+    started = time.monotonic()
+    deadline = started + WARM_TIMEOUT_S
+    while not _answers(f"http://127.0.0.1:{port}/_stcore/health", 200):
+        if stopping.wait(0.5) or time.monotonic() > deadline or not app.alive():
+            return
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/script-health-check",
+                                    timeout=WARM_TIMEOUT_S) as response:
+            response.read()
+    except OSError as err:
+        say(f"serve-class: {app.name}: could not load the methods in advance ({err}); the first visit will")
+        return
+    if workers:
+        from explorer.warmup import read_status, status_path
+
+        path = status_path(app.pid or 0)
+        while (status := read_status(path)) is None or not status.finished:
+            if stopping.wait(0.5) or time.monotonic() > deadline or not app.alive():
+                return
+    say(f"serve-class: {app.name}: every method loaded ({time.monotonic() - started:.0f} s after its start)")
+
+
+def _warm_in_background(app: Child, port: int, workers: int, stopping: threading.Event) -> None:
+    threading.Thread(target=warm, args=(app, port, workers, stopping), name=f"warm {app.name}", daemon=True).start()
+
+
+def _restart(app: Child, port: int, workers: int, stopping: threading.Event) -> None:
     """Report an exited Streamlit process and start it again, unless it exits too often."""
     now = time.monotonic()
     app.restarts = [t for t in app.restarts if now - t < RESTART_WINDOW_S] + [now]
@@ -235,6 +272,7 @@ def _restart(app: Child, stopping: threading.Event) -> None:
     stopping.wait(1.0)
     if not stopping.is_set():
         app.start()
+        _warm_in_background(app, port, workers, stopping)
 
 
 def public_addresses(port: int) -> str:
@@ -270,8 +308,8 @@ def serve(options: Options) -> int:
         signal.signal(sig, lambda *_: stopping.set())
     with tempfile.TemporaryDirectory(prefix="explorer-class-") as state:
         ports = free_local_ports(options.processes)
-        apps = [Child(f"app {i + 1}", streamlit_command(port), streamlit_environment(options.workers, options.long_workers), cwd=ROOT,
-                      quiet=_streamlit_banner)
+        environment = streamlit_environment(options.workers, options.long_workers)
+        apps = [Child(f"app {i + 1}", streamlit_command(port), environment, cwd=ROOT, quiet=_streamlit_banner)
                 for i, port in enumerate(ports)]
         proxy = Child("caddy", caddy_command(caddy),
                       caddy_environment(port=options.port, user=options.user, password_hash=password_hash,
@@ -286,13 +324,15 @@ def serve(options: Options) -> int:
             proxy.start()
             _wait("Caddy", [(proxy, f"http://127.0.0.1:{options.port}/", 401)], stopping)
             say(f"serve-class: ready on port {options.port} (internal Streamlit ports: "
-                f"{', '.join(map(str, ports))}, on 127.0.0.1 only)")
+                f"{', '.join(map(str, ports))}, on 127.0.0.1 only); loading the methods in advance")
+            for app, port in zip(apps, ports):
+                _warm_in_background(app, port, options.workers, stopping)
             while not stopping.wait(0.5):
                 if not proxy.alive():
                     raise ServeError(f"Caddy stopped ({proxy.exit_description()}); its output is above")
-                for app in apps:
+                for app, port in zip(apps, ports):
                     if not app.given_up and not app.alive():
-                        _restart(app, stopping)
+                        _restart(app, port, options.workers, stopping)
                 if all(app.given_up for app in apps):
                     raise ServeError("every Streamlit process stopped and was given up; see their output above")
         except KeyboardInterrupt:
