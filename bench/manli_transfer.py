@@ -12,6 +12,8 @@ Corpora: the MSR RTE2 dev alignments (annotators A/B/C merged by majority, SURE 
   the like-for-like references for the rows of ``folds``.
 
 ``--msr-weight W`` scales the perceptron updates of MSR problems in ``folds`` by W.
+``--with embedding`` extracts the features with the lexical similarity's opt-in
+``embedding`` component on (static embeddings; its own ``sub:lex_embedding`` column).
 
 Feature variants (``--variants``): ``base`` is the feature set before part 4 (the
 new columns switched off during training, so their weights stay 0); ``part4`` adds the
@@ -43,7 +45,7 @@ import numpy as np
 from bench.manli_experiments import figures, test
 from explorer.aligners.manli import _lexical_similarity, decode
 from explorer.aligners.manli_features import FEATURES, INDEX, N_FEATURES
-from explorer.aligners.manli_learn import Problem, TrainConfig, prepare
+from explorer.aligners.manli_learn import Problem, TrainConfig, lexical_flags_with, prepare
 from explorer.alignment_eval import load_gold
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -135,9 +137,10 @@ def _sample(items: list, n: int | None) -> list:  # type: ignore[type-arg]
 
 
 def load(name: str, sample: int | None, similarity: object,
-         cache: Path | None = None) -> tuple[list[Problem], list]:  # type: ignore[type-arg]
+         cache: Path | None = None, lexical: str = "") -> tuple[list[Problem], list]:  # type: ignore[type-arg]
     """The corpus's problems (features extracted) and gold alignments; with ``cache``, kept
-    there as a pickle keyed by the corpus, the sample and the feature code's text."""
+    there as a pickle keyed by the corpus, the sample, the feature code's text and the
+    opt-in lexical components (``lexical``, as given to ``--with``)."""
     if cache is not None:
         import hashlib
         import pickle
@@ -145,7 +148,8 @@ def load(name: str, sample: int | None, similarity: object,
         import explorer.aligners.manli_features as mf
 
         key = hashlib.sha1(Path(mf.__file__).read_bytes()).hexdigest()[:12]
-        path = cache / f"manli_{name}_{sample or 'all'}_{key}.pkl"
+        tag = f"_with-{lexical.replace(',', '+')}" if lexical else ""
+        path = cache / f"manli_{name}_{sample or 'all'}_{key}{tag}.pkl"
         if path.is_file():
             return pickle.loads(path.read_bytes())  # type: ignore[no-any-return]
         out = load(name, sample, similarity)
@@ -181,16 +185,19 @@ def main() -> None:
                         "Edinburgh++ under this folder (manli_msr.json, manli_msr_edi.json)")
     parser.add_argument("--cache", type=Path, help="keep the extracted features here (a pickle per corpus and "
                         "sample, keyed by the feature code), e.g. /tmp/manli_cache")
+    parser.add_argument("--with", dest="lexical", default="",
+                        help="opt-in lexical components to switch on, comma-separated (embedding)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     protocols = [p for p in args.protocols.split(",") if p]
     burn_in = args.burn_in if args.burn_in is not None else min(10, args.epochs - 1)
     config = TrainConfig(epochs=args.epochs, burn_in=burn_in, decay=args.decay, seed=args.seed, orders=args.orders)
-    similarity = _lexical_similarity({})
+    flags = lexical_flags_with(args.lexical.split(","))
+    similarity = _lexical_similarity(flags)
     started = time.perf_counter()
-    msr, msr_gold = load("msr", args.sample_msr, similarity, args.cache)
-    edi, edi_gold = load("edi", args.sample_edi, similarity, args.cache)
-    out: dict[str, object] = {"msr": len(msr), "edi": len(edi), "epochs": args.epochs, "rows": []}
+    msr, msr_gold = load("msr", args.sample_msr, similarity, args.cache, args.lexical)
+    edi, edi_gold = load("edi", args.sample_edi, similarity, args.cache, args.lexical)
+    out: dict[str, object] = {"msr": len(msr), "edi": len(edi), "epochs": args.epochs, "lexical": flags, "rows": []}
     rows: list[dict[str, object]] = out["rows"]  # type: ignore[assignment]
     variants = [v for v in args.variants.split(",") if v]
     scale = {id(p): args.msr_weight for p in msr} if args.msr_weight != 1.0 else None
@@ -198,7 +205,7 @@ def main() -> None:
         mask = variant_mask(variant)
         on_msr: np.ndarray | None = None
         if args.save and variant == variants[0]:  # the first variant's models, before its figures
-            on_msr = _save(Path(args.save), variant, mask, msr, edi, config)
+            on_msr = _save(Path(args.save), variant, mask, msr, edi, config, flags)
         if "msr2edi" in protocols:
             w = on_msr if on_msr is not None else train_masked(msr, mask, config)
             rows.append({"variant": variant, "protocol": "msr2edi", "test": "edi", **figures(test(edi, edi_gold, w))})
@@ -247,7 +254,7 @@ def main() -> None:
 
 
 def _save(folder: Path, variant: str, mask: np.ndarray, msr: list[Problem], edi: list[Problem],
-          config: TrainConfig) -> np.ndarray:
+          config: TrainConfig, lexical: dict[str, bool]) -> np.ndarray:
     """Train on MSR, then on MSR + Edinburgh++, save both; returns the MSR weights."""
     from explorer.aligners.manli import ManliModel
     from explorer.aligners.manli_features import FeatureConfig
@@ -261,7 +268,7 @@ def _save(folder: Path, variant: str, mask: np.ndarray, msr: list[Problem], edi:
                 "features_off": [FEATURES[i] for i in np.flatnonzero(mask == 0).tolist()],
                 "sure_links": sum(p.n_sure for p in problems), "unreachable_links": sum(p.unreachable for p in problems),
                 "seconds": round(time.perf_counter() - started, 1)}
-        ManliModel(w, FeatureConfig(), {}, info).save(folder / f"manli_{name}.json")
+        ManliModel(w, FeatureConfig(), dict(lexical), info).save(folder / f"manli_{name}.json")
         _log(f"saved {folder / f'manli_{name}.json'}")
     return kept[0]
 

@@ -49,6 +49,7 @@ _ENTRIES: list[ScorerInfo] = [
     ScorerInfo("pfsm", "Probabilistic edit distance (pFSM)", "Wang & Cer 2012: log-sum over edit sequences, regressed on STS 2012 + SICK scores; the hypothesis is read in the text's order", _edit_distance("pfsm"), capabilities=_TRAINED, model="pfsm_sts_sick.json"),
     ScorerInfo("combined", "Combined classifier", "logistic regression over bag-of-words, MANLI's entailment value and unaligned hypothesis names (features chosen by cross-set transfer), trained on RTE1-3 dev: probability of entailment", lazy("explorer.combined:CombinedScorer"), capabilities=_TRAINED, model="combined_rte.json", cutoff=0.5),
     ScorerInfo("ppda", "Probabilistic edit distance with jumps (pPDA)", "Wang & Cer 2012: pFSM plus forward/backward jumps of up to 5 tokens, regressed on STS 2012 + SICK; the hypothesis is read in the text's order", _edit_distance("ppda"), capabilities=_TRAINED, model="ppda_sts_sick.json"),
+    ScorerInfo("embed", "Static embeddings (cosine)", "cosine of the two sentences' mean static token vectors (WordLlama's shipped table): how alike they are, not whether one follows", lazy("explorer.aligners.embed:EmbedScorer"), capabilities=caps("embeddings")),
 ]
 
 
