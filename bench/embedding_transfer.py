@@ -34,7 +34,7 @@ from bench.rte_transfer import ROWS7, cached_scores
 from explorer.aligners.bow import LEXICAL as BOW_LEXICAL
 from explorer.aligners.bow import BowAligner, BowScorer
 from explorer.aligners.embed import EmbedAligner
-from explorer.aligners.itg import ItgScorer
+from explorer.aligners.itg import ItgAligner, ItgScorer
 from explorer.alignment_eval import load_gold, report, score_pair
 from explorer.decision import transfer
 from explorer.lexical import LexicalConfig
@@ -90,8 +90,8 @@ def align_rows(gold: dict[str, list[tuple[Pair, AnalyzedPair]]]) -> None:
     variants: list[tuple[str, object]] = [
         ("bow (Levenshtein)", BowAligner(lexical=BOW_LEXICAL)),
         ("bow + embedding", BowAligner(lexical=BOW_LEXICAL.enable("embedding"))),
-        ("itg_lex (shared similarity)", ItgScorer("itg_lex")),
-        ("itg_lex + embedding", ItgScorer("itg_lex", lexical=WITH)),
+        ("itg_lex (shared similarity)", ItgAligner("itg_lex")),
+        ("itg_lex + embedding", ItgAligner("itg_lex", lexical=WITH)),
     ]
     print("| aligner | " + " | ".join(f"{n}: P / R / F1 / exact" for n in gold) + " |")
     print("|---|" + "---|" * len(gold))

@@ -23,7 +23,7 @@ ALIGNERS: Registry[AlignerInfo] = Registry("aligner", [
     AlignerInfo("itg", "Bracketing ITG", "links of the best Bracketing ITG biparse (exact matches)", lazy("explorer.aligners.itg:ItgAligner", "itg"), caps(interactive=False)),
     AlignerInfo("itg_lex", "Bracketing ITG (lexical similarity)", "ITG links using the shared WordNet/PPDB similarity", lazy("explorer.aligners.itg:ItgAligner", "itg_lex"), _LEXICAL),
     AlignerInfo("manli", "MANLI", "phrase-based NLI aligner (MacCartney et al. 2008), simulated annealing, trained weights", lazy("explorer.aligners.manli:ManliAligner"), _TRAINED, "manli_rte2dev.json"),
-    AlignerInfo("embed", "Static embeddings (SimAlign-style)", "mutual argmax, then one itermax round, over the cosines of static word vectors (WordLlama's shipped table)", lazy("explorer.aligners.embed:EmbedAligner"), caps("embeddings")),
+    AlignerInfo("embed", "Static embeddings (SimAlign-style)", "mutual argmax over the cosines of static word vectors (WordLlama's shipped table), links of cosine >= 0.6 (SimAlign's argmax; settings chosen on the MSR gold)", lazy("explorer.aligners.embed:EmbedAligner"), caps("embeddings")),
     AlignerInfo("pfsm", "pFSM edit sequence", "Viterbi edit sequence of the probabilistic edit-distance FSM (Wang & Cer 2012)", lazy("explorer.edit_distance.scoring:EditDistanceScorer", "pfsm"), _TRAINED, "pfsm_sts_sick.json"),
     AlignerInfo("ppda", "pPDA edit sequence", "Viterbi edit sequence of the pPDA, with jumps (Wang & Cer 2012)", lazy("explorer.edit_distance.scoring:EditDistanceScorer", "ppda"), _TRAINED, "ppda_sts_sick.json"),
 ], error=UnknownAlignerError)

@@ -26,7 +26,7 @@ from numba import njit
 from scipy import sparse
 
 from explorer.edit_distance.automaton import C_LEMMA, C_OTHER, C_PARA, C_PUNC, C_SYN, C_WORD, CLASSES
-from explorer.lexical import load_ppdb
+from explorer.lexical import LexicalSimilarity, load_ppdb
 from explorer.preprocess import Analysis, AnalyzedPair
 
 TABLES = ("sub", "b12", "b21", "b22", "ins", "del")
@@ -64,13 +64,17 @@ class PairFeatures:
     rows: dict[str, tuple[Row, ...]]
 
 
-def similarity_matrix(pair: AnalyzedPair) -> np.ndarray | None:
-    """Lexical similarity of every text/hypothesis token pair (:mod:`explorer.lexical`:
+def lexical_similarity() -> LexicalSimilarity:
+    """The shared lexical similarity without :data:`LEXICAL_OFF` (:mod:`explorer.lexical`:
     WordNet synonyms, hypernyms and derivations, PPDB, names, numbers)."""
     from explorer.lexical import LexicalConfig, similarity_for
 
-    matrix = similarity_for(LexicalConfig.without(*LEXICAL_OFF)).matrix(pair.text, pair.hypothesis)
-    return np.asarray(matrix, dtype=float)
+    return similarity_for(LexicalConfig.without(*LEXICAL_OFF))
+
+
+def similarity_matrix(pair: AnalyzedPair) -> np.ndarray | None:
+    """Lexical similarity of every text/hypothesis token pair (:func:`lexical_similarity`)."""
+    return np.asarray(lexical_similarity().matrix(pair.text, pair.hypothesis), dtype=float)
 
 
 def coarse_pos(tag: str) -> str:
