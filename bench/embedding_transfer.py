@@ -31,7 +31,7 @@ import numpy as np
 
 from bench.manli_transfer import SHARED
 from bench.rte_transfer import ROWS7, cached_scores
-from explorer.aligners.bow import LEXICAL as BOW_LEXICAL
+from explorer.aligners.bow import PAPER_LEXICAL as BOW_LEXICAL
 from explorer.aligners.bow import BowAligner, BowScorer
 from explorer.aligners.embed import EmbedAligner
 from explorer.aligners.itg import ItgAligner, ItgScorer
@@ -90,7 +90,7 @@ def align_rows(gold: dict[str, list[tuple[Pair, AnalyzedPair]]]) -> None:
     variants: list[tuple[str, object]] = [
         ("bow (Levenshtein)", BowAligner(lexical=BOW_LEXICAL)),
         ("bow + embedding", BowAligner(lexical=BOW_LEXICAL.enable("embedding"))),
-        ("itg_lex (shared similarity)", ItgAligner("itg_lex")),
+        ("itg_lex (shared similarity)", ItgAligner("itg_lex", lexical=LexicalConfig())),
         ("itg_lex + embedding", ItgAligner("itg_lex", lexical=WITH)),
     ]
     print("| aligner | " + " | ".join(f"{n}: P / R / F1 / exact" for n in gold) + " |")
@@ -107,9 +107,9 @@ def _scorer_fn(scorer: object) -> Callable[[Sequence[Pair]], list[float]]:
 
 def rte_rows(cache: Path) -> None:
     variants: list[tuple[str, str, Callable[[Sequence[Pair]], list[float]] | None]] = [
-        ("bow (Levenshtein)", "bow", None),
+        ("bow (Levenshtein)", "bow-levenshtein", _scorer_fn(BowScorer(lexical=BOW_LEXICAL))),
         ("bow + embedding", "bow+embedding", _scorer_fn(BowScorer(lexical=BOW_LEXICAL.enable("embedding")))),
-        ("itg_lex", "itg_lex", None),
+        ("itg_lex", "itg_lex-shared", _scorer_fn(ItgScorer("itg_lex", lexical=LexicalConfig()))),
         ("itg_lex + embedding", "itg_lex+embedding", _scorer_fn(ItgScorer("itg_lex", lexical=WITH))),
         ("embed (sentence cosine)", "embed", None),
     ]

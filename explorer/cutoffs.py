@@ -52,7 +52,7 @@ from explorer.pairs import Pair
 DEFAULT_FILE = Path(__file__).resolve().parent / "models" / "cutoffs_rte_dev.json"
 #: Bumped when scorers change in a way that changes their scores, so cached cutoffs of an
 #: older version are recomputed rather than trusted.
-CACHE_VERSION = 5
+CACHE_VERSION = 6
 
 DATASET, DEV, DEFAULT = "dataset", "dev", "default"
 SOURCE_LABELS = {DATASET: "this dataset", DEV: "development set", DEFAULT: "shipped default"}

@@ -586,7 +586,7 @@ VARIANTS: dict[str, tuple[str, str, ItgConfig, str]] = {
     ),
     "itg_lex": (
         "Bracketing ITG (lexical similarity)",
-        "as itg, links between words of WordNet/PPDB similarity >= 0.8 (function words: identity)",
+        "as itg, links between words of WordNet/PPDB/embedding similarity >= 0.8 (function words: identity)",
         ItgConfig(min_similarity=0.8), "lexical",
     ),
 }
@@ -598,9 +598,10 @@ def _similarity(kind: str, lexical_config: LexicalConfig | None = None) -> Simil
     if kind == "lexical":
         from explorer import lexical
 
-        if lexical_config is None:
-            return FunctionWordsExact(lexical.default_similarity())
-        return FunctionWordsExact(lexical.similarity_for(lexical_config))
+        # The shared components and static embeddings, kept on by the transfer rule
+        # (docs/RESULTS.md, "Static embeddings").
+        config = lexical_config or lexical.LexicalConfig().enable("embedding")
+        return FunctionWordsExact(lexical.similarity_for(config))
     raise ItgError(f"unknown similarity {kind!r}; use 'exact' or 'lexical'")
 
 

@@ -64,17 +64,19 @@ class PairFeatures:
     rows: dict[str, tuple[Row, ...]]
 
 
-def lexical_similarity() -> LexicalSimilarity:
+def lexical_similarity(*, embedding: bool = False) -> LexicalSimilarity:
     """The shared lexical similarity without :data:`LEXICAL_OFF` (:mod:`explorer.lexical`:
-    WordNet synonyms, hypernyms and derivations, PPDB, names, numbers)."""
+    WordNet synonyms, hypernyms and derivations, PPDB, names, numbers), with the opt-in
+    static-embedding component when ``embedding`` (compared across files; not shipped)."""
     from explorer.lexical import LexicalConfig, similarity_for
 
-    return similarity_for(LexicalConfig.without(*LEXICAL_OFF))
+    config = LexicalConfig.without(*LEXICAL_OFF)
+    return similarity_for(config.enable("embedding") if embedding else config)
 
 
-def similarity_matrix(pair: AnalyzedPair) -> np.ndarray | None:
+def similarity_matrix(pair: AnalyzedPair, *, embedding: bool = False) -> np.ndarray | None:
     """Lexical similarity of every text/hypothesis token pair (:func:`lexical_similarity`)."""
-    return np.asarray(lexical_similarity().matrix(pair.text, pair.hypothesis), dtype=float)
+    return np.asarray(lexical_similarity(embedding=embedding).matrix(pair.text, pair.hypothesis), dtype=float)
 
 
 def coarse_pos(tag: str) -> str:
