@@ -51,7 +51,7 @@ NEGATIONS = frozenset({
 #: alignment features need anyway).
 SCORER_FEATURES: tuple[str, ...] = (
     "bleu", "mbleu", "bleu_pa", "wer", "per", "bleu1", "bleu2", "bleu3", "bleu4",
-    "nist1", "nist2", "nist3", "nist4", "nist5", "bow", "manli", "itg",
+    "nist1", "nist2", "nist3", "nist4", "nist5", "bow", "manli", "itg", "embed",
 )
 
 #: Every feature this module computes, with what it measures.
