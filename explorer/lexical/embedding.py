@@ -47,6 +47,8 @@ TENSOR = "embedding.weight"
 MODEL_LABEL = "WordLlama l2_supercat, 256 dimensions (static token embeddings)"
 #: Words whose subword ids are kept (each a short tuple of ints).
 MAX_CACHED_WORDS = 200_000
+#: Words whose unit vectors are kept (1 kB each: at most 20 MB).
+MAX_CACHED_VECTORS = 20_000
 
 
 class EmbeddingError(ExplorerError, RuntimeError):
@@ -114,6 +116,7 @@ class StaticEmbeddings:
         self._table: np.ndarray | None = None
         self._tokenizer: Any = None
         self._ids: dict[str, tuple[int, ...]] = {}
+        self._vectors: dict[str, np.ndarray] = {}
         self.load_info: LoadInfo | None = None
 
     # -- loading ---------------------------------------------------------------------
@@ -177,7 +180,20 @@ class StaticEmbeddings:
 
     def word_vectors(self, words: Sequence[str]) -> np.ndarray:
         """``(len(words), dimensions)`` unit vectors, one per word: the mean of its subword
-        tokens' vectors (a zero row for a word without tokens)."""
+        tokens' vectors (a zero row for a word without tokens). Kept per word."""
+        table, _ = self._loaded()
+        kept = self._vectors
+        missing = [w for w in dict.fromkeys(words) if w not in kept]
+        if missing:
+            if len(kept) + len(missing) > MAX_CACHED_VECTORS:
+                kept = self._vectors = {}
+            for word, vector in zip(missing, self._compute_vectors(missing)):
+                kept[word] = vector
+        if not words:
+            return np.zeros((0, table.shape[1]), dtype=np.float32)
+        return np.stack([kept[w] for w in words])
+
+    def _compute_vectors(self, words: Sequence[str]) -> np.ndarray:
         table, _ = self._loaded()
         ids = self.token_ids(words)
         out = np.zeros((len(words), table.shape[1]), dtype=np.float32)
