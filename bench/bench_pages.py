@@ -7,7 +7,11 @@ Prints medians over several runs of
     the n-gram grid figure and serialise it as ``st.plotly_chart`` does; caches are
     cleared before each run so every run pays in full;
 (b) a whole Pair-page rerun under Streamlit's AppTest (script, widgets, tables, figure),
-    the closest to what a user waits for after typing.
+    the closest to what a user waits for after typing;
+(c) the verdict strip of a typed pair: every scorer the Pair page runs before it draws the
+    strip (the interactive ones, and on a pair of at most ``AUTO_SLOW_MAX_TOKENS`` tokens the
+    slow ones too), on a fresh pair each run, with the methods' resources warm as on a
+    running server.
 
 on the first pair of the built-in sample and on the RTE1 dev pair with the longest text
 (when ../shared is present). Target: (a) under 300 ms.
@@ -55,6 +59,31 @@ def time_computation(pair: Pair, runs: int) -> list[float]:
     return times
 
 
+def strip_scorers(pair: Pair) -> list[str]:
+    """The scorers the Pair page runs before drawing the strip of a typed ``pair``."""
+    from components.pages.pair import AUTO_SLOW_MAX_TOKENS
+
+    a = analyze_pair(pair)
+    short = len(a.text) + len(a.hypothesis) <= AUTO_SLOW_MAX_TOKENS
+    return [n for n, info in SCORERS.items() if info.interactive or short]
+
+
+def time_strip(pair: Pair, runs: int) -> list[float]:
+    names = strip_scorers(pair)
+    for name in names:  # build every scorer and warm its resources, once
+        get_scorer(name).score(analyze_pair(make_pair(pair.text, pair.hypothesis)))
+    times = []
+    for _ in range(runs):
+        analyze.cache_clear()
+        order_counts.cache_clear()
+        start = time.perf_counter()
+        analysed = analyze_pair(make_pair(pair.text, pair.hypothesis))
+        for name in names:
+            get_scorer(name).score(analysed)
+        times.append(time.perf_counter() - start)
+    return times
+
+
 def time_page_reruns(pair: Pair, runs: int) -> list[float]:
     from streamlit.testing.v1 import AppTest
 
@@ -98,6 +127,7 @@ def main() -> None:
         size = f"{len(a.text)} text x {len(a.hypothesis)} hypothesis tokens"
         print(f"{label} ({size})")
         print(f"  computation (pair, scorers, grid figure): {ms(time_computation(pair, args.runs))}")
+        print(f"  typed pair's strip ({len(strip_scorers(pair))} scorers):       {ms(time_strip(pair, args.runs))}")
         print(f"  whole Pair page rerun (AppTest):          {ms(time_page_reruns(pair, max(3, args.runs // 3)))}")
 
 
