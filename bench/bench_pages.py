@@ -61,7 +61,7 @@ def time_computation(pair: Pair, runs: int) -> list[float]:
 
 def strip_scorers(pair: Pair) -> list[str]:
     """The scorers the Pair page runs before drawing the strip of a typed ``pair``."""
-    from components.pages.pair import AUTO_SLOW_MAX_TOKENS
+    from components.sections.verdicts import AUTO_SLOW_MAX_TOKENS
 
     a = analyze_pair(pair)
     short = len(a.text) + len(a.hypothesis) <= AUTO_SLOW_MAX_TOKENS
