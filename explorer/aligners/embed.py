@@ -128,19 +128,25 @@ class EmbeddingCosine:
         return [["identity" if a == b else "embedding" for b in hypothesis.lower] for a in text.lower]
 
 
-class EmbedScorer:
-    """The cosine of the two sentences' pooled static vectors."""
+class _StaticEmbeddingsUser:
+    """The table a method reads: the process's shared one unless given (tests give a tiny one)."""
 
-    name = "embed"
-
-    def __init__(self, embeddings: StaticEmbeddings | None = None) -> None:
-        self._embeddings = embeddings
+    _embeddings: StaticEmbeddings | None = None
 
     @property
     def embeddings(self) -> StaticEmbeddings:
         if self._embeddings is None:
             self._embeddings = shared_embeddings()
         return self._embeddings
+
+
+class EmbedScorer(_StaticEmbeddingsUser):
+    """The cosine of the two sentences' pooled static vectors."""
+
+    name = "embed"
+
+    def __init__(self, embeddings: StaticEmbeddings | None = None) -> None:
+        self._embeddings = embeddings
 
     def score(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> EmbedScore:
         """Raises :class:`explorer.limits.LimitError` for a pair past the limits."""
@@ -154,7 +160,7 @@ class EmbedScorer:
         )
 
 
-class EmbedAligner:
+class EmbedAligner(_StaticEmbeddingsUser):
     """SimAlign-style links over the static word-vector cosines.
 
     Args:
@@ -180,12 +186,6 @@ class EmbedAligner:
         self.min_similarity = min_similarity
         self.punctuation = punctuation
         self._embeddings = embeddings
-
-    @property
-    def embeddings(self) -> StaticEmbeddings:
-        if self._embeddings is None:
-            self._embeddings = shared_embeddings()
-        return self._embeddings
 
     def word_similarity(self) -> EmbeddingCosine:
         """The word similarity the links are read from."""
