@@ -24,9 +24,10 @@ def test_every_aligner_shows_a_matrix_of_the_pair_shape_with_known_sources(name:
 
 
 def test_the_source_is_the_component_that_gave_the_value() -> None:
-    view = similarity_view(get_aligner("bow"), PAIR)  # Levenshtein alone
+    view = similarity_view(get_aligner("bow"), PAIR)  # Levenshtein and static embeddings
     i, j = PAIR.text.tokens.index("cars"), PAIR.hypothesis.tokens.index("automobiles")
-    assert view.sources[i][j] in ("levenshtein", "")
+    assert view.sources[i][j] in ("levenshtein", "embedding", "")
+    assert {s for row in view.sources for s in row} <= {"identity", "levenshtein", "embedding", ""}
     assert np.all((view.values > 0) == np.array([[s != "" for s in row] for row in view.sources]))
 
 
