@@ -183,6 +183,8 @@ def main() -> None:
     parser.add_argument("--decay", type=float, default=0.8, help="learning-rate decay per epoch (default 0.8)")
     parser.add_argument("--save", help="save the first variant's models trained on all of MSR and on MSR + "
                         "Edinburgh++ under this folder (manli_msr.json, manli_msr_edi.json)")
+    parser.add_argument("--save-models", default="msr,msr_edi",
+                        help="which of the --save models to train and save (default msr,msr_edi)")
     parser.add_argument("--cache", type=Path, help="keep the extracted features here (a pickle per corpus and "
                         "sample, keyed by the feature code), e.g. /tmp/manli_cache")
     parser.add_argument("--with", dest="lexical", default="",
@@ -205,7 +207,8 @@ def main() -> None:
         mask = variant_mask(variant)
         on_msr: np.ndarray | None = None
         if args.save and variant == variants[0]:  # the first variant's models, before its figures
-            on_msr = _save(Path(args.save), variant, mask, msr, edi, config, flags)
+            on_msr = _save(Path(args.save), variant, mask, msr, edi, config, flags,
+                           [m for m in args.save_models.split(",") if m])
         if "msr2edi" in protocols:
             w = on_msr if on_msr is not None else train_masked(msr, mask, config)
             rows.append({"variant": variant, "protocol": "msr2edi", "test": "edi", **figures(test(edi, edi_gold, w))})
@@ -254,13 +257,16 @@ def main() -> None:
 
 
 def _save(folder: Path, variant: str, mask: np.ndarray, msr: list[Problem], edi: list[Problem],
-          config: TrainConfig, lexical: dict[str, bool]) -> np.ndarray:
-    """Train on MSR, then on MSR + Edinburgh++, save both; returns the MSR weights."""
+          config: TrainConfig, lexical: dict[str, bool], which: list[str]) -> np.ndarray | None:
+    """Train on MSR and / or on MSR + Edinburgh++ (``which``), save them; returns the MSR
+    weights (None when not trained)."""
     from explorer.aligners.manli import ManliModel
     from explorer.aligners.manli_features import FeatureConfig
 
     kept: list[np.ndarray] = []
     for name, problems in (("msr", msr), ("msr_edi", msr + edi)):
+        if name not in which:
+            continue
         started = time.perf_counter()
         w = np.where(mask > 0, train_masked(problems, mask, config), 0.0)
         kept.append(w)
@@ -270,7 +276,7 @@ def _save(folder: Path, variant: str, mask: np.ndarray, msr: list[Problem], edi:
                 "seconds": round(time.perf_counter() - started, 1)}
         ManliModel(w, FeatureConfig(), dict(lexical), info).save(folder / f"manli_{name}.json")
         _log(f"saved {folder / f'manli_{name}.json'}")
-    return kept[0]
+    return kept[0] if "msr" in which else None
 
 
 if __name__ == "__main__":
