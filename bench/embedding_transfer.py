@@ -15,6 +15,8 @@ untrained lexical methods (``bow``, ``itg_lex``) keep the ``embedding`` componen
 * ``rte``: the same scorers, and ``embed``, as entailment scorers: a cutoff chosen on the
   training sets (the default rule) and applied to the test set, on the seven rows of
   bench/combined_rte.py. Scores are cached under ``--cache`` like bench/rte_transfer.py's.
+* ``manli``: the ``manli`` scorer over the shipped ``msr`` model and over ``--manli-model``
+  (a model retrained with the component on), on the same seven rows.
 
 Prints Markdown tables.
 """
@@ -105,8 +107,8 @@ def _scorer_fn(scorer: object) -> Callable[[Sequence[Pair]], list[float]]:
     return lambda pairs: [float(scorer.score(analyze_pair(p)).value) for p in pairs]  # type: ignore[attr-defined]
 
 
-def rte_rows(cache: Path) -> None:
-    variants: list[tuple[str, str, Callable[[Sequence[Pair]], list[float]] | None]] = [
+def rte_rows(cache: Path, variants: list[tuple[str, str, Callable[[Sequence[Pair]], list[float]] | None]] | None = None) -> None:
+    variants = variants or [
         ("bow (Levenshtein)", "bow-levenshtein", _scorer_fn(BowScorer(lexical=BOW_LEXICAL))),
         ("bow + embedding", "bow+embedding", _scorer_fn(BowScorer(lexical=BOW_LEXICAL.enable("embedding")))),
         ("itg_lex", "itg_lex-shared", _scorer_fn(ItgScorer("itg_lex", lexical=LexicalConfig()))),
@@ -132,6 +134,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="aligner,align,rte")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/explorer-embedding-transfer"))
+    parser.add_argument("--manli-model", type=Path, help="a MANLI model file for --only manli")
     args = parser.parse_args()
     parts = set(args.only.split(","))
     args.cache.mkdir(parents=True, exist_ok=True)
@@ -143,6 +146,14 @@ def main() -> None:
             align_rows(gold)
     if "rte" in parts:
         rte_rows(args.cache)
+    if "manli" in parts:
+        from explorer.aligners.manli import ManliAligner, ManliModel, ManliScorer
+
+        if args.manli_model is None:
+            parser.error("--only manli needs --manli-model")
+        candidate = ManliScorer(ManliAligner(ManliModel.load(args.manli_model)))
+        rte_rows(args.cache, [("manli (shipped msr)", "manli-shipped", _scorer_fn(ManliScorer())),
+                              (f"manli ({args.manli_model.name})", f"manli-{args.manli_model.stem}", _scorer_fn(candidate))])
 
 
 if __name__ == "__main__":
