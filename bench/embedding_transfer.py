@@ -36,9 +36,9 @@ from bench.rte_transfer import ROWS7, cached_scores
 from explorer.aligners.bow import PAPER_LEXICAL as BOW_LEXICAL
 from explorer.aligners.bow import BowAligner, BowScorer
 from explorer.aligners.embed import EmbedAligner
+from explorer.aligners.evaluation import load_gold, report, score_pair
 from explorer.aligners.itg import ItgAligner, ItgScorer
-from explorer.alignment_eval import load_gold, report, score_pair
-from explorer.decision import transfer
+from explorer.decision.rules import transfer
 from explorer.lexical import LexicalConfig
 from explorer.pairs import Pair
 from explorer.preprocess import AnalyzedPair, analyze_pair

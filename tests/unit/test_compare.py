@@ -39,7 +39,7 @@ def test_selected_ids_reads_streamlit_selection_points() -> None:
 
 
 def test_f1_differences_and_annotator_agreement() -> None:
-    from explorer.error_analysis import agreement, f1_differences
+    from explorer.aligners.comparison import agreement, f1_differences
 
     gold = {"1": Alignment.from_links(2, 2, {(0, 0), (1, 1)}), "2": Alignment.from_links(1, 1, {(0, 0)})}
     first = {"1": Alignment.from_links(2, 2, {(0, 0)}), "2": Alignment.from_links(1, 1, {(0, 0)})}
