@@ -197,6 +197,15 @@ class EmbedAligner(_StaticEmbeddingsUser):
         kept in the result: the Pair page's heatmap asks for it)."""
         return self.embeddings.similarity(pair.text.lower, pair.hypothesis.lower)
 
+    def linkable(self, pair: AnalyzedPair, similarity: np.ndarray) -> np.ndarray:
+        """``similarity`` with the cells that may not be linked set to 0 (punctuation, unless
+        :attr:`punctuation`); the links are read from this matrix."""
+        usable = similarity.copy()
+        if not self.punctuation:
+            usable[np.asarray(pair.text.is_punct, dtype=bool), :] = 0.0
+            usable[:, np.asarray(pair.hypothesis.is_punct, dtype=bool)] = 0.0
+        return usable
+
     def align(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> EmbedAlignment:
         """Raises :class:`explorer.limits.LimitError` for a pair past the limits."""
         p_len, h_len = len(pair.text), len(pair.hypothesis)
@@ -204,10 +213,7 @@ class EmbedAligner(_StaticEmbeddingsUser):
         if p_len == 0 or h_len == 0:
             return EmbedAlignment(Alignment(p_len, h_len), 0.0)
         sims = self.similarity(pair)
-        usable = sims.copy()
-        if not self.punctuation:
-            usable[np.asarray(pair.text.is_punct, dtype=bool), :] = 0.0
-            usable[:, np.asarray(pair.hypothesis.is_punct, dtype=bool)] = 0.0
+        usable = self.linkable(pair, sims)
         linked = itermax(usable, iterations=self.iterations, discount=self.discount,
                          min_similarity=max(self.min_similarity, 1e-9))
         cells = np.argwhere(linked >= 0)
