@@ -10,6 +10,7 @@ it came from (WordNet, PPDB, embedding, spelling, ...) and whether the cell is l
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 
 import numpy as np
@@ -53,7 +54,8 @@ def similarity_heatmap(
     sure = gold.sure if gold is not None else frozenset()
     hover = [
         [
-            f"text[{i}] <b>{text_tokens[i]}</b> · hypothesis[{j}] <b>{hypothesis_tokens[j]}</b><br>"
+            f"text[{i}] <b>{html.escape(text_tokens[i])}</b> · hypothesis[{j}] "
+            f"<b>{html.escape(hypothesis_tokens[j])}</b><br>"
             f"similarity {matrix[i, j]:.3f} · from: {sources[i][j]}"
             + ("<br>linked" if (i, j) in linked else "")
             + ("<br>gold SURE link" if (i, j) in sure else "")

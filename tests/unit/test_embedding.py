@@ -142,6 +142,15 @@ def test_every_embedding_method_runs_with_the_network_blocked(no_network: list[s
     assert get_aligner("embed").align(pair).alignment.links
     similarity = LexicalSimilarity(LexicalConfig.only("embedding"))
     assert similarity.word("automobile", None, "car", None) > 0.5
+    # The Pair page's heatmap and the Teach lesson read the same table.
+    from components.figures.similarity import similarity_heatmap
+    from explorer.similarity_view import similarity_view
+    from explorer.teaching.embed import trace_embed
+
+    view = similarity_view(get_aligner("embed"), pair)
+    labels = [[view.label(i, j) for j in range(len(pair.hypothesis))] for i in range(len(pair.text))]
+    assert similarity_heatmap(view.values, labels, pair.text.tokens, pair.hypothesis.tokens).data
+    assert trace_embed(pair).value == get_aligner("embed").align(pair).value
     assert no_network == []
 
 

@@ -52,3 +52,9 @@ def test_no_links_no_marker_traces() -> None:
 def test_mismatched_shapes_are_refused(values, sources, links, message) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(ValueError, match=message):
         similarity_heatmap(values, sources, TEXT, HYP, links=links)
+
+
+def test_typed_words_reach_the_hover_as_text() -> None:
+    text = ["<a href='x'>firm</a>", "<b>", "bought", "cars"]
+    hover = similarity_heatmap(VALUES, SOURCES, text, HYP).data[0].customdata[0][0]
+    assert "&lt;a href=&#x27;x&#x27;&gt;firm&lt;/a&gt;" in hover and "<a " not in hover
