@@ -73,12 +73,18 @@ class LimitError(ExplorerError, ValueError):
         self.limit = limit
         self.value = value
         self.maximum = maximum
+        self._what, self._size = what, size
         option = CLI_OPTIONS.get(limit, "")
         how = f"limits=Limits({limit}=...) in Python" + (f" or {option} on the command line" if option else "")
         super().__init__(
             f"{method}: the pair ({size}) needs {_fmt(value)} {what}, over the limit of {_fmt(maximum)} "
             f"({limit}); shorten the pair, or raise the limit with {how}"
         )
+
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # Rebuilt from its fields (the app's worker processes send it back to the server).
+        return type(self), (self.method, self.limit, self.value, self.maximum, self._what, self._size)
 
 
 def _fmt(x: float) -> str:

@@ -85,6 +85,15 @@ class NodeKind(StrEnum):
     HYP_NULL = "hyp_null"  # ε/y
 
 
+def _tree_from_rows(rows: Sequence[tuple[NodeKind, Span, Span, int, float]]) -> ItgNode:
+    """The tree :meth:`ItgNode.__reduce__` flattened (children before parents, last child first)."""
+    stack: list[ItgNode] = []
+    for kind, p_span, h_span, n_children, similarity in rows:
+        children = tuple(stack.pop() for _ in range(n_children))
+        stack.append(ItgNode(kind, p_span, h_span, children, similarity))
+    return stack[-1]
+
+
 @dataclass(frozen=True, eq=False)
 class ItgNode:
     """One node of a biparse tree.
@@ -120,6 +129,12 @@ class ItgNode:
 
     def leaves(self) -> list[ItgNode]:
         return [n for n in self.walk() if n.is_leaf]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled flat (the app's worker processes send parses back): pickle's own
+        # recursion overflows on the deep null chains of long pairs.
+        rows = [(n.kind, n.p_span, n.h_span, len(n.children), n.similarity) for n in reversed(self.walk())]
+        return _tree_from_rows, (rows,)
 
     def bracketed(self, text_tokens: Sequence[str], hypothesis_tokens: Sequence[str]) -> str:
         """The tree in ITG bracket notation: ``[..]`` straight, ``<..>`` inverted."""
