@@ -36,7 +36,7 @@ BLIND_SPOTS = SAMPLE_DIR / "blind_spots.xml"
 #: Built-in samples offered on the Dataset page, display name -> file.
 SAMPLES: dict[str, Path] = {
     "Typical RTE-style pairs (56, binary, 7 tasks)": DEFAULT_SAMPLE,
-    "Blind spots (24 lessons: negation, antonym, number, role swap, paraphrase, short hypothesis)": BLIND_SPOTS,
+    "Blind spots (28 lessons: negation, antonym, number, role swap, paraphrase, short hypothesis, embeddings)": BLIND_SPOTS,
     "CSV sample (18 pairs, 3-way labels)": SAMPLE_DIR / "pairs.csv",
 }
 #: What each built-in sample is for, one line each (file name -> text), shown beside it.

@@ -93,6 +93,9 @@ TEACH_METHODS: Registry[TeachMethod] = Registry("teaching method", [
     TeachMethod("manli", "MANLI", "explorer.teaching.manli:trace_manli", f"{_FIGURES}:manli_figure"),
     TeachMethod("edit", "pFSM / pPDA edit distance", "explorer.teaching.edit:trace_edit", f"{_FIGURES}:edit_figure",
                 TeachOption("Model", "kind", {"ppda": "pPDA (with jumps)", "pfsm": "pFSM"}, "ppda")),
+    TeachMethod("embed", "Static embeddings", "explorer.teaching.embed:trace_embed", f"{_FIGURES}:embed_figure",
+                TeachOption("Result", "result", {"links": "word links (aligner)", "score": "sentence score (scorer)"},
+                            "links")),
 ], error=UnknownTeachingMethod)
 
 

@@ -26,6 +26,7 @@ from components.sections import batch_results
 from components.sections.annotation import render_annotation_section
 from components.sections.report_download import render_report_download
 from components.sections.verdicts import (
+    AUTO_SLOW_MAX_TOKENS,
     StoredScore,
     background_cutoffs,
     cutoff_sources,
@@ -171,10 +172,6 @@ def _score_each(names: list[str], analyzed: AnalyzedPair, slot: Any = None) -> d
                                slot=slot)
 
 
-#: Pairs with at most this many tokens (text + hypothesis) run the slow methods before the
-#: verdict strip is drawn: warm, all of them together take well under half a second there
-#: (every RTE2 dev pair has fewer; docs/BENCHMARKS.md); longer pairs run them on a button.
-AUTO_SLOW_MAX_TOKENS = 100
 
 
 def _known_slow(loaded: LoadedDataset, analyzed: AnalyzedPair, slow: list[str]) -> dict[str, Any]:
