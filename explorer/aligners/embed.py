@@ -57,6 +57,9 @@ class EmbedScore(ResultMixin):
     text_tokens: int
     hypothesis_tokens: int
 
+    def detail(self) -> str:
+        return f"{self.text_tokens} text and {self.hypothesis_tokens} hypothesis subword tokens pooled"
+
 
 @dataclass(frozen=True)
 class EmbedAlignment(ResultMixin):
@@ -73,9 +76,9 @@ class EmbedAlignment(ResultMixin):
     value: float
     rounds: tuple[tuple[int, int, int], ...] = ()
 
-    @property
-    def score(self) -> float:
-        return self.value
+    def detail(self) -> str:
+        mutual = sum(r == 0 for _, _, r in self.rounds)
+        return f"{len(self.alignment.links)} links, {mutual} of them mutual best matches"
 
 
 def mutual_argmax(similarity: np.ndarray) -> np.ndarray:
