@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
@@ -58,7 +57,7 @@ class SimilarityView:
         return SOURCE_LABELS.get(name, name)
 
 
-def similarity_view(aligner: Any, pair: AnalyzedPair, *, limits: Limits | None = None) -> SimilarityView:
+def similarity_view(aligner: object, pair: AnalyzedPair, *, limits: Limits | None = None) -> SimilarityView:
     """``aligner``'s word similarity on ``pair``, with each cell's source.
 
     Raises:

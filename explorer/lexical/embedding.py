@@ -29,11 +29,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from explorer.errors import ExplorerError
+
+if TYPE_CHECKING:
+    from tokenizers import Tokenizer
 
 #: The package whose wheel ships the table, and its pinned version (requirements.txt).
 PACKAGE = "wordllama"
@@ -114,19 +117,19 @@ class StaticEmbeddings:
         self._files = files
         self._lock = threading.Lock()
         self._table: np.ndarray | None = None
-        self._tokenizer: Any = None
+        self._tokenizer: Tokenizer | None = None
         self._ids: dict[str, tuple[int, ...]] = {}
         self._vectors: dict[str, np.ndarray] = {}
         self.load_info: LoadInfo | None = None
 
     # -- loading ---------------------------------------------------------------------
 
-    def _loaded(self) -> tuple[np.ndarray, Any]:
+    def _loaded(self) -> tuple[np.ndarray, Tokenizer]:
         if self._table is None:
             with self._lock:
                 if self._table is None:
                     self._load()
-        assert self._table is not None
+        assert self._table is not None and self._tokenizer is not None
         return self._table, self._tokenizer
 
     def _load(self) -> None:
@@ -240,7 +243,7 @@ class StaticEmbeddings:
         return float(np.clip(self.text_vector(a_words) @ self.text_vector(b_words), -1.0, 1.0))
 
 
-def _encode_one(tokenizer: Any, word: str, vocabulary: int) -> tuple[int, ...]:
+def _encode_one(tokenizer: Tokenizer, word: str, vocabulary: int) -> tuple[int, ...]:
     """A word's ids when the cache was cleared under it (another thread filled it)."""
     return tuple(i for i in tokenizer.encode(word, add_special_tokens=False).ids if 0 <= i < vocabulary)
 

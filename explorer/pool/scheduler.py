@@ -44,10 +44,14 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from multiprocessing.connection import wait as wait_any
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from explorer.errors import ExplorerError
 from explorer.pool.worker import serve
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
+    from multiprocessing.process import BaseProcess
 
 SHORT, LONG = "short", "long"
 QUEUED, RUNNING, DONE = "queued", "running", "done"
@@ -130,7 +134,7 @@ class _Job:
 
 
 class _Worker:
-    def __init__(self, process: Any, conn: Any, lane: str) -> None:
+    def __init__(self, process: BaseProcess, conn: Connection, lane: str) -> None:
         self.process, self.conn, self.lane = process, conn, lane
         self.job: _Job | None = None
         self.killed = False  # stopped on purpose (budget, supersede, close)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from explorer.pairs import Pair
 from explorer.pool.worker import emit, portable
@@ -23,14 +23,21 @@ from explorer.preprocess import analyze_pair
 if TYPE_CHECKING:
     import numpy as np
 
+    from explorer.aligners.itg import ItgParse
+    from explorer.aligners.manli import ManliAligner
     from explorer.alignment import Alignment
+    from explorer.api import AlignResult, ScoreResult
+    from explorer.counterfactual import AlignmentDiff, ScoreChange
+    from explorer.metrics.features import MetricBreakdown
+    from explorer.mtclassify import Report
+    from explorer.similarity_view import SimilarityView
 
 
 class Outcome(NamedTuple):
     """One method's result on a pair, or the error it raised (exactly one is not None)."""
 
     name: str
-    result: Any
+    result: ScoreResult | None
     error: BaseException | None
 
 
@@ -48,7 +55,7 @@ def score_pair(pair: Pair, names: Sequence[str]) -> None:
             emit(Outcome(name, result, None))
 
 
-def align_pair(pair: Pair, name: str) -> Any:
+def align_pair(pair: Pair, name: str) -> AlignResult:
     """The registered aligner's result on the pair."""
     from explorer.aligners import get_aligner
 
@@ -78,13 +85,14 @@ def run_aligner_chunk(pairs: Sequence[Pair], name: str, model: str = "") -> tupl
 
 
 @lru_cache(maxsize=4)
-def _manli_with(model: str) -> Any:
+def _manli_with(model: str) -> ManliAligner:
     from explorer.aligners import get_aligner
+    from explorer.aligners.manli import ManliAligner
 
-    return get_aligner("manli").with_model(model)  # type: ignore[attr-defined]
+    return cast(ManliAligner, get_aligner("manli")).with_model(model)
 
 
-def itg_parse(pair: Pair, variant: str) -> Any:
+def itg_parse(pair: Pair, variant: str) -> ItgParse:
     """The best biparse of the pair under one ITG configuration (the ITG panel's tree)."""
     from explorer.aligners.itg import ItgScorer
     from explorer.scorers import get_scorer
@@ -97,7 +105,7 @@ def itg_parse(pair: Pair, variant: str) -> Any:
     return scorer.parser.parse_analyses(analyzed.text, analyzed.hypothesis)
 
 
-def similarity_matrix(pair: Pair, name: str) -> Any:
+def similarity_matrix(pair: Pair, name: str) -> SimilarityView:
     """The word-similarity matrix aligner ``name`` reads its links off, with each cell's
     source (the Pair page's similarity heatmap)."""
     from explorer.aligners import get_aligner
@@ -106,7 +114,7 @@ def similarity_matrix(pair: Pair, name: str) -> Any:
     return similarity_view(get_aligner(name), analyze_pair(pair))
 
 
-def mt_metrics(pair: Pair) -> Any:
+def mt_metrics(pair: Pair) -> MetricBreakdown:
     """Every MT metric of the pair with its breakdown (the MT-metrics panel's table)."""
     from explorer.metrics.features import metric_breakdown
 
@@ -126,14 +134,14 @@ def manli_on_alignment(pair: Pair, alignment: Alignment) -> tuple[float, int]:
     return float(edited.value), dropped
 
 
-def counterfactual_scores(original: Pair, edited: Pair, names: Sequence[str]) -> list[Any]:
+def counterfactual_scores(original: Pair, edited: Pair, names: Sequence[str]) -> list[ScoreChange]:
     """Each scorer on the original and the edited pair (:func:`explorer.counterfactual.compare_scores`)."""
     from explorer.counterfactual import compare_scores
 
     return compare_scores(analyze_pair(original), analyze_pair(edited), names)
 
 
-def counterfactual_links(original: Pair, edited: Pair, name: str) -> Any:
+def counterfactual_links(original: Pair, edited: Pair, name: str) -> AlignmentDiff:
     """One aligner's word links kept, gained and lost from the original to the edited pair."""
     from explorer.aligners import get_aligner
     from explorer.counterfactual import alignment_diff
@@ -144,7 +152,7 @@ def counterfactual_links(original: Pair, edited: Pair, name: str) -> Any:
                           aligner.align(after).alignment, (after.text.tokens, after.hypothesis.tokens))
 
 
-def mt_experiment(train: Sequence[Pair], test: Sequence[Pair], groups: Sequence[str], folds: int) -> Any:
+def mt_experiment(train: Sequence[Pair], test: Sequence[Pair], groups: Sequence[str], folds: int) -> Report:
     """Finch et al.'s SVM over MT-metric features: ``folds``-fold cross-validation on
     ``train`` (``folds`` > 0), else trained on ``train`` and tested on ``test``."""
     from explorer.mtclassify import cross_validate, train_test

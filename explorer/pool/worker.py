@@ -23,9 +23,12 @@ import pickle
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from explorer.errors import ExplorerError
+
+if TYPE_CHECKING:
+    from multiprocessing.connection import Connection
 
 #: Where :func:`emit` sends, for the job running in this thread (None: nobody listens).
 _EMIT: ContextVar[Callable[[object], None] | None] = ContextVar("explorer_pool_emit", default=None)
@@ -76,7 +79,7 @@ def run_job(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any
         return False, portable(err)
 
 
-def serve(conn: Any, nice: int) -> None:
+def serve(conn: Connection, nice: int) -> None:
     """The worker's loop (the target of its process): jobs in, results out, until the
     server closes the connection. ``nice`` lowers this process's priority first (the
     pool's lane for long jobs), so short jobs elsewhere get the cores first."""
