@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from components import state
+from components import state, uploads
 from components.data import (
     SAMPLE_ABOUT,
     SAMPLES,
@@ -58,7 +58,8 @@ def source_controls() -> LoadedDataset | None:
         choice = st.selectbox("RTE file", names, index=index, key="dataset_nltk")
         return load_file(rte_files[choice], origin="NLTK RTE corpus")
     formats = "; ".join(f"{info.description}" for info in LOADERS.values())
-    upload = st.file_uploader("Dataset file", key="dataset_upload", help=f"Recognised by content and extension: {formats}.")
+    upload = st.file_uploader("Dataset file", key="dataset_upload", max_upload_size=uploads.MAX_UPLOAD_MB,
+                              help=f"Recognised by content and extension: {formats}. {uploads.describe_limits()}")
     if upload is None:
         if current.origin == "uploaded file":
             st.caption(f"Showing the uploaded {current.name}; upload another file to replace it.")
@@ -72,7 +73,7 @@ def choose_dataset() -> LoadedDataset:
     try:
         chosen = source_controls()
     except DatasetError as err:
-        st.error(f"Could not load this file, so the dataset is unchanged: {err}")
+        st.error(f"Could not load this file, so the dataset is unchanged: {plain(err)}")
         return current_dataset()
     if chosen is not None:
         set_dataset(chosen)

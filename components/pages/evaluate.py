@@ -12,7 +12,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from components import charts, state
+from components import charts, state, uploads
 from components.data import (
     SAMPLES,
     LoadedDataset,
@@ -59,13 +59,14 @@ def dev_controls(loaded: LoadedDataset) -> LoadedDataset | None:
         elif choice in rte:
             chosen = load_file(rte[choice], origin="NLTK RTE corpus")
         else:
-            upload = st.file_uploader("Development set", key="evaluate_dev_upload")
+            upload = st.file_uploader("Development set", key="evaluate_dev_upload", max_upload_size=uploads.MAX_UPLOAD_MB,
+                                      help=uploads.describe_limits())
             if upload is None:
                 st.info("Upload a development set, or choose another option.")
                 return current if current is not None and current.origin == "uploaded file" else None
             chosen = load_uploaded(upload.getvalue(), upload.name)
     except DatasetError as err:
-        st.error(f"Could not load the development set, so cutoffs are chosen on the data itself: {err}")
+        st.error(f"Could not load the development set, so cutoffs are chosen on the data itself: {plain(err)}")
         chosen = None
     if chosen is not None and not chosen.binary_labels:
         st.error(f"{chosen.name} has no entailment labels, so it cannot choose a cutoff; using the data itself.")
