@@ -27,19 +27,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from explorer.datasets import MAX_FILE_BYTES, Dataset, DatasetError, detect_format, load
+from explorer.datasets import MAX_FILE_BYTES, Dataset, DatasetError, load
+from explorer.datasets.counting import HEAD_BYTES, RANGED_FORMATS, has_header, head_format
 from explorer.datasets.reading import MAX_PAIRS, check_size, decode
 from explorer.pairs import Pair
 
-#: Formats read in ranges of lines: one record per non-blank line.
-RANGED_FORMATS = frozenset({"jsonl", "csv", "snli", "multinli", "msrp", "sick", "sts"})
-#: Formats whose first non-blank line is a header (SNLI / MultiNLI only in their TSV form).
-_HEADER_FORMATS = frozenset({"csv", "msrp", "sick"})
 #: Formats whose pairs without an id are numbered by record.
 _NUMBERED_FORMATS = frozenset({"jsonl", "csv", "sts"})
-#: Bytes read per block while scanning, and at most decoded to recognise the format.
+#: Bytes read per block while scanning.
 BLOCK = 8 * 1024 * 1024
-_HEAD = 1024 * 1024
 
 
 @dataclass(frozen=True)
@@ -92,28 +88,15 @@ def parse_range(fmt: str, text: str, name: str, first_record: int) -> tuple[list
     return list(pairs), tuple(getattr(pairs, "notes", ()))
 
 
-def _has_header(fmt: str, first_line: bytes) -> bool:
-    if fmt in _HEADER_FORMATS:
-        return True
-    return fmt in ("snli", "multinli") and not first_line.lstrip(b"\xef\xbb\xbf \t").startswith(b"{")
-
-
 def _ranged_format(path: Path) -> str | None:
     """The format of a file when it is one read in ranges (from its first MiB, cut at a
     line end), else None."""
     with path.open("rb") as f:
-        head = f.read(_HEAD)
-    if len(head) == _HEAD:
-        cut = head.rfind(b"\n")
-        head = head[: cut + 1] if cut > 0 else head
-    try:
-        text = decode(head, str(path), max_bytes=MAX_FILE_BYTES)
-        fmt = detect_format(text, str(path))
-    except DatasetError:
-        return None  # the whole-file loader gives the precise error
+        head = f.read(HEAD_BYTES + 1)
+    fmt = head_format(head, str(path))  # None: the whole-file loader gives the precise error
     if fmt not in RANGED_FORMATS:
         return None
-    if fmt == "jsonl" and not text.lstrip("\ufeff \n\t").startswith("{"):
+    if fmt == "jsonl" and not head.lstrip(b"\xef\xbb\xbf \n\t").startswith(b"{"):
         return None  # a JSON list, not JSON lines
     return fmt
 
@@ -168,7 +151,7 @@ def scan(path: str | Path, chunk_size: int) -> FileSource | None:
                     if not line.strip().lstrip(b"\xef\xbb\xbf"):
                         continue
                     if need_header is None:
-                        need_header = _has_header(fmt, line)
+                        need_header = has_header(fmt, line)
                         if need_header:
                             continue
                     if records % chunk_size == 0:

@@ -70,19 +70,20 @@ def _blocks(data: bytes) -> Iterator[bytes]:
 
 def non_blank_lines(data: bytes) -> tuple[int, bytes]:
     """The number of non-blank lines (LF, CRLF or a lone CR ends a line; blank means only
-    ASCII white space and byte-order marks) and the first of them."""
+    ASCII white space, as the loaders' ``str.strip`` sees it after the file's byte-order
+    mark) and the first of them."""
     count, first = 0, b""
-    for block in _blocks(data):
+    for block in _blocks(data.removeprefix(_BOM)):
         block = block.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         if not first:
             first = next((line for line in block.split(b"\n", 1000) if _inked(line)), b"")
         # with the blanks deleted, a non-blank line is a line end followed by anything else
-        count += _LINE_START.subn(b"", b"\n" + block.translate(None, _BLANKS).replace(_BOM, b""))[1]
+        count += _LINE_START.subn(b"", b"\n" + block.translate(None, _BLANKS))[1]
     return count, first
 
 
 def _inked(line: bytes) -> bool:
-    return bool(line.translate(None, _BLANKS).replace(_BOM, b""))
+    return bool(line.translate(None, _BLANKS))
 
 
 def line_bound(data: bytes) -> int:
