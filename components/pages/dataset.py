@@ -62,7 +62,7 @@ def source_controls() -> LoadedDataset | None:
                               help=f"Recognised by content and extension: {formats}. {uploads.describe_limits()}")
     if upload is None:
         if current.origin == "uploaded file":
-            st.caption(f"Showing the uploaded {current.name}; upload another file to replace it.")
+            st.caption(f"Showing the uploaded {plain(current.name)}; upload another file to replace it.")
         else:
             st.info(f"Upload a dataset file. Formats: {formats}.")
         return None
@@ -151,11 +151,11 @@ def main() -> None:
     st.caption(
         f"**{plain(loaded.name)}** ({loaded.origin}): {count(len(dataset), 'pair')}, "
         + label_kind(dataset.kind, int(labelled_mask(loaded).sum()), len(dataset))
-        + (f", tasks {', '.join(dataset.tasks)}" if dataset.tasks else "")
+        + (f", tasks {plain(', '.join(dataset.tasks))}" if dataset.tasks else "")
         + f"; read as {LOADERS[dataset.format].description}."
     )
     for note in dataset.notes:
-        st.caption(note)
+        st.caption(plain(note))
     interactive = [n for n, info in SCORERS.items() if info.interactive]
     names = interactive + [n for n in SCORERS if n not in interactive]
     left, right = st.columns([1, 3])
@@ -165,7 +165,7 @@ def main() -> None:
         key="dataset_scorer", persist_state="session",
     )
     with st.spinner(f"Scoring {len(dataset)} pairs with {SCORERS[scorer].label}..."):
-        built = attempt(lambda: build_table(loaded, scorer), SCORERS[scorer].label, where=f"on {loaded.name}",
+        built = attempt(lambda: build_table(loaded, scorer), SCORERS[scorer].label, where=f"on {plain(loaded.name)}",
                         then=". Choose another scorer.")
     if built is None:  # the other scorers remain choosable
         return

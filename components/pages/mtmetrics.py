@@ -39,13 +39,13 @@ def test_controls(loaded: LoadedDataset) -> LoadedDataset | None:
 def main() -> None:
     st.title("MT metrics")
     loaded = current_dataset()
-    st.subheader(f"Corpus statistics: {loaded.name}")
+    st.subheader(f"Corpus statistics: {plain(loaded.name)}")
     render_corpus_statistics(loaded.dataset)
     st.subheader("Classifier over MT-metric features")
     if not loaded.binary_labels:
-        st.info(f"{loaded.name} has no entailment labels; load a labelled dataset on the Dataset page to train.")
+        st.info(f"{plain(loaded.name)} has no entailment labels; load a labelled dataset on the Dataset page to train.")
         return
-    st.caption(f"Training data: **{loaded.name}** ({count(len(loaded.dataset), 'pair')}).")
+    st.caption(f"Training data: **{plain(loaded.name)}** ({count(len(loaded.dataset), 'pair')}).")
     test = test_controls(loaded)
     render_mtmetrics_comparison(loaded.dataset, test.dataset if test is not None else None)
 

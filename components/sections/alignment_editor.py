@@ -147,7 +147,7 @@ def _render_editor(loaded: LoadedDataset, pair: Pair) -> None:
                  help=None if who else "Type your name in the sidebar's Annotator box first."):
         store.add_gold_alignment(dataset_id, pair.id, working, author=who,
                                  text_tokens=p_tokens, hypothesis_tokens=h_tokens)
-        st.success(f"Saved {len(working.links)} links for pair {pair.id}.")
+        st.success(f"Saved {len(working.links)} links for pair {plain(pair.id)}.")
         saved = store.gold_alignment(dataset_id, pair.id)
     if saved is not None:
         st.caption(f"Saved correction: {len(saved.alignment.links)} links, by {plain(saved.author)} "

@@ -87,7 +87,7 @@ def _annotation_form(loaded: LoadedDataset, pair: Pair) -> None:
         seen.pop(key, None)  # re-read what is stored now, other sessions' changes included
         saves[key] = saves.get(key, 0) + 1
         tag_widget.pop()
-        st.toast(f"Saved the annotation of pair {pair.id}.")
+        st.toast(f"Saved the annotation of pair {plain(pair.id)}.")
         st.rerun()
     stored = store.pair_tags(dataset_id, pair.id)
     st.caption("Stored tags: " + (", ".join(plain(t) for t in stored) if stored else "none yet"))
