@@ -174,3 +174,47 @@ def test_a_hostile_batch_result_is_plain_text(tmp_path_factory: pytest.TempPathF
     at.run()
     at.switch_page(page).run()
     check(at, f"batch result on {page}")
+
+
+def _opened(hostile: object, page: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.session_state[state.DATASET.key] = hostile
+    at.run()
+    at.switch_page(page).run()
+    return at
+
+
+@pytest.mark.slow
+def test_views_behind_a_choice_are_plain_text_too(hostile: object) -> None:
+    upload = (NAME, hostile_jsonl(), "application/json")
+    at = _opened(hostile, "components/pages/teach.py")
+    at.radio(key="teach_source").set_value("A pair from the dataset").run()
+    check(at, "Teach, a pair from the dataset")
+    at = _opened(hostile, "components/pages/evaluate.py")
+    at.selectbox(key="evaluate_dev").set_value("an uploaded file").run()
+    at.file_uploader(key="evaluate_dev_upload").set_value(upload).run()
+    check(at, "Evaluate, the file as its own development set")
+    at = _opened(hostile, "components/pages/mtmetrics.py")
+    at.selectbox(key="mtmetrics_test").set_value("an uploaded file").run()
+    at.file_uploader(key="mtmetrics_test_upload").set_value(upload).run()
+    check(at, "MT metrics, the file as the test set")
+    at = _opened(hostile, "components/pages/dataset.py")
+    at.radio(key="dataset_source").set_value("Upload a file").run()
+    at.file_uploader(key="dataset_upload").set_value((NAME, b"1\ta\n", "text/plain")).run()
+    check(at, "Dataset, a refused upload named with markup")
+
+
+@pytest.mark.slow
+def test_annotations_of_a_hostile_pair_are_plain_text(hostile: object) -> None:
+    from components.store_access import get_store, store_dataset_id
+
+    store = get_store()
+    dataset_id = store_dataset_id(hostile)  # type: ignore[arg-type]
+    first = hostile.dataset.pairs[0].id  # type: ignore[attr-defined]
+    store.add_tag("markup-tag", MARKUP[:100])
+    store.set_pair_tags(dataset_id, first, ["markup-tag"], author=MARKUP[:40])
+    store.add_note(dataset_id, first, LONG_MARKUP, author=MARKUP[:40])
+    at = _opened(hostile, "components/pages/errors.py")
+    check(at, "Errors, a tagged and noted pair")
+    at = _opened(hostile, "components/pages/pair.py")
+    check(at, "Pair, its tags and notes")
