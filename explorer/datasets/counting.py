@@ -33,6 +33,8 @@ _BOM = b"\xef\xbb\xbf"
 # A JSON string, matched possessively so that a long string costs linear time.
 _BLANKS = b" \t\x0b\x0c"
 _LINE_START = re.compile(rb"\n[^\n]")
+_LINE_EDGES = (b" ", b"\t", b"\x0b", b"\x0c", b"\n")
+_BLANK_START = re.compile(rb"\n[ \t\x0b\x0c\n]")
 _JSON_STRING = re.compile(rb'"(?:[^"\\]++|\\.)*+"', re.DOTALL)
 
 
@@ -72,14 +74,25 @@ def non_blank_lines(data: bytes) -> tuple[int, bytes]:
     """The number of non-blank lines (LF, CRLF or a lone CR ends a line; blank means only
     ASCII white space, as the loaders' ``str.strip`` sees it after the file's byte-order
     mark) and the first of them."""
+    data = data.removeprefix(_BOM)
+    if not _may_have_blank_lines(data):  # the usual file: every line is a record
+        end = data.find(b"\n")
+        return data.count(b"\n") + (not data.endswith(b"\n")), data if end < 0 else data[:end]
     count, first = 0, b""
-    for block in _blocks(data.removeprefix(_BOM)):
+    for block in _blocks(data):
         block = block.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
         if not first:
             first = next((line for line in block.split(b"\n", 1000) if _inked(line)), b"")
         # with the blanks deleted, a non-blank line is a line end followed by anything else
         count += _LINE_START.subn(b"", b"\n" + block.translate(None, _BLANKS))[1]
     return count, first
+
+
+def _may_have_blank_lines(data: bytes) -> bool:
+    """Whether a line could be blank or end in CR: only then is every line looked at. A
+    blank line is empty or all white space, so it starts the file or follows a line end
+    with white space or another line end."""
+    return not data or data[:1] in _LINE_EDGES or b"\r" in data or _BLANK_START.search(data) is not None
 
 
 def _inked(line: bytes) -> bool:
