@@ -10,8 +10,9 @@ under :class:`ReadLimits`:
 - **memory**: the child caps its own address space (``RLIMIT_AS``) before it reads a byte;
   a parse that needs more ends in ``MemoryError`` (or the child's death) and is refused
   naming the limit;
-- **time**: the parent kills the child past ``seconds`` of wall time (and the child's
-  ``RLIMIT_CPU`` ends it even if the parent is gone);
+- **time**: the child's ``RLIMIT_CPU`` ends it past ``cpu_seconds`` of processor time (the
+  work a file causes, whatever the machine's load), and the parent kills it past
+  ``seconds`` of wall time (a child that waits on something never uses its CPU);
 - **pairs**: the child refuses more than ``pairs`` pairs before parsing (its own exact
   count) and after (pairs a count cannot see, e.g. MSR alignments);
 - **readers**: at most ``readers`` children run at once on the machine (lock files in the
@@ -61,6 +62,7 @@ class ReadLimits:
     bytes: int
     memory: int
     seconds: float
+    cpu_seconds: float = 20.0
     readers: int = 1
     wait: float = 20.0
     batch_hint: str = ""
@@ -68,7 +70,8 @@ class ReadLimits:
 
 class ReadLimitError(DatasetError):
     """A file refused by one of :class:`ReadLimits` (not by its content); ``limit`` names
-    which: ``pairs``, ``bytes``, ``memory``, ``seconds`` or ``readers``."""
+    which: ``pairs``, ``bytes``, ``memory``, ``seconds``, ``cpu_seconds``, ``readers`` (or
+    ``live``, the app's own budget)."""
 
     def __init__(self, message: str, limit: str) -> None:
         super().__init__(message)
@@ -77,13 +80,14 @@ class ReadLimitError(DatasetError):
 
 @dataclass(frozen=True)
 class ReadResult:
-    """A dataset read by the child, its measured size in memory (:func:`footprint`) and
-    the child's wall seconds and peak resident memory (bytes)."""
+    """A dataset read by the child, its measured size in memory (:func:`footprint`), the
+    read's wall seconds, the child's peak resident memory (bytes) and processor seconds."""
 
     dataset: Dataset
     footprint: int
     seconds: float
     child_peak: int
+    child_cpu: float = 0.0
 
 
 def pair_limit_message(name: str, records: int | None, limits: ReadLimits) -> str:
@@ -161,7 +165,8 @@ def _reader_slot(limits: ReadLimits) -> Iterator[None]:
 
 def _run_child(data: bytes, name: str, limits: ReadLimits, admit: Callable[[int], None] | None) -> ReadResult:
     request = json.dumps({"name": name, "pairs": limits.pairs, "bytes": limits.bytes, "memory": limits.memory,
-                          "seconds": limits.seconds, "batch_hint": limits.batch_hint})
+                          "seconds": limits.seconds, "cpu_seconds": limits.cpu_seconds,
+                          "batch_hint": limits.batch_hint})
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(PACKAGE_ROOT), *filter(None, [env.get("PYTHONPATH")])])
     start = time.perf_counter()
@@ -203,7 +208,8 @@ def _result(out: bytes, code: int, name: str, limits: ReadLimits, seconds: float
         if head[0] == "dataset":
             raise DatasetError(head[1])
         raise ReadLimitError(head[1], head[0])
-    if isinstance(head, tuple) and len(head) == 3 and head[0] == "ok" and isinstance(head[1], int):
+    if isinstance(head, tuple) and len(head) == 3 and head[0] == "ok" and isinstance(head[1], int) \
+            and isinstance(head[2], tuple):
         if admit is not None:
             admit(head[1])
         try:
@@ -211,9 +217,10 @@ def _result(out: bytes, code: int, name: str, limits: ReadLimits, seconds: float
         except Exception:
             dataset = None
         if isinstance(dataset, Dataset):
-            return ReadResult(dataset, head[1], seconds, int(head[2]))
-    if code == -signal.SIGXCPU:
-        raise _too_slow(name, limits)
+            return ReadResult(dataset, head[1], seconds, int(head[2][0]), float(head[2][1]))
+    if code == -signal.SIGXCPU:  # the kernel's signal at the processor-time limit
+        raise ReadLimitError(f"{name}: reading it needed more than the app's {limits.cpu_seconds:g} seconds of "
+                             "processor time for one file; split it, or use a smaller file", "cpu_seconds")
     # No reply: ended by the system, e.g. the memory cap met outside Python's allocator.
     raise ReadLimitError(f"{_too_big(name, limits)} (the reader stopped with code {code})", "memory")
 
@@ -269,16 +276,18 @@ def _child(request: dict[str, Any]) -> list[object]:
     import resource
 
     limits = ReadLimits(pairs=int(request["pairs"]), bytes=int(request["bytes"]), memory=int(request["memory"]),
-                        seconds=float(request["seconds"]), batch_hint=str(request["batch_hint"]))
+                        seconds=float(request["seconds"]), cpu_seconds=float(request["cpu_seconds"]),
+                        batch_hint=str(request["batch_hint"]))
     resource.setrlimit(resource.RLIMIT_AS, (limits.memory, limits.memory))
-    cpu = int(limits.seconds) + 2
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    cpu = max(1, round(limits.cpu_seconds))
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))  # SIGXCPU, then SIGKILL a second later
     name = str(request["name"])
     try:
         kind, value = _parse(sys.stdin.buffer.read(limits.bytes + 1), name, limits)
     except MemoryError:
         kind, value = "memory", _too_big(name, limits)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    peak = (usage.ru_maxrss * 1024, usage.ru_utime + usage.ru_stime)
     if isinstance(value, Dataset):
         return [(kind, footprint(value), peak), value]
     return [(kind, value, peak)]

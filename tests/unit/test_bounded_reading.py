@@ -109,6 +109,14 @@ def test_a_parse_past_the_memory_cap_is_refused_naming_it() -> None:
 
 
 @pytest.mark.slow
+def test_a_read_past_its_processor_time_is_ended_and_refused_naming_it() -> None:
+    with pytest.raises(ReadLimitError, match=r"more than the app's 1 seconds of processor time") as err:
+        read_bounded(sts(400_000), "slow.tsv", ReadLimits(pairs=400_000, bytes=64 * MB, memory=1024 * MB, seconds=300,
+                                                          cpu_seconds=1))
+    assert err.value.limit == "cpu_seconds"
+
+
+@pytest.mark.slow
 def test_a_read_past_its_time_is_killed_and_refused_naming_it() -> None:
     with pytest.raises(ReadLimitError, match=r"longer than the app's 0.3-second limit") as err:
         read_bounded(sts(100_000), "slow.tsv", ReadLimits(pairs=100_000, bytes=64 * MB, memory=1024 * MB, seconds=0.3))
