@@ -15,20 +15,23 @@ from __future__ import annotations
 import re
 
 # CommonMark lets any ASCII punctuation be backslash-escaped; the escape shows as the
-# character. These build links, images, autolinks, HTML, entities, code, emphasis,
-# strikethrough, headings, quotes and tables, and Streamlit's own directives
-# (``:red[...]``, ``:material/x:``, emoji shortcodes, ``$...$``). ``.``, ``-`` and ``_``
-# inside words format nothing and stay as typed, so file names read the same in AppTest.
-_ESCAPES = {ord(c): "\\" + c for c in "\\`*[](){}!<>:$|~#&@+="}
+# character. These always build something: links and images (``[`` ``]`` ``!``), HTML and
+# autolinks (``<``), entities, code, emphasis, strikethrough, headings, quotes, tables and
+# LaTeX (``$``). The rest only at some places, escaped there: a colon that opens or closes
+# a shortcode (``:smile:``, ``:material/home:``, ``:red[``: Streamlit looks for these in
+# the source, and only an escaped closing colon stops it), ``_`` at a word's edge, and
+# ``-``/``+``/``=``/``1.`` starting a line (the text's start). So "rte1_dev.xml",
+# "default: best (56 pairs)" and "a + b" read the same in the script and on the page.
+_ESCAPES = {ord(c): "\\" + c for c in "\\`*[]!<>$|~#&"}
+_OPENING = re.compile(r":(?=[\w/+-])")
+_SHORTCODE = re.compile(r"(?=(:[\w/+-]+):)")
+_EDGE_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
+_LINE_START = re.compile(r"^(?:[-+=]|\d{1,9}(?=[.)]))")
 # GitHub-style autolinks (``www.x.org``, ``http://``, ``a@b.org``, ``mailto:``) are found
-# in the text after escapes are undone, so escaping cannot stop them: an invisible word
-# joiner (U+2060) inside the pattern does.
+# in the text after escapes are undone, so escaping cannot stop them (seen in Chromium): an
+# invisible word joiner (U+2060) inside the pattern does.
 _JOINER = "\u2060"
 _AUTOLINK = re.compile(r"(?i)(?<=www)(?=\.)|(?=://)|(?<=mailto)(?=:)|(?<=xmpp)(?=:)|(?=@)")
-# ``_`` at a word's edge may start or end emphasis; a list item, an ordered list or a
-# thematic break needs ``-``/``+``/digits at the start of a line: the text's start.
-_EDGE_UNDERSCORE = re.compile(r"(?<![A-Za-z0-9])_|_(?![A-Za-z0-9])")
-_LIST_START = re.compile(r"^(-|\d{1,9}(?=\.))")
 
 
 def plain(text: object) -> str:
@@ -36,8 +39,10 @@ def plain(text: object) -> str:
     emphasis, list, LaTeX, emoji shortcode or directive; it shows as written (with
     invisible word joiners where a link would start)."""
     words = _AUTOLINK.sub(_JOINER, " ".join(str(text).split())).translate(_ESCAPES)
+    closing = {m.end(1) for m in _SHORTCODE.finditer(words)}
+    words = "".join("\\:" if c == ":" and (i in closing or _OPENING.match(words, i)) else c for i, c in enumerate(words))
     words = _EDGE_UNDERSCORE.sub(r"\\_", words)
-    return _LIST_START.sub(lambda m: "\\-" if m.group(1) == "-" else m.group(1) + "\\", words)
+    return _LINE_START.sub(lambda m: m.group(0) + "\\" if m.group(0)[0].isdigit() else "\\" + m.group(0), words)
 
 
 def svg_plain(text: object) -> str:

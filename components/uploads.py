@@ -131,26 +131,28 @@ class _Live:
         self._lock = threading.Lock()
 
     def admit(self, size: int, name: str) -> None:
-        """Make room for ``size`` more bytes (the cache lets go of its oldest entries
-        first), or refuse the upload naming the limit.
+        """Reserve ``size`` more bytes (the cache lets go of its oldest entries first to
+        make room), or refuse the upload naming the limit. A reservation is kept by
+        :meth:`track` or given back by :meth:`release`.
 
         Raises:
             ReadLimitError: the server already holds too much.
         """
         while self.total + size > LIVE_BYTES and DATASETS.pop_oldest():
             pass
-        if self.total + size > LIVE_BYTES:
-            raise ReadLimitError(
-                f"{name}: this server already holds {self.total / _MB:,.0f} MB of uploaded datasets for its visitors "
-                f"and this one needs {size / _MB:,.0f} MB more, over the {LIVE_BYTES // _MB:,} MB limit; try again "
-                "when others have moved on, or use a smaller file", "live")
+        with self._lock:
+            if self.total + size > LIVE_BYTES:
+                raise ReadLimitError(
+                    f"{name}: this server already holds {self.total / _MB:,.0f} MB of uploaded datasets for its "
+                    f"visitors and this one needs {size / _MB:,.0f} MB more, over the {LIVE_BYTES // _MB:,} MB limit; "
+                    "try again when others have moved on, or use a smaller file", "live")
+            self.total += size
 
     def track(self, dataset: Dataset, size: int) -> None:
-        with self._lock:
-            self.total += size
-        weakref.finalize(dataset, self._release, size)
+        """Give the reservation back when ``dataset`` is freed."""
+        weakref.finalize(dataset, self.release, size)
 
-    def _release(self, size: int) -> None:
+    def release(self, size: int) -> None:
         with self._lock:
             self.total -= size
 
@@ -171,7 +173,18 @@ def read_dataset(data: bytes, name: str, key: str, *, isolated: bool) -> Dataset
     if found is not None:
         return found
     if isolated:
-        result = read_bounded(data, name, LIMITS, admit=lambda size: LIVE.admit(size, name))
+        reserved: list[int] = []
+
+        def admit(size: int) -> None:
+            LIVE.admit(size, name)
+            reserved.append(size)
+
+        try:
+            result = read_bounded(data, name, LIMITS, admit=admit)
+        except BaseException:
+            for size in reserved:  # admitted, then not rebuilt
+                LIVE.release(size)
+            raise
         dataset, size = result.dataset, result.footprint
         LIVE.track(dataset, size)
     else:
