@@ -37,7 +37,7 @@ LONG_MARKUP = MARKUP + ' <a href="http://127.0.0.1:9/a">a</a> ann@example.com _u
 NAME = "![f](f.png)<img src=g.png>:red[n]$n$ www.example.com.jsonl"
 #: What must never reach a Markdown renderer as written (plain() escapes or breaks each).
 RAW = ("![", "](", "<img", "<script", "<b>", "<a ", ":red[", "$x", "$n", ":smile:", "www.", "**b**",
-       "@example", "_u_")
+       "n@example", "_u_")
 #: What must never reach an HTML or Plotly renderer as written (the data's own tags: the
 #: pages' figures bold their hover labels themselves).
 RAW_TAGS = ("<img src", "<script>", '<a href="http://127.0.0.1:9')
