@@ -11,7 +11,7 @@ ifneq ($(wildcard $(SHARED_NLTK)),)
 export NLTK_DATA ?= $(SHARED_NLTK)
 endif
 
-.PHONY: run test test-fast test-unit test-app test-e2e setup setup-dev lint resources bench bench-browser clean
+.PHONY: run serve-class test test-fast test-unit test-app test-e2e setup setup-dev lint resources bench bench-browser clean
 
 $(BIN)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -38,10 +38,19 @@ run: setup
 	@$(BIN)/python -m explorer.resources ensure || true
 	$(BIN)/python -m streamlit run app.py
 
+# A class on one server (README, "Serving a class"): Caddy asks every request for the
+# password (ENTAILMENT_EXPLORER_PASSWORD), then passes it to one of PROCESSES Streamlit
+# processes; on every network interface at PORT (default 8501), on purpose. Installs
+# Debian's caddy package when it is missing and this is root; otherwise names it.
+serve-class: setup
+	@$(BIN)/python -m explorer.resources ensure || true
+	exec $(BIN)/python -m serve
+
 lint: setup-dev
-	$(BIN)/ruff check explorer components tests bench app.py
+	$(BIN)/ruff check explorer components serve tests bench app.py
 	$(BIN)/mypy explorer
 	$(BIN)/mypy components app.py
+	$(BIN)/mypy serve
 
 test: lint
 	$(BIN)/python -m pytest -q
@@ -56,7 +65,7 @@ bench: setup-dev
 	$(BIN)/python -m bench.bench_bleu
 	$(BIN)/python -m bench.bench_pages
 
-# Issue 14's timings in headless Chromium (/usr/bin/chromium): typed pair, RTE2 pair, editor
+# The app's first-use timings in headless Chromium (/usr/bin/chromium): typed pair, RTE2 pair, editor
 # click, a pair of a 20,000-pair upload, cold start; medians with the load average.
 bench-browser: setup-dev
 	$(BIN)/python -m bench.bench_browser_timings

@@ -1,4 +1,4 @@
-"""Benchmark: issue 14's "done when" timings in a real browser (headless Debian Chromium
+"""Benchmark: the app's first-use timings (goals in docs/BENCHMARKS.md) in a real browser (headless Debian Chromium
 driven by Playwright), from the request to the element on screen, on a warm server.
 
 One command runs every target and prints, per target, the median over ``--runs`` runs
@@ -53,7 +53,7 @@ load. ``--only`` picks targets (``cold,typed,rte2,editor,upload``); ``--shots DI
 screenshot per target. The store is a throwaway file; the cutoff cache (and the per-pair
 scores the background cutoff job stores beside it) is the user's (``--fresh-cutoffs``
 uses an empty temporary one). Choose the RTE2 cutoffs first (``python -m
-explorer.cutoffs compute $NLTK_DATA/corpora/rte/rte2_dev.xml --progress /tmp/p.json``),
+explorer.decision.jobs $NLTK_DATA/corpora/rte/rte2_dev.xml --progress /tmp/p.json``),
 or the RTE2 rows run beside that dataset's background job (the benchmark says so).
 """
 
@@ -376,7 +376,7 @@ def bench_rte2(browser: Any, context: Any, url: str, runs: int, results: Results
     if page.locator(".st-key-cutoff_job [data-testid='stProgress']").count():
         results.notes.append("RTE2: the background cutoff job was running when the RTE2 rows started "
                              f"({page.locator('.st-key-cutoff_job').first.inner_text()[:160]!r}); choose the "
-                             "cutoffs first (python -m explorer.cutoffs compute DATA --progress F)")
+                             "cutoffs first (python -m explorer.decision.jobs DATA --progress F)")
     page.close()
     for run in range(runs):
         pair = pairs[ids[run % len(ids)]]

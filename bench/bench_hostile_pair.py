@@ -1,4 +1,4 @@
-"""Issue 10's hostile typed pair against a real server: ``"h " * N`` in both boxes of the
+"""A hostile typed pair against a real server: ``"h " * N`` in both boxes of the
 Pair page, typed in headless Chromium (N = 9999 by default: 20,000 characters a box, the
 page's limit, and far past the 2,000-token ``max_tokens`` limit; ``--repeat 300`` stays
 under it, so the page scores the pair).

@@ -27,7 +27,7 @@ import numpy as np
 from explorer.aligners.itg import BracketingItg, ItgConfig, ItgScorer
 from explorer.aligners.itg_kernel import fill_chart
 from explorer.datasets import load
-from explorer.evaluation import evaluate
+from explorer.decision.evaluation import evaluate
 from explorer.preprocess import Analysis, analyze_pair, make_pair
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -28,9 +28,9 @@ import statistics  # noqa: E402
 import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 
+from explorer.aligners.evaluation import load_gold  # noqa: E402
 from explorer.aligners.manli import ManliAligner, decode, default_model  # noqa: E402
 from explorer.aligners.manli_learn import TrainConfig, prepare, train  # noqa: E402
-from explorer.alignment_eval import load_gold  # noqa: E402
 from explorer.preprocess import analyze_pair, make_pair  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -5,7 +5,7 @@ seven RTE1 tasks, a scorer run with a cutoff, ``--annotations`` tags drawn at ra
 the default taxonomy, plus notes on a tenth as many pairs), then times, as medians over
 ``--runs`` repetitions on a warm connection:
 
-* the Errors-page query: :func:`explorer.error_analysis.crosstab` (aggregated in SQL)
+* the Errors-page query: :func:`explorer.store.crosstab.crosstab` (aggregated in SQL)
   plus its pivot by outcome;
 * the pair list the page shows under it (incorrect pairs carrying one tag);
 * the same cross-tab computed in Python from fetched rows, for a ratio in the same run;
@@ -26,9 +26,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 from explorer.datasets import Dataset
-from explorer.error_analysis import annotated_pairs, crosstab
 from explorer.pairs import ENTAILMENT, NON_ENTAILMENT, Pair
 from explorer.store import Store
+from explorer.store.crosstab import annotated_pairs, crosstab
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,5 +1,5 @@
 """The combined entailment classifier across RTE sets: model, regularisation and features
-chosen by cross-set transfer (issue 13, part 3).
+chosen by cross-set transfer.
 
     NLTK_DATA=../shared/nltk_data .venv/bin/python -m bench.combined_rte [--cache DIR]
         [--only models,features,search,nested,honest,extra,extra_why,final] [--save explorer/models/combined_rte.json]
@@ -16,7 +16,7 @@ features fixed, only C chosen on the rows without the kept-out set, beside a uni
 sum with nothing chosen, with paired bootstrap intervals against bag-of-words. ``extra``
 adds the labelled files of ``--extra`` (e.g. SICK) to every row's *training* data and
 chooses, nested like ``honest``, among C x their weighting x two feature sets
-(docs/RESULTS.md, "Fourth pass (h18)"). Features are computed once per file and kept under
+(docs/experiments.md, "Combined classifier"). Features are computed once per file and kept under
 ``--cache`` (default /tmp/explorer-rte-transfer, shared with bench/rte_transfer.py).
 The classifier decides at probability 0.5 (no cutoff tuning); bag-of-words with its
 cutoff chosen on the training set is the baseline row. Prints Markdown.
@@ -35,8 +35,8 @@ import numpy as np
 
 from explorer import combined
 from explorer.datasets import load
-from explorer.decision import DEFAULT_RULE, choose_cutoff
-from explorer.evaluation import score_pairs
+from explorer.decision.evaluation import score_pairs
+from explorer.decision.rules import DEFAULT_RULE, choose_cutoff
 from explorer.preprocess import analyze_pair
 
 RTE = Path(os.environ.get("NLTK_DATA", "../shared/nltk_data")) / "corpora" / "rte"
@@ -279,7 +279,7 @@ def _predict_cutoff(data, scorer, train_files, test_file):  # type: ignore[no-un
 
 
 def _interval(right, bow_right) -> str:  # type: ignore[no-untyped-def]
-    from explorer.decision import paired_difference
+    from explorer.decision.rules import paired_difference
 
     d = paired_difference(right, bow_right, resamples=2000)
     return f"{100 * d.difference:+.1f} [{100 * d.low:+.1f}, {100 * d.high:+.1f}]"
@@ -331,7 +331,7 @@ def honest(data, names: Sequence[str]) -> None:  # type: ignore[no-untyped-def]
     print("| bow, cutoff | " + " | ".join(f"{100 * a:.1f}" for a in bow_rows(data)) + " |")
 
 
-# -- more labelled training data (``--extra``; fourth pass, h18) ---------------------------
+# -- more labelled training data (``--extra``) ---------------------------------------------
 
 #: A MANLI feature sensitive to *which* word a hypothesis word is linked to, fixed before
 #: any result with extra data was seen: the share of hypothesis content words (every token

@@ -1,4 +1,4 @@
-"""Why SMTeuroparl-style MT output is hard for the pFSM / pPDA (issue 13, part 1).
+"""Why SMTeuroparl-style MT output is hard for the pFSM / pPDA.
 
 Prints, per similarity file: lengths, length mismatch, truncated second sentences,
 punctuation and casing, the gold score distribution, and the Pearson correlation with

@@ -1,5 +1,5 @@
-"""Why the pFSM / pPDA lose to token overlap across files: probes of the machine's structure
-(issue 13, part 1, third pass). Nothing here is trained except what ``--save`` of
+"""Why the pFSM / pPDA lose to token overlap across files: probes of the machine's structure.
+Nothing here is trained except what ``--save`` of
 ``bench/edit_distance_transfer.py`` left behind.
 
 * ``overlap``: Pearson of Dice over identical (lowercased) tokens matched in order (the

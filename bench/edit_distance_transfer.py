@@ -1,4 +1,4 @@
-"""Across-file transfer of the pFSM / pPDA (issue 13, part 1).
+"""Across-file transfer of the pFSM / pPDA.
 
 Trains on some similarity files and scores others, so settings are chosen by what
 transfers rather than by cross-validation inside one file. Sets (``--data``, default

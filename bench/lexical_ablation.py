@@ -17,8 +17,8 @@ import argparse
 import time
 from pathlib import Path
 
+from explorer.aligners.evaluation import load_gold, report, score_pair
 from explorer.alignment import Alignment
-from explorer.alignment_eval import load_gold, report, score_pair
 from explorer.lexical import COMPONENTS, LexicalConfig, LexicalSimilarity
 from explorer.preprocess import analyze_pair
 

@@ -7,7 +7,7 @@ Two protocols over the gold problems in file order:
   on the other folds, and the figures are computed over all problems at once.
 
 Test problems are decoded without the gold blocks that training adds to the candidate
-set. Figures come from :mod:`explorer.alignment_eval` (the ``align-eval`` definitions).
+set. Figures come from :mod:`explorer.aligners.evaluation` (the ``align-eval`` definitions).
 Also printed: how often the decoded alignment scores at least as high as the gold one
 (gold blocks allowed, so the gold is always reachable by the search).
 
@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from explorer.aligners.evaluation import load_gold, report, score_pair
 from explorer.aligners.manli import _lexical_similarity, decode
 from explorer.aligners.manli_features import FeatureConfig
 from explorer.aligners.manli_learn import (
@@ -42,7 +43,6 @@ from explorer.aligners.manli_learn import (
     train,
 )
 from explorer.alignment import Alignment
-from explorer.alignment_eval import load_gold, report, score_pair
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -1,4 +1,4 @@
-"""How much of MANLI's alignment error involves numbers (issue 13 part 4, fourth pass).
+"""How much of MANLI's alignment error involves numbers.
 
 For each gold corpus (the MSR RTE2 dev alignments, A/B/C merged by majority as in
 ``bench.manli_transfer``; the Edinburgh++ training set), aligns every problem with a
@@ -37,8 +37,8 @@ import sys
 import time
 
 from bench.manli_transfer import SHARED
+from explorer.aligners.evaluation import harmonic_mean, load_gold
 from explorer.aligners.manli import ManliAligner
-from explorer.alignment_eval import harmonic_mean, load_gold
 from explorer.lexical.numbers import number_value
 from explorer.preprocess import analyze_pair
 

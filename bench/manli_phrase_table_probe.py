@@ -1,8 +1,8 @@
-"""Could a phrase table learnt from gold blocks help MANLI? (issue 13 part 4, fourth pass)
+"""Could a phrase table learnt from gold blocks help MANLI?
 
-Before building phrasal paraphrase evidence from the gold alignments (step (b) of the
-part-4 notes: a table of the phrase pairs the annotators aligned, learnt only from the
-training side of each protocol), this counts how much of the *test* side such a table
+Before building phrasal paraphrase evidence from the gold alignments (a table of the
+phrase pairs the annotators aligned, learnt only from the training side of each
+protocol), this counts how much of the *test* side such a table
 would cover at all, and how often it would fire where the gold has no block.
 
 A *table entry* is a gold aligned block (``Alignment.to_phrase_edits(partial=True)``,
@@ -35,7 +35,7 @@ import collections
 import time
 
 from bench.manli_transfer import SHARED
-from explorer.alignment_eval import load_gold
+from explorer.aligners.evaluation import load_gold
 from explorer.preprocess import analyze_pair
 
 MAX_PHRASE = 6

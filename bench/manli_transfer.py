@@ -1,4 +1,4 @@
-"""MANLI across corpora: train on one gold corpus, test on the other (issue 13 part 4).
+"""MANLI across corpora: train on one gold corpus, test on the other.
 
 Corpora: the MSR RTE2 dev alignments (annotators A/B/C merged by majority, SURE links,
 800 problems) and the Edinburgh++ training set (SURE links, 714 problems). Protocols:
@@ -13,12 +13,12 @@ Corpora: the MSR RTE2 dev alignments (annotators A/B/C merged by majority, SURE 
 
 ``--msr-weight W`` scales the perceptron updates of MSR problems in ``folds`` by W.
 
-Feature variants (``--variants``): ``base`` is the feature set before part 4 (the
-new columns switched off during training, so their weights stay 0); ``part4`` adds the
-groups of part 4's first pass (:data:`PART4`, the features of today's ``msr_edi``; the
-second pass's phrase and pair-shape groups, measured at commit d513052, were taken out
-again: docs/RESULTS.md); ``all`` adds every group; ``+name`` / ``-name`` add or remove one group of :data:`GROUPS`
-(``numval``: numbers in other formats read as one value, the fourth pass; in no shipped model).
+Feature variants (``--variants``): ``base`` is the feature set of the shipped ``msr`` model
+(every group of :data:`GROUPS` switched off during training, so their weights stay 0);
+``msr_edi`` adds the groups of the shipped ``msr_edi`` model (:data:`MSR_EDI_GROUPS`);
+``all`` adds every group; ``+name`` / ``-name`` add or remove one group of :data:`GROUPS`
+(``numval``: numbers in other formats read as one value; in no shipped model). Phrase-block
+and pair-parity groups were measured at commit d513052 and taken out (docs/experiments.md).
 Features are extracted once per run and the variants differ only in which weights
 training may move, so one run compares them on exactly the same candidates.
 
@@ -41,17 +41,17 @@ from pathlib import Path
 import numpy as np
 
 from bench.manli_experiments import figures, test
+from explorer.aligners.evaluation import load_gold
 from explorer.aligners.manli import _lexical_similarity, decode
 from explorer.aligners.manli_features import FEATURES, INDEX, N_FEATURES
 from explorer.aligners.manli_learn import Problem, TrainConfig, prepare
-from explorer.alignment_eval import load_gold
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
 if not SHARED.is_dir():  # a worktree beside the main checkout
     SHARED = Path("/work/shared/data")
 
-#: Part-4 feature groups (names in :data:`explorer.aligners.manli_features.FEATURES`).
+#: Feature groups beyond the `msr` model's (names in :data:`explorer.aligners.manli_features.FEATURES`).
 GROUPS: dict[str, tuple[str, ...]] = {
     "stop": ("sub:stop_unsupported",),
     "be": ("sub:be_mixed", "sub:be_unsupported"),
@@ -59,12 +59,12 @@ GROUPS: dict[str, tuple[str, ...]] = {
     "ctx2": ("sub:context2",),
     "rival": ("sub:rival", "sub:rival_unsupported"),
     "shape": ("del:excess", "ins:excess", "sub:weak_excess"),
-    # fourth pass: numbers in other formats read as one value
+    # numbers in other formats read as one value
     "numval": ("sub:num_value_eq", "sub:num_value_clash"),
 }
 NEW: tuple[str, ...] = tuple(name for group in GROUPS.values() for name in group)
-#: The groups of part 4's first pass.
-PART4: tuple[str, ...] = ("stop", "be", "num", "ctx2", "rival", "shape")
+#: The groups the shipped ``msr_edi`` model is trained with.
+MSR_EDI_GROUPS: tuple[str, ...] = ("stop", "be", "num", "ctx2", "rival", "shape")
 
 
 def _log(message: str) -> None:
@@ -75,14 +75,14 @@ def variant_mask(spec: str) -> np.ndarray:
     """1 for the features training may move under the variant ``spec``."""
     mask = np.ones(N_FEATURES)
     parts = spec.replace("-", " -").replace("+", " +").split()
-    head = parts[0] if parts and parts[0] in ("base", "part4", "all") else "base"
+    head = parts[0] if parts and parts[0] in ("base", "msr_edi", "all") else "base"
     if head != "all":
         for name in NEW:
             mask[INDEX[name]] = 0.0
-    if head == "part4":
-        parts = parts + [f"+{group}" for group in PART4]
+    if head == "msr_edi":
+        parts = parts + [f"+{group}" for group in MSR_EDI_GROUPS]
     for part in parts:
-        if part in ("base", "part4", "all"):
+        if part in ("base", "msr_edi", "all"):
             continue
         sign, group = part[0], part[1:]
         if group not in GROUPS:

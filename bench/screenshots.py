@@ -1,15 +1,18 @@
-"""Regenerate the README's screenshots of the current UI (not a benchmark: it prints the
-files it wrote). Starts ``streamlit run app.py`` on a free localhost port with a throwaway
+"""Regenerate the screenshots of the current UI that the README and docs/APP.md show (not a
+benchmark: it prints the files it wrote). Starts ``streamlit run app.py`` on a free localhost port with a throwaway
 store, drives Debian's Chromium through Playwright, and saves:
 
 - ``pair-verdicts.png``: the Pair page on a typical-sample pair, its verdict strip filled in;
-- ``teach.png``: the Teach page stepping through the Bracketing ITG chart;
+- ``teach-METHOD.png``: the Teach page in its presentation layout at a 1280x720 projector
+  size, one per method, each on a step worth showing (BLEU's clipped 2-grams, WER's
+  backtrace, an ITG chart row with a split, a MANLI round that replaced an edit and accepted
+  a worse alignment, a pPDA lemma match), opened from a prepared link (``?step=``);
 - ``evaluate-typical.png``: the Evaluate page on the typical sample (curves and summary);
 - ``dataset.png``: the Dataset page's filters and table.
 
 Run (about a minute on a quiet machine):
 
-    NLTK_DATA=../shared/nltk_data .venv/bin/python -m bench.screenshots [--out docs/screenshots] [--pair 5]
+    NLTK_DATA=../shared/nltk_data .venv/bin/python -m bench.screenshots [--out docs/screenshots] [--pair 5] [--only teach]
 """
 
 from __future__ import annotations
@@ -17,9 +20,12 @@ from __future__ import annotations
 import argparse
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+from urllib.parse import quote_plus
 
-from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, settle, streamlit_server
+from tests.e2e.browser import chromium, settle, streamlit_server
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The verdict strip marks methods not run yet with this hover text.
@@ -40,46 +46,66 @@ def _main_area(page, path: Path, *, height: int) -> None:  # type: ignore[no-unt
     page.screenshot(path=str(path))
 
 
-def take(url: str, out: Path, pair: str) -> list[Path]:
-    from playwright.sync_api import sync_playwright
+#: Each Teach method's screenshot: the pair and a test picking the step worth showing.
+TEACH_EXAMPLE = ("Mira sold her old bicycle to a neighbour on Sunday.", "On Sunday, Mira sold a bicycle.")
+LEMMA_PAIR = ("The old bridge was closed on Monday.", "The bridge is closed.")
+TEACH_SHOTS: dict[str, tuple[tuple[str, str], Callable[[Any], bool]]] = {
+    "bleu": (TEACH_EXAMPLE, lambda s: s.phase == "clip" and s.n == 2),
+    "wer": (TEACH_EXAMPLE, lambda s: s.phase == "backtrace" and "replaced" in s.explain),
+    "itg": (TEACH_EXAMPLE, lambda s: s.phase == "span" and ("straight" in s.explain or "inverted" in s.explain)),
+    "manli": (TEACH_EXAMPLE, lambda s: "replacing" in s.explain and "accepted by chance" in s.explain
+              and s.temperature > 5 and "down 0.0" not in s.explain and "less than" not in s.explain),
+    "edit": (LEMMA_PAIR, lambda s: "lemma" in s.explain and s.phase == "op"),
+}
+
+
+def teach(url: str, out: Path) -> list[Path]:
+    """The five Teach screenshots at 1280x720 (see :data:`TEACH_SHOTS`)."""
+    from components.teach_methods import TEACH_METHODS, trace_of
+    from explorer.preprocess import analyze_pair, make_pair
 
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 1000})
-
-            page.goto(f"{url}/?dataset=sample%3Atypical.xml&pair={pair}", wait_until="domcontentloaded")
-            page.wait_for_selector("h1:has-text('Pair')", timeout=WAIT)
-            page.wait_for_function(STRIP_DONE, timeout=WAIT)
-            _main_area(page, out / "pair-verdicts.png", height=1250)
-            written.append(out / "pair-verdicts.png")
-
-            page.goto(f"{url}/teach?teach_method=Bracketing+ITG", wait_until="domcontentloaded")
-            page.wait_for_selector("h3:has-text('Step 1 of')", timeout=WAIT)
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1280, "height": 720})
+        for method, (pair, wanted) in TEACH_SHOTS.items():
+            trace = trace_of(method, None, analyze_pair(make_pair(*pair)))
+            step = next(k + 1 for k, s in enumerate(trace.steps) if wanted(s))
+            page.goto(f"{url}/teach?presentation=true&teach_method={quote_plus(TEACH_METHODS[method].label)}"
+                      f"&teach_text={quote_plus(pair[0])}&teach_hypothesis={quote_plus(pair[1])}&step={step}",
+                      wait_until="domcontentloaded")
+            page.wait_for_selector(f".tp[data-drawn-step='{step}']", timeout=WAIT)
             _settle(page)
-            page.get_by_text("Pair and method").click()  # fold the controls: the step is the subject
-            _settle(page)
-            for _ in range(6):
-                page.get_by_role("button", name="Next step").click()
-                _settle(page)
-            _main_area(page, out / "teach.png", height=1300)
-            written.append(out / "teach.png")
+            page.wait_for_selector(f".tp[data-drawn-step='{step}']", timeout=WAIT)
+            path = out / f"teach-{method}.png"
+            page.screenshot(path=str(path))
+            written.append(path)
+    return written
 
-            page.goto(f"{url}/evaluate?dataset=sample%3Atypical.xml", wait_until="domcontentloaded")
-            page.wait_for_selector("h1:has-text('Evaluate')", timeout=WAIT)
-            page.get_by_text("Accuracy against cutoff").first.wait_for(timeout=WAIT)
-            _main_area(page, out / "evaluate-typical.png", height=1500)
-            written.append(out / "evaluate-typical.png")
 
-            page.goto(f"{url}/dataset?dataset=sample%3Atypical.xml", wait_until="domcontentloaded")
-            page.wait_for_selector("h1:has-text('Dataset')", timeout=WAIT)
-            page.get_by_text("Click a row to open it").wait_for(timeout=WAIT)
-            _main_area(page, out / "dataset.png", height=1250)
-            written.append(out / "dataset.png")
-        finally:
-            browser.close()
+def take(url: str, out: Path, pair: str) -> list[Path]:
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": 1400, "height": 1000})
+
+        page.goto(f"{url}/?dataset=sample%3Atypical.xml&pair={pair}", wait_until="domcontentloaded")
+        page.wait_for_selector("h1:has-text('Pair')", timeout=WAIT)
+        page.wait_for_function(STRIP_DONE, timeout=WAIT)
+        _main_area(page, out / "pair-verdicts.png", height=1250)
+        written.append(out / "pair-verdicts.png")
+
+        page.goto(f"{url}/evaluate?dataset=sample%3Atypical.xml", wait_until="domcontentloaded")
+        page.wait_for_selector("h1:has-text('Evaluate')", timeout=WAIT)
+        page.get_by_text("Accuracy against cutoff").first.wait_for(timeout=WAIT)
+        _main_area(page, out / "evaluate-typical.png", height=1500)
+        written.append(out / "evaluate-typical.png")
+
+        page.goto(f"{url}/dataset?dataset=sample%3Atypical.xml", wait_until="domcontentloaded")
+        page.wait_for_selector("h1:has-text('Dataset')", timeout=WAIT)
+        page.get_by_text("Click a row to open it").wait_for(timeout=WAIT)
+        _main_area(page, out / "dataset.png", height=1250)
+        written.append(out / "dataset.png")
     return written
 
 
@@ -87,6 +113,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "docs" / "screenshots"), help="folder for the PNGs")
     parser.add_argument("--pair", default="5", help="the typical-sample pair on the Pair page (default 5: the methods disagree)")
+    parser.add_argument("--only", choices=["teach"], help="only the Teach page's screenshots")
     args = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="screenshots-"))
     env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
@@ -94,7 +121,8 @@ def main() -> int:
            "ENTAILMENT_EXPLORER_STORE": str(scratch / "store.sqlite3"), "EXPLORER_UPLOADS_DIR": str(scratch / "uploads"),
            "EXPLORER_CUTOFF_CACHE": str(scratch / "cutoffs")}
     with streamlit_server(env, timeout=120) as served:
-        for path in take(served.url, Path(args.out), args.pair):
+        written = [] if args.only else take(served.url, Path(args.out), args.pair)
+        for path in written + teach(served.url, Path(args.out)):
             print(path)
     return 0
 

@@ -1,11 +1,15 @@
-"""An optional shared password in front of the whole app, for serving a class.
+"""An in-app password form, for an app served straight from ``streamlit run``.
 
-The app binds to localhost by default (``.streamlit/config.toml``). To serve a class on a
-network, start it on another address and set a password, either in the environment
-(``ENTAILMENT_EXPLORER_PASSWORD``) or in Streamlit secrets (``.streamlit/secrets.toml``:
-``explorer_password = "..."``). Each browser session then enters it once; nothing else of
-the app (pages, uploads, the store) is reached before that.
-"""
+The app binds to localhost by default (``.streamlit/config.toml``). A class is served with
+``make serve-class`` (:mod:`serve.class_server`), where Caddy asks every request for the
+password before anything reaches Streamlit; it starts Streamlit without the password, so
+this form stays off there and students are asked once.
+
+This form guards the pages only: Streamlit's own endpoints (the websocket's session, file
+uploads, media, metrics) answer before it, so it is no gate on a network. It is still
+honoured when a password is set in the environment (``ENTAILMENT_EXPLORER_PASSWORD``) or in
+Streamlit secrets (``.streamlit/secrets.toml``: ``explorer_password = "..."``): each browser
+session then enters it once before any page is drawn."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 A dataset is identified by a content hash (:attr:`LoadedDataset.key`), so caches stay
 valid across reruns and the same file loaded twice is scored once. All computation is
-the library's (:mod:`explorer.datasets`, :mod:`explorer.evaluation`); this module only
+the library's (:mod:`explorer.datasets`, :mod:`explorer.decision`); this module only
 caches it and finds the files.
 """
 
@@ -20,11 +20,12 @@ import numpy as np
 import streamlit as st
 
 from components import uploads
-from components.text import count
 from explorer.cache import cache_dir
 from explorer.datasets import Dataset
-from explorer.evaluation import best_cutoff, score_pairs
-from explorer.scorers import SCORERS
+from explorer.decision.cutoffs import CutoffChoice
+from explorer.decision.evaluation import score_pairs
+from explorer.decision.measures import best_cutoff
+from explorer.decision.resolve import Scored, resolve_cutoff
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DIR = ROOT / "sample_data"
@@ -281,25 +282,10 @@ def dataset_best_cutoff(loaded: LoadedDataset, scorer: str) -> tuple[float, floa
     return _best_cutoff(loaded.key, scorer, scores[mask], gold(loaded)[mask])
 
 
-#: The cutoff used for a scorer with no shipped default (only scorers registered after the
-#: defaults were built, e.g. in tests): every registered scorer has one.
-FALLBACK_CUTOFF = 0.5
-
-
-@dataclass(frozen=True)
-class Cutoff:
-    value: float
-    source: str
-    #: "dataset", "dev", "default" (explorer.cutoffs), "model" (a classifier's own) or "none"
-    kind: str = "dataset"
-    #: the cutoff calls every pair it was chosen on the same way (``CutoffChoice.one_sided``)
-    one_sided: bool = False
-
-
 #: Cutoffs chosen on more data than a dataset holds, by dataset key: a page of a batch
 #: result opened on the Pair page keeps the cutoffs of the whole result
 #: (:mod:`components.sections.batch_results` fills it).
-KNOWN_CUTOFFS: dict[str, dict[str, Cutoff]] = {}
+KNOWN_CUTOFFS: dict[str, dict[str, CutoffChoice]] = {}
 
 
 T = TypeVar("T")
@@ -323,7 +309,7 @@ _LABELLED: dict[str, tuple[str, int]] = {}
 
 
 def _labelled_summary(loaded: LoadedDataset) -> tuple[str, int]:
-    from explorer.cutoffs import fingerprint, labelled
+    from explorer.decision.cutoffs import fingerprint, labelled
 
     def build() -> tuple[str, int]:
         pairs = labelled(loaded.dataset.pairs)
@@ -342,53 +328,33 @@ def labelled_count(loaded: LoadedDataset) -> int:
     return _labelled_summary(loaded)[1] if loaded.binary_labels else 0
 
 
-def _one_sided(loaded: LoadedDataset, scorer: str, cutoff: float) -> bool:
-    """Whether a cutoff chosen on a dataset's labelled pairs decides them all alike."""
-    from explorer.cutoffs import one_sided
+def labelled_scores(loaded: LoadedDataset, scorer: str) -> Scored | None:
+    """A scorer's scores on a dataset's labelled pairs when this process has scored the
+    whole dataset with it (the Evaluate or Dataset page did), else None: nothing is scored."""
+    if not loaded.binary_labels or not is_scored(loaded, scorer):
+        return None
+    mask = labelled_mask(loaded)
+    if not mask.any():
+        return None
+    return Scored(loaded.name, dataset_scores(loaded, scorer)[mask], gold(loaded)[mask])
 
-    return one_sided(dataset_scores(loaded, scorer)[labelled_mask(loaded)], cutoff)
 
-
-def default_cutoff(
+def page_cutoff(
     loaded: LoadedDataset, scorer: str, *, typed: bool = False, dev: LoadedDataset | None = None
-) -> Cutoff:
-    """The best cutoff already at hand, computing nothing slow.
-
-    For a dataset pair: the dataset's cutoff when :mod:`explorer.cutoffs` has it cached or
-    this process has scored the dataset with the scorer (Evaluate, Dataset pages); then
-    the development set's (``dev``), when its cutoffs are cached or scored; then the shipped
-    default (RTE1-3 dev). A typed pair skips the dataset's own cutoff: it is not from it.
+) -> CutoffChoice:
+    """The cutoff the Pair page decides ``scorer`` by: :func:`explorer.decision.resolve.resolve_cutoff`
+    given what is at hand, computing nothing slow. The development set (chosen on the
+    Evaluate page) counts when this process has its scores; the dataset's own cutoff is the
+    whole batch result's (a page of one), the one cached on disk (:mod:`explorer.decision.cutoffs`)
+    or the best on its scores in this process. A typed pair is not from the dataset, so the
+    dataset's own cutoff does not apply to it.
     """
-    from explorer import cutoffs
+    from explorer.decision import cutoffs
 
-    fixed = SCORERS[scorer].cutoff if scorer in SCORERS else None
-    if fixed is not None:  # a trained classifier decides at its own cutoff
-        return Cutoff(fixed, "the model's own decision", "model")
-    known = KNOWN_CUTOFFS.get(loaded.key, {}).get(scorer)
-    if known is not None and not typed:  # a page of a batch result: the whole result's
-        return known
+    own: Scored | CutoffChoice | None = None
     if not typed:
-        fp = fingerprint_of(loaded)
+        own = KNOWN_CUTOFFS.get(loaded.key, {}).get(scorer)
+        fp = fingerprint_of(loaded) if own is None else None
         if fp is not None:
-            hit = cutoffs.lookup(fp, scorer, cutoffs.DATASET)
-            if hit is not None:
-                return Cutoff(hit.value, hit.origin, hit.source, hit.one_sided)
-            if is_scored(loaded, scorer):
-                best = dataset_best_cutoff(loaded, scorer)
-                if best is not None:
-                    detail = f"best on {loaded.name} ({count(int(labelled_mask(loaded).sum()), 'pair')}, {100 * best[1]:.1f}%)"
-                    return Cutoff(best[0], f"this dataset: {detail}", "dataset", _one_sided(loaded, scorer, best[0]))
-    if dev is not None:  # the development set chosen on the Evaluate page
-        fp = fingerprint_of(dev)
-        hit = cutoffs.lookup(fp, scorer, cutoffs.DEV) if fp else None
-        if hit is not None:
-            return Cutoff(hit.value, hit.origin, "dev", hit.one_sided)
-        if is_scored(dev, scorer):
-            best = dataset_best_cutoff(dev, scorer)
-            if best is not None:
-                detail = f"best on {dev.name} ({count(int(labelled_mask(dev).sum()), 'pair')}, {100 * best[1]:.1f}%)"
-                return Cutoff(best[0], f"development set: {detail}", "dev", _one_sided(dev, scorer, best[0]))
-    shipped = cutoffs.default_cutoffs().get(scorer)
-    if shipped is not None:
-        return Cutoff(shipped.value, shipped.origin, "default", shipped.one_sided)
-    return Cutoff(FALLBACK_CUTOFF, "no cutoff known for this scorer: 0.5 assumed", "none")
+            own = cutoffs.lookup(fp, scorer, cutoffs.DATASET) or labelled_scores(loaded, scorer)
+    return resolve_cutoff(scorer, dev=None if dev is None else labelled_scores(dev, scorer), own=own)

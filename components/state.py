@@ -107,12 +107,9 @@ DATASET_SOURCE: Slot[str] = Slot("dataset_source")
 #: The Dataset table's selection event (tests set it to click a row).
 DATASET_TABLE: Slot[Any] = Slot("dataset_table")
 EVALUATE_DEV: Slot[str] = Slot("evaluate_dev")
-#: The Teach page's step slider (1-based; the step buttons and the player move it).
-TEACH_STEP: Slot[int] = Slot("teach_step")
-#: What the Teach page's trace was computed for (method, option, pair); a change resets the step.
-TEACH_SHOWN: Slot[tuple[object, ...]] = Slot("teach_shown")
-#: The Teach page's play switch (the player turns it off at the last step).
-TEACH_PLAY: Slot[bool] = Slot("teach_play")
+#: The lesson the Teach page last sent to the browser (its id: method, option, pair); when
+#: another is sent, it starts at its first step. The step itself lives in the browser.
+TEACH_SHOWN: Slot[str] = Slot("teach_shown")
 #: The Pair page's open method tab (its label); only that tab's panel is drawn. The key is
 #: also the query parameter the tab is kept in (``?tab=MANLI``: a reload or a link reopens it).
 PAIR_METHOD_TAB: Slot[str] = Slot("tab")

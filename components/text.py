@@ -5,7 +5,8 @@ ids, tasks and texts) may reach another user's browser on a shared server. Strea
 renders Markdown in ``st.markdown``, ``st.caption``, ``st.info`` and friends, in widget
 labels and help, tab and expander labels, radio options, metric labels and ``st.table``
 cells: an image link there would make every reader's browser fetch a URL of the writer's
-choosing. :func:`plain` makes such text inert before it is put inside Markdown; where no
+choosing. :func:`plain` makes such text inert before it is put inside Markdown (:func:`svg_plain`
+before it goes into a Plotly label); where no
 Markdown is rendered (select box options, text boxes, ``st.text``, dataframe cells) text
 goes in as it is.
 """
@@ -13,6 +14,8 @@ goes in as it is.
 from __future__ import annotations
 
 import re
+
+from components.figures import svg_plain as svg_plain  # Plotly's labels: defined beside the builders
 
 # CommonMark lets any ASCII punctuation be backslash-escaped; the escape shows as the
 # character. These always build something: links and images (``[`` ``]`` ``!``), HTML and
@@ -43,14 +46,6 @@ def plain(text: object) -> str:
     words = "".join("\\:" if c == ":" and (i in closing or _OPENING.match(words, i)) else c for i, c in enumerate(words))
     words = _EDGE_UNDERSCORE.sub(r"\\_", words)
     return _LINE_START.sub(lambda m: m.group(0) + "\\" if m.group(0)[0].isdigit() else "\\" + m.group(0), words)
-
-
-def svg_plain(text: object) -> str:
-    """``text`` for a Plotly label, title or hover text: Plotly draws a few HTML tags there
-    (``<a href>``, ``<b>``, ``<span style>``...) and decodes entities, so ``<``, ``>`` and
-    ``&`` become entities and show as typed. For the figure builders' inputs: a builder's
-    own markup goes around them."""
-    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def count(n: int, noun: str, plural: str | None = None) -> str:

@@ -27,15 +27,16 @@ from collections import OrderedDict
 from collections.abc import Hashable
 from typing import Generic, TypeVar
 
+from components.streamlit_config import max_upload_mb
 from explorer.datasets import Dataset, load_bytes
 from explorer.datasets.isolated import ReadLimitError, ReadLimits, footprint, read_bounded
 
 _MB = 1024 * 1024
 #: Pairs in one dataset opened in the app; larger corpora go to ``batch``.
 MAX_PAIRS = 100_000
-#: Megabytes in one uploaded file: Streamlit's ``server.maxUploadSize`` in
-#: .streamlit/config.toml says the same (a test holds them equal).
-MAX_UPLOAD_MB = 128
+#: Megabytes in one uploaded file: Streamlit's ``server.maxUploadSize``, read from
+#: .streamlit/config.toml (the one place it is set; the class server reads it there too).
+MAX_UPLOAD_MB = max_upload_mb()
 #: The child reader's address-space cap (a 100,000-pair file in any format needs at most
 #: about a third of it).
 READ_MEMORY_MB = 1024

@@ -30,6 +30,13 @@ def cache_dir() -> Path:
     return base / APP_DIR
 
 
+def cutoff_dir() -> Path:
+    """Where chosen cutoffs, per-pair scores and cutoff jobs are kept (:mod:`explorer.decision`):
+    ``$EXPLORER_CUTOFF_CACHE``, else ``cutoffs/`` in the cache directory."""
+    explicit = os.environ.get("EXPLORER_CUTOFF_CACHE")
+    return Path(explicit).expanduser() if explicit else cache_dir() / "cutoffs"
+
+
 def load_json(name: str) -> Any | None:
     """The cached JSON value called ``name``, or None when absent or unreadable."""
     path = cache_dir() / name

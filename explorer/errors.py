@@ -8,6 +8,21 @@ once, at its entry, and prints ``error: MESSAGE`` (exit status 2) instead of a t
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
+
 
 class ExplorerError(Exception):
     """Base of every error the explorer raises for bad input, files, options or models."""
+
+
+def command_status(run: Callable[[], object]) -> int:
+    """Run the command of a ``python -m explorer...`` module: exit status 0, or 2 after one
+    ``error: MESSAGE`` line on stderr for bad input (a ``ValueError`` or ``KeyError``, as
+    every explorer error is), never a traceback."""
+    try:
+        run()
+    except (ValueError, KeyError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    return 0

@@ -35,7 +35,7 @@ limit, the pair's size and how to raise it. Limits can be raised (or lowered) th
 * from the command line: the options named in :data:`CLI_OPTIONS`.
 
 The defaults keep every registered method on a 300 x 300-token pair under about 10 s
-and 1 GB of peak memory, or refuse it at once (see docs/BENCHMARKS.md, "Limits").
+and 1 GB of peak memory, or refuse it at once (see docs/BENCHMARKS.md, "Limits: long pairs").
 """
 
 from __future__ import annotations

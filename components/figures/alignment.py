@@ -9,13 +9,13 @@ edit that covers it, the edit's score and the features behind that score.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 from enum import IntEnum
 from typing import Any
 
 import plotly.graph_objects as go
 
+from components.figures import svg_plain
 from explorer.alignment import Alignment, Edit, EditKind, Link
 
 
@@ -117,8 +117,8 @@ def alignment_grid(
     Raises:
         ValueError: if the token lists do not match the alignment's lengths.
     """
-    text_tokens = [html.escape(t, quote=False) for t in text_tokens]
-    hypothesis_tokens = [html.escape(t, quote=False) for t in hypothesis_tokens]
+    text_tokens = [svg_plain(t) for t in text_tokens]
+    hypothesis_tokens = [svg_plain(t) for t in hypothesis_tokens]
     if (len(text_tokens), len(hypothesis_tokens)) != (alignment.p_len, alignment.h_len):
         raise ValueError(
             f"alignment is {alignment.p_len} x {alignment.h_len} tokens but "

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 
 import plotly.graph_objects as go
+
+from components.figures import svg_plain
 
 BOTH_RIGHT = "both correct"
 BOTH_WRONG = "both wrong"
@@ -44,7 +45,7 @@ def score_scatter(
                   else COLOURS.get(group, "#333333"))
         figure.add_trace(go.Scatter(
             x=[x[i] for i in index], y=[y[i] for i in index], mode="markers", name=group,
-            customdata=index, text=[html.escape(pair_ids[i]) for i in index],
+            customdata=index, text=[svg_plain(pair_ids[i]) for i in index],
             marker={"color": colour, "size": 7, "opacity": 0.8},
             hovertemplate=f"pair %{{text}}<br>{x_name} %{{x:.4f}}<br>{y_name} %{{y:.4f}}<extra>{group}</extra>",
         ))

@@ -71,7 +71,7 @@ def accuracy_curves(
 
     Args:
         curves: scorer label -> (cutoffs ascending, accuracy at each), as from
-            :func:`explorer.evaluation.sweep`. Accuracy holds from one distinct score up
+            :func:`explorer.decision.measures.sweep`. Accuracy holds from one distinct score up
             to the next, hence the step shape.
         cutoffs: scorer label -> the chosen cutoff.
         axes: "shared" (one cutoff axis), "separate" (one panel per scorer, each on its

@@ -49,8 +49,8 @@ def _aligner(name: str, model: str) -> object:
 def _evaluate(key: str, aligner: str, limit: int, _pairs: tuple[Pair, ...], model: str = "") -> pd.DataFrame:
     """Per-problem figures of one aligner on the first ``limit`` gold problems
     (``model``: MANLI's shipped model by name; ignored for other aligners)."""
+    from explorer.aligners.evaluation import run_aligner, score_pair
     from explorer.aligners.manli import DEFAULT_MODEL_NAME
-    from explorer.alignment_eval import run_aligner, score_pair
 
     pairs = [p for p in _pairs if p.gold_alignment is not None][:limit]
     alignments, seconds = run_aligner(_aligner(aligner, model or DEFAULT_MODEL_NAME), pairs)

@@ -15,9 +15,9 @@ from components.guard import attempt
 from components.sections import batch_results
 from components.state import current_dataset, open_pair
 from components.text import count, plain
+from explorer.aligners.comparison import agreement as annotator_agreement
+from explorer.aligners.comparison import f1_differences
 from explorer.alignment import Alignment
-from explorer.error_analysis import agreement as annotator_agreement
-from explorer.error_analysis import f1_differences
 from explorer.preprocess import analyze_pair
 from explorer.scorers import SCORERS
 

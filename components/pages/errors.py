@@ -12,19 +12,16 @@ from components.sections import batch_results
 from components.state import current_dataset, open_pair
 from components.store_access import get_store, scorer_run, store_dataset_id
 from components.text import count, plain
-from explorer.error_analysis import (
-    DIMENSIONS,
-    OUTCOMES,
-    annotated_pairs,
+from explorer.scorers import SCORERS
+from explorer.store import StoreError
+from explorer.store.crosstab import DIMENSIONS, OUTCOMES, annotated_pairs, crosstab
+from explorer.store.exports import (
     annotations_to_csv,
     annotations_to_json,
-    crosstab,
     stored_gold_alignments,
     to_msr,
     to_sure_align_json,
 )
-from explorer.scorers import SCORERS
-from explorer.store import StoreError
 
 NO_RUN = "(no scorer: count tags only)"
 ANY = "(any)"

@@ -1,7 +1,7 @@
 """Evaluate page: every chosen scorer over the whole dataset. Accuracy-vs-cutoff curves
 with the chosen cutoff dotted (Szymanski's figures 1-4), score histograms by gold label,
 per-task accuracy, and a summary beside the published figures. Graded data gets
-Pearson/Spearman instead. All figures come from :mod:`explorer.evaluation`."""
+Pearson/Spearman instead. All figures come from :mod:`explorer.decision.measures`."""
 
 from __future__ import annotations
 
@@ -30,8 +30,9 @@ from components.state import current_dataset, dev_dataset, set_dev_dataset
 from components.text import count, label_kind, plain, svg_plain
 from explorer import published
 from explorer.datasets import DatasetError
-from explorer.decision import DEFAULT_RULE, choose_cutoff
-from explorer.evaluation import classification_report, graded_report, sweep
+from explorer.decision.measures import classification_report, graded_report, sweep
+from explorer.decision.resolve import Scored, reported_source, resolve_cutoff
+from explorer.decision.rules import DEFAULT_RULE
 from explorer.scorers import SCORERS
 
 SELF = "this data itself"
@@ -195,14 +196,14 @@ def classification_section(
         return (f"chosen on {inert(dev.name)} (development set)" if dev
                 else f"chosen on {inert(loaded.name)} itself (no development set)")
 
-    st.caption(f"Cutoffs {chosen_on(plain)}" + (f" by the `{DEFAULT_RULE}` rule (explorer/decision.py)" if dev else "")
+    st.caption(f"Cutoffs {chosen_on(plain)}" + (f" by the `{DEFAULT_RULE}` rule (explorer/decision/rules.py)" if dev else "")
                + ". A pair is judged entailed when score > cutoff.")
     reports = {}
     for name in names:
-        fixed = SCORERS[name].cutoff
-        cutoff = fixed if fixed is not None else choose_cutoff(dev_scores[name], dev_gold) if dev else None
-        reports[name] = classification_report(scores[name], pairs, cutoff=cutoff,
-                                              source="model" if fixed is not None else "dev")
+        choice = resolve_cutoff(name, dev=Scored.of(dev.name, dev_scores[name], dev_gold) if dev else None,
+                                own=Scored.of(loaded.name, scores[name], g))
+        reports[name] = classification_report(scores[name], pairs, cutoff=choice.value,
+                                              source=reported_source(choice))
     label = {n: SCORERS[n].label for n in names}
 
     st.subheader("Summary")
@@ -213,7 +214,7 @@ def classification_section(
             "accuracy": _fmt(report.accuracy, True), "CWS": _fmt(report.cws),
             "AP": _fmt(report.average_precision), "cutoff": _fmt(report.cutoff),
             "cutoff source": ("the model's own (0.5)" if report.cutoff_source == "model"
-                              else dev.name if dev else f"self ({loaded.name})"),
+                              else dev.name if dev and report.cutoff_source == "dev" else f"self ({loaded.name})"),
             **published_columns(key, name, "accuracy"),
         })
     st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
@@ -273,12 +274,12 @@ def transfer_section(
 ) -> None:
     """Cutoff transfer: each scorer's cutoff chosen on the development set (A) by a rule,
     applied to this data (B), beside the accuracy B's own best cutoff would give."""
-    from explorer.decision import CUTOFF_RULES, transfer_table
+    from explorer.decision.rules import CUTOFF_RULES, transfer_table
 
     st.subheader(f"Cutoff transfer: {plain(dev.name)} → {plain(loaded.name)}")
     rule = st.selectbox(
         "Cutoff rule", list(CUTOFF_RULES), index=list(CUTOFF_RULES).index(DEFAULT_RULE), key="evaluate_rule",
-        help="How the cutoff is chosen on the development set; explorer/decision.py describes each rule.",
+        help="How the cutoff is chosen on the development set; explorer/decision/rules.py describes each rule.",
     )
     fixed = {n: c for n in names if (c := SCORERS[n].cutoff) is not None}
     rows = transfer_table({n: (dev_scores[n], scores[n]) for n in names}, gold(dev), gold(loaded),

@@ -16,8 +16,8 @@ from components.data import (
     SAMPLE_ORIGIN,
     LoadedDataset,
     dataset_scores,
-    default_cutoff,
     is_scored,
+    page_cutoff,
 )
 from components.figures.ngram_grid import ngram_grid
 from components.guard import attempt
@@ -232,7 +232,7 @@ def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair, timer: PageTim
             "cutoff": round(cut.value, 4),
             "decision": _decision(float(result.value), cut.value),
             "what it is": SCORERS[name].description,
-            "cutoff from": plain(cut.source),  # st.table renders Markdown in its cells
+            "cutoff from": plain(cut.origin),  # st.table renders Markdown in its cells
             "score from": "stored by the background cutoff job" if isinstance(result, StoredScore) else "this page",
         })
     st.subheader("Scores")
@@ -265,7 +265,7 @@ def decision_section(loaded: LoadedDataset, pair: Pair, results: dict[str, Any])
     names = list(results)
     left, right = st.columns([1, 2])
     name = scorer_picker(left, names)
-    cut = default_cutoff(loaded, name, typed=pair.source == "typed", dev=dev_dataset())
+    cut = page_cutoff(loaded, name, typed=pair.source == "typed", dev=dev_dataset())
     value = float(results[name].value)
     low, high = min(0.0, value, cut.value), max(1.0, value, cut.value)
     if is_scored(loaded, name) and loaded.binary_labels:
@@ -274,8 +274,8 @@ def decision_section(loaded: LoadedDataset, pair: Pair, results: dict[str, Any])
             low, high = min(low, float(scores.min())), max(high, float(scores.max()))
     cutoff = right.slider(
         "Cutoff (score > cutoff means entails)", min_value=float(low), max_value=float(high),
-        value=float(cut.value), step=0.001, format="%.3f", key=f"cutoff_{name}_{loaded.key}_{cut.kind}",
-        help=f"Starts at {plain(cut.source)}.",
+        value=float(cut.value), step=0.001, format="%.3f", key=f"cutoff_{name}_{loaded.key}_{cut.source}",
+        help=f"Starts at {plain(cut.origin)}.",
     )
     decision = _decision(value, cutoff)
     message = f"{SCORERS[name].label} = {value:.4f} {'>' if value > cutoff else '≤'} {cutoff:.3f}: **{decision}**"

@@ -7,6 +7,7 @@ so the pPDA's jumps can be compared with the pFSM's deletions and insertions.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
 
 import streamlit as st
@@ -39,6 +40,18 @@ def _summary(result: EditDistanceResult) -> str:
             f"{len(result.steps)} operations, {jumps} forward jump(s)")
 
 
+def match_note(result: EditDistanceResult, text: Sequence[str], read: Sequence[str]) -> str:
+    """Why the links call some substitutions EQ: the classes the machine counts as a match,
+    with this pair's lemma matches named (``was`` -> ``is`` is S_LEMMA above, EQ below)."""
+    lemma = [f"“{' '.join(text[s.text_span[0]:s.text_span[1]])}” → “{' '.join(read[s.hyp_span[0]:s.hyp_span[1]])}”"
+             for s in result.steps if s.cls == "S_LEMMA" and s.text_span and s.hyp_span]
+    here = (f" Here {', '.join(lemma)} {'is a lemma match' if len(lemma) == 1 else 'are lemma matches'} "
+            "(S_LEMMA above: two forms of one word), hence EQ below." if lemma else "")
+    return ("In the links, every substitution the machine counts as a match is EQ (equal): the same word "
+            "(S_WORD), two forms of one word (S_LEMMA, e.g. “was” and “is”), punctuation (S_PUNC) and blocks; "
+            "paraphrases, similar words and other substitutions are SUB." + here)
+
+
 def render_edit_distance_panel(pair: AnalyzedPair, *, key: str = "editdist") -> None:
     """Draw the pFSM and pPDA evidence for one pair."""
     text, hyp = pair.text.tokens, pair.hypothesis.tokens
@@ -69,3 +82,4 @@ def render_edit_distance_panel(pair: AnalyzedPair, *, key: str = "editdist") -> 
                 alignment_grid(result.alignment, text, hyp, title="links of the best sequence"),
                 width="stretch", key=f"{key}_{kind}_links",
             )
+            st.caption(plain(match_note(result, text, read)))

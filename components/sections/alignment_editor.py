@@ -24,8 +24,8 @@ from components.guard import attempt, guarded
 from components.panels.shared import fitting_gold, registered
 from components.store_access import author, get_store, store_dataset_id
 from components.text import plain
+from explorer.aligners.evaluation import score_pair
 from explorer.alignment import Alignment, Link
-from explorer.alignment_eval import score_pair
 from explorer.pairs import Pair
 from explorer.preprocess import analyze_pair
 from explorer.store import StoreError
@@ -168,7 +168,7 @@ def _clicked(event: Any, p_len: int, h_len: int) -> set[Link]:
 def _render_manli_decision(loaded: LoadedDataset, pair: Pair, working: Alignment) -> None:
     """The entailment decision MANLI's weights give the alignment being edited, beside the
     decision for the alignment MANLI itself decodes; it follows every click."""
-    from components.data import default_cutoff
+    from components.data import page_cutoff
     from components.state import dev_dataset
     from explorer.aligners import get_aligner
     from explorer.aligners.manli import ManliAligner
@@ -184,14 +184,14 @@ def _render_manli_decision(loaded: LoadedDataset, pair: Pair, working: Alignment
         edited = edited_result.value  # the manli scorer's entailment value for this alignment
         decoded_score = state.manli_decoded(loaded.key, pair.id).setdefault(
             lambda: aligner.align(analysed).value)
-    cut = default_cutoff(loaded, "manli", typed=pair.source == "typed", dev=dev_dataset())
+    cut = page_cutoff(loaded, "manli", typed=pair.source == "typed", dev=dev_dataset())
     verdict = "entails" if edited > cut.value else "does not entail"
     gold_note = ""
     if pair.entails is not None:
         gold_note = f" — gold: {pair.label} ({'right' if (edited > cut.value) == pair.entails else 'wrong'})"
     st.markdown(
         f"**MANLI on this alignment**: entailment score {edited:.4f} "
-        f"({'>' if edited > cut.value else '≤'} cutoff {cut.value:.3f}, {cut.source}): "
+        f"({'>' if edited > cut.value else '≤'} cutoff {cut.value:.3f}, {plain(cut.origin)}): "
         f"**{verdict}**{gold_note}. MANLI's own alignment scores {decoded_score:.4f}."
     )
     if dropped:

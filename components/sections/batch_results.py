@@ -23,7 +23,7 @@ import pandas as pd
 import streamlit as st
 
 from components import charts, state
-from components.data import KNOWN_CUTOFFS, Cutoff, LoadedDataset
+from components.data import KNOWN_CUTOFFS, LoadedDataset
 from components.figures import batch as batch_figures
 from components.figures import evaluation as figures
 from components.figures.compare import agreement, score_scatter, selected_ids
@@ -42,6 +42,7 @@ from explorer.batch.query import (
 )
 from explorer.batch.schema import BatchError, finished_chunks
 from explorer.datasets import Dataset
+from explorer.decision.cutoffs import DATASET, MODEL
 from explorer.pairs import Pair
 from explorer.scorers import SCORERS
 from explorer.store import default_path
@@ -133,16 +134,10 @@ def opener() -> bool:
 
 
 def _best_cutoff(result: BatchResult, scorer: str) -> float | None:
-    """The cutoff decisions use: a trained classifier's own, else the best on the result."""
-    info = SCORERS.get(scorer)
-    if info is not None and info.cutoff is not None:
-        return float(info.cutoff)
-    if result.manifest.kind not in ("binary", "three_way"):
-        return None
-    try:
-        return result.best_cutoff(scorer)[0]
-    except BatchError:
-        return None
+    """The cutoff decisions use (:meth:`BatchResult.cutoff`: a trained classifier's own,
+    else the best on the result); None for a result without entailment labels."""
+    choice = result.cutoff(scorer)
+    return choice.value if choice.source in (MODEL, DATASET) else None
 
 
 def _window(result: BatchResult, rows: pd.DataFrame, pair_id: str) -> None:
@@ -163,8 +158,7 @@ def _window(result: BatchResult, rows: pd.DataFrame, pair_id: str) -> None:
     loaded = LoadedDataset(Dataset(name=name, format=result.manifest.format, pairs=tuple(pairs)), key,
                            "batch result")
     KNOWN_CUTOFFS[key] = {
-        s: Cutoff(c, f"best on the whole batch result {result.manifest.dataset}")
-        for s in result.manifest.scorers if (c := _best_cutoff(result, s)) is not None
+        s: c for s in result.manifest.scorers if (c := result.cutoff(s)).source == DATASET
     }
     state.BATCH_WINDOW.set(loaded)
     # Tags and notes on these pairs go to the result's dataset in the store, when the
@@ -290,8 +284,7 @@ def evaluate_section() -> bool:
                             key="batch_graded_scatter")
         return True
     # a trained classifier keeps its own cutoff; the others get the best on the result
-    reports = {n: result.report(n, cutoff=(info.cutoff if (info := SCORERS.get(n)) is not None else None))
-               for n in names}
+    reports = {n: result.report(n) for n in names}
     st.subheader("Summary")
     st.dataframe(pd.DataFrame([{
         "scorer": label[n], "n": r["n"], "refused": r["refused"], "accuracy": _fmt(r["accuracy"], True),

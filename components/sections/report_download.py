@@ -14,19 +14,20 @@ from typing import Any
 
 import streamlit as st
 
-from components.data import Cutoff, LoadedDataset
+from components.data import LoadedDataset
 from components.report import ScoreRow, pair_figures, report_html
+from explorer.decision.cutoffs import CutoffChoice
 from explorer.preprocess import AnalyzedPair
 from explorer.scorers import SCORERS
 
 
-def score_rows(results: Mapping[str, Any], cutoffs: Mapping[str, Cutoff]) -> list[ScoreRow]:
+def score_rows(results: Mapping[str, Any], cutoffs: Mapping[str, CutoffChoice]) -> list[ScoreRow]:
     rows = []
     for name, result in results.items():
         cut = cutoffs[name]
         value = float(result.value)
         info = SCORERS.get(name)
-        rows.append(ScoreRow(info.label if info else name, value, cut.value, value > cut.value, cut.source,
+        rows.append(ScoreRow(info.label if info else name, value, cut.value, value > cut.value, cut.origin,
                              info.description if info else ""))
     return rows
 
@@ -38,7 +39,7 @@ def file_name(loaded: LoadedDataset, analyzed: AnalyzedPair) -> str:
 
 
 def render_report_download(loaded: LoadedDataset, analyzed: AnalyzedPair, results: Mapping[str, Any],
-                           cutoffs: Mapping[str, Cutoff]) -> None:
+                           cutoffs: Mapping[str, CutoffChoice]) -> None:
     pair = analyzed.pair
     where = "a typed pair" if pair.source == "typed" else f"pair {pair.id} of {loaded.name}"
     rows = score_rows(results, cutoffs)

@@ -16,15 +16,15 @@ from typing import Any
 import streamlit as st
 
 from components.data import (
-    Cutoff,
     LoadedDataset,
     dataset_source,
-    default_cutoff,
     fingerprint_of,
     labelled_count,
+    page_cutoff,
     per_dataset,
 )
 from components.text import plain
+from explorer.decision.cutoffs import CutoffChoice
 from explorer.pairs import Pair, content_mark
 from explorer.scorers import SCORERS
 
@@ -70,19 +70,19 @@ class Verdict:
 @dataclass(frozen=True)
 class StoredScore:
     """A method's score on a dataset pair, read from the scores the background cutoff job
-    stored (:mod:`explorer.pair_scores`) instead of computed on the page; it has the
+    stored (:mod:`explorer.decision.pair_scores`) instead of computed on the page; it has the
     ``value`` every result has and nothing else (no breakdown)."""
 
     value: float
 
 
-def verdicts(results: Mapping[str, Any], cutoffs: Mapping[str, Cutoff], gold: bool | None) -> list[Verdict]:
+def verdicts(results: Mapping[str, Any], cutoffs: Mapping[str, CutoffChoice], gold: bool | None) -> list[Verdict]:
     """One verdict per scored method, in the order given."""
     out = []
     for name, result in results.items():
         value, cut = float(result.value), cutoffs[name]
         label = SCORERS[name].label if name in SCORERS else name
-        out.append(Verdict(name, label, value, cut.value, cut.source, value > cut.value, gold, cut.one_sided,
+        out.append(Verdict(name, label, value, cut.value, cut.origin, value > cut.value, gold, cut.one_sided,
                            isinstance(result, StoredScore)))
     return out
 
@@ -148,14 +148,14 @@ def render_strip(slot: Any, rows: Sequence[Verdict], gold_label: str | None, pen
     slot.html(strip_html(rows, gold_label, pending, mark=mark))
 
 
-def cutoff_sources(cutoffs: Mapping[str, Cutoff]) -> str:
+def cutoff_sources(cutoffs: Mapping[str, CutoffChoice]) -> str:
     """"12 from this dataset, 11 shipped defaults" for a caption."""
     names = {"dataset": "from this dataset", "dev": "from the development set",
              "default": "shipped defaults (RTE1-3 dev)", "model": "the model's own",
              "none": "assumed 0.5 (no cutoff known)"}
     counts: dict[str, int] = {}
     for cut in cutoffs.values():
-        counts[cut.kind] = counts.get(cut.kind, 0) + 1
+        counts[cut.source] = counts.get(cut.source, 0) + 1
     return ", ".join(f"{n} {names.get(kind, kind)}" for kind, n in counts.items())
 
 
@@ -163,22 +163,23 @@ def cutoff_sources(cutoffs: Mapping[str, Cutoff]) -> str:
 JOB_KEY = "cutoff_job"
 
 
-def background_cutoffs(loaded: LoadedDataset, scorers: Sequence[str], cutoffs: Mapping[str, Cutoff]) -> None:
-    """Choose the dataset's own cutoffs in the background (:mod:`explorer.cutoff_jobs`), once
+def background_cutoffs(loaded: LoadedDataset, scorers: Sequence[str], cutoffs: Mapping[str, CutoffChoice]) -> None:
+    """Choose the dataset's own cutoffs in the background (:mod:`explorer.decision.jobs`), once
     per dataset fingerprint, and show the progress with counts; the page never waits for
     it. While the job runs, its progress is redrawn every second on its own (a fragment);
     when it ends, the page reruns once and the new cutoffs decide."""
-    from explorer import cutoff_jobs, pair_scores
-    from explorer.cutoffs import DATASET
+    from explorer.decision import jobs as cutoff_jobs
+    from explorer.decision import pair_scores
+    from explorer.decision.cutoffs import DATASET
 
     fp = fingerprint_of(loaded)
     if fp is None:
         return
     n_labelled = labelled_count(loaded)
     # Cutoffs not yet the dataset's own, and per-pair scores not yet stored (the job keeps
-    # both: explorer.pair_scores), so later pairs of this dataset need no scoring.
+    # both: explorer.decision.pair_scores), so later pairs of this dataset need no scoring.
     keep = pair_scores.storable(n_labelled)
-    todo = [n for n in scorers if n in SCORERS and (cutoffs[n].kind not in ("dataset", "model")
+    todo = [n for n in scorers if n in SCORERS and (cutoffs[n].source not in ("dataset", "model")
                                                      or (keep and not pair_scores.has(fp, n, DATASET)))]
     if not todo:
         return
@@ -202,7 +203,7 @@ def _label(name: str) -> str:
 def _job_progress(fp: str) -> None:
     """The running job's progress bar (a fragment: it redraws itself every second, and
     reruns the whole page once when the job has ended)."""
-    from explorer import cutoff_jobs
+    from explorer.decision import jobs as cutoff_jobs
 
     status = cutoff_jobs.jobs().status(fp)
     if status is None or not status.active:
@@ -217,7 +218,7 @@ def _job_progress(fp: str) -> None:
 
 def _job_summary(status: Any, todo: Sequence[str]) -> None:
     """What a finished, failed or refused job left (one caption; nothing to redraw)."""
-    from explorer import cutoff_jobs
+    from explorer.decision import jobs as cutoff_jobs
 
     with st.container(key=JOB_KEY):
         if status.state in (cutoff_jobs.FAILED, cutoff_jobs.REFUSED):
@@ -235,20 +236,20 @@ def verdict_line(scorer: str, value: float, pair: Pair) -> str:
     for it, where that cutoff came from, and whether it agrees with the gold label."""
     from components.state import current_dataset, dev_dataset
 
-    cut = default_cutoff(current_dataset(), scorer, typed=pair.source == "typed", dev=dev_dataset())
+    cut = page_cutoff(current_dataset(), scorer, typed=pair.source == "typed", dev=dev_dataset())
     entails = value > cut.value
     line = (f"**Verdict: {'entails' if entails else 'does not entail'}** ({value:.4f} "
-            f"{'>' if entails else '≤'} cutoff {cut.value:.4f}, {plain(cut.source)})")
+            f"{'>' if entails else '≤'} cutoff {cut.value:.4f}, {plain(cut.origin)})")
     if pair.entails is not None:
         line += f" — gold: {pair.label}, {'agrees' if entails == pair.entails else 'disagrees'}"
     return line + "."
 
 
-def page_cutoffs(loaded: LoadedDataset, names: Sequence[str], *, typed: bool) -> dict[str, Cutoff]:
+def page_cutoffs(loaded: LoadedDataset, names: Sequence[str], *, typed: bool) -> dict[str, CutoffChoice]:
     from components.state import dev_dataset
 
     dev = dev_dataset()
-    return {name: default_cutoff(loaded, name, typed=typed, dev=dev) for name in names}
+    return {name: page_cutoff(loaded, name, typed=typed, dev=dev) for name in names}
 
 
 #: Per dataset key: each labelled pair's position among the labelled pairs (what the stored
@@ -258,7 +259,7 @@ _LABELLED_INDEX: dict[str, tuple[dict[tuple[object, ...], int], int]] = {}
 
 def _labelled_index(loaded: LoadedDataset) -> tuple[dict[tuple[object, ...], int], int]:
     from components.analysis import pair_key
-    from explorer.cutoffs import labelled
+    from explorer.decision.cutoffs import labelled
 
     def build() -> tuple[dict[tuple[object, ...], int], int]:
         pairs = labelled(loaded.dataset.pairs)
@@ -273,10 +274,10 @@ def _labelled_index(loaded: LoadedDataset) -> tuple[dict[tuple[object, ...], int
 def stored_scores(loaded: LoadedDataset, pair: Pair, names: Sequence[str]) -> dict[str, StoredScore]:
     """The scores of ``pair`` (a labelled pair of ``loaded``) that this dataset's background
     cutoff job stored, for those of ``names`` it has; nothing for a typed or unlabelled pair
-    or before the job has stored anything (:mod:`explorer.pair_scores`)."""
+    or before the job has stored anything (:mod:`explorer.decision.pair_scores`)."""
     from components.analysis import pair_key
-    from explorer import pair_scores
-    from explorer.cutoffs import DATASET
+    from explorer.decision import pair_scores
+    from explorer.decision.cutoffs import DATASET
 
     if pair.source == "typed" or pair.entails is None or not names:
         return {}

@@ -26,7 +26,7 @@ links to the text, plus :data:`HYPOTHESIS_SCORE_WEIGHT` times the hypothesis sid
 alignment score per hypothesis token (the total without the DEL edits: text left out
 costs an entailment nothing). The paper's normalisation, the total divided by the number
 of tokens of the problem, is kept as ``problem_normalized``; it transferred worst across
-the RTE sets (docs/RESULTS.md, "Cutoff transfer").
+the RTE sets (docs/RESULTS.md, "The `manli` entailment score").
 """
 
 from __future__ import annotations

@@ -24,13 +24,13 @@ tokens, and for DEL / INS the best similarity the deleted (inserted) token has o
 other side. DEL and INS edits are single tokens (phrase DEL / INS would only split the
 same per-token features into more search moves).
 
-Issue 13 part 4 adds features for the errors its analysis named (docs/RESULTS.md, "MANLI
-across corpora"): function words and forms of `be` without contextual support (no matching
+Support features target the errors an analysis across corpora found (docs/RESULTS.md,
+"MANLI"): function words and forms of `be` without contextual support (no matching
 neighbour, no anchor), `be` against another word, numbers whose values disagree or that
 stand on one side only, the context two tokens out, rivals (another token matching equally
 well), and the pair's shape (:func:`excess`: the share of a sentence that cannot have a
 one-to-one partner), so that one set of weights can serve RTE pairs and paraphrases.
-Models trained before them load with those weights at 0. Its fourth pass reads numbers in
+Models trained without them load with those weights at 0. Two more read numbers in
 other formats as one value (``sub:num_value_eq``, ``sub:num_value_clash``: ``85.74 million``
 / ``85,740,000``, ``71-year-old`` / ``71``, ``5 percent`` / ``5 %``).
 
@@ -99,7 +99,7 @@ ALIGNED_FEATURES: tuple[str, ...] = (
     "sub:anchor_right",
     "sub:anchor_both",
     "sub:stop_anchor",
-    # issue 13 part 4: function words, `be`, numbers and context (see _support_features)
+    # support features: function words, `be`, numbers and context (see _support_features)
     "sub:stop_unsupported",
     "sub:be_mixed",
     "sub:be_unsupported",
@@ -109,7 +109,7 @@ ALIGNED_FEATURES: tuple[str, ...] = (
     "sub:rival",
     "sub:rival_unsupported",
     "sub:weak_excess",
-    # issue 13 part 4, fourth pass: numbers in other formats read as one value
+    # numbers in other formats read as one value
     "sub:num_value_eq",
     "sub:num_value_clash",
 )

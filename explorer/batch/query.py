@@ -5,7 +5,7 @@ little: a filtered and sorted page of rows with the total count, the distinct la
 and tasks, a scorer's range, a random sample for scatter plots, a pair by id; and,
 from one scorer's stored values (a float and a bool per pair, a few MB), the
 accuracy-vs-cutoff sweep, the best cutoff, histograms by gold label and per-task
-figures, computed with the same functions as :mod:`explorer.evaluation`.
+figures, computed with the same functions as :mod:`explorer.decision.measures`.
 
 Every identifier that reaches SQL is checked against the result's own columns; every
 value is a bound parameter.
@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from explorer.batch.folder import storage_error
 from explorer.batch.schema import (
     BREAKDOWN,
     CHUNK_DIR,
@@ -33,6 +34,9 @@ from explorer.batch.schema import (
     finished_chunks,
     read_manifest,
 )
+from explorer.decision.cutoffs import CutoffChoice
+from explorer.decision.resolve import Scored, reported_source, resolve_cutoff
+from explorer.decision.rules import DEFAULT_RULE
 
 #: Longest page of rows one query returns.
 MAX_PAGE = 1000
@@ -175,10 +179,20 @@ class BatchResult:
         return f'"{name}"'
 
     def query(self, sql: str, params: Sequence[Any] = ()) -> Any:
-        """Run SQL in which ``{source}`` stands for the result's rows; a DuckDB relation."""
+        """Run SQL in which ``{source}`` stands for the result's rows; a DuckDB relation
+        (the result is computed here, so a chunk that cannot be read fails here).
+
+        Raises:
+            BatchError: when a chunk file cannot be read, naming the damaged chunk.
+        """
+        import duckdb
+
         # a cursor per query: DuckDB refuses new work on a connection whose last result
         # was not read to the end (a count's fetchone, say)
-        return self._connection().cursor().execute(sql.replace("{source}", self._source), list(params))
+        try:
+            return self._connection().cursor().execute(sql.replace("{source}", self._source), list(params))
+        except duckdb.Error as err:
+            raise storage_error(self.directory, err) from None
 
     # ------------------------------------------------- figures kept on disk
     def _chunk_key(self) -> str:
@@ -434,23 +448,57 @@ class BatchResult:
 
     def sweep(self, scorer: str) -> tuple[np.ndarray, np.ndarray]:
         """Accuracy at every distinct cutoff over the labelled, scored pairs (exact; as
-        :func:`explorer.evaluation.sweep`)."""
-        from explorer.evaluation import sweep
+        :func:`explorer.decision.measures.sweep`)."""
+        from explorer.decision.measures import sweep
 
         if scorer not in self._sweeps:
             values, gold, _ = self._labelled(scorer)
             self._sweeps[scorer] = sweep(values, gold)
         return self._sweeps[scorer]
 
-    def best_cutoff(self, scorer: str) -> tuple[float, float]:
-        def compute() -> list[float]:
-            cutoffs, accuracies = self.sweep(scorer)
-            best = int(np.argmax(accuracies))  # the first, i.e. lowest, of the best (as evaluation.best_cutoff)
-            return [float(cutoffs[best]), float(accuracies[best])]
+    def scored(self, scorer: str) -> Scored:
+        """The scorer's values on the labelled, scored pairs, as a set a cutoff is chosen on
+        (this result as another's development set: ``other.cutoff(s, dev=this.scored(s))``)."""
+        values, gold, _ = self._labelled(scorer)
+        return Scored(f"the whole batch result {self.manifest.dataset}", values, gold)
+
+    def own_cutoff(self, scorer: str) -> CutoffChoice:
+        """The result's own cutoff: the best on its labelled, scored pairs
+        (:data:`explorer.decision.rules.OWN_RULE`), kept with the figures.
+
+        Raises:
+            BatchError: when no labelled pair has a value.
+        """
+        from dataclasses import asdict
+
+        from explorer.decision import cutoffs
+
+        def compute() -> dict[str, Any]:
+            own = self.scored(scorer)
+            return asdict(cutoffs.choose(scorer, own.scores, own.gold, source=cutoffs.DATASET, name=own.name,
+                                         refused=self.scores(scorer).refused))
 
         self._scorer(scorer)
-        cutoff, accuracy = self._remember("best", scorer, compute)
-        return float(cutoff), float(accuracy)
+        return cutoffs.CutoffChoice(**self._remember("own", scorer, compute))
+
+    def best_cutoff(self, scorer: str) -> tuple[float, float]:
+        """The result's own cutoff (:meth:`own_cutoff`) and its accuracy."""
+        own = self.own_cutoff(scorer)
+        return own.value, own.accuracy
+
+    def cutoff(self, scorer: str, *, given: float | None = None, dev: Scored | None = None,
+               rule: str = DEFAULT_RULE) -> CutoffChoice:
+        """The cutoff this result's decisions use, by the one precedence of
+        :func:`explorer.decision.resolve.resolve_cutoff`: ``given``, a trained classifier's
+        own, one chosen on ``dev`` by ``rule``, the result's own (when it has entailment
+        labels), the shipped default."""
+        own = None
+        if self.manifest.kind in ("binary", "three_way"):
+            try:
+                own = self.own_cutoff(scorer)
+            except BatchError:  # no labelled pair has a value
+                own = None
+        return resolve_cutoff(scorer, given=given, dev=dev, own=own, rule=rule)
 
     def curve(self, scorer: str, points: int = CURVE_POINTS) -> tuple[np.ndarray, np.ndarray]:
         """The sweep thinned to at most ``points`` cutoffs for drawing (evenly by rank,
@@ -468,20 +516,19 @@ class BatchResult:
         return np.asarray(cutoffs, dtype=float), np.asarray(accuracies, dtype=float)
 
     def report(self, scorer: str, cutoff: float | None = None) -> dict[str, Any]:
-        """Accuracy, CWS and average precision at ``cutoff`` (the best on this result
-        when None), overall and per task; as ``evaluate --json`` reports them."""
+        """Accuracy, CWS and average precision at ``cutoff`` (when None, :meth:`cutoff`'s:
+        a trained classifier's own, else the best on this result), overall and per task; as
+        ``evaluate --json`` reports them."""
         self._scorer(scorer)
         return dict(self._remember("report", f"{scorer}:{cutoff!r}", lambda: self._report(scorer, cutoff)))
 
     def _report(self, scorer: str, cutoff: float | None) -> dict[str, Any]:
-        from explorer.evaluation import accuracy, average_precision, confidence_weighted_score
+        from explorer.decision.measures import accuracy, average_precision, confidence_weighted_score
 
         values, gold, codes = self._labelled(scorer)
         names = self.scores(scorer).task_names
-        source = "given"
-        if cutoff is None:
-            cutoff, _ = self.best_cutoff(scorer)
-            source = "self"
+        choice = self.cutoff(scorer, given=cutoff)
+        cutoff, source = choice.value, reported_source(choice)
         by_task = {}
         for code, task in sorted(enumerate(names), key=lambda item: item[1]):
             mask = codes == code
@@ -502,7 +549,7 @@ class BatchResult:
 
     def correlations(self, scorer: str) -> tuple[float, float]:
         """Pearson and Spearman against the graded gold score (NaN when there is none)."""
-        from explorer.evaluation import correlations
+        from explorer.decision.measures import correlations
 
         c = self.scores(scorer)
         known = ~np.isnan(c.gold_score)

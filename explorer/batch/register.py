@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from explorer.batch.folder import storage_error
 from explorer.batch.query import BatchResult
 from explorer.batch.schema import BatchError, Manifest, finished_chunks, read_manifest, write_manifest
 from explorer.datasets import Dataset
-from explorer.scorers import SCORERS
+from explorer.decision.cutoffs import DATASET, MODEL
 
 
 class _Row(NamedTuple):
@@ -41,14 +42,19 @@ class _StoredPairs:
         return self.n
 
     def __iter__(self) -> Iterator[_Row]:
+        import pyarrow as pa
         import pyarrow.parquet as pq
 
         chunks = finished_chunks(self.directory)
         for index in sorted(chunks):
-            for batch in pq.ParquetFile(chunks[index]).iter_batches(
-                    batch_size=4096, columns=["id", "text", "hypothesis", "label", "task"]):
-                columns = [batch.column(k).to_pylist() for k in range(5)]
-                yield from (_Row(*row) for row in zip(*columns, strict=True))
+            try:
+                batches = pq.ParquetFile(chunks[index]).iter_batches(
+                    batch_size=4096, columns=["id", "text", "hypothesis", "label", "task"])
+                while (batch := next(batches, None)) is not None:
+                    columns = [batch.column(k).to_pylist() for k in range(5)]
+                    yield from (_Row(*row) for row in zip(*columns, strict=True))
+            except (OSError, pa.ArrowException) as err:  # a chunk damaged since it was checked
+                raise storage_error(self.directory, err) from None
 
 
 @dataclass(frozen=True)
@@ -91,13 +97,9 @@ def register(directory: str | Path, data: Dataset | None, store: Any) -> dict[st
     for scorer in manifest.scorers:
         rows = result.query(f'SELECT id, "{scorer}" FROM {{source}}').fetchall()
         scores = {str(pid): (None if value is None else float(value)) for pid, value in rows}
-        info = SCORERS.get(scorer)
-        cutoff = None if info is None else info.cutoff  # a trained classifier's own decision
-        if cutoff is None and manifest.kind in ("binary", "three_way"):
-            try:
-                cutoff = result.best_cutoff(scorer)[0]
-            except BatchError:  # every pair refused, or no labels after all
-                cutoff = None
+        # a trained classifier's own decision, else the best on the result (none without labels)
+        choice = result.cutoff(scorer)
+        cutoff = choice.value if choice.source in (MODEL, DATASET) else None
         runs[scorer] = int(store.add_run(dataset_id, kind="scorer", method=scorer, scores=scores,
                                          cutoff=cutoff, version=manifest.explorer_version))
     manifest.runs = runs

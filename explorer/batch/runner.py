@@ -13,10 +13,12 @@ the cluster (two per worker thread); it holds no pairs and writes nothing per ch
 
 So
 
-* a re-run skips every chunk file that exists (a finished file is whole by
-  construction; its row count is checked against the manifest all the same);
+* a re-run skips every chunk file that exists and still matches the checksum written
+  with it (a finished file is whole by construction; one damaged since is scored again
+  and named: :mod:`explorer.batch.folder`);
 * a run killed at any moment loses at most the chunks in flight; a half-written
-  temporary file is never read and is removed by the next run.
+  temporary file is never read and is removed by the next run;
+* one run at a time writes into a folder (a lock that ends with its process).
 
 Progress goes to a callback (the CLI draws the bar); nothing here prints.
 """
@@ -36,9 +38,11 @@ from typing import Any
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from explorer.batch.folder import LOCK, damage, storage_error, writing
 from explorer.batch.schema import (
     CHUNK_DIR,
     CHUNK_GLOB,
+    MANIFEST,
     PAIR_COLUMNS,
     BatchError,
     Manifest,
@@ -46,9 +50,10 @@ from explorer.batch.schema import (
     read_manifest,
     write_manifest,
 )
-from explorer.batch.source import FileSource, open_source, read_range
+from explorer.batch.source import FileSource, open_source, read_range, whole_notes
 from explorer.batch.worker import (
     ChunkDone,
+    ChunkFailed,
     ChunkTask,
     WarmScorers,
     can_share,
@@ -117,6 +122,8 @@ class BatchSummary:
     shared_files: bool = False
     #: the loader's notes on chunks scored by this run (e.g. pairs skipped)
     notes: list[str] = field(default_factory=list)
+    #: ``(chunk, why)`` for each finished chunk found damaged and scored again
+    redone: list[tuple[str, str]] = field(default_factory=list)
 
 
 def _now() -> str:
@@ -178,7 +185,7 @@ def prepare(data: Dataset | FileSource, scorers: Sequence[str], out: str | Path,
         fingerprint, head, records = data.fingerprint, data.head, data.records
     else:
         fingerprint, head, records = dataset_fingerprint(data.name, data.pairs), data, 0
-    if (directory / "batch.json").exists():
+    if (directory / MANIFEST).exists():
         old = read_manifest(directory)
         differs = [what for what, a, b in (
             ("data", old.fingerprint, fingerprint), ("scorers", old.scorers, list(scorers)),
@@ -189,8 +196,7 @@ def prepare(data: Dataset | FileSource, scorers: Sequence[str], out: str | Path,
                 f"({old.dataset}; scorers {','.join(old.scorers)}; chunk size {old.chunk_size}); "
                 "choose another --out folder or delete this one")
         return old
-    if directory.exists() and any(directory.iterdir()):
-        raise BatchError(f"{directory} exists and is not a batch folder; choose an empty or new --out folder")
+    refuse_foreign(directory)
     (directory / CHUNK_DIR).mkdir(parents=True, exist_ok=True)
     manifest = Manifest(
         dataset=data.name, format=data.format, fingerprint=fingerprint, n_pairs=len(data),
@@ -201,6 +207,18 @@ def prepare(data: Dataset | FileSource, scorers: Sequence[str], out: str | Path,
     return manifest
 
 
+def refuse_foreign(directory: Path) -> None:
+    """Refuse a folder that holds files but no batch (before anything is put in it).
+
+    Raises:
+        BatchError: naming the folder.
+    """
+    if (directory / MANIFEST).exists() or not directory.exists():
+        return
+    if not directory.is_dir() or any(p.name != LOCK for p in directory.iterdir()):
+        raise BatchError(f"{directory} exists and is not a batch folder; choose an empty or new --out folder")
+
+
 def write_chunk(directory: Path, index: int, pairs: Sequence[Any], start: int,
                 scores: dict[str, list[Any]], schema: pa.Schema | None = None) -> Path:
     """Write one chunk from its pairs and scores (a temporary file, then a rename)."""
@@ -208,20 +226,22 @@ def write_chunk(directory: Path, index: int, pairs: Sequence[Any], start: int,
     return write_table(directory, index, chunk_table(pairs, start, scores, scorers))
 
 
-def _todo(directory: Path, manifest: Manifest) -> list[int]:
-    """Chunks still to score: those with no finished file, or a file of the wrong size
-    (which is removed)."""
+def _todo(directory: Path, manifest: Manifest, damaged: list[tuple[str, str]] | None = None) -> list[int]:
+    """Chunks still to score: those with no finished file, and, when ``damaged`` is given,
+    those whose file does not pass :func:`explorer.batch.folder.damage` (removed, and
+    listed in ``damaged`` with the reason)."""
     done = finished_chunks(directory)
     todo = []
     for index in range(manifest.n_chunks):
         path = done.get(index)
         if path is not None:
-            try:
-                rows = pq.read_metadata(path).num_rows
-                if rows == manifest.chunk_rows(index) or (manifest.records and rows < manifest.chunk_rows(index)):
-                    continue
-            except (OSError, pa.ArrowException):
-                pass
+            if damaged is None:
+                continue
+            why = damage(path, index=index, rows=manifest.chunk_rows(index), exact_rows=not manifest.records,
+                         chunk_size=manifest.chunk_size)
+            if why is None:
+                continue
+            damaged.append((f"{CHUNK_DIR}/{path.name}", why))
             path.unlink(missing_ok=True)
         todo.append(index)
     return todo
@@ -303,19 +323,34 @@ def run_batch(
         chunk_done: called with each finished chunk's summary (timings, for benchmarks).
 
     Raises:
-        BatchError: for a folder holding another batch, a bad chunk size, a scheduler
-            that cannot be reached, or a chunk that failed (a malformed record, a worker
-            lost); the finished chunks are kept.
+        BatchError: for a folder holding another batch or written by another run, a bad
+            chunk size, a scheduler that cannot be reached, or a chunk that failed (a
+            malformed record, a full disk, a worker lost); the finished chunks are kept.
         DatasetError: for a dataset file that cannot be read.
     """
-    from distributed import as_completed
-
     if isinstance(data, str | Path):
         data = open_source(data, chunk_size)
     directory = Path(out)
+    refuse_foreign(directory)
+    with writing(directory):
+        return _run_locked(data, scorers, directory, chunk_size=chunk_size, scheduler=scheduler, workers=workers,
+                           client=client, progress=progress, max_chunks=max_chunks, chunk_done=chunk_done)
+
+
+def _run_locked(data: Dataset | FileSource, scorers: Sequence[str], directory: Path, *, chunk_size: int,
+                scheduler: str | None, workers: int | None, client: Any,
+                progress: Callable[[Progress], None] | None, max_chunks: int | None,
+                chunk_done: Callable[[ChunkDone], None] | None) -> BatchSummary:
+    """:func:`run_batch` with the folder's lock held."""
+    from distributed import as_completed
+
     manifest = prepare(data, scorers, directory, chunk_size=chunk_size)
     _remove_stale_temporaries(directory / CHUNK_DIR)
-    todo = _todo(directory, manifest)
+    redone: list[tuple[str, str]] = []
+    todo = _todo(directory, manifest, redone)
+    if todo and manifest.complete:  # a damaged chunk: complete again only once it is redone
+        manifest.complete = False
+        write_manifest(directory, manifest)
     skipped_chunks = manifest.n_chunks - len(todo)
     total = manifest.records or manifest.n_pairs
     skipped_pairs = total - sum(manifest.chunk_rows(i) for i in todo)
@@ -323,7 +358,7 @@ def run_batch(
         todo = todo[:max_chunks]
     start_time = work_start = time.perf_counter()
     done_pairs = done_chunks = 0
-    summary = BatchSummary(directory, manifest, 0, skipped_chunks, 0.0, 0)
+    summary = BatchSummary(directory, manifest, 0, skipped_chunks, 0.0, 0, redone=redone)
     notes: dict[str, None] = {}
 
     def report() -> None:
@@ -374,22 +409,19 @@ def run_batch(
             running = as_completed([submit(i) for _, i in zip(range(window), pending, strict=False)])  # type: ignore[no-untyped-call]
             for future in running:
                 index = future.chunk_index
+                kept = skipped_chunks + done_chunks
                 try:
-                    done: ChunkDone = future.result()
-                except Exception as err:  # a malformed record, a worker that died or lost its scheduler
-                    from explorer.datasets import DatasetError
-
-                    if isinstance(err, DatasetError):  # the file itself: running again will not help
-                        raise BatchError(
-                            f"chunk {index} cannot be read: {err}. Fix the file and run again with a new --out "
-                            "folder (a changed file is another batch)") from None
-                    what = f"{type(err).__name__}: {err}"
-                    raise BatchError(
-                        f"chunk {index} failed on the cluster ({what}); the "
-                        f"{skipped_chunks + done_chunks} finished chunks are kept: run the same command "
-                        "again to resume") from None
+                    done: ChunkDone | ChunkFailed = future.result()
+                except Exception as err:  # a worker that died or lost its scheduler
+                    done = ChunkFailed(index, "error", f"{type(err).__name__}: {err}")
+                if isinstance(done, ChunkFailed):
+                    raise failure(done, directory, kept)
                 if done.table is not None:  # the workers cannot write in the output folder
-                    write_table(directory, index, done.table)
+                    try:
+                        write_table(directory, index, done.table)
+                    except OSError as err:
+                        raise failure(ChunkFailed(index, "write", err.strerror or str(err), err.errno),
+                                      directory, kept) from None
                 future.release()
                 notes.update(dict.fromkeys(done.notes))
                 if chunk_done is not None:
@@ -413,6 +445,25 @@ def run_batch(
     return summary
 
 
+def failure(failed: ChunkFailed, directory: Path, kept: int) -> BatchError:
+    """A chunk's failure as the run's error: what went wrong where, and what to do."""
+    import errno
+
+    resume = f"the {kept} finished chunks are kept: run the same command again to resume"
+    if failed.kind == "data":  # the file itself: running again will not help
+        return BatchError(f"chunk {failed.index} cannot be read: {failed.message}. Fix the file and run again "
+                          "with a new --out folder (a changed file is another batch)")
+    if failed.kind == "write":
+        full = failed.errno in (errno.ENOSPC, errno.EDQUOT)
+        fix = "free some space" if full else "make the folder writable"
+        return BatchError(f"chunk {failed.index} could not be written in {directory / CHUNK_DIR}: "
+                          f"{failed.message}; {fix}, then run the same command again to resume "
+                          f"(the {kept} finished chunks are kept)")
+    if failed.kind == "read":
+        return BatchError(f"chunk {failed.index}: a worker could not read the dataset file ({failed.message}); {resume}")
+    return BatchError(f"chunk {failed.index} failed on the cluster ({failed.message}); {resume}")
+
+
 def _complete(directory: Path, manifest: Manifest, data: Dataset | FileSource) -> None:
     """Mark a batch whose every chunk is written as complete: its refusals, and for a file
     read in ranges what only the whole shows (rows, kind, tasks, notes, unique ids).
@@ -427,29 +478,28 @@ def _complete(directory: Path, manifest: Manifest, data: Dataset | FileSource) -
 
         source = str(directory / CHUNK_DIR / CHUNK_GLOB).replace("'", "''")
         con = duckdb.connect()
-        con.execute("SET enable_progress_bar = false")
-        rel = f"read_parquet('{source}')"
-        duplicate = con.execute(f"SELECT id FROM {rel} GROUP BY id HAVING count(*) > 1 LIMIT 1").fetchone()
-        if duplicate is not None:
-            raise BatchError(f"{data.path}: pair id {duplicate[0]!r} occurs more than once; ids must be unique "
-                             "(the scores are kept in the chunks, but the result is not marked complete)")
-        counted = con.execute(f"SELECT count(*), count(*) - count(label), count(gold_score) FROM {rel}").fetchone()
-        assert counted is not None  # an aggregate has a row
-        rows, unlabelled, graded = counted
-        labels = {r[0] for r in con.execute(f"SELECT DISTINCT label FROM {rel} WHERE label IS NOT NULL").fetchall()}
-        tasks = sorted(r[0] for r in con.execute(f"SELECT DISTINCT task FROM {rel} WHERE task IS NOT NULL AND task <> ''").fetchall())
-        con.close()
+        try:
+            con.execute("SET enable_progress_bar = false")
+            rel = f"read_parquet('{source}')"
+            duplicate = con.execute(f"SELECT id FROM {rel} GROUP BY id HAVING count(*) > 1 LIMIT 1").fetchone()
+            if duplicate is not None:
+                raise BatchError(f"{data.path}: pair id {duplicate[0]!r} occurs more than once; ids must be unique "
+                                 "(the scores are kept in the chunks, but the result is not marked complete)")
+            counted = con.execute(f"SELECT count(*), count(*) - count(label), count(gold_score) FROM {rel}").fetchone()
+            assert counted is not None  # an aggregate has a row
+            rows, unlabelled, graded = counted
+            labels = {r[0] for r in con.execute(f"SELECT DISTINCT label FROM {rel} WHERE label IS NOT NULL").fetchall()}
+            tasks = sorted(r[0] for r in con.execute(
+                f"SELECT DISTINCT task FROM {rel} WHERE task IS NOT NULL AND task <> ''").fetchall())
+        except duckdb.Error as err:  # a chunk damaged while this run went on
+            raise storage_error(directory, err) from None
+        finally:
+            con.close()
         manifest.kind = ("three_way" if labels & {"neutral", "contradiction"} else "binary") if labels else (
             "graded" if graded else "unlabelled")
         manifest.tasks = tasks
         manifest.n_pairs = int(rows)
-        notes = []
-        if labels and unlabelled:
-            notes.append(f"{unlabelled:,} of {rows:,} pairs have no gold label (e.g. SNLI's '-'); they are kept, unlabelled")
-        if rows < manifest.records:
-            notes.append(f"{manifest.records - rows:,} of {manifest.records:,} records gave no pair "
-                         "(skipped by the loader, e.g. an empty sentence)")
-        manifest.notes = notes
+        manifest.notes = whole_notes(rows, unlabelled, manifest.records, labelled=bool(labels))
     manifest.complete = True
     manifest.refused = refusals(directory, manifest)
     write_manifest(directory, manifest)

@@ -22,20 +22,25 @@ work starts, so a wrong file is refused at once.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from explorer.datasets import MAX_FILE_BYTES, Dataset, DatasetError, load
-from explorer.datasets.counting import HEAD_BYTES, RANGED_FORMATS, has_header, head_format
-from explorer.datasets.reading import MAX_PAIRS, check_size, decode
+from explorer.datasets import MAX_BYTES, MAX_FILE_BYTES, Dataset, DatasetError, load
+from explorer.datasets.counting import HEAD_BYTES, RANGED_FORMATS, cut_head, has_header, head_format
+from explorer.datasets.reading import MAX_PAIRS, check_size, decode, file_lines
 from explorer.pairs import Pair
 
 #: Formats whose pairs without an id are numbered by record.
 _NUMBERED_FORMATS = frozenset({"jsonl", "csv", "sts"})
-#: Bytes read per block while scanning.
-BLOCK = 8 * 1024 * 1024
+#: Records parsed at a time when the command line reads a whole file (:func:`iter_pairs`).
+STREAM_RECORDS = 20_000
+#: Files in a format read whole (RTE XML, a JSON list, MSR / Edinburgh++ alignments, a file
+#: with lone CR line ends) are held several times over while they are parsed (bytes, text,
+#: lines or tree, pairs), so they are refused past the upload limit; line formats are read
+#: in ranges up to :data:`explorer.datasets.MAX_FILE_BYTES`.
+MAX_WHOLE_BYTES = MAX_BYTES
 
 
 @dataclass(frozen=True)
@@ -92,7 +97,9 @@ def _ranged_format(path: Path) -> str | None:
     """The format of a file when it is one read in ranges (from its first MiB, cut at a
     line end), else None."""
     with path.open("rb") as f:
-        head = f.read(HEAD_BYTES + 1)
+        head = cut_head(f.read(HEAD_BYTES + 1))
+    if head.count(b"\r") != head.count(b"\r\n"):
+        return None  # lone CR line ends: the whole-file loader reads them
     fmt = head_format(head, str(path))  # None: the whole-file loader gives the precise error
     if fmt not in RANGED_FORMATS:
         return None
@@ -124,41 +131,23 @@ def scan(path: str | Path, chunk_size: int) -> FileSource | None:
         ranges: list[list[int]] = []
         records = 0
         line_no = 0
-        offset = 0  # byte offset of the next line
-        carry = b""
         with path.open("rb") as f:
-            while True:
-                block = f.read(BLOCK)
-                digest.update(block)
-                data = carry + block
-                if not block:
-                    if not data:
-                        break
-                    data += b"\n"  # the last line has no line end
-                    complete, carry = data, b""
-                else:
-                    cut = data.rfind(b"\n")
-                    if cut < 0:
-                        carry = data
+            for start, line in file_lines(f, str(path), seen=digest.update):
+                line_no += 1
+                if b"\r" in line and line.find(b"\r") != len(line) - 1:
+                    return None  # a lone CR: the whole-file loader reads such line ends
+                if not line.strip().lstrip(b"\xef\xbb\xbf"):
+                    continue
+                if need_header is None:
+                    need_header = has_header(fmt, line)
+                    if need_header:
                         continue
-                    complete, carry = data[: cut + 1], data[cut + 1:]
-                if complete.count(b"\r") != complete.count(b"\r\n"):
-                    return None  # lone CR line ends: the whole-file loader reads them
-                for line in complete.split(b"\n")[:-1]:
-                    line_no += 1
-                    start = offset
-                    offset += len(line) + 1
-                    if not line.strip().lstrip(b"\xef\xbb\xbf"):
-                        continue
-                    if need_header is None:
-                        need_header = has_header(fmt, line)
-                        if need_header:
-                            continue
-                    if records % chunk_size == 0:
-                        ranges.append([start, line_no, records + 1])
-                    records += 1
-                if not block:
-                    break
+                if records % chunk_size == 0:
+                    ranges.append([start, line_no, records + 1])
+                records += 1
+                if records > MAX_PAIRS:
+                    raise DatasetError(f"{path}: over {MAX_PAIRS:,} records, the pair limit "
+                                       "(datasets.reading.MAX_PAIRS); split the file")
         if need_header:
             with path.open("rb") as f:
                 header = f.read(ranges[0][0] if ranges else size)
@@ -166,9 +155,6 @@ def scan(path: str | Path, chunk_size: int) -> FileSource | None:
         raise DatasetError(f"{path}: cannot read ({err.strerror})") from None
     if records == 0:
         raise DatasetError(f"{path}: no pairs found in this {fmt} file")
-    if records > MAX_PAIRS:
-        raise DatasetError(f"{path}: {records:,} records is over the {MAX_PAIRS:,}-pair limit "
-                           "(datasets.reading.MAX_PAIRS); split the file")
     header_lines = header.count(b"\n")
     spans = []
     for k, (start, first_line, first_record) in enumerate(ranges):
@@ -201,13 +187,101 @@ def read_range(source: FileSource, index: int) -> bytes:
         return f.read(r.end - r.start)
 
 
+def load_whole(path: str | Path) -> Dataset:
+    """A file in a format read whole, refused past :data:`MAX_WHOLE_BYTES` before it is read.
+
+    Raises:
+        DatasetError: as :func:`explorer.datasets.load`, or naming the limit.
+    """
+    path = Path(path)
+    try:
+        size = path.stat().st_size if path.is_file() else 0
+    except OSError:
+        size = 0  # load() says what is wrong
+    if size > MAX_WHOLE_BYTES:
+        raise DatasetError(
+            f"{path}: {size:,} bytes is over the {MAX_WHOLE_BYTES:,}-byte limit for files read whole "
+            f"(explorer.batch.source.MAX_WHOLE_BYTES: RTE XML, a JSON list, alignment files, lone CR line ends). "
+            f"JSON lines, CSV and the TSV corpora with LF or CRLF line ends are read in pieces up to "
+            f"{MAX_FILE_BYTES:,} bytes: convert the file to JSON lines, or split it")
+    return load(path)
+
+
 def open_source(path: str | Path, chunk_size: int) -> FileSource | Dataset:
     """A scanned file when the format allows, else the loaded dataset.
 
     Raises:
-        DatasetError: as :func:`scan` and :func:`explorer.datasets.load`.
+        DatasetError: as :func:`scan` and :func:`load_whole`.
     """
-    return scan(path, chunk_size) or load(path)
+    return scan(path, chunk_size) or load_whole(path)
+
+
+def iter_pairs(path: str | Path) -> Iterator[tuple[Sequence[Pair], tuple[str, ...]]]:
+    """A dataset file's pairs, :data:`STREAM_RECORDS` records at a time, each range with
+    its loader's notes (a file in a format read whole: all at once). Ids are checked to
+    be unique across the file, as :func:`explorer.datasets.load` checks them.
+
+    Raises:
+        DatasetError: as :func:`open_source`, for a malformed record, or a repeated id.
+    """
+    return _ranges(open_source(path, STREAM_RECORDS))
+
+
+def _ranges(data: FileSource | Dataset) -> Iterator[tuple[Sequence[Pair], tuple[str, ...]]]:
+    """Each range parsed as :func:`explorer.datasets.load` parses the file: the path as
+    given names the pairs' source and the errors."""
+    if isinstance(data, Dataset):
+        yield data.pairs, data.notes
+        return
+    seen: set[str] = set()
+    for index, r in enumerate(data.ranges):
+        pairs, notes = parse_range(data.format, data.text_of(index, read_range(data, index)), str(data.path),
+                                   r.first_record)
+        for pair in pairs:
+            if pair.id in seen:
+                raise DatasetError(f"{data.path}: pair id {pair.id!r} occurs more than once; ids must be unique")
+            seen.add(pair.id)
+        yield pairs, notes
+
+
+def read_dataset(path: str | Path) -> Dataset:
+    """The whole dataset, read as :func:`iter_pairs` reads it: a line-format file is never
+    held as bytes, text and lines, only as its pairs, and a line past the line limit is
+    refused after reading the limit's worth of it. The command line reads every dataset
+    file so.
+
+    Notes: the loader's, when the file is one range; otherwise counted over the whole
+    file (as a batch's are, :func:`whole_notes`).
+
+    Raises:
+        DatasetError: as :func:`iter_pairs`.
+    """
+    source = open_source(path, STREAM_RECORDS)
+    if isinstance(source, Dataset):
+        return source
+    pairs: list[Pair] = []
+    notes: list[tuple[str, ...]] = []
+    for chunk, chunk_notes in _ranges(source):
+        pairs.extend(chunk)
+        notes.append(chunk_notes)
+    if len(notes) == 1:
+        return Dataset(source.name, source.format, tuple(pairs), notes[0])
+    labelled = any(p.label is not None for p in pairs)
+    unlabelled = sum(p.label is None for p in pairs)
+    return Dataset(source.name, source.format, tuple(pairs),
+                   tuple(whole_notes(len(pairs), unlabelled, source.records, labelled=labelled)))
+
+
+def whole_notes(rows: int, unlabelled: int, records: int, *, labelled: bool) -> list[str]:
+    """What a file read in ranges says about itself once all of it is read: pairs kept
+    unlabelled in labelled data, records that gave no pair."""
+    notes = []
+    if labelled and unlabelled:
+        notes.append(f"{unlabelled:,} of {rows:,} pairs have no gold label (e.g. SNLI's '-'); they are kept, unlabelled")
+    if rows < records:
+        notes.append(f"{records - rows:,} of {records:,} records gave no pair "
+                     "(skipped by the loader, e.g. an empty sentence)")
+    return notes
 
 
 def pairs_of(data: Dataset, begin: int, count: int) -> Sequence[Pair]:

@@ -29,6 +29,7 @@ from typing import Any
 import numpy as np
 from distributed.diagnostics.plugin import WorkerPlugin
 
+from explorer.batch.folder import seal
 from explorer.batch.schema import BREAKDOWN, CHUNK_DIR, arrow_schema, breakdown_column, chunk_name, error_column
 from explorer.pairs import Pair
 from explorer.preprocess import AnalyzedPair, analyze_pair
@@ -162,14 +163,19 @@ def chunk_table(pairs: Sequence[Any], start: int, scores: dict[str, list[Any]], 
     return pa.table({name: columns[name] for name in schema.names}, schema=schema)
 
 
+def _owner() -> str:
+    return f"{socket.gethostname()}-{os.getpid()}"
+
+
 def temporary_name(index: int) -> str:
     """A chunk's name while it is written: hidden, and naming the host and process
     writing it (so a later run removes only those of dead processes)."""
-    return f".{chunk_name(index)}.tmp-{socket.gethostname()}-{os.getpid()}"
+    return f".{chunk_name(index)}.tmp-{_owner()}"
 
 
 def write_table(directory: str | Path, index: int, table: Any) -> Path:
-    """Write one chunk: a temporary file, then an atomic rename."""
+    """Write one chunk: a temporary file, its checksum, then an atomic rename
+    (:func:`explorer.batch.folder.seal`)."""
     import pyarrow.parquet as pq
 
     folder = Path(directory) / CHUNK_DIR
@@ -177,7 +183,7 @@ def write_table(directory: str | Path, index: int, table: Any) -> Path:
     tmp = folder / temporary_name(index)
     try:
         pq.write_table(table, tmp, compression="zstd")
-        os.replace(tmp, final)
+        seal(tmp, final, _owner())
     finally:
         tmp.unlink(missing_ok=True)
     return final
@@ -207,6 +213,22 @@ class ChunkTask:
     first_record: int = 1
     pairs: tuple[Pair, ...] | None = None
     out: str | None = None
+
+
+@dataclass(frozen=True)
+class ChunkFailed:
+    """A chunk that could not be done, sent back as a value: a task that raised would
+    have Dask print the worker's traceback on the terminal before the run's own error.
+
+    ``kind``: ``data`` (the dataset file is malformed there), ``read`` (the worker could
+    not read the dataset file), ``write`` (nor write the chunk: a full disk, a read-only
+    folder) or ``error`` (anything else, e.g. the worker ran out of memory).
+    """
+
+    index: int
+    kind: str
+    message: str
+    errno: int | None = None
 
 
 @dataclass
@@ -252,22 +274,36 @@ def _forget_pairs() -> None:
         bleu.order_counts.cache_clear()
 
 
-def run_chunk(task: ChunkTask) -> ChunkDone:
-    """Read, score and (with ``task.out``) write one chunk. A malformed record raises
-    :class:`explorer.datasets.DatasetError` naming its line; the run stops there."""
-    begin = time.perf_counter()
-    pairs, notes = task_pairs(task)
-    read = time.perf_counter()
-    scores = score_chunk(pairs, task.scorers)
-    _forget_pairs()
-    scored = time.perf_counter()
-    table = chunk_table(pairs, task.position, scores, task.scorers)
-    timings = {"read": read - begin, "score": scored - read}
-    if task.out is not None:
-        write_table(task.out, task.index, table)
-        table = None
-    timings["write"] = time.perf_counter() - scored
-    return ChunkDone(task.index, len(pairs), time.perf_counter() - begin, notes, table, timings)
+def run_chunk(task: ChunkTask) -> ChunkDone | ChunkFailed:
+    """Read, score and (with ``task.out``) write one chunk; what went wrong as a
+    :class:`ChunkFailed` (a malformed record names its line; the run stops there)."""
+    from explorer.datasets import DatasetError
+
+    stage = "read"  # what an OSError interrupted: reading the dataset file, or writing the chunk
+    try:
+        begin = time.perf_counter()
+        pairs, notes = task_pairs(task)
+        read = time.perf_counter()
+        stage = "score"
+        scores = score_chunk(pairs, task.scorers)
+        _forget_pairs()
+        scored = time.perf_counter()
+        table = chunk_table(pairs, task.position, scores, task.scorers)
+        timings = {"read": read - begin, "score": scored - read}
+        if task.out is not None:
+            stage = "write"
+            write_table(task.out, task.index, table)
+            table = None
+        timings["write"] = time.perf_counter() - scored
+        return ChunkDone(task.index, len(pairs), time.perf_counter() - begin, notes, table, timings)
+    except DatasetError as err:
+        return ChunkFailed(task.index, "data", str(err))
+    except OSError as err:
+        if stage != "score":
+            return ChunkFailed(task.index, stage, err.strerror or str(err), err.errno)
+        return ChunkFailed(task.index, "error", f"{type(err).__name__}: {err}")
+    except Exception as err:  # the worker's own trouble (memory, a bug): reported by the client
+        return ChunkFailed(task.index, "error", f"{type(err).__name__}: {err}")
 
 
 def can_share(path: str | None, size: int, out: str) -> bool:

@@ -7,7 +7,9 @@ name becomes ``_``), one module per command family (:mod:`~explorer.cli.evaluate
 :mod:`~explorer.cli.align`, :mod:`~explorer.cli.train`, :mod:`~explorer.cli.batch`); a module is imported only
 when its command is used. Errors are caught once, here: any
 :class:`explorer.errors.ExplorerError` or unreadable/unwritable file prints
-``error: MESSAGE`` on stderr with exit status 2, never a traceback.
+``error: MESSAGE`` on stderr with exit status 2, never a traceback. Whatever the CLI
+echoes of a name or path goes through :func:`explorer.cli.output.shown`, so control
+characters in a file name never reach the terminal raw.
 """
 
 from __future__ import annotations
@@ -56,7 +58,9 @@ class _Parser(argparse.ArgumentParser):
     """argparse, but a refused command line is one line on stderr (status 2), not the usage."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        from explorer.cli.output import shown
+
+        self.exit(2, f"{self.prog}: error: {shown(message)} (see {self.prog} --help)\n")
 
 
 def build_parser(prog: str = "python -m explorer") -> argparse.ArgumentParser:
@@ -113,22 +117,22 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "run", None) is None:
         parser.print_help()
         return 2
+    from explorer.cli.output import fail
+
     try:
         from explorer import limits
 
         with limits.using(limits.current().replace(**_limits_of(args))):
             return int(import_attr(args.run)(args))
     except ExplorerError as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
+        return fail(str(err))
     except BrokenPipeError:
         # The reader (e.g. `head`) closed the pipe: not an error of ours.
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 0
     except OSError as err:  # an input or output file the command could not open
         where = f"{err.filename}: " if err.filename else ""
-        print(f"error: {where}{err.strerror or err}", file=sys.stderr)
-        return 2
+        return fail(f"{where}{err.strerror or err}")
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
@@ -138,6 +142,5 @@ def main(argv: list[str] | None = None) -> int:
     except Exception as err:  # a bug of ours: still one line, never a traceback
         if os.environ.get("EXPLORER_DEBUG"):
             raise
-        print(f"error: unexpected {type(err).__name__}: {err} (a bug in the explorer; "
-              "set EXPLORER_DEBUG=1 to see where, and please report it)", file=sys.stderr)
-        return 2
+        return fail(f"unexpected {type(err).__name__}: {err} (a bug in the explorer; "
+                    "set EXPLORER_DEBUG=1 to see where, and please report it)")

@@ -1,4 +1,4 @@
-"""Command ``align-eval``: an aligner against gold alignments (:mod:`explorer.alignment_eval`)."""
+"""Command ``align-eval``: an aligner against gold alignments (:mod:`explorer.aligners.evaluation`)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from explorer.aligners import ALIGNERS, get_aligner
-from explorer.alignment_eval import load_gold, predictions_json, reachability, report, run_aligner, score_pair
+from explorer.aligners.evaluation import load_gold, predictions_json, reachability, report, run_aligner, score_pair
 from explorer.api import method_signature
-from explorer.cli.output import fail, int_in, output_file, progress_printer
+from explorer.cli.output import fail, int_in, output_file, progress_printer, shown
 
 
 def configure_align_eval(parser: argparse.ArgumentParser) -> None:
@@ -54,7 +54,7 @@ def run_align_eval(args: argparse.Namespace) -> int:
     if args.limit is not None:
         pairs = pairs[: args.limit]
     output: dict[str, Any] = {"gold": dataset.name}
-    lines: list[str] = [f"gold: {dataset.name} ({len(pairs)} problems with gold alignments)"]
+    lines: list[str] = [f"gold: {shown(dataset.name)} ({len(pairs)} problems with gold alignments)"]
     if args.aligner is not None:
         try:
             aligner = _build_aligner(args.aligner, args.model)
@@ -91,7 +91,7 @@ def run_align_eval(args: argparse.Namespace) -> int:
                 Path(args.out).write_text(json.dumps(predictions_json(pairs, alignments), indent=1) + "\n", encoding="utf-8")
             except OSError as err:
                 return fail(f"{args.out}: cannot write ({err.strerror})")
-            lines.append(f"predictions written to {args.out}")
+            lines.append(f"predictions written to {shown(args.out)}")
     if args.reachability:
         reach = reachability(pairs)
         output["reachability"] = {
@@ -104,7 +104,7 @@ def run_align_eval(args: argparse.Namespace) -> int:
             f"reachability: {reach.unreachable} of {reach.gold_links} gold SURE links in {reach.problems} problems "
             f"cannot be reached by one-to-one phrase edits ({reach.unreachable_whole} if whole link components are dropped)"
         )
-        lines += [f"  problem {pid}: {' '.join(f'{p}-{h}' for p, h in links)}" for pid, links in reach.examples[:20]]
+        lines += [f"  problem {shown(pid)}: {' '.join(f'{p}-{h}' for p, h in links)}" for pid, links in reach.examples[:20]]
         if len(reach.examples) > 20:
             lines.append(f"  ... and {len(reach.examples) - 20} more problems")
     if args.json:

@@ -10,7 +10,7 @@ import time
 from typing import TextIO
 
 from explorer.batch.runner import DEFAULT_CHUNK_SIZE, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE, Progress
-from explorer.cli.output import int_in
+from explorer.cli.output import fail, int_in, shown
 
 #: Scorers named by ``--scorer fast``: those the Pair page runs on every keystroke.
 FAST = "fast"
@@ -103,6 +103,33 @@ class _Sampled:
         self.bar(p)
 
 
+def read_only_store(path: str | None) -> str | None:
+    """Why the store the result would be registered in cannot be written (it is on a
+    read-only file system, or the file is not writable), else None. SQLite says only
+    "unable to open database file" for both."""
+    import os
+    from pathlib import Path
+
+    from explorer.store.schema import ENV_VAR, default_path
+
+    store = Path(path).expanduser() if path else default_path()
+    where = store if store.exists() else next((p for p in store.parents if p.exists()), None)
+    if where is None:
+        return None
+    try:
+        read_only_mount = bool(os.statvfs(where).f_flag & os.ST_RDONLY)
+    except OSError:
+        return None
+    if read_only_mount:
+        why = "is on a read-only file system"
+    elif store.exists() and not os.access(store, os.W_OK):
+        why = "is a read-only file"
+    else:
+        return None
+    return (f"the store {store} {why}, so the result cannot be registered in it: name a store on a writable "
+            f"disk with --store PATH (or the environment variable {ENV_VAR}), or pass --no-register")
+
+
 def run_batch(args: argparse.Namespace) -> int:
     from explorer.batch.runner import run_batch as score_corpus
     from explorer.batch.schema import BatchError
@@ -110,10 +137,9 @@ def run_batch(args: argparse.Namespace) -> int:
     from explorer.datasets import DatasetError
     from explorer.scorers import SCORERS, UnknownScorerError, parse_scorer_names
 
-    def fail(message: str) -> int:
-        print(f"error: {message}", file=sys.stderr)
-        return 2
-
+    problem = None if args.no_register else read_only_store(args.store)
+    if problem is not None:  # before the work, not after it
+        return fail(problem)
     try:
         if args.scorer.strip() == FAST:
             names = [n for n, info in SCORERS.items() if info.interactive]
@@ -121,24 +147,26 @@ def run_batch(args: argparse.Namespace) -> int:
             names = parse_scorer_names(args.scorer)
         data = open_source(args.data, args.chunk_size)
         if isinstance(data, FileSource):
-            print(f"{data.name}: {data.records:,} records ({data.format}, read in {len(data.ranges):,} ranges by the "
-                  f"workers); scorers {', '.join(names)}", file=sys.stderr)
+            print(f"{shown(data.name)}: {data.records:,} records ({data.format}, read in {len(data.ranges):,} ranges "
+                  f"by the workers); scorers {', '.join(names)}", file=sys.stderr)
         else:
-            print(f"{data.name}: {len(data):,} pairs ({data.kind}); scorers {', '.join(names)}", file=sys.stderr)
+            print(f"{shown(data.name)}: {len(data):,} pairs ({data.kind}); scorers {', '.join(names)}", file=sys.stderr)
             for note in data.notes:  # e.g. SNLI pairs without annotator consensus, kept unlabelled
-                print(f"note: {note}", file=sys.stderr)
+                print(f"note: {shown(note)}", file=sys.stderr)
         sampled = _Sampled(ProgressBar())
         summary = score_corpus(data, names, args.out, chunk_size=args.chunk_size, scheduler=args.scheduler,
                                workers=args.workers, progress=sampled)
     except (BatchError, DatasetError, UnknownScorerError, OSError) as err:
         return fail(str(err))
+    for chunk, why in summary.redone:
+        print(f"note: {chunk} was damaged ({shown(why)}); scored again", file=sys.stderr)
     for address, missing in summary.missing_resources.items():
-        print(f"warning: worker {address} lacks NLTK resources {', '.join(missing)}; "
+        print(f"warning: worker {shown(address)} lacks NLTK resources {', '.join(missing)}; "
               "see `python -m explorer resources` for what degrades", file=sys.stderr)
     manifest = summary.manifest
     if isinstance(data, FileSource):
         for note in manifest.notes if manifest.complete else summary.notes:
-            print(f"note: {note}", file=sys.stderr)
+            print(f"note: {shown(note)}", file=sys.stderr)
     runs: dict[str, int] = {}
     if manifest.complete and not args.no_register:
         from explorer.batch.register import register
@@ -147,7 +175,8 @@ def run_batch(args: argparse.Namespace) -> int:
         try:
             runs = register(args.out, None, Store(args.store))
         except (BatchError, StoreError, OSError) as err:
-            print(f"warning: the result is complete but was not registered in the store: {err}", file=sys.stderr)
+            why = read_only_store(args.store) or f"the result could not be registered in the store: {err}"
+            print(f"warning: the result is complete, but {shown(why)}", file=sys.stderr)
     peak = _memory_mib()
     payload = {
         "data": args.data, "out": str(args.out), "pairs": manifest.n_pairs, "scorers": manifest.scorers,
@@ -165,5 +194,5 @@ def run_batch(args: argparse.Namespace) -> int:
     for scorer, n in manifest.refused.items():
         if n:
             print(f"  {scorer}: {n:,} pairs refused (null value; the reason is in the {scorer}__error column)")
-    print(f"result: {args.out}" + (f"; store runs {', '.join(f'{k} #{v}' for k, v in runs.items())}" if runs else ""))
+    print(f"result: {shown(args.out)}" + (f"; store runs {', '.join(f'{k} #{v}' for k, v in runs.items())}" if runs else ""))
     return 0

@@ -10,9 +10,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from explorer.cli.output import print_json, progress_printer, warn_missing_resources
+from explorer.batch.source import read_dataset
+from explorer.cli.output import print_json, progress_printer, shown, warn_missing_resources
 from explorer.combined import DEFAULT_C, CombinedError, parse_features, train_test
-from explorer.datasets import load
 
 
 def run_combined_classify(args: argparse.Namespace) -> int:
@@ -29,10 +29,10 @@ def run_combined_classify(args: argparse.Namespace) -> int:
     # TRAIN may name several files joined by commas (e.g. RTE1, RTE2 and RTE3 dev).
     parts = args.train.split(",")
     paths = parts if len(parts) > 1 and all(Path(p).is_file() for p in parts) else [args.train]
-    trains = [load(p) for p in paths]
+    trains = [read_dataset(p) for p in paths]
     train_pairs = [pair for data in trains for pair in data.pairs]
     train_name = " + ".join(d.name for d in trains)
-    test = load(args.test) if args.test else None
+    test = read_dataset(args.test) if args.test else None
     warn_missing_resources()
     model, report = train_test(
         train_pairs, test.pairs if test else None, names, c=c,
@@ -50,16 +50,16 @@ def run_combined_classify(args: argparse.Namespace) -> int:
                    "results": {"combined": report.to_json()} if report else {}}
         print_json(payload)
         return 0
-    print(f"train {train_name} ({len(train_pairs)}), test {test.name if test else '-'}; "
+    print(f"train {shown(train_name)} ({len(train_pairs)}), test {shown(test.name) if test else '-'}; "
           f"logistic regression, C={c:g}, {len(names)} features")
     if report is not None:
         o = report.overall
         print(f"  combined     n={o.n:<5} acc {o.accuracy:6.2%}  P {o.precision:.3f}  R {o.recall:.3f}  F1 {o.f1:.3f}")
         for task, s in report.by_task.items() if len(report.by_task) > 1 else ():
-            print(f"      {task:<6} n={s.n:<4} acc {s.accuracy:6.2%}  F1 {s.f1:.3f}")
+            print(f"      {shown(task):<6} n={s.n:<4} acc {s.accuracy:6.2%}  F1 {s.f1:.3f}")
     print("  weights (standardised features), largest first:")
     for k in sorted(range(len(names)), key=lambda k: -abs(float(model.weights[k]))):
         print(f"    {model.features[k]:<28} {float(model.weights[k]):+.3f}")
     if out is not None:
-        print(f"saved {out}")
+        print(f"saved {shown(out)}")
     return 0

@@ -7,9 +7,10 @@ from dataclasses import replace
 
 from explorer import resources
 from explorer.api import method_signature
-from explorer.cli.output import print_json, progress_printer, result_to_json, stderr_log, warn_missing_resources
-from explorer.datasets import Dataset, load
-from explorer.evaluation import evaluate
+from explorer.batch.source import read_dataset
+from explorer.cli.output import print_json, progress_printer, result_to_json, shown, stderr_log, warn_missing_resources
+from explorer.datasets import Dataset
+from explorer.decision.evaluation import evaluate
 from explorer.preprocess import analyze_pair, make_pair
 from explorer.scorers import SCORERS, get_scorer, parse_scorer_names
 
@@ -20,7 +21,7 @@ def configure_evaluate(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dev", help="development set on which to choose the cutoff")
     parser.add_argument("--rule", default=None,
                         help="how the cutoff is chosen on --dev: best, midpoint (default), plateau, smoothed, "
-                             "prior, logistic (explorer/decision.py)")
+                             "prior, logistic (explorer/decision/rules.py)")
     parser.add_argument(
         "--scorer", default="mbleu",
         help=f"comma-separated scorer names or 'all' (known: {', '.join(SCORERS)})",
@@ -45,13 +46,13 @@ def labelled_subset(data: Dataset) -> tuple[Dataset, int]:
 
 def run_evaluate(args: argparse.Namespace) -> int:
     names = parse_scorer_names(args.scorer)
-    data = load(args.data)
-    dev: Dataset | None = load(args.dev) if args.dev else None
+    data = read_dataset(args.data)
+    dev: Dataset | None = read_dataset(args.dev) if args.dev else None
     data, left_out = labelled_subset(data)
     warn_missing_resources()
     results = evaluate(data, names, dev=dev, progress=progress_printer("pairs"), rule=args.rule)
     if args.json:
-        from explorer.decision import DEFAULT_RULE
+        from explorer.decision.rules import DEFAULT_RULE
 
         payload = {
             "data": args.data,
@@ -66,9 +67,9 @@ def run_evaluate(args: argparse.Namespace) -> int:
         }
         print_json(payload)
         return 0
-    print(f"{data.name}: {len(data)} pairs ({data.kind})" + (f"; cutoffs chosen on {dev.name}" if dev else ""))
+    print(f"{shown(data.name)}: {len(data)} pairs ({data.kind})" + (f"; cutoffs chosen on {shown(dev.name)}" if dev else ""))
     for note in data.notes:
-        print(f"  note: {note}")
+        print(f"  note: {shown(note)}")
     for r in results:
         body = r.to_json()
         if "pearson" in body:
@@ -79,7 +80,7 @@ def run_evaluate(args: argparse.Namespace) -> int:
             f"  cws {body['cws']:.4f}  ap {body['average_precision']:.4f}  ({r.seconds:.2f} s)"
         )
         for task, t in body["by_task"].items():
-            print(f"      {task:<6} n={t['n']:<4} accuracy {t['accuracy']:.2%}  cws {t['cws']:.4f}  ap {t['average_precision']:.4f}")
+            print(f"      {shown(task):<6} n={t['n']:<4} accuracy {t['accuracy']:.2%}  cws {t['cws']:.4f}  ap {t['average_precision']:.4f}")
     return 0
 
 
@@ -104,8 +105,8 @@ def run_score(args: argparse.Namespace) -> int:
         }
         print_json(payload, ensure_ascii=False)
         return 0
-    print("text:       " + " ".join(pair.text.tokens))
-    print("hypothesis: " + " ".join(pair.hypothesis.tokens))
+    print("text:       " + shown(" ".join(pair.text.tokens)))
+    print("hypothesis: " + shown(" ".join(pair.hypothesis.tokens)))
     for name, r in results.items():
         print(f"  {name:<10} {r.value:.4f}")
     return 0

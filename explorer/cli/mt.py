@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 from collections.abc import Callable, Sequence
+from pathlib import Path
 
 import numpy as np
 
+from explorer.batch.source import iter_pairs, read_dataset
 from explorer.cli.output import (
     fail,
     finite_float,
@@ -15,13 +18,14 @@ from explorer.cli.output import (
     output_file,
     print_json,
     progress_printer,
+    shown,
     warn_missing_resources,
 )
-from explorer.datasets import load
 from explorer.errors import ExplorerError
 from explorer.metrics.features import ALL_GROUPS, feature_matrix, feature_names, parse_groups
 from explorer.mtclassify import (
     ClassifyError,
+    CorpusStatistics,
     Features,
     Report,
     corpus_statistics,
@@ -100,14 +104,14 @@ def _save_profile(path: str, name: str, pairs: list[Pair], features: Features) -
 
 def _print_report(name: str, report: Report) -> None:
     o = report.overall
-    line = (f"  {name:<12} n={o.n:<5} acc {o.accuracy:6.2%}  P {o.precision:.3f}  R {o.recall:.3f}  "
+    line = (f"  {shown(name):<12} n={o.n:<5} acc {o.accuracy:6.2%}  P {o.precision:.3f}  R {o.recall:.3f}  "
             f"F1 {o.f1:.3f}  ({report.n_features} features)")
     if report.interval is not None:
         mean = float(np.mean(report.fold_accuracies))
         line += f"  folds {mean:.2%} [{report.interval[0]:.2%}, {report.interval[1]:.2%}]"
     print(line)
     for task, s in report.by_task.items() if len(report.by_task) > 1 else ():
-        print(f"      {task:<6} n={s.n:<4} acc {s.accuracy:6.2%}  F1 {s.f1:.3f}")
+        print(f"      {shown(task):<6} n={s.n:<4} acc {s.accuracy:6.2%}  F1 {s.f1:.3f}")
     for half, s in report.by_ldr.items():
         print(f"      LDR {half:<4} n={s.n:<4} acc {s.accuracy:6.2%}  F1 {s.f1:.3f}  (cutoff {report.ldr_cutoff:.3f})")
 
@@ -127,8 +131,8 @@ def run_classify(args: argparse.Namespace) -> int:
             raise ClassifyError("give TEST data, or --folds K for cross-validation over TRAIN")
         if args.save_model:
             raise ClassifyError("--save-model needs --classifier combined (the SVM is not saved)")
-        train = load(args.train)
-        test = load(args.test) if args.test else None
+        train = read_dataset(args.train)
+        test = read_dataset(args.test) if args.test else None
         warn_missing_resources()
         pairs = list(train.pairs) + (list(test.pairs) if test else [])
         every = _cached_features(pairs, groups)
@@ -165,7 +169,7 @@ def run_classify(args: argparse.Namespace) -> int:
                    "results": {name: r.to_json() for name, r in reports}}
         print_json(payload)
         return 0
-    print(protocol + "; SVM (RBF), C=" + f"{args.c:g}, gamma={args.gamma}")
+    print(shown(protocol) + "; SVM (RBF), C=" + f"{args.c:g}, gamma={args.gamma}")
     for name, report in reports:
         _print_report(name, report)
     return 0
@@ -176,15 +180,47 @@ def configure_corpus_stats(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print one JSON object")
 
 
+class _Totals:
+    """Corpus statistics summed over ranges of a file, so only one range is held."""
+
+    def __init__(self) -> None:
+        #: group -> [pairs, labelled pairs, positives, sum of text lengths, of hypothesis
+        #: lengths, of LDRs, of edit distances]
+        self.sums: dict[str, list[float]] = {}
+
+    def add(self, pairs: Sequence[Pair]) -> None:
+        labelled = {"all": sum(p.entails is not None for p in pairs)}
+        for p in pairs:
+            if p.task and p.entails is not None:
+                labelled[p.task] = labelled.get(p.task, 0) + 1
+        for row in corpus_statistics(pairs):
+            k = labelled.get(row.group, 0)
+            add = (row.n, k, row.positive_share * k if k else 0.0, row.mean_text_length * row.n,
+                   row.mean_hypothesis_length * row.n, row.mean_ldr * row.n, row.mean_edit_distance * row.n)
+            total = self.sums.setdefault(row.group, [0.0] * len(add))
+            for i, value in enumerate(add):
+                total[i] += value
+
+    def rows(self) -> list[CorpusStatistics]:
+        groups = ["all", *sorted(g for g in self.sums if g != "all")]
+        return [CorpusStatistics(group, int(n), positives / k if k else math.nan, text / n, hyp / n, ldr / n, edit / n)
+                for group in groups for n, k, positives, text, hyp, ldr, edit in [self.sums[group]]]
+
+
 def run_corpus_stats(args: argparse.Namespace) -> int:
-    data = load(args.data)
-    rows = corpus_statistics(data.pairs)
+    totals = _Totals()
+    for pairs, _ in iter_pairs(args.data):  # one range of pairs at a time
+        if pairs:
+            totals.add(pairs)
+    if not totals.sums:
+        raise ClassifyError(f"{args.data}: no pairs to describe")
+    rows = totals.rows()
     if args.json:
         print_json({"data": args.data, "rows": [r.__dict__ for r in rows]})
         return 0
-    print(f"{data.name}: {len(data)} pairs (lengths in tokens)")
+    print(f"{shown(Path(args.data).name)}: {rows[0].n} pairs (lengths in tokens)")
     print(f"  {'group':<6} {'n':>5} {'pos.':>6} {'|text|':>7} {'|hyp|':>7} {'LDR':>6} {'edit':>6}")
     for r in rows:
-        print(f"  {r.group:<6} {r.n:>5} {r.positive_share:>6.1%} {r.mean_text_length:>7.2f} "
+        print(f"  {shown(r.group):<6} {r.n:>5} {r.positive_share:>6.1%} {r.mean_text_length:>7.2f} "
               f"{r.mean_hypothesis_length:>7.2f} {r.mean_ldr:>6.3f} {r.mean_edit_distance:>6.2f}")
     return 0

@@ -6,6 +6,7 @@ import argparse
 import json
 import math
 import os
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -14,22 +15,55 @@ from typing import Any
 from explorer.api import json_safe, result_to_json
 
 __all__ = ["fail", "finite_float", "int_in", "json_safe", "output_file", "print_json", "progress_printer",
-           "result_to_json", "stderr_log", "warn_missing_resources"]
+           "result_to_json", "shown", "stderr_log", "warn_missing_resources"]
+
+#: What must not reach a terminal raw from a file or folder name (or anything else read
+#: from outside): C0 controls (escape sequences, bell, CR, line breaks), DEL, C1 controls
+#: (0x9b starts an escape sequence on some terminals), Unicode line and paragraph
+#: separators, the bidirectional controls that reorder the text after them, and lone
+#: surrogates (undecodable bytes of a file name, which would stop the print itself).
+_UNSAFE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+                     "\ud800-\udfff]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    return repr(match.group())[1:-1]
+
+
+def shown(text: object) -> str:
+    """``text`` (a path, a name, a message holding them) as the CLI prints it: every
+    character of :data:`_UNSAFE` escaped as Python writes it (``\\x1b``, ``\\n``,
+    ``\\u202e``), everything else as it is."""
+    return _UNSAFE.sub(_escape, str(text))
 
 
 def fail(message: str) -> int:
-    """Print ``error: MESSAGE`` on stderr; the exit status of a refused command (2)."""
-    print(f"error: {message}", file=sys.stderr)
+    """Print ``error: MESSAGE`` on stderr (:func:`shown`); the exit status of a refused
+    command (2)."""
+    print(f"error: {shown(message)}", file=sys.stderr)
     return 2
 
 
+#: The characters of :data:`_UNSAFE` that JSON writes raw inside strings (it escapes C0
+#: itself, and its line ends and indentation outside strings must stay).
+_UNSAFE_IN_JSON = re.compile("[\x7f-\x9f\u2028\u2029\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+                             "\ud800-\udfff]")
+
+
+def _json_escape(match: re.Match[str]) -> str:
+    return f"\\u{ord(match.group()):04x}"
+
+
 def print_json(payload: Any, *, indent: int | None = 2, ensure_ascii: bool = True) -> None:
-    print(json.dumps(json_safe(payload), indent=indent, ensure_ascii=ensure_ascii))
+    """One JSON document on stdout; with ``ensure_ascii=False`` the characters of
+    :data:`_UNSAFE_IN_JSON` are written as ``\\uXXXX`` escapes all the same."""
+    text = json.dumps(json_safe(payload), indent=indent, ensure_ascii=ensure_ascii)
+    print(text if ensure_ascii else _UNSAFE_IN_JSON.sub(_json_escape, text))
 
 
 def stderr_log(message: str) -> None:
-    """A progress or status line on stderr (the library's ``log`` callbacks)."""
-    print(message, file=sys.stderr, flush=True)
+    """A progress or status line on stderr (the library's ``log`` callbacks), :func:`shown`."""
+    print(shown(message), file=sys.stderr, flush=True)
 
 
 def progress_printer(unit: str = "pairs", *, tty_every: int = 100,
@@ -43,6 +77,7 @@ def progress_printer(unit: str = "pairs", *, tty_every: int = 100,
     def report(name: str, i: int, n: int) -> None:
         if every is None or not (i == n or i % every == 0):
             return
+        name = shown(name)
         if tty:
             print(f"\r{name}: {i}/{n} {unit}", end="\n" if i == n else "", file=sys.stderr, flush=True)
         else:

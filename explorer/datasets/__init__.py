@@ -177,7 +177,7 @@ def _unrecognised(head: str, name: str, suffix: str) -> str:
     if "\t" in first:
         return (f"{name}: a TSV the explorer does not recognise: MSRP starts with a 'Quality' header, "
                 f"SICK with 'pair_ID', STS lines are score<TAB>sentence<TAB>sentence; its first line is {shown!r}")
-    return f"{name}: not a dataset format the explorer knows ({', '.join(LOADERS)}); see the README's Datasets table"
+    return f"{name}: not a dataset format the explorer knows ({', '.join(LOADERS)}); see the dataset formats in docs/CLI.md"
 
 
 def decode(data: bytes, name: str, *, max_bytes: int | None = None) -> str:
@@ -200,7 +200,7 @@ def load_bytes(data: bytes, name: str, *, fmt: str | None = None, max_bytes: int
 
     text = decode(data, name, max_bytes=max_bytes)
     if not text.strip():
-        raise DatasetError(f"{name}: the file is empty; expected pairs in one of the formats in the README's Datasets table")
+        raise DatasetError(f"{name}: the file is empty; expected pairs in one of the formats in docs/CLI.md")
     key = fmt or detect_format(text, name)
     info = LOADERS.info(key)
     try:

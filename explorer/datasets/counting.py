@@ -45,14 +45,33 @@ def has_header(fmt: str, first_line: bytes) -> bool:
     return fmt in ("snli", "multinli") and not first_line.lstrip(_BOM + b" \t").startswith(b"{")
 
 
-def head_format(data: bytes, name: str) -> str | None:
-    """The format of a file as recognised from its first :data:`HEAD_BYTES` (cut at a line
-    end), or None when that part is not recognised (the whole-file loader then gives the
-    precise error)."""
+def cut_head(data: bytes) -> bytes:
+    """The part of a file's first bytes its format is recognised from: all of ``data``
+    up to :data:`HEAD_BYTES`; past that, the first :data:`HEAD_BYTES` cut at their last
+    line end (with none, before a character the cut splits)."""
+    if len(data) <= HEAD_BYTES:
+        return data
     head = data[:HEAD_BYTES]
-    if len(data) > HEAD_BYTES:
-        cut = head.rfind(b"\n")
-        head = head[: cut + 1] if cut > 0 else head
+    cut = head.rfind(b"\n")
+    return head[: cut + 1] if cut > 0 else head[: len(head) - _split_character(head)]
+
+
+def _split_character(data: bytes) -> int:
+    """How many bytes at the end of ``data`` begin a UTF-8 character they do not finish."""
+    for back in range(1, min(4, len(data)) + 1):
+        byte = data[-back]
+        if byte < 0x80:
+            return 0
+        if byte >= 0xC0:  # a lead byte: 110xxxxx needs 2 bytes, 1110xxxx 3, 11110xxx 4
+            need = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
+            return back if back < need else 0
+    return 0
+
+
+def head_format(data: bytes, name: str) -> str | None:
+    """The format of a file as recognised from its head (:func:`cut_head`), or None when
+    that part is not recognised (the whole-file loader then gives the precise error)."""
+    head = cut_head(data)
     try:
         return detect_format(decode(head, name, max_bytes=len(head)), name)
     except DatasetError:

@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, BinaryIO
 
 from explorer.datasets import MAX_BYTES, DatasetError
 from explorer.pairs import Pair
@@ -165,6 +165,77 @@ def lines(text: str, name: str) -> list[str]:
                     "line limit (datasets.reading.MAX_LINE_CHARS); is this the right format?"
                 )
     return result
+
+
+#: Bytes read at a time by :func:`file_lines`.
+READ_BLOCK = 1024 * 1024
+#: UTF-8 continuation bytes: a line's characters are its bytes less these.
+_CONTINUATION = bytes(range(0x80, 0xC0))
+
+
+def _characters(data: bytes) -> int:
+    return len(data.translate(None, _CONTINUATION))
+
+
+def _too_long(name: str, number: int, read: int) -> DatasetError:
+    return DatasetError(
+        f"{name}: line {number} is longer than the {MAX_LINE_CHARS:,}-character line limit "
+        f"(datasets.reading.MAX_LINE_CHARS; refused after {read:,} of its bytes); is this the right format?"
+    )
+
+
+def file_lines(stream: BinaryIO, name: str, *, seen: Callable[[bytes], None] | None = None,
+               block: int = READ_BLOCK) -> Iterator[tuple[int, bytes]]:
+    """``(byte offset, line)`` for every line of a binary stream (split on LF, the LF
+    left off; a last line without one included), read ``block`` bytes at a time and
+    each passed to ``seen`` (e.g. a hash's update).
+
+    A line over :data:`MAX_LINE_CHARS` characters (UTF-8: its bytes less continuation
+    bytes) is refused as soon as that many have been read, so memory stays within one
+    block and the limit's worth of one line, however long the line.
+
+    Raises:
+        DatasetError: naming the first line over the limit.
+    """
+    number = 0
+    offset = 0  # of the line being read
+    pending: list[bytes] = []  # its pieces from earlier blocks
+    pending_chars = 0
+    while True:
+        data = stream.read(block)
+        if seen is not None and data:
+            seen(data)
+        if not data:
+            if pending:
+                line = b"".join(pending)
+                if len(line) > MAX_LINE_CHARS and _characters(line) > MAX_LINE_CHARS:
+                    raise _too_long(name, number + 1, len(line))
+                yield offset, line
+            return
+        start = 0
+        while True:
+            end = data.find(b"\n", start)
+            if end < 0:
+                break
+            piece = data[start:end]
+            if pending:
+                pending.append(piece)
+                line = b"".join(pending)
+                pending, pending_chars = [], 0
+            else:
+                line = piece
+            number += 1
+            if len(line) > MAX_LINE_CHARS and _characters(line) > MAX_LINE_CHARS:
+                raise _too_long(name, number, len(line))
+            yield offset, line
+            offset += len(line) + 1
+            start = end + 1
+        if start < len(data):
+            rest = data[start:]
+            pending.append(rest)
+            pending_chars += _characters(rest)
+            if pending_chars > MAX_LINE_CHARS:
+                raise _too_long(name, number + 1, sum(map(len, pending)))
 
 
 def check_count(count: int, name: str) -> None:

@@ -266,7 +266,7 @@ def tables(n, m, sub_w, sub_cls, b12_w, b21_w, b22_w, ins_w, del_w):  # type: ig
 
 # The edge logic is written out in each kernel rather than called: numba does not
 # inline a tuple-returning helper well, and the call costs five times the loop body.
-# Re-measured 2026-11-24 with one shared ``@njit(inline="always")`` edge helper for all
+# Measured with one shared ``@njit(inline="always")`` edge helper for all
 # six kernels (bench/bench_edit_distance.py): forward per pair 0.92 ms against 0.14 ms
 # (pFSM) and 14.3 ms against 0.54 ms (pPDA), so the repetition stays.
 

@@ -116,7 +116,7 @@ def phrase_date(tokens: Sequence[str]) -> tuple[int | None, int | None, int | No
     return year, month, day
 
 
-# -- numbers in other formats, read as one value (issue 13 part 4, fourth pass) ---------------
+# -- numbers in other formats, read as one value ------------------------------------------------
 #
 # ``number_value`` reads one plain token. The functions below read the formats a number
 # takes in running text: a unit or currency glued to it (``5%``, ``$40``), a scale suffix

@@ -6,14 +6,14 @@ last step's value is the method's own score for the pair, because each trace run
 method's real code (the same counting, table, chart kernel, compiled annealing walk or
 Viterbi decoder), only recording what happens on the way.
 
+The app's Teach page lists the traces, each with its display name, its option and its
+figure builder, in one registry of its own.
+
 Teaching pairs are small by design: both sides are limited to
 :data:`TEACHING_MAX_TOKENS` tokens, checked before any work (:func:`check_size`).
 """
 
 from __future__ import annotations
-
-from collections.abc import Callable
-from typing import Any
 
 from explorer.errors import ExplorerError
 from explorer.preprocess import AnalyzedPair
@@ -21,15 +21,6 @@ from explorer.preprocess import AnalyzedPair
 #: The most tokens either side of a teaching pair may have (every chart cell, table row
 #: or annealing round is one screen, and the ITG chart grows with the fourth power).
 TEACHING_MAX_TOKENS = 30
-
-#: Method key -> label, in the order the Teach page offers them.
-METHODS: dict[str, str] = {
-    "bleu": "BLEU / modified BLEU",
-    "wer": "Word error rate (WER)",
-    "itg": "Bracketing ITG",
-    "manli": "MANLI",
-    "edit": "pFSM / pPDA edit distance",
-}
 
 
 class TeachingSizeError(ExplorerError, ValueError):
@@ -46,31 +37,6 @@ def check_size(pair: AnalyzedPair, limit: int = TEACHING_MAX_TOKENS) -> None:
             )
         if len(side) == 0:
             raise TeachingSizeError(f"the {name} has no tokens; type at least one word")
-
-
-def tracer(method: str) -> Callable[..., Any]:
-    """The trace function of a method key of :data:`METHODS`."""
-    if method == "bleu":
-        from explorer.teaching.bleu import trace_bleu
-
-        return trace_bleu
-    if method == "wer":
-        from explorer.teaching.wer import trace_wer
-
-        return trace_wer
-    if method == "itg":
-        from explorer.teaching.itg import trace_itg
-
-        return trace_itg
-    if method == "manli":
-        from explorer.teaching.manli import trace_manli
-
-        return trace_manli
-    if method == "edit":
-        from explorer.teaching.edit import trace_edit
-
-        return trace_edit
-    raise TeachingSizeError(f"unknown teaching method {method!r}; choose from: {', '.join(METHODS)}")
 
 
 def words(tokens: tuple[str, ...], span: tuple[int, int] | None) -> str:

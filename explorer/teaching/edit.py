@@ -19,6 +19,19 @@ from explorer.preprocess import AnalyzedPair
 from explorer.teaching import check_size, words
 
 KINDS = ("pfsm", "ppda")
+#: The machines' display names (the steps and the figure say these, never the keys).
+KIND_LABELS: dict[str, str] = {"pfsm": "pFSM", "ppda": "pPDA"}
+#: What a substitution's class means, in words a student follows, and whether the machine
+#: counts it as a match (the pair's alignment then links the two words as equal, EQ).
+CLASS_WORDS: dict[str, tuple[str, bool]] = {
+    "S_WORD": ("the same word", True),
+    "S_LEMMA": ("two forms of one word (the same lemma)", True),
+    "S_PUNC": ("punctuation", True),
+    "S_BLOCK": ("a block of words", True),
+    "S_PARA": ("a paraphrase (PPDB)", False),
+    "S_SYN": ("similar words (WordNet)", False),
+    "S_OTHER": ("different words", False),
+}
 
 
 @dataclass(frozen=True)
@@ -48,7 +61,12 @@ class EditTrace:
     value: float
 
 
-def _op_sentence(step: EditStep, p: tuple[str, ...], h: tuple[str, ...]) -> str:
+def class_words(cls: str) -> str:
+    """A substitution class in words (``S_LEMMA`` -> ``two forms of one word ...``)."""
+    return CLASS_WORDS.get(cls, (cls, False))[0]
+
+
+def _op_sentence(step: EditStep, p: tuple[str, ...], h: tuple[str, ...], lemmas: tuple[str, ...]) -> str:
     if step.op == "JUMP_F":
         return f"jump forward {step.jump} text word(s), skipping them for now"
     if step.op == "JUMP_B":
@@ -57,9 +75,22 @@ def _op_sentence(step: EditStep, p: tuple[str, ...], h: tuple[str, ...]) -> str:
         return f"delete {words(p, step.text_span)} from the text"
     if step.op == "INS":
         return f"insert {words(h, step.hyp_span)} from the hypothesis"
-    if step.op == "SUB":
-        return f"match {words(p, step.text_span)} with {words(h, step.hyp_span)} as {step.cls}"
-    return f"match the block {words(p, step.text_span)} with {words(h, step.hyp_span)}"
+    pair = f"{words(p, step.text_span)} with {words(h, step.hyp_span)}"
+    if step.op != "SUB":
+        return f"match the block {pair}: several words at once, counted as a match"
+    kind, is_match = CLASS_WORDS.get(step.cls, (step.cls, False))
+    if step.cls == "S_LEMMA" and step.text_span is not None:
+        # Why a lemma match is a match: the machine compares dictionary forms, so the
+        # pair's links show the two words as equal (EQ) although they are spelt differently.
+        return (f"match {pair}: {kind}, “{lemmas[step.text_span[0]]}”. The machine counts a lemma match as "
+                f"a match, so the pair's links show the two as equal (EQ) although they are spelt differently")
+    if is_match:
+        return f"match {pair}: {kind}, a match"
+    return f"substitute {pair}: {kind}; the machine weighs it as a substitution, not a match"
+
+
+def _capital(sentence: str) -> str:
+    return sentence[:1].upper() + sentence[1:]
 
 
 def trace_edit(pair: AnalyzedPair, *, kind: str = "ppda") -> EditTrace:
@@ -79,9 +110,11 @@ def trace_edit(pair: AnalyzedPair, *, kind: str = "ppda") -> EditTrace:
         reorder = (" First the hypothesis is put in the text's order: its words that also occur in the text"
                    f"{soft} move to where they stand there (words found nowhere travel with the word before them), giving "
                    f"'{' '.join(h)}'. Word order therefore costs nothing; the lattice reads the hypothesis in that order.")
+    label = KIND_LABELS[kind]
+    lemmas = pair.text.lemmas
     steps = [EditTraceStep(
         "start", (0, 0), (0, 0),
-        f"The {kind} machine starts before the first word of each sentence and must reach the end of both; "
+        f"The {label} machine starts before the first word of each sentence and must reach the end of both; "
         f"each operation's weight comes from the trained model." + reorder,
         0.0,
     )]
@@ -103,7 +136,8 @@ def trace_edit(pair: AnalyzedPair, *, kind: str = "ppda") -> EditTrace:
         running += step.log_weight
         steps.append(EditTraceStep(
             "op", start, end,
-            f"{_op_sentence(step, p, h).capitalize()} (log weight {step.log_weight:+.2f}; path so far {running:.2f}).",
+            f"{_capital(_op_sentence(step, p, h, lemmas))}. Log weight {step.log_weight:+.2f}, path so far "
+            f"{running:.2f}.",
             running, step, prob,
         ))
     end = (len(p), len(h))

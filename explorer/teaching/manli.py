@@ -52,6 +52,14 @@ def _edit_text(edit: Edit, p: tuple[str, ...], h: tuple[str, ...]) -> str:
     return f"{words(p, edit.p_span)} ↔ {words(h, edit.h_span)}"
 
 
+def _amount(change: float) -> str:
+    """A change of score: two decimals, a third when two would print 0.00."""
+    size = abs(change)
+    if size >= 0.005:
+        return f"{size:.2f}"
+    return f"{size:.3f}" if size >= 0.0005 else "less than 0.001"
+
+
 def trace_manli(pair: AnalyzedPair, *, aligner: ManliAligner | None = None) -> ManliTrace:
     """The steps of the MANLI decoder (shipped weights unless ``aligner`` is given)."""
     check_size(pair)
@@ -75,38 +83,73 @@ def trace_manli(pair: AnalyzedPair, *, aligner: ManliAligner | None = None) -> M
     steps = [ManliStep(
         "start", 0, float(log.temperature[0]) if log.temperature.size else aligner.decoder.t0, base,
         scored(np.zeros(0, dtype=np.int64), base)[1], frozenset(),
-        f"Start with no links: every word deleted or inserted scores {base:.2f}. {k} candidate phrase edits "
-        f"could raise it; each round samples a move, likelier the more it raises the score and the hotter it is.",
+        f"Start with no links: every word deleted or inserted, score {base:.2f}. {k} candidate phrase edits "
+        f"could raise it. Each round the walk picks one move at random, adding or dropping an edit, favouring "
+        f"moves that raise the score; while the temperature is high it often takes a worse one too, and as it "
+        f"cools it settles on a peak.",
     )]
     iterations = aligner.decoder.iterations
     candidate_edits = feats.edits(log.useful, weights)
     by_span = {(e.p_span, e.h_span): e for e in candidate_edits}
+
+    def describe(c: int) -> str:
+        span = ((int(feats.p_start[c]), int(feats.p_end[c])), (int(feats.h_start[c]), int(feats.h_end[c])))
+        edit = by_span.get(span)
+        return _edit_text(edit, p, h) if edit is not None else f"{words(p, span[0])} ↔ {words(h, span[1])}"
+
+    before = np.zeros(k, dtype=np.bool_)
+    previous = base
+    best_seen = base
     for r in range(log.temperature.size):
         move = int(log.move[r])
         c = int(log.useful[move % k])
-        span = ((int(feats.p_start[c]), int(feats.p_end[c])), (int(feats.h_start[c]), int(feats.h_end[c])))
-        edit = by_span.get(span)
-        what = _edit_text(edit, p, h) if edit is not None else f"{words(p, span[0])} ↔ {words(h, span[1])}"
         total = base + float(log.score[r])
-        verb = "drops" if move >= k else "adds"
+        after = log.chosen[r]
+        if r == iterations:  # the climb starts again from the best alignment the walk saw
+            before = log.walk_best.copy() if log.walk_best.size == k else before
+            previous = best_seen
+        if move >= k:
+            what = f"drops {describe(c)}"
+        elif before[move]:
+            what = f"picks {describe(c)}, which the alignment already has, so nothing changes"
+        else:
+            what = f"adds {describe(c)}"
+            replaced = [describe(int(log.useful[o])) for o in np.flatnonzero(before & ~after) if o != move]
+            if replaced:
+                what += (f", replacing {' and '.join(replaced)} (a word belongs to at most one edit, so the "
+                         f"earlier edit{'s' if len(replaced) > 1 else ''} had to go)")
+        change = total - previous
         if r < iterations:
-            explain = (f"Round {r + 1}, temperature {log.temperature[r]:.3g}: the walk {verb} {what}; "
-                       f"score {total:.2f}.")
+            if change < -1e-9:
+                why = (f"score {total:.2f}, down {_amount(change)}: a worse alignment, accepted by chance (the walk "
+                       f"sometimes steps down, more often while the temperature is high, so it can leave a small peak)")
+            else:
+                why = f"score {total:.2f}, up {_amount(change)}" if change > 1e-9 else f"score {total:.2f}, unchanged"
+            explain = f"Round {r + 1}, temperature {log.temperature[r]:.3g}: the walk {what}; {why}."
             phase: Literal["anneal", "greedy"] = "anneal"
         else:
-            explain = (f"Greedy round {r + 1 - iterations} (from the best alignment seen): {verb} {what}, "
-                       f"the best single move; score {total:.2f}.")
+            start = (f" It starts again from the best alignment the walk saw (score {best_seen:.2f})."
+                     if r == iterations else "")
+            explain = (f"Greedy round {r + 1 - iterations}: the best single move {what}; score {total:.2f}, "
+                       f"up {_amount(change)}.{start}")
             phase = "greedy"
-        links, value = scored(log.useful[log.chosen[r]], total)
+        links, value = scored(log.useful[after], total)
         steps.append(ManliStep(phase, r + 1, float(log.temperature[r]), total, value, links, explain))
+        if r < iterations:
+            best_seen = max(best_seen, total)
+        before = after
+        previous = total
     total = base + float(gain[final].sum())
     alignment = Alignment.from_edits(feats.p_len, feats.h_len, feats.edits(final, weights))
     score = entailment_score(pair, ManliResult(alignment, total, total / n_tokens, len(feats)))
+    greedy_rounds = log.temperature.size > iterations
+    start = "" if greedy_rounds else f", starting from the best alignment the walk saw (score {best_seen:.2f})"
     steps.append(ManliStep(
         "final", len(steps), 0.0, total, score.value, frozenset(alignment.sure),
-        f"Final alignment after a last compound climb: {len(final)} phrase edit(s), alignment score {total:.2f}. "
-        f"The entailment value is the share of hypothesis content words linked, {score.content_coverage:.2f}, "
-        f"plus {HYPOTHESIS_SCORE_WEIGHT:g} x the hypothesis side's score per word, {score.hypothesis_score:.2f}: "
-        f"{score.value:.3f}.",
+        f"Final alignment, after a last climb that takes every move still raising the score{start}: "
+        f"{len(final)} phrase edit(s), alignment score {total:.2f}. The entailment value is the share of the "
+        f"hypothesis's content words linked plus {HYPOTHESIS_SCORE_WEIGHT:g} x the hypothesis side's score per "
+        f"word: {score.content_coverage:.2f} + {HYPOTHESIS_SCORE_WEIGHT:g} x {score.hypothesis_score:.2f} "
+        f"= {score.value:.3f}.",
     ))
     return ManliTrace("manli", p, h, k, tuple(steps), score.value)

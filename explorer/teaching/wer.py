@@ -1,6 +1,8 @@
 """WER step by step: the edit-distance table row by row, the backtrace edit by edit, then
 the rate. The table and the edits are :func:`explorer.metrics.wer.edit_table` and
-:func:`explorer.metrics.wer.backtrace`, the scorer's own functions."""
+:func:`explorer.metrics.wer.backtrace`; the scorer's distance is the table's, and the Pair
+page's edit script (rapidfuzz's) has as many edits, mostly the same ones (an edit script
+is not unique)."""
 
 from __future__ import annotations
 

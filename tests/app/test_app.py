@@ -125,7 +125,7 @@ def test_pair_page_bad_input_is_a_message_not_an_exception(text: str, hypothesis
 
 
 def test_a_pair_over_the_token_limit_is_one_warning_and_runs_nothing() -> None:
-    """Issue 10's hostile pair ("h " x 9999 in both boxes): one refusal naming the limit,
+    """A hostile pair ("h " x 9999 in both boxes): one refusal naming the limit,
     before tagging, instead of every method failing in turn."""
     at = start()
     at.text_area(key="pair_text").set_value("h " * 9999)
@@ -459,7 +459,8 @@ def test_dataset_cutoffs_are_chosen_in_the_background_and_typed_pairs_keep_the_d
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from components.data import default_dataset, fingerprint_of
-    from explorer import cutoff_jobs, cutoffs, pair_scores
+    from explorer.decision import cutoffs, pair_scores
+    from explorer.decision import jobs as cutoff_jobs
 
     monkeypatch.setenv("EXPLORER_CUTOFF_CACHE", str(tmp_path))  # other tests expect none cached
     monkeypatch.setenv("EXPLORER_BACKGROUND_CUTOFFS", "1")
@@ -476,7 +477,7 @@ def test_dataset_cutoffs_are_chosen_in_the_background_and_typed_pairs_keep_the_d
     status = cutoff_jobs.jobs().wait(fp, timeout=600)
     assert status is not None and status.state == cutoff_jobs.DONE, status
     # Every scorer without the dataset's own cutoff, and every scorer whose per-pair scores
-    # are not stored yet (the job keeps them too, explorer.pair_scores).
+    # are not stored yet (the job keeps them too, explorer.decision.pair_scores).
     assert status.finished == len(status.scorers) >= sources.str.startswith("shipped default").sum()
     assert all(pair_scores.has(fp, name, cutoffs.DATASET) for name in SCORERS)
     at.run()  # what the fragment's rerun does when it sees the job has ended
@@ -502,8 +503,8 @@ def test_a_pair_of_a_dataset_whose_job_has_run_shows_the_stored_verdicts_without
     scoring the pair gives, and the page says so; nothing slow is scored for the strip."""
     from components import analysis
     from components.data import LoadedDataset
-    from explorer import cutoffs
     from explorer.datasets import Dataset, load
+    from explorer.decision import cutoffs
     from explorer.preprocess import analyze_pair
 
     monkeypatch.setenv("EXPLORER_CUTOFF_CACHE", str(tmp_path))
@@ -715,7 +716,7 @@ def test_a_typed_pair_uses_the_development_set_chosen_on_evaluate() -> None:
     at.text_area(key="pair_text").set_value("The cat sat on the mat.")
     at.text_area(key="pair_hypothesis").set_value("A cat sat.").run()
     source = frame(at, "decision").set_index("name")["cutoff from"]
-    assert source[["bleu", "mbleu", "bleu_pa"]].str.startswith("development set: best on blind_spots.xml (24 pairs").all()
+    assert source[["bleu", "mbleu", "bleu_pa"]].str.startswith("development set: midpoint on blind_spots.xml (24 pairs").all()
     assert source.drop(["bleu", "mbleu", "bleu_pa", *OWN_CUTOFF]).str.startswith("shipped default").all()
 
 

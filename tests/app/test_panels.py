@@ -189,3 +189,22 @@ def test_combined_panel_lists_and_draws_the_pushes() -> None:
     bars = push_bars(result.contributions, result.intercept, top=2).data[0]
     assert list(bars.y) == [c.feature for c in result.contributions[:2]] + ["other features", "intercept"]
     assert sum(bars.x) == pytest.approx(result.decision)
+
+
+@pytest.mark.skipif(not (resources.is_available("wordnet") and resources.is_available("averaged_perceptron_tagger_eng")),
+                    reason="needs WordNet and the POS tagger (lemmas): ../shared or nltk.download")
+def test_edit_distance_links_say_why_a_lemma_match_is_eq() -> None:
+    from components.panels.edit_distance import match_note
+    from explorer.alignment import EditKind
+    from explorer.preprocess import analyze_pair, make_pair
+    from explorer.scorers import get_scorer
+
+    pair = analyze_pair(make_pair("The old bridge was closed on Monday.", "The bridge is closed."))
+    result = get_scorer("pfsm").score(pair)
+    note = match_note(result, pair.text.tokens, result.reading(pair.hypothesis.tokens))
+    assert "Here “was” → “is” is a lemma match" in note and "hence EQ below" in note
+    was = next(e for e in result.alignment.edits if e.p_span == (3, 4))
+    assert was.kind is EditKind.EQ  # what the note explains: S_LEMMA in the sequence, EQ in the links
+    plain_pair = analyze_pair(make_pair("The bridge closed.", "The bridge closed."))
+    plain_result = get_scorer("pfsm").score(plain_pair)
+    assert "Here" not in match_note(plain_result, plain_pair.text.tokens, plain_pair.hypothesis.tokens)

@@ -42,6 +42,15 @@ RAW = ("![", "](", "<img", "<script", "<b>", "<a ", ":red[", "$x", "$n", ":smile
 #: pages' figures bold their hover labels themselves).
 RAW_TAGS = ("<img src", "<script>", '<a href="http://127.0.0.1:9')
 
+#: A pair short enough for the Teach page (30 tokens a side) whose tokens the file gives
+#: (Edinburgh++ splits on white space only): a tag survives as one token, two tokens make a
+#: link in a BLEU n-gram's label, and a quote must show as typed (Plotly does not decode
+#: ``&quot;``).
+TEACH_TEXT = 'Ann <a href="http://127.0.0.1:9/a">sold</a> "her" <b>red</b> car ![i](http://127.0.0.1:9/i.png) :red[x]'
+TEACH_HYPOTHESIS = 'Ann <a href="http://127.0.0.1:9/a">sold</a> a <b>red</b> car'
+#: What the Teach figures must not hold: the file's own tags, and a quote as an entity.
+TEACH_RAW = ('<a href="http://127.0.0.1:9', "<b>red", "&quot;")
+
 #: (element type, field) whose strings Streamlit shows as plain text, never Markdown: the
 #: options of a select box (the label is Markdown), what is typed in a text box, st.text,
 #: st.code, a dataframe's cells, and the element's own machinery (ids, keys, URLs).
@@ -60,6 +69,13 @@ def hostile_jsonl() -> bytes:
              "hypothesis": f"Ann sold a car. {LONG_MARKUP}", "label": ("entailment", "non-entailment")[i % 2],
              "note": f"What to see {LONG_MARKUP}"} for i in range(4)]
     return ("\n".join(json.dumps(r) for r in rows) + "\n").encode()
+
+
+def hostile_teach_json() -> bytes:
+    """An Edinburgh++ file of one short pair (:data:`TEACH_TEXT`, :data:`TEACH_HYPOTHESIS`)."""
+    record = {"id": f"t1{MARKUP}", "source": TEACH_TEXT, "target": TEACH_HYPOTHESIS, "sureAlign": "0-0 1-1 2-2",
+              "possibleAlign": ""}
+    return json.dumps([record]).encode()
 
 
 def raw(text: str) -> bool:
@@ -99,7 +115,9 @@ def offenders(at: AppTest) -> list[tuple[str, str, str]]:
             cells = [str(c) for c in frame.columns] + [v for v in frame.to_numpy().ravel() if isinstance(v, str)]
             found += [(kind, "cell", c[:160]) for c in cells if raw(c)]
         for field, text in _strings(proto):
-            if kind == "plotly_chart" and field == "spec":
+            if kind == "bidi_component" and field == "json" and _step_player(node):
+                found += _step_player_offenders(json.loads(text))
+            elif kind == "plotly_chart" and field == "spec":
                 found += [(kind, f"spec {where}", s) for where, s in _figure_strings(json.loads(text))
                           if any(tag in s for tag in RAW_TAGS)]
             elif kind == "html" and field == "body":
@@ -107,6 +125,23 @@ def offenders(at: AppTest) -> list[tuple[str, str, str]]:
             elif (kind, field) not in PLAIN_FIELDS and field not in _INTERNAL and raw(text):
                 found.append((kind, field, text[:160]))
     return found
+
+
+def _step_player(node: object) -> bool:
+    """The Teach page's step player: it sets every sentence and caption with textContent
+    (checked here in its script) and hands the figures to plotly.js."""
+    proto = node.proto  # type: ignore[attr-defined]
+    if proto.component_name != "teach_step_player":
+        return False
+    assert not re.search(r"innerHTML|outerHTML|insertAdjacentHTML|document\.write", proto.js_content)
+    return True
+
+
+def _step_player_offenders(data: dict[str, object]) -> list[tuple[str, str, str]]:
+    """The figures of a lesson (and their shared layouts) with a file's markup unescaped."""
+    figures = [step["figure"] for step in data["steps"]] + [data["layouts"]]  # type: ignore[attr-defined, index]
+    return [("step player", f"figure {where}", s) for where, s in _figure_strings(figures)
+            if any(tag in s for tag in RAW_TAGS + TEACH_RAW)]
 
 
 def _figure_strings(value: object, where: str = "") -> Iterator[tuple[str, str]]:
@@ -202,6 +237,21 @@ def test_views_behind_a_choice_are_plain_text_too(hostile: object) -> None:
     at.radio(key="dataset_source").set_value("Upload a file").run()
     at.file_uploader(key="dataset_upload").set_value((NAME, b"1\ta\n", "text/plain")).run()
     check(at, "Dataset, a refused upload named with markup")
+
+
+@pytest.mark.slow
+def test_every_teach_lesson_of_a_hostile_pair_is_plain_text() -> None:
+    from components.teach_methods import TEACH_METHODS
+
+    teach = load_uploaded(hostile_teach_json(), NAME.replace(".jsonl", ".json"))
+    assert teach.dataset.pairs[0].text_tokens == tuple(TEACH_TEXT.split())
+    at = _opened(teach, "components/pages/teach.py")
+    at.radio(key="teach_source").set_value("A pair from the dataset").run()
+    for name in TEACH_METHODS:
+        at.radio(key="teach_method").set_value(name).run()
+        players = [n for n in _nodes(at._tree) if getattr(n, "type", "") == "bidi_component"]
+        assert len(players) == 1 and _step_player(players[0]), name  # a lesson is drawn, not refused
+        check(at, f"Teach, {name} on a pair from the dataset")
 
 
 @pytest.mark.slow

@@ -125,7 +125,8 @@ def test_errors_page_cross_tab_and_exports(store_path: Path) -> None:
     # The CSV the download button would serve.
     downloads = {b.label: b for b in at.get("download_button")}
     assert {"Cross-tab as CSV", "Annotations as CSV", "MSR format", "sureAlign JSON lines"} <= set(downloads)
-    from explorer.error_analysis import annotated_pairs, annotations_to_csv
+    from explorer.store.crosstab import annotated_pairs
+    from explorer.store.exports import annotations_to_csv
 
     run = store.runs(dataset.id)[-1]
     assert run.method == "mbleu"

@@ -1,56 +1,112 @@
-"""The Teach page under AppTest: every method steps through without an exception, the
-buttons move the slider, a long pair is refused with the limit named."""
+"""The Teach page under AppTest: what it sends the browser's step player (every step of
+every method, once), where the player starts (``?step=``, a new lesson at step 1), the
+pair and method a link names, the presentation layout, and a long pair refused with the
+limit named. Stepping itself happens in the browser: tests/e2e/test_teach.py."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 from streamlit.testing.v1 import AppTest
 
-from components import state
-from explorer.teaching import METHODS, TEACHING_MAX_TOKENS
+from components.pages.teach import EXAMPLE
+from components.sections.step_player import STEP_PARAM
+from components.teach_methods import TEACH_METHODS, trace_of
+from explorer.preprocess import analyze_pair, make_pair
+from explorer.teaching import TEACHING_MAX_TOKENS
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 TEACH = "components/pages/teach.py"
 
 
-def open_teach() -> AppTest:
+def open_teach(params: dict[str, str] | None = None) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=180).run()
-    at.switch_page(TEACH).run()
+    at.switch_page(TEACH)
+    if params:
+        at.query_params.update(params)
+    at.run()
     assert not at.exception, at.exception
     return at
 
 
-def test_teach_page_steps_through_every_method() -> None:
+def player(at: AppTest) -> dict[str, Any]:
+    """What the page sent the step player (its JSON data)."""
+    found = at.get("bidi_component")
+    assert len(found) == 1, "one step player on the page"
+    assert found[0].proto.component_name == "teach_step_player"
+    data: dict[str, Any] = json.loads(found[0].proto.json)
+    return data
+
+
+def test_every_method_sends_each_step_once_with_its_sentence() -> None:
     at = open_teach()
-    for method in METHODS:
+    pair = analyze_pair(make_pair(*EXAMPLE))
+    seen = set()
+    for method, row in TEACH_METHODS.items():
         at.radio(key="teach_method").set_value(method).run()
         assert not at.exception, (method, at.exception)
-        slider = at.slider(key=state.TEACH_STEP.key)
-        assert slider.value == 1
-        last = int(slider.max)
-        assert last > 2, method
-        slider.set_value(last // 2).run()
-        assert not at.exception, (method, at.exception)
-        at.button(key="teach_next").click().run()
-        assert at.slider(key=state.TEACH_STEP.key).value == last // 2 + 1
-        at.slider(key=state.TEACH_STEP.key).set_value(last).run()
-        assert not at.exception, (method, at.exception)
-        assert any(f"Step {last} of {last}" in m.value for m in at.markdown), method
-        assert len(at.get("plotly_chart")) == 1  # one figure per screen
-        at.button(key="teach_prev").click().run()
-        assert at.slider(key=state.TEACH_STEP.key).value == last - 1
+        data = player(at)
+        trace = trace_of(method, None, pair)
+        assert [s["sentence"] for s in data["steps"]] == [s.explain for s in trace.steps], method
+        assert data["step"] == 1 and len(data["steps"]) > 2, method
+        for step in data["steps"]:  # each figure's layout is one of the shared ones
+            assert 0 <= step["figure"]["layout"] < len(data["layouts"]) and step["caption"], method
+        assert data["plotly"] and data["plotly"].startswith("PlotlyChart."), "the chunk that carries plotly.js"
+        assert not at.get("plotly_chart")  # the figures are the player's, drawn in the browser
+        seen.add(data["id"])
+        assert row.label in at.radio(key="teach_method").options
+    assert len(seen) == len(TEACH_METHODS)  # each lesson has its own id: the browser starts it afresh
 
 
-def test_teach_page_presentation_layout_and_a_dataset_pair() -> None:
+def test_a_link_opens_its_step_and_a_new_lesson_starts_at_the_first() -> None:
+    at = open_teach({"teach_method": TEACH_METHODS["wer"].label, STEP_PARAM: "5"})
+    data = player(at)
+    assert data["step"] == 5 and data["param"] == STEP_PARAM
+    at.toggle(key="presentation").set_value(True).run()  # the same lesson, larger: the same step
+    assert player(at)["step"] == 5 and player(at)["id"] == data["id"] and player(at)["large"]
+    at.radio(key="teach_method").set_value("manli").run()
+    assert player(at)["step"] == 1
+    assert STEP_PARAM not in at.query_params
+    for asked, opened in (("0", 1), ("-3", 1), ("x", 1), ("9999", len(data["steps"]))):
+        assert player(open_teach({"teach_method": TEACH_METHODS["wer"].label, STEP_PARAM: asked}))["step"] == opened
+
+
+def test_an_option_change_is_another_lesson_named_in_display_names() -> None:
+    at = open_teach({"teach_method": TEACH_METHODS["edit"].label})
+    first = player(at)
+    assert first["steps"][0]["caption"].startswith("pPDA edit lattice")
+    at.selectbox(key="teach_option_edit").set_value("pfsm").run()
+    second = player(at)
+    assert second["id"] != first["id"] and second["steps"][0]["caption"].startswith("pFSM edit lattice")
+    assert "pFSM" in second["steps"][0]["sentence"] and "pfsm" not in second["steps"][0]["sentence"]
+
+
+def test_presentation_layout_from_a_link_with_a_typed_pair() -> None:
+    text, hypothesis = "Ola was reading in the garden.", "Ola is reading."
+    at = open_teach({"teach_method": TEACH_METHODS["itg"].label, "presentation": "true",
+                     "teach_text": text, "teach_hypothesis": hypothesis})
+    assert at.radio(key="teach_method").value == "itg"
+    assert at.toggle(key="presentation").value is True and not at.title  # no page furniture
+    data = player(at)
+    assert data["large"] and data["fit"]  # large type, the figure fitted to the screen
+    assert data["pair"] == {"text": text, "hypothesis": hypothesis}
+    assert [s["sentence"] for s in data["steps"]] == [
+        s.explain for s in trace_of("itg", None, analyze_pair(make_pair(text, hypothesis))).steps]
+
+
+def test_a_dataset_pair_is_named_in_the_url() -> None:
     at = open_teach()
-    at.toggle(key="presentation").set_value(True).run()
-    assert not at.exception, at.exception
-    assert not at.title  # the presentation layout drops the page furniture
     at.radio(key="teach_source").set_value("A pair from the dataset").run()
     assert not at.exception, at.exception
-    assert at.selectbox(key="teach_pair").value is not None
-    assert at.warning or at.slider(key=state.TEACH_STEP.key).max >= 1
+    box = at.selectbox(key="teach_pair")
+    chosen = box.options[3].split(" — ")[0]
+    box.set_value(chosen).run()
+    assert not at.exception, at.exception
+    assert at.query_params["pair"] == [chosen] or at.query_params["pair"] == chosen
+    data = player(at)
+    assert data["pair"]["hypothesis"].startswith(box.options[3].split(" — ")[1].rstrip("."))
 
 
 def test_teach_page_refuses_a_long_pair_with_the_limit() -> None:
@@ -58,29 +114,14 @@ def test_teach_page_refuses_a_long_pair_with_the_limit() -> None:
     at.text_input(key="teach_text").set_value(" ".join(["word"] * (TEACHING_MAX_TOKENS + 5))).run()
     assert not at.exception, at.exception
     assert any(f"at most {TEACHING_MAX_TOKENS} tokens" in w.value for w in at.warning)
-    assert not at.get("plotly_chart")
+    assert not at.get("bidi_component")
 
 
-def test_teach_page_player_advances_and_stops_at_the_end() -> None:
-    at = open_teach()
-    at.toggle(key=state.TEACH_PLAY.key).set_value(True).run()
-    assert not at.exception, at.exception
-    assert at.slider(key=state.TEACH_STEP.key).value == 2  # each run of the player moves one step
-    last = int(at.slider(key=state.TEACH_STEP.key).max)
-    at.slider(key=state.TEACH_STEP.key).set_value(last).run()
-    at.run()
-    assert not at.exception, at.exception
-    assert not at.toggle(key=state.TEACH_PLAY.key).value  # stopped at the last step
-    assert at.slider(key=state.TEACH_STEP.key).value == last
-
-
-def test_teach_page_opens_the_method_and_layout_the_url_names() -> None:
-    at = AppTest.from_file(APP, default_timeout=180).run()
-    at.switch_page(TEACH)
-    # A bound widget's URL value is its label as shown.
-    at.query_params.update({"teach_method": METHODS["itg"], "presentation": "true"})
-    at.run()
-    assert not at.exception, at.exception
-    assert at.radio(key="teach_method").value == "itg"
-    assert at.toggle(key="presentation").value is True and not at.title
-    # That choosing a method writes it into the URL is the browser's part: tests/e2e checks it.
+def test_a_link_names_a_dataset_pair() -> None:
+    at = open_teach({"teach_source": "A pair from the dataset", "pair": "5", STEP_PARAM: "3"})
+    assert at.radio(key="teach_source").value == "A pair from the dataset"
+    assert at.selectbox(key="teach_pair").value == "5"
+    data = player(at)
+    assert data["step"] == 3
+    label = next(o for o in at.selectbox(key="teach_pair").options if o.startswith("5 — "))
+    assert label.removeprefix("5 — ")[:40] == data["pair"]["hypothesis"][:40]

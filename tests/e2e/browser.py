@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -120,3 +121,37 @@ def served_app(env: dict[str, str] | None = None) -> Iterator[str]:
             yield served.url
     except ServerError as err:
         pytest.fail(str(err))
+
+
+@contextmanager
+def throwaway_app(folder: Path) -> Iterator[str]:
+    """:func:`served_app` with a store and an uploads folder of its own in ``folder``."""
+    with served_app({"ENTAILMENT_EXPLORER_STORE": str(folder / "store.sqlite3"),
+                     "EXPLORER_UPLOADS_DIR": str(folder / "uploads")}) as url:
+        yield url
+
+
+@contextmanager
+def chromium() -> Iterator[Any]:
+    """Debian's Chromium, headless, through Playwright, closed at the end of the block."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@contextmanager
+def checked_page(viewport: dict[str, int], **options: Any) -> Iterator[Any]:
+    """A tab of a fresh browser for a test; at the end of the block the page shows no
+    Streamlit exception and raised no JavaScript error."""
+    with chromium() as browser:
+        tab = browser.new_page(viewport=viewport, **options)
+        errors: list[str] = []
+        tab.on("pageerror", lambda err: errors.append(str(err)))
+        yield tab
+        assert tab.locator("[data-testid='stException']").count() == 0
+        assert not errors, errors

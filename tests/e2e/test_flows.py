@@ -1,4 +1,4 @@
-"""Issue 14's flows in a real browser (Playwright + Debian's Chromium against
+"""The app's main flows in a real browser (Playwright + Debian's Chromium against
 ``streamlit run app.py``):
 
 - export: a figure's modebar camera saves SVG once SVG is chosen in the sidebar; the Pair
@@ -6,8 +6,6 @@
   and a ``<script>`` typed into a sentence stays text there (it never runs);
 - state: a reload keeps the dataset, the pair, the decision's method and the open method
   tab (URL), and the Dataset filters survive a visit to another page;
-- the Teach page: stepping through a method, and the presentation layout opened from a
-  link (the method and the layout are in the URL);
 - annotation: a note typed and not yet saved survives a switch to another annotation tab.
 
 One server for the module (starting one takes a while on a shared machine).
@@ -20,37 +18,17 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, require_chromium, served_app
+from tests.e2e.browser import checked_page
 from tests.e2e.browser import settle as settle_page
 
 STEP = 60_000  # ms per browser wait: the machine is shared
 HOSTILE = "Ann sold <script>window.pwned = 1</script> her car on Monday."
 
 
-@pytest.fixture(scope="module")
-def app_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    require_chromium()
-    folder = tmp_path_factory.mktemp("flows")
-    with served_app({"ENTAILMENT_EXPLORER_STORE": str(folder / "store.sqlite3"),
-                     "EXPLORER_UPLOADS_DIR": str(folder / "uploads")}) as url:
-        yield url
-
-
 @pytest.fixture
 def page(app_url: str) -> Iterator:  # type: ignore[type-arg]
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        try:
-            tab = browser.new_page(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
-            errors: list[str] = []
-            tab.on("pageerror", lambda err: errors.append(str(err)))
-            yield tab
-            assert tab.locator("[data-testid='stException']").count() == 0
-            assert not errors, errors
-        finally:
-            browser.close()
+    with checked_page({"width": 1400, "height": 1000}, accept_downloads=True) as tab:
+        yield tab
 
 
 def settle(page) -> None:  # type: ignore[no-untyped-def]
@@ -164,28 +142,3 @@ def test_an_unsaved_note_survives_a_switch_of_annotation_tab(page, app_url: str)
     page.get_by_role("tab", name="Tags and notes").click()
     settle(page)
     assert page.get_by_label("Add a note").input_value() == "unsaved thought"
-
-
-def test_teach_page_steps_through_a_method_and_opens_the_presentation_from_a_link(page, app_url: str) -> None:  # type: ignore[no-untyped-def]
-    open_app(page, f"{app_url}/teach", heading="h1:has-text('Teaching mode')")
-    page.get_by_test_id("stRadio").filter(has_text="Method").get_by_text("Word error rate (WER)").click()
-    settle(page)
-    assert "teach_method=Word+error+rate" in page.url  # the choice is in the URL
-    page.get_by_role("heading", name="Step 1 of").wait_for(timeout=STEP)
-    page.get_by_role("button", name="Next step").click()
-    settle(page)
-    page.get_by_role("heading", name="Step 2 of").wait_for(timeout=STEP)
-    assert page.locator(".js-plotly-plot").count() == 1  # one figure per step
-
-    # A teacher's prepared link: the method and the presentation layout, nothing else on screen.
-    open_app(page, f"{app_url}/teach?teach_method=Bracketing+ITG&presentation=true", heading="h3:has-text('Step 1 of')")
-    page.wait_for_function("""() => [...document.querySelectorAll('[data-testid=stSidebar]')]
-        .every(e => getComputedStyle(e).display === 'none')""", timeout=STEP)  # the sidebar is hidden
-    settle(page)
-    assert page.locator("h1:has-text('Teaching mode')").count() == 0
-    page.get_by_text("Pair and method").click()
-    checked = page.get_by_test_id("stRadio").filter(has_text="Method").locator("input:checked")
-    assert checked.evaluate("e => e.closest('label').innerText") == "Bracketing ITG"
-    size = page.locator("[data-testid='stMarkdownContainer'] p").last.evaluate(
-        "e => parseFloat(getComputedStyle(e).fontSize)")
-    assert size >= 22  # large type

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from explorer.aligners.evaluation import PairScore, harmonic_mean, reachability, report, score_pair
 from explorer.alignment import Alignment
-from explorer.alignment_eval import PairScore, harmonic_mean, reachability, report, score_pair
 from explorer.cli import main
 from explorer.pairs import Pair
 

@@ -18,7 +18,8 @@ from explorer.batch.runner import run_batch
 from explorer.batch.schema import CHUNK_DIR, BatchError, chunk_name, finished_chunks, read_manifest
 from explorer.batch.worker import score_chunk
 from explorer.datasets import load
-from explorer.evaluation import evaluate, sweep
+from explorer.decision.evaluation import evaluate
+from explorer.decision.measures import sweep
 from explorer.pairs import Pair
 
 #: Scorers cheap enough for a test, covering the batch paths (BLEU family, BLEU-n,

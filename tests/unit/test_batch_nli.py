@@ -13,7 +13,7 @@ from explorer.batch.runner import prepare, write_chunk
 from explorer.batch.schema import arrow_schema
 from explorer.batch.worker import compact_pair, score_chunk
 from explorer.datasets import load
-from explorer.evaluation import evaluate
+from explorer.decision.evaluation import evaluate
 
 #: Written for this test, in MultiNLI's JSON-lines shape.
 RECORDS = [

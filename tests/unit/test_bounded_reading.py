@@ -15,7 +15,7 @@ import pytest
 
 from explorer.cache import cache_dir
 from explorer.datasets import DatasetError, load_bytes, reading
-from explorer.datasets.counting import count_records, records_over
+from explorer.datasets.counting import HEAD_BYTES, count_records, cut_head, head_format, records_over
 from explorer.datasets.isolated import ReadLimitError, ReadLimits, _result, footprint, read_bounded
 
 MB = 1024 * 1024
@@ -157,3 +157,18 @@ def test_the_loaders_stop_at_a_lowered_pair_limit(monkeypatch: pytest.MonkeyPatc
     with pytest.raises(reading.PairLimitError) as err:
         load_bytes(b"text,hypothesis\n" + b"a,b\n" * 6, "x.csv")
     assert err.value.count == 6
+
+
+def test_the_head_is_cut_at_a_line_end_or_before_a_split_character() -> None:
+    # The format is recognised from the first MiB: cut at its last line end, or, with none
+    # (one long first record), before a character the MiB splits, so it still decodes.
+    record = json.dumps({"text": "é" * HEAD_BYTES, "hypothesis": "h"}, ensure_ascii=False).encode() + b"\n"
+    for shift in range(3):
+        data = b" " * shift + record
+        head = cut_head(data)
+        assert len(head) <= HEAD_BYTES and data.startswith(head)
+        head.decode("utf-8")  # no character cut in two
+        assert head_format(data, "long.jsonl") == "jsonl", shift
+    lines = b'{"text": "t", "hypothesis": "h"}\n' * (HEAD_BYTES // 20)
+    assert cut_head(lines).endswith(b"\n") and len(cut_head(lines)) <= HEAD_BYTES
+    assert cut_head(b"short") == b"short"

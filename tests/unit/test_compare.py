@@ -29,7 +29,7 @@ def test_score_scatter_has_one_trace_per_group_and_positions_as_customdata() -> 
                            x_cutoff=0.3, y_cutoff=0.5)
     assert [t.name for t in figure.data] == [BOTH_RIGHT, "only A correct"]
     assert list(figure.data[0].customdata) == [0, 2]
-    assert list(figure.data[0].text) == ["1", "&lt;a href=&#x27;x&#x27;&gt;3&lt;/a&gt;"]  # no tag in the hover
+    assert list(figure.data[0].text) == ["1", "&lt;a href='x'&gt;3&lt;/a&gt;"]  # no tag in the hover, the quotes as typed
     with pytest.raises(ValueError, match="same length"):
         score_scatter(["1"], [0.1, 0.2], [0.3], ["x"], x_name="A", y_name="B")
 
@@ -40,7 +40,7 @@ def test_selected_ids_reads_streamlit_selection_points() -> None:
 
 
 def test_f1_differences_and_annotator_agreement() -> None:
-    from explorer.error_analysis import agreement, f1_differences
+    from explorer.aligners.comparison import agreement, f1_differences
 
     gold = {"1": Alignment.from_links(2, 2, {(0, 0), (1, 1)}), "2": Alignment.from_links(1, 1, {(0, 0)})}
     first = {"1": Alignment.from_links(2, 2, {(0, 0)}), "2": Alignment.from_links(1, 1, {(0, 0)})}

@@ -1,4 +1,4 @@
-"""Background cutoff jobs (explorer/cutoff_jobs.py): a real child process chooses the
+"""Background cutoff jobs (explorer/decision/jobs.py): a real child process chooses the
 cutoffs of a small hand-written dataset into the cache, once per fingerprint, within its
 bounds; a failing job says why."""
 
@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from explorer import cutoff_jobs, cutoffs
 from explorer.datasets import load_bytes
+from explorer.decision import cutoffs
+from explorer.decision import jobs as cutoff_jobs
 
 #: Invented pairs (no corpus text): half restate the text, half change a fact.
 ROWS = [

@@ -1,5 +1,5 @@
 """Cutoffs per scorer from the dataset, a development set or the shipped defaults
-(explorer/cutoffs.py)."""
+(explorer/decision/cutoffs.py)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from explorer import cutoffs
 from explorer.datasets import Dataset, load
-from explorer.evaluation import accuracy, score_pairs
+from explorer.decision import cutoffs
+from explorer.decision.evaluation import score_pairs
+from explorer.decision.measures import accuracy
+from explorer.decision.rules import DEFAULT_RULE, OWN_RULE
 from explorer.pairs import Pair
 from explorer.scorers import SCORERS
 
@@ -45,7 +47,7 @@ def test_dataset_cutoffs_are_computed_once_and_cached_on_disk(private_cache: Pat
     assert accuracy(scores, [bool(p.entails) for p in data.pairs], choice.value) == pytest.approx(choice.accuracy)
     files = sorted(p.name for p in private_cache.iterdir() if p.is_file())
     assert len(files) == 2 and all(f.startswith("cutoff-") for f in files)
-    # and every pair's score, per scorer (explorer.pair_scores; tests/unit/test_pair_scores.py)
+    # and every pair's score, per scorer (explorer.decision.pair_scores; tests/unit/test_pair_scores.py)
     assert sorted(p.name.rsplit("-", 1)[1] for p in (private_cache / "scores").iterdir()) == ["bleu.npy", "mbleu.npy"]
     # The second call reads the cache: an edited cache entry is what comes back.
     path = private_cache / next(f for f in files if f.endswith("-mbleu.json"))
@@ -95,7 +97,7 @@ def test_every_scorer_has_a_shipped_default_from_rte_dev() -> None:
         assert 0.5 <= choice.accuracy < 0.75, name  # above or at the majority on RTE, as published
         assert choice.origin.startswith("shipped default: best on rte1_dev.xml + rte2_dev.xml + rte3_dev.xml")
     body = json.loads(cutoffs.DEFAULT_FILE.read_text())
-    assert body["command"].startswith("python -m explorer.cutoffs build-default")
+    assert body["command"].startswith("python -m explorer.decision.cutoffs build-default")
     assert body["data"] == ["rte1_dev.xml", "rte2_dev.xml", "rte3_dev.xml"]
     assert all(u.startswith(body["command"]) and u.endswith("--update") for u in body["updates"])
     assert defaults["mbleu"].accuracy > defaults["bleu"].accuracy  # Szymanski's ordering
@@ -108,16 +110,15 @@ def test_the_shipped_mbleu_cutoff_puts_the_typical_sample_above_chance() -> None
     assert got > 0.6
 
 
-def test_resolve_prefers_the_dataset_then_the_dev_set_then_the_default() -> None:
+def test_a_dev_set_cutoff_is_chosen_and_cached_by_the_default_rule() -> None:
     data = load(TYPICAL)
-    assert {c.source for c in cutoffs.resolve(["mbleu", "manli"]).values() if c} == {"default"}
-    assert cutoffs.resolve(["mbleu"], data.pairs)["mbleu"].source == "default"  # nothing cached yet
-    assert cutoffs.cached(data.pairs, "mbleu") is None
-    cutoffs.compute(data, ["mbleu"], source=cutoffs.DEV)
-    assert cutoffs.resolve(["mbleu"], dev=data.pairs)["mbleu"].source == "dev"
-    cutoffs.compute(data, ["mbleu"])
-    assert cutoffs.resolve(["mbleu"], data.pairs)["mbleu"].source == "dataset"
-    assert cutoffs.resolve(["no_such"])["no_such"] is None
+    assert cutoffs.cached(data.pairs, "mbleu", cutoffs.DEV) is None
+    dev = cutoffs.compute(data, ["mbleu"], source=cutoffs.DEV)["mbleu"]
+    own = cutoffs.compute(data, ["mbleu"])["mbleu"]
+    assert (dev.rule, own.rule) == (DEFAULT_RULE, OWN_RULE) == ("midpoint", "best")
+    assert dev.value > own.value and dev.accuracy == own.accuracy  # the same split, placed in the gap
+    assert dev.detail.startswith("midpoint on typical.xml") and own.detail.startswith("best on typical.xml")
+    assert cutoffs.cached(data.pairs, "mbleu", cutoffs.DEV) == dev
 
 
 def test_build_default_writes_the_command_and_the_data(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Cutoff rules, transfer rows and the bootstrap (explorer/decision.py)."""
+"""Cutoff rules, transfer rows and the bootstrap (explorer/decision/rules.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer.decision import (
+from explorer.decision.measures import EvaluationError, accuracy
+from explorer.decision.rules import (
     CUTOFF_RULES,
     MAX_BOOTSTRAP,
     bootstrap_transfer,
@@ -21,7 +22,6 @@ from explorer.decision import (
     transfer,
     transfer_table,
 )
-from explorer.evaluation import EvaluationError, accuracy
 
 SAMPLE_DATA = Path(__file__).resolve().parents[2] / "sample_data"
 
@@ -162,7 +162,7 @@ def test_evaluate_applies_a_classifiers_own_cutoff(monkeypatch) -> None:  # type
 
     from explorer import scorers
     from explorer.datasets import load
-    from explorer.evaluation import evaluate
+    from explorer.decision.evaluation import evaluate
 
     data = load(SAMPLE_DATA / "typical.xml")
     info = replace(scorers.SCORERS["mbleu"], cutoff=0.25)

@@ -3,7 +3,7 @@ import math
 import numpy as np
 import pytest
 
-from explorer.evaluation import (
+from explorer.decision.measures import (
     EvaluationError,
     accuracy,
     average_precision,

@@ -8,7 +8,7 @@ import pytest
 
 from components.figures import evaluation as figures
 from components.figures import ngram_grid as grids
-from explorer.evaluation import sweep
+from explorer.decision.measures import sweep
 from explorer.metrics.bleu import NgramMatch, ngram_matches
 
 

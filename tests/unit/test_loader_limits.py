@@ -1,5 +1,5 @@
 """The reading layer's encoding policy and limits, and the strict field layer: each
-case from issue 10's loader findings is refused with DatasetError naming the place, or
+case from a review of the loaders is refused with DatasetError naming the place, or
 (where the input is valid) loads."""
 
 from __future__ import annotations

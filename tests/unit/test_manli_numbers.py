@@ -1,4 +1,4 @@
-"""Numbers in other formats read as one value (issue 13 part 4, fourth pass): the parser
+"""Numbers in other formats read as one value: the parser
 (:func:`explorer.lexical.numbers.token_number`, :func:`span_number`) and MANLI's
 ``sub:num_value_eq`` / ``sub:num_value_clash`` features. Tiny hand-written pairs only."""
 
@@ -111,8 +111,8 @@ def test_a_pair_full_of_numbers_compares_value_sets_in_bulk(text: tuple[str, ...
     assert checked > 50
 
 
-def test_part4_number_mismatch_in_bulk_agrees_with_reading_each_block() -> None:
-    # sub:num_mismatch (part 4) compares the blocks' token-value sets as arrays; it must
+def test_number_mismatch_in_bulk_agrees_with_reading_each_block() -> None:
+    # sub:num_mismatch compares the blocks' token-value sets as arrays; it must
     # agree with the per-block definition, including blocks past the phrase bound.
     text = ("3", "1,000", "7", "2", "cats", "9", "3")
     hyp = ("1000", "3", "dogs", "7", "4", "3")

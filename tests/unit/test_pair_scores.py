@@ -1,4 +1,4 @@
-"""The per-pair scores the cutoff job keeps (explorer/pair_scores.py): written by
+"""The per-pair scores the cutoff job keeps (explorer/decision/pair_scores.py): written by
 ``cutoffs.compute``, read back by position, bounded in pairs and in datasets."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer import cutoffs, pair_scores
 from explorer.datasets import Dataset
+from explorer.decision import cutoffs, pair_scores
 from explorer.pairs import Pair
 
 

@@ -6,7 +6,7 @@ Paper: mbleu 57.8% at cutoff 0.221; BLEU 53.8% (equal peaks at 0.002 and 0.132).
 import pytest
 
 from explorer.datasets import load
-from explorer.evaluation import evaluate
+from explorer.decision.evaluation import evaluate
 
 
 @pytest.fixture(scope="module")

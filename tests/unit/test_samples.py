@@ -11,7 +11,8 @@ import pytest
 from nltk.tokenize import TreebankWordTokenizer
 
 from explorer.datasets import load, load_bytes
-from explorer.evaluation import best_cutoff, classification_report, score_pairs
+from explorer.decision.evaluation import score_pairs
+from explorer.decision.measures import best_cutoff, classification_report
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_data"
 TYPICAL = SAMPLES / "typical.xml"

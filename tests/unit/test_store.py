@@ -1,4 +1,4 @@
-"""Tests for explorer.store and explorer.error_analysis: migrations, CRUD, concurrency,
+"""Tests for explorer.store (the cross-tab and exports included): migrations, CRUD, concurrency,
 the cross-tab on a hand-made fixture, and the exports."""
 
 from __future__ import annotations
@@ -17,17 +17,6 @@ import pytest
 
 from explorer.alignment import Alignment, Edit, EditKind
 from explorer.datasets import Dataset
-from explorer.error_analysis import (
-    ALL_PAIRS,
-    AlignedPair,
-    annotated_pairs,
-    annotations_to_csv,
-    annotations_to_json,
-    crosstab,
-    stored_gold_alignments,
-    to_msr,
-    to_sure_align_json,
-)
 from explorer.pairs import ENTAILMENT, NON_ENTAILMENT, Pair
 from explorer.store import (
     ENV_VAR,
@@ -38,6 +27,15 @@ from explorer.store import (
     alignment_from_dict,
     alignment_to_dict,
     default_path,
+)
+from explorer.store.crosstab import ALL_PAIRS, annotated_pairs, crosstab
+from explorer.store.exports import (
+    AlignedPair,
+    annotations_to_csv,
+    annotations_to_json,
+    stored_gold_alignments,
+    to_msr,
+    to_sure_align_json,
 )
 
 ROOT = Path(__file__).resolve().parents[2]

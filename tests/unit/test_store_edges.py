@@ -1,4 +1,4 @@
-"""Store edges from the issue-10 review: one spelling per tag, refusals at open, CSV
+"""Store edges found in review: one spelling per tag, refusals at open, CSV
 cells a spreadsheet will not run."""
 
 from __future__ import annotations

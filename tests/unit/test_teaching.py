@@ -4,15 +4,20 @@ path's weights sum to its score)."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
+from components.teach_methods import TEACH_METHODS, UnknownTeachingMethod, trace_of
+from explorer import resources
 from explorer.aligners.manli import ManliAligner, ManliScorer, anneal_logged
+from explorer.alignment import EditKind
 from explorer.metrics.bleu import VARIANTS, bleu_tokens, modified_precision
-from explorer.metrics.wer import edit_script, levenshtein, wer_tokens
+from explorer.metrics.wer import backtrace, edit_script, edit_table, levenshtein, wer_tokens
 from explorer.preprocess import AnalyzedPair, analyze_pair, make_pair
 from explorer.scorers import get_scorer
-from explorer.teaching import METHODS, TEACHING_MAX_TOKENS, TeachingSizeError, check_size, tracer
+from explorer.teaching import TEACHING_MAX_TOKENS, TeachingSizeError, check_size
 from explorer.teaching.bleu import trace_bleu
 from explorer.teaching.edit import trace_edit
 from explorer.teaching.itg import trace_itg
@@ -39,8 +44,8 @@ def pair(request: pytest.FixtureRequest) -> AnalyzedPair:
 
 
 def test_every_method_has_a_tracer_whose_steps_explain_themselves(pair: AnalyzedPair) -> None:
-    for method in METHODS:
-        trace = tracer(method)(pair)
+    for method in TEACH_METHODS:
+        trace = trace_of(method, None, pair)
         assert trace.steps, method
         assert all(isinstance(s.explain, str) and s.explain.strip() for s in trace.steps), method
         assert all("\n" not in s.explain for s in trace.steps), method
@@ -52,12 +57,14 @@ def test_pairs_over_the_teaching_size_are_refused_with_the_limit_named() -> None
     pair = analysed(long_text, "w1 w2")
     with pytest.raises(TeachingSizeError, match=f"at most {TEACHING_MAX_TOKENS} tokens"):
         check_size(pair)
-    for method in METHODS:
+    for method in TEACH_METHODS:
         with pytest.raises(TeachingSizeError, match="text has 31 tokens"):
-            tracer(method)(pair)
+            trace_of(method, None, pair)
     check_size(analysed(" ".join(f"w{i}" for i in range(TEACHING_MAX_TOKENS)), "w1"))  # at the limit: fine
-    with pytest.raises(TeachingSizeError, match="unknown teaching method"):
-        tracer("nope")
+    with pytest.raises(UnknownTeachingMethod, match="unknown teaching method 'nope'; choose from: bleu"):
+        trace_of("nope", None, pair)
+    with pytest.raises(UnknownTeachingMethod, match="unknown model 'hmm' for pFSM / pPDA edit distance"):
+        trace_of("edit", "hmm", pair)
 
 
 # -- BLEU ----------------------------------------------------------------------------------
@@ -106,7 +113,9 @@ def test_wer_trace_fills_the_table_then_reads_the_scripts_edits(pair: AnalyzedPa
     fills = [s for s in trace.steps if s.phase == "fill"]
     assert [s.rows for s in fills] == list(range(1, len(p) + 2))
     assert trace.cost[-1][-1] == levenshtein(p, h)
-    assert trace.edits == edit_script(p, h)
+    # the trace reads its own table back; the Pair page's script (rapidfuzz's) is as long
+    assert trace.edits == backtrace(edit_table(p, h)[1])
+    assert sum(e.kind is not EditKind.EQ for e in edit_script(p, h)) == trace.cost[-1][-1]
     walk = [s for s in trace.steps if s.phase == "backtrace"]
     assert len(walk) == len(trace.edits)
     path = walk[-1].path
@@ -223,3 +232,48 @@ def test_edit_trace_reads_a_moved_phrase_in_the_texts_order() -> None:
     assert trace.hypothesis == result.reading(moved.hypothesis.tokens) != moved.hypothesis.tokens
     assert "in the text's order" in trace.steps[0].explain
     assert trace.value == pytest.approx(result.value, abs=1e-12)
+
+
+def test_manli_steps_say_when_an_edit_is_replaced_or_a_worse_move_accepted() -> None:
+    trace = trace_manli(analysed(*PAIRS[0]))
+    walk = [(a, b) for a, b in zip(trace.steps, trace.steps[1:]) if b.phase == "anneal"]
+    assert walk
+    for before, after in walk:
+        if " adds " in after.explain and before.links - after.links:
+            assert "replacing" in after.explain, after.explain  # a link lost to an added edit
+        if "replacing" in after.explain:
+            assert before.links != after.links, after.explain
+        worse = after.total < before.total - 1e-9
+        assert ("accepted by chance" in after.explain) == worse, after.explain
+    said = " ".join(s.explain for s in trace.steps)
+    assert "replacing" in said and "accepted by chance" in said  # this pair shows both
+    assert not re.search(r"(up|down) 0\.00(?!\d)", said)  # a small change prints a third decimal instead
+
+
+# -- display names -------------------------------------------------------------------------
+
+#: Internal names no step sentence may print (class codes, operation codes, registry keys).
+INTERNAL = ("S_WORD", "S_LEMMA", "S_PUNC", "S_PARA", "S_SYN", "S_OTHER", "S_BLOCK", "JUMP_F", "JUMP_B",
+            "ppda", "pfsm", "mbleu", "bleu_pa", "itg_", "EditKind")
+
+
+@pytest.mark.parametrize("method", list(TEACH_METHODS))
+def test_steps_speak_in_display_names(pair: AnalyzedPair, method: str) -> None:
+    row = TEACH_METHODS[method]
+    for option in (row.option.choices if row.option else [None]):
+        for step in trace_of(method, option, pair).steps:
+            assert not [name for name in INTERNAL if name in step.explain], (method, option, step.explain)
+
+
+@pytest.mark.skipif(not (resources.is_available("wordnet") and resources.is_available("averaged_perceptron_tagger_eng")),
+                    reason="needs WordNet and the POS tagger (lemmas): ../shared or nltk.download")
+def test_a_lemma_match_is_explained_as_a_match_linked_as_equal() -> None:
+    pair = analysed("The old bridge was closed on Monday.", "The bridge is closed.")
+    for kind in ("pfsm", "ppda"):
+        trace = trace_edit(pair, kind=kind)
+        step = next(s for s in trace.steps if s.step is not None and s.step.cls == "S_LEMMA")
+        assert "“was” with “is”" in step.explain and "“be”" in step.explain
+        assert "counts a lemma match as a match" in step.explain and "(EQ)" in step.explain
+        # What the sentence promises: the scorer's alignment links the two words as EQ.
+        linked = [e for e in trace.result.alignment.edits if e.p_span == (3, 4)]
+        assert linked and linked[0].kind.name == "EQ" and linked[0].h_span == (2, 3)

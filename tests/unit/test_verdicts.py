@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from components.data import Cutoff
 from components.sections.verdicts import PENDING, RIGHT, UNKNOWN, WRONG, cutoff_sources, strip_html, verdicts
+from explorer.decision.cutoffs import CutoffChoice
 
 
 @dataclass
@@ -15,8 +15,9 @@ class Result:
 
 
 CUTS = {
-    "mbleu": Cutoff(0.2, "shipped default: best on rte1_dev.xml + rte2_dev.xml + rte3_dev.xml (1767 pairs, 62.6%)", "default"),
-    "bleu": Cutoff(0.5, "this dataset: best on <b>evil</b>.xml (4 pairs, 75.0%)", "dataset"),
+    "mbleu": CutoffChoice("mbleu", 0.2, "default", "best on rte1_dev.xml + rte2_dev.xml + rte3_dev.xml (1767 pairs, 62.6%)",
+                          0.626, 1767),
+    "bleu": CutoffChoice("bleu", 0.5, "dataset", "best on <b>evil</b>.xml (4 pairs, 75.0%)", 0.75, 4),
 }
 
 
@@ -52,8 +53,8 @@ def test_cutoff_sources_are_counted_for_the_caption() -> None:
 
 
 def test_a_one_sided_cutoff_is_shown_as_uninformative_and_not_counted() -> None:
-    cuts = {**CUTS, "wer": Cutoff(-7.6, "shipped default: best on rte dev (calls every pair 'entails')", "default",
-                                  one_sided=True)}
+    cuts = {**CUTS, "wer": CutoffChoice("wer", -7.6, "default", "best on rte dev (calls every pair 'entails')", 0.5, 10,
+                                        one_sided=True)}
     rows = verdicts({"mbleu": Result(0.3), "wer": Result(-1.0)}, cuts, gold=False)
     assert rows[1].one_sided and "Not counted" in rows[1].reason
     html = strip_html(rows, "non-entailment")

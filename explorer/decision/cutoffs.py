@@ -1,26 +1,27 @@
-"""A cutoff for every scorer, and where it came from.
+"""Cutoffs chosen on whole data sets, kept on disk, and the record every cutoff comes in.
 
-A pair is judged *entailed* when its score is above its scorer's cutoff
-(:mod:`explorer.evaluation`). Three sources of cutoffs, in the order the app prefers them:
+:class:`CutoffChoice` is the one record of a scorer's cutoff: its value, where it came
+from (``source``), how it was chosen (``rule``) and a one-line ``detail`` for display.
+Which source applies where is :func:`explorer.decision.resolve.resolve_cutoff`'s to say;
+this module chooses and keeps the ones that take minutes:
 
 ``dataset``
-    The best cutoff on the loaded dataset's labelled pairs. Scoring a whole dataset with a
-    slow method takes minutes, so each scorer's result is computed once per dataset
-    *fingerprint* (a hash of the pairs' texts and labels, not of the file name) and kept as
-    JSON in ``cutoffs/`` under the explorer cache directory
-    (:func:`explorer.cache.cache_dir`; ``$EXPLORER_CUTOFF_CACHE`` moves it). The scores
-    themselves are kept too, per pair (:mod:`explorer.pair_scores`), so the Pair page can
-    show a pair's verdicts without scoring it.
+    The best cutoff on the loaded dataset's labelled pairs (rule :data:`~explorer.decision.rules.OWN_RULE`).
+    Scoring a whole dataset with a slow method takes minutes, so each scorer's result is
+    computed once per dataset *fingerprint* (a hash of the pairs' texts and labels, not of
+    the file name) and kept as JSON in :func:`explorer.cache.cutoff_dir`
+    (``$EXPLORER_CUTOFF_CACHE`` moves it). The scores themselves are kept too, per pair
+    (:mod:`explorer.decision.pair_scores`), so the Pair page can show a pair's verdicts
+    without scoring it. The app computes these in the background (:mod:`explorer.decision.jobs`).
 ``dev``
-    The best cutoff on a development set chosen by the user (e.g. NLTK's ``rte1_dev.xml``),
+    A cutoff chosen on a development set by :data:`~explorer.decision.rules.DEFAULT_RULE`,
     computed and cached the same way.
 ``default``
     The shipped cutoffs, :data:`DEFAULT_FILE`: the best cutoff of every registered scorer
     on NLTK's RTE1, RTE2 (the 400 pairs NLTK ships) and RTE3 development sets pooled,
-    written by ``python -m explorer.cutoffs build-default`` (the command and the data are
-    recorded in the file). A typed pair has no dataset, so it is judged with these.
+    written by ``python -m explorer.decision.cutoffs build-default`` (the command and the
+    data are recorded in the file). A typed pair has no dataset, so it is judged with these.
 
-Every choice carries a one-line ``detail`` saying where its number came from, for display.
 Pairs a scorer refuses (its explicit size limits) are left out of the cutoff search and
 counted.
 """
@@ -41,21 +42,25 @@ from typing import Any
 
 import numpy as np
 
-from explorer import pair_scores
-from explorer.cache import cache_dir
+from explorer.cache import cutoff_dir
 from explorer.datasets import Dataset
-from explorer.errors import ExplorerError
-from explorer.evaluation import best_cutoff
+from explorer.decision import pair_scores
+from explorer.decision.measures import accuracy
+from explorer.decision.rules import DEFAULT_RULE, OWN_RULE, choose_cutoff
+from explorer.errors import ExplorerError, command_status
 from explorer.pairs import Pair
 
 #: The shipped cutoffs (see the module docstring).
-DEFAULT_FILE = Path(__file__).resolve().parent / "models" / "cutoffs_rte_dev.json"
+DEFAULT_FILE = Path(__file__).resolve().parents[1] / "models" / "cutoffs_rte_dev.json"
 #: Bumped when scorers change in a way that changes their scores, so cached cutoffs of an
 #: older version are recomputed rather than trusted.
 CACHE_VERSION = 5
 
-DATASET, DEV, DEFAULT = "dataset", "dev", "default"
-SOURCE_LABELS = {DATASET: "this dataset", DEV: "development set", DEFAULT: "shipped default"}
+#: Where a cutoff came from (:attr:`CutoffChoice.source`); the order of
+#: :func:`explorer.decision.resolve.resolve_cutoff`'s precedence.
+GIVEN, MODEL, DEV, DATASET, DEFAULT, NONE = "given", "model", "dev", "dataset", "default", "none"
+SOURCE_LABELS = {GIVEN: "given", MODEL: "the model's own decision", DEV: "development set",
+                 DATASET: "this dataset", DEFAULT: "shipped default", NONE: "no cutoff known"}
 
 #: progress(scorer, pairs done, pairs total)
 Progress = Callable[[str, int, int], None]
@@ -67,19 +72,24 @@ class CutoffError(ExplorerError, ValueError):
 
 @dataclass(frozen=True)
 class CutoffChoice:
-    """One scorer's cutoff.
+    """One scorer's cutoff, and where it came from.
 
     Attributes:
         scorer: the registered scorer name.
         value: the cutoff; a pair is entailed when its score is above it.
-        source: ``dataset``, ``dev`` or ``default``.
+        source: ``given``, ``model``, ``dev``, ``dataset``, ``default`` or ``none``
+            (:data:`SOURCE_LABELS`).
         detail: where it came from, in one line ("best on rte1_dev.xml (567 pairs, 55.9%)").
-        accuracy: the accuracy at this cutoff on the pairs it was chosen on.
+        accuracy: the accuracy at this cutoff on the pairs it was chosen on (NaN when it
+            was not chosen on data).
         n: how many pairs it was chosen on.
         refused: pairs the scorer refused (left out).
-        one_sided: the best cutoff calls every pair it was chosen on the same way (the
+        one_sided: the cutoff calls every pair it was chosen on the same way (the
             majority class beats every split): the scorer does not separate the classes
             there, and its verdicts say nothing about the pair.
+        rule: the cutoff rule that chose it (:data:`explorer.decision.rules.CUTOFF_RULES`);
+            "" when it was not chosen on data. Records written before the field existed
+            were all chosen by ``best``.
     """
 
     scorer: str
@@ -90,6 +100,7 @@ class CutoffChoice:
     n: int
     refused: int = 0
     one_sided: bool = False
+    rule: str = OWN_RULE
 
     @property
     def origin(self) -> str:
@@ -145,22 +156,29 @@ def score_all(
     return out, refused
 
 
-def choose(scorer: str, scores: np.ndarray, gold: Sequence[bool], *, source: str, name: str, refused: int) -> CutoffChoice:
-    """The best cutoff on the scored pairs (NaN scores left out)."""
+def choose(scorer: str, scores: np.ndarray, gold: Sequence[bool] | np.ndarray, *, source: str, name: str,
+           refused: int, rule: str = OWN_RULE) -> CutoffChoice:
+    """The cutoff ``rule`` chooses on the scored pairs (NaN scores left out).
+
+    Raises:
+        CutoffError: when no pair could be scored.
+        EvaluationError: for an unknown rule.
+    """
     g = np.asarray(gold, dtype=bool)
     keep = np.isfinite(scores)
     if not keep.any():
         raise CutoffError(f"{scorer}: no pair of {name} could be scored")
-    value, acc = best_cutoff(scores[keep], g[keep])
+    value = choose_cutoff(scores[keep], g[keep], rule)
+    acc = accuracy(scores[keep], g[keep], value)
     n = int(keep.sum())
     left_out = f", {refused} refused" if refused else ""
-    detail = f"best on {name} ({n} pairs{left_out}, {100 * acc:.1f}%)"
+    detail = f"{rule} on {name} ({n} pairs{left_out}, {100 * acc:.1f}%)"
     flat = one_sided(scores[keep], value)
     if flat:
         said = "entails" if (scores[keep] > value).all() else "does not entail"
         detail += (f"; it calls every one of those pairs '{said}' "
                    "(no split beats the majority class), so this scorer's verdict carries no information")
-    return CutoffChoice(scorer, float(value), source, detail, float(acc), n, refused, flat)
+    return CutoffChoice(scorer, float(value), source, detail, float(acc), n, refused, flat, rule)
 
 
 def one_sided(scores: np.ndarray, cutoff: float) -> bool:
@@ -168,13 +186,6 @@ def one_sided(scores: np.ndarray, cutoff: float) -> bool:
     does so says the scorer does not separate the classes on those pairs."""
     said = scores[np.isfinite(scores)] > cutoff
     return bool(said.all() or not said.any())
-
-
-def cutoff_dir() -> Path:
-    """Where computed cutoffs are kept: ``$EXPLORER_CUTOFF_CACHE``, else ``cutoffs/`` in
-    the explorer cache directory."""
-    explicit = os.environ.get("EXPLORER_CUTOFF_CACHE")
-    return Path(explicit).expanduser() if explicit else cache_dir() / "cutoffs"
 
 
 def _cache_path(fp: str, scorer: str, source: str) -> Path:
@@ -214,7 +225,9 @@ def compute(
     dataset: Dataset, scorers: Sequence[str], *, source: str = DATASET,
     progress: Progress | None = None, use_cache: bool = True,
 ) -> dict[str, CutoffChoice]:
-    """The best cutoff of each scorer on a dataset's labelled pairs, each cached on disk.
+    """The cutoff of each scorer on a dataset's labelled pairs, each cached on disk: the
+    rule is :data:`~explorer.decision.rules.DEFAULT_RULE` for a development set (``source="dev"``),
+    :data:`~explorer.decision.rules.OWN_RULE` otherwise.
 
     Raises:
         CutoffError: when the dataset has no entailment labels.
@@ -226,12 +239,15 @@ def compute(
     name = dataset.name if not left_out else f"{dataset.name} (labelled subset; {left_out} unlabelled left out)"
     fp = fingerprint(pairs)
     gold = [bool(p.entails) for p in pairs]
-    # A dataset's own scores are kept per pair too (bounded, explorer.pair_scores): the Pair
+    # A dataset's own scores are kept per pair too (bounded, explorer.decision.pair_scores): the Pair
     # page then shows a pair's verdicts without scoring it.
     keep_scores = source == DATASET and pair_scores.storable(len(pairs))
+    rule = DEFAULT_RULE if source == DEV else OWN_RULE
     out: dict[str, CutoffChoice] = {}
     for scorer in scorers:
         hit = lookup(fp, scorer, source) if use_cache else None
+        if hit is not None and hit.rule != rule:  # chosen by another rule: choose again
+            hit = None
         scores_missing = keep_scores and not pair_scores.has(fp, scorer, source)
         if hit is not None and not scores_missing:
             out[scorer] = hit
@@ -245,7 +261,7 @@ def compute(
         if hit is not None:  # only the per-pair scores were missing: the cutoff stays as chosen
             out[scorer] = hit
             continue
-        choice = choose(scorer, scores, gold, source=source, name=name, refused=refused)
+        choice = choose(scorer, scores, gold, source=source, name=name, refused=refused, rule=rule)
         _save(_cache_path(fp, scorer, source), choice)
         out[scorer] = choice
     return out
@@ -267,24 +283,6 @@ def _read_defaults(path: Path, stamp: int) -> dict[str, CutoffChoice]:
         return {name: CutoffChoice(**entry) for name, entry in data["cutoffs"].items()}
     except (OSError, ValueError, KeyError, TypeError):
         return {}
-
-
-def resolve(
-    scorers: Sequence[str], pairs: Sequence[Pair] | None = None,
-    dev: Sequence[Pair] | None = None,
-) -> dict[str, CutoffChoice | None]:
-    """For each scorer the best cutoff already at hand, without computing anything: the
-    dataset's (cached), else the dev set's (cached), else the shipped default, else None."""
-    defaults = default_cutoffs()
-    prints = [(fingerprint(labelled(group)), source)
-              for group, source in ((pairs, DATASET), (dev, DEV)) if group and labelled(group)]
-    out: dict[str, CutoffChoice | None] = {}
-    for scorer in scorers:
-        choice = None
-        for fp, source in prints:
-            choice = choice or lookup(fp, scorer, source)
-        out[scorer] = choice or defaults.get(scorer)
-    return out
 
 
 def build_default(
@@ -315,7 +313,7 @@ def build_default(
         entries[scorer] = asdict(choice)
         print(f"\r{scorer}: cutoff {choice.value:.4f}, {100 * choice.accuracy:.1f}% on {choice.n} pairs "
               f"({time.perf_counter() - start:.0f} s)", file=sys.stderr)
-    command = "python -m explorer.cutoffs build-default " + " ".join(
+    command = "python -m explorer.decision.cutoffs build-default " + " ".join(
         f"$NLTK_DATA/corpora/rte/{Path(p).name}" for p in paths)
     body = {
         "about": "Best cutoff of each scorer on the pooled development sets below (a pair is "
@@ -337,38 +335,22 @@ def _updates(previous: Sequence[str], command: str) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m explorer.cutoffs build-default DEV.xml... [--scorer a,b] [--out FILE]``, or
-    ``python -m explorer.cutoffs compute DATA --progress FILE [--scorer a,b]`` (the app's
-    background job, :mod:`explorer.cutoff_jobs`)."""
+    """``python -m explorer.decision.cutoffs build-default DEV.xml... [--scorer a,b] [--out FILE]
+    [--update]``: compute the shipped cutoffs."""
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m explorer.cutoffs")
+    parser = argparse.ArgumentParser(prog="python -m explorer.decision.cutoffs")
     sub = parser.add_subparsers(dest="command", required=True)
     build = sub.add_parser("build-default", help="compute the shipped cutoffs from dev sets")
     build.add_argument("dev", nargs="+")
     build.add_argument("--scorer", default="all")
     build.add_argument("--out", type=Path, default=DEFAULT_FILE)
     build.add_argument("--update", action="store_true", help="keep the file's other scorers")
-    job = sub.add_parser("compute", help="choose a dataset's cutoffs into the cache (the app's background job)")
-    job.add_argument("data")
-    job.add_argument("--scorer", default="all")
-    job.add_argument("--progress", type=Path, required=True, help="JSON file kept current with the progress")
-    job.add_argument("--parent", type=int, help="exit when this process is no longer the parent")
-    job.add_argument("--fingerprint", help="refuse a file whose labelled pairs have another fingerprint")
     args = parser.parse_args(argv)
     from explorer.scorers import parse_scorer_names
 
-    try:
-        if args.command == "compute":
-            from explorer.cutoff_jobs import run_child
-
-            run_child(Path(args.data), parse_scorer_names(args.scorer), args.progress, args.parent, args.fingerprint)
-        else:
-            build_default(args.dev, args.out, parse_scorer_names(args.scorer), update=args.update)
-    except (ValueError, KeyError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 2
-    return 0
+    return command_status(lambda: build_default(args.dev, args.out, parse_scorer_names(args.scorer),
+                                                update=args.update))
 
 
 if __name__ == "__main__":

@@ -1,9 +1,8 @@
-"""Manual error analysis on top of the :mod:`explorer.store`, and comparing aligners.
+"""Comparing aligners: per-problem F1 differences against gold, and agreement between
+annotators (or systems) on their SURE links.
 
-The cross-tab and per-pair queries live with the schema in :mod:`explorer.store.crosstab`,
-the exports in :mod:`explorer.store.exports`; they are re-exported here so
-``from explorer.error_analysis import crosstab, to_msr, ...`` keeps working. This module
-adds the comparisons of aligners: per-problem F1 differences and annotator agreement.
+The Errors page's cross-tab and per-pair queries live with the schema in
+:mod:`explorer.store.crosstab`, its exports in :mod:`explorer.store.exports`.
 """
 
 from __future__ import annotations
@@ -13,37 +12,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from explorer.alignment import Alignment
-from explorer.store.crosstab import (
-    ALL_PAIRS,
-    ANNOTATION_FIELDS,
-    CORRECT,
-    DIMENSIONS,
-    INCORRECT,
-    NO_DECISION,
-    NO_SCORE,
-    OUTCOMES,
-    UNLABELLED,
-    CrossTab,
-    CrossTabRow,
-    annotated_pairs,
-    crosstab,
-)
-from explorer.store.exports import (
-    AlignedPair,
-    Tokenizer,
-    annotations_to_csv,
-    annotations_to_json,
-    stored_gold_alignments,
-    to_msr,
-    to_sure_align_json,
-)
-
-__all__ = [
-    "ALL_PAIRS", "ANNOTATION_FIELDS", "CORRECT", "DIMENSIONS", "INCORRECT", "NO_DECISION", "NO_SCORE", "OUTCOMES",
-    "UNLABELLED", "Agreement", "AlignedPair", "CrossTab", "CrossTabRow", "Tokenizer", "agreement", "annotated_pairs",
-    "annotations_to_csv", "annotations_to_json", "crosstab", "f1_differences", "stored_gold_alignments", "to_msr",
-    "to_sure_align_json",
-]
 
 
 def f1_differences(first: Mapping[str, Alignment], second: Mapping[str, Alignment],
@@ -51,9 +19,9 @@ def f1_differences(first: Mapping[str, Alignment], second: Mapping[str, Alignmen
     """Per-problem F1 of two aligners against gold, largest difference first.
 
     Problems missing from either aligner, or whose alignments cover other tokens than
-    the gold, are left out. F1 follows :mod:`explorer.alignment_eval` (SURE gold links).
+    the gold, are left out. F1 follows :mod:`explorer.aligners.evaluation` (SURE gold links).
     """
-    from explorer.alignment_eval import score_pair
+    from explorer.aligners.evaluation import score_pair
 
     rows: list[dict[str, Any]] = []
     for pair_id, reference in gold.items():

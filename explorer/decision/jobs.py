@@ -2,10 +2,10 @@
 
 Scoring a whole dataset with every scorer takes from seconds (the 56-pair sample) to many
 minutes (a 20,000-pair upload), so no page may wait for it. :class:`CutoffJobs` runs
-:func:`explorer.cutoffs.compute` in a separate, lower-priority process (``python -m
-explorer.cutoffs compute``): the server's own threads keep the CPU they need to draw pages,
+:func:`explorer.decision.cutoffs.compute` in a separate, lower-priority process (``python -m
+explorer.decision.jobs``): the server's own threads keep the CPU they need to draw pages,
 and a job never holds the server's interpreter lock. Each finished scorer's cutoff lands in
-the on-disk cutoff cache at once (:func:`explorer.cutoffs.lookup` finds it); the job writes
+the on-disk cutoff cache at once (:func:`explorer.decision.cutoffs.lookup` finds it); the job writes
 its progress (scorer, methods done, pairs done) to a small JSON file that
 :meth:`CutoffJobs.status` reads.
 
@@ -37,7 +37,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from explorer.cutoffs import DATASET, cutoff_dir
+from explorer.cache import cutoff_dir
+from explorer.decision import cutoffs
+from explorer.errors import command_status
 
 #: Waiting jobs at most (beyond the running one).
 MAX_QUEUED = 8
@@ -48,7 +50,7 @@ PROGRESS_EVERY = 0.5
 #: The child's niceness increment: pages drawn by the server go first.
 NICENESS = 10
 #: Where the ``explorer`` package lives (the child runs with it first on its path).
-PACKAGE_ROOT = Path(__file__).resolve().parents[1]
+PACKAGE_ROOT = Path(__file__).resolve().parents[2]
 
 QUEUED, RUNNING, DONE, FAILED, REFUSED = "queued", "running", "done", "failed", "refused"
 
@@ -63,7 +65,7 @@ class JobStatus:
     """Where a background job stands.
 
     Attributes:
-        fingerprint: the dataset's (:func:`explorer.cutoffs.fingerprint`).
+        fingerprint: the dataset's (:func:`explorer.decision.cutoffs.fingerprint`).
         name: the dataset's name, for display.
         state: ``queued``, ``running``, ``done``, ``failed`` or ``refused``.
         scorers: the scorers the job chooses cutoffs for, in order.
@@ -269,7 +271,7 @@ def _spawn(job: _Job) -> subprocess.Popen[bytes]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(PACKAGE_ROOT), *filter(None, [env.get("PYTHONPATH")])])
     return subprocess.Popen(
-        [sys.executable, "-m", "explorer.cutoffs", "compute", str(job.data_path), "--scorer", ",".join(job.scorers),
+        [sys.executable, "-m", "explorer.decision.jobs", str(job.data_path), "--scorer", ",".join(job.scorers),
          "--progress", str(job.progress_path), "--parent", str(os.getpid()), "--fingerprint", job.fingerprint],
         cwd=PACKAGE_ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )
@@ -277,10 +279,9 @@ def _spawn(job: _Job) -> subprocess.Popen[bytes]:
 
 def run_child(path: Path, scorers: Sequence[str], progress_path: Path, parent: int | None,
               expect: str | None = None) -> None:
-    """The child's side (``python -m explorer.cutoffs compute``): lower its priority, follow
+    """The child's side (``python -m explorer.decision.jobs``, :func:`main`): lower its priority, follow
     its parent, compute every scorer's cutoff on the dataset's labelled pairs (each cached as
     it finishes) and keep the progress file current."""
-    from explorer import cutoffs
     from explorer.datasets import load
 
     try:
@@ -324,7 +325,7 @@ def run_child(path: Path, scorers: Sequence[str], progress_path: Path, parent: i
             state.update(pairs_done=done, pairs=total)
             write()
 
-        cutoffs.compute(dataset, [scorer], source=DATASET, progress=report)
+        cutoffs.compute(dataset, [scorer], source=cutoffs.DATASET, progress=report)
     state.update(finished=len(scorers), scorer="", pairs_done=0)
     write(force=True)
 
@@ -340,3 +341,26 @@ def jobs() -> CutoffJobs:
         if _JOBS is None:
             _JOBS = CutoffJobs()
         return _JOBS
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m explorer.decision.jobs DATA --progress FILE [--scorer a,b] [--parent PID]
+    [--fingerprint FP]``: the background job's child process (:func:`run_child`)."""
+    import argparse
+
+    from explorer.scorers import parse_scorer_names
+
+    parser = argparse.ArgumentParser(prog="python -m explorer.decision.jobs",
+                                     description="choose a dataset's cutoffs into the cache (the app's background job)")
+    parser.add_argument("data")
+    parser.add_argument("--scorer", default="all")
+    parser.add_argument("--progress", type=Path, required=True, help="JSON file kept current with the progress")
+    parser.add_argument("--parent", type=int, help="exit when this process is no longer the parent")
+    parser.add_argument("--fingerprint", help="refuse a file whose labelled pairs have another fingerprint")
+    args = parser.parse_args(argv)
+    return command_status(lambda: run_child(Path(args.data), parse_scorer_names(args.scorer), args.progress,
+                                            args.parent, args.fingerprint))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

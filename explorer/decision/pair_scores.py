@@ -1,13 +1,13 @@
 """Every labelled pair's score under each scorer, kept on disk by the cutoff job.
 
-Choosing a dataset's cutoffs (:func:`explorer.cutoffs.compute`, run by the app's background
-job, :mod:`explorer.cutoff_jobs`) scores every labelled pair with every scorer. Those scores
+Choosing a dataset's cutoffs (:func:`explorer.decision.cutoffs.compute`, run by the app's
+background job, :mod:`explorer.decision.jobs`) scores every labelled pair with every scorer. Those scores
 are kept here, one ``.npy`` file of float64 per (dataset fingerprint, scorer), in
-``scores/`` beside the cached cutoffs (:func:`explorer.cutoffs.cutoff_dir`), so the Pair
+``scores/`` beside the cached cutoffs (:func:`explorer.cache.cutoff_dir`), so the Pair
 page can show a pair's verdicts, slow methods included, without scoring it again
 (:func:`value`). Entry ``i`` is the score of the ``i``-th labelled pair of the dataset
-(:func:`explorer.cutoffs.labelled`); NaN where the scorer refused the pair. The fingerprint
-covers the pairs' ids, texts and labels and :data:`explorer.cutoffs.CACHE_VERSION`, so an
+(:func:`explorer.decision.cutoffs.labelled`); NaN where the scorer refused the pair. The fingerprint
+covers the pairs' ids, texts and labels and :data:`explorer.decision.cutoffs.CACHE_VERSION`, so an
 edited dataset or a changed scorer (which bumps the version) never reads old scores.
 
 Bounds, checked before any scoring: datasets of more than :data:`MAX_PAIRS` labelled pairs
@@ -24,6 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
+from explorer.cache import cutoff_dir
+
 #: Datasets with more labelled pairs keep no per-pair scores (24 scorers x 50,000 pairs x 8
 #: bytes is under 10 MB on disk).
 MAX_PAIRS = 50_000
@@ -33,8 +35,6 @@ SUFFIX = ".npy"
 
 
 def folder() -> Path:
-    from explorer.cutoffs import cutoff_dir
-
     return cutoff_dir() / "scores"
 
 

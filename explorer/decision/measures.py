@@ -1,11 +1,10 @@
-"""Evaluating scorers as entailment classifiers and as similarity measures.
+"""How well a thresholded scorer decides: accuracy, CWS, average precision, correlations.
 
-Decision rule: a pair is judged *entailed* when ``score > cutoff``. With a development
-set, the cutoff is chosen on it by a rule of :mod:`explorer.decision` (by default
-``midpoint``: the best accuracy there, lowest among ties, placed halfway into the gap to
-the next distinct score) and applied unchanged to the test data; with no development set
-it is the best cutoff on the data itself (:func:`best_cutoff`, ``cutoff_source = "self"``).
-Candidate cutoffs include one below every score ("everything entailed").
+Decision rule: a pair is judged *entailed* when ``score > cutoff``. Which cutoff a scorer
+uses is :func:`explorer.decision.resolve.resolve`'s to say; the measures here take it as
+given, except :func:`best_cutoff` (the best cutoff on the data itself, lowest among ties)
+and :func:`classification_report` with no cutoff, which uses it (``cutoff_source =
+"self"``). Candidate cutoffs include one below every score ("everything entailed").
 
 Ranking measures:
 
@@ -24,20 +23,14 @@ Graded data (STS, SICK relatedness) is evaluated by Pearson and Spearman correla
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
-from explorer.datasets import Dataset
 from explorer.errors import ExplorerError
 from explorer.pairs import Pair
-from explorer.preprocess import analyze_pair
-from explorer.scorers import SCORERS, get_scorer
 
-Progress = Callable[[int, int], None]
 Floats = Sequence[float] | np.ndarray
 Bools = Sequence[bool] | np.ndarray
 
@@ -202,95 +195,3 @@ def graded_report(scores: Floats, pairs: Sequence[Pair]) -> GradedReport:
     pearson, spearman = correlations(scores, [float(p.score) for p in pairs])  # type: ignore[arg-type]
     return GradedReport(n=len(pairs), pearson=pearson, spearman=spearman)
 
-
-def score_pairs(
-    pairs: Sequence[Pair], scorer_name: str, *, progress: Progress | None = None
-) -> np.ndarray:
-    """Score every pair with one registered scorer."""
-    scorer = get_scorer(scorer_name)
-    out = np.empty(len(pairs))
-    score_many = getattr(scorer, "score_many", None)
-    if score_many is not None:
-        # Scorers with a batch path score in chunks so progress still moves.
-        chunk = 200
-        for start in range(0, len(pairs), chunk):
-            batch = [analyze_pair(p) for p in pairs[start : start + chunk]]
-            out[start : start + len(batch)] = score_many(batch)
-            if progress is not None:
-                progress(start + len(batch), len(pairs))
-        return out
-    for i, pair in enumerate(pairs):
-        out[i] = scorer.score(analyze_pair(pair)).value
-        if progress is not None:
-            progress(i + 1, len(pairs))
-    return out
-
-
-@dataclass(frozen=True)
-class ScorerEvaluation:
-    """One scorer's evaluation on one dataset, in the CLI's JSON shape."""
-
-    scorer: str
-    report: ClassificationReport | GradedReport
-    seconds: float
-    scores: tuple[float, ...] = field(repr=False)
-    dev_scores: tuple[float, ...] | None = field(default=None, repr=False)
-
-    def to_json(self) -> dict[str, Any]:
-        body = asdict(self.report)
-        return {"scorer": self.scorer, **body, "seconds": round(self.seconds, 4)}
-
-
-def evaluate(
-    data: Dataset, scorer_names: Sequence[str], *, dev: Dataset | None = None,
-    progress: Callable[[str, int, int], None] | None = None, rule: str | None = None,
-) -> list[ScorerEvaluation]:
-    """Score and evaluate a dataset with each scorer (cutoffs chosen on ``dev`` if given,
-    by ``rule``: one of :data:`explorer.decision.CUTOFF_RULES`, the default rule when None).
-
-    Graded data gets Pearson/Spearman; labelled data gets the classification report.
-    """
-    from explorer.decision import DEFAULT_RULE, choose_cutoff
-
-    rule = rule or DEFAULT_RULE
-    if dev is not None:
-        choose_cutoff([0.0, 1.0], [False, True], rule)  # an unknown rule fails before any scoring
-        unlabelled = [p.id for p in dev.pairs if p.entails is None]
-        if unlabelled or not dev.pairs:
-            raise EvaluationError(
-                f"the development set {dev.name} has {len(unlabelled)} pairs without an entailment label"
-                + (f" (first: {unlabelled[0]})" if unlabelled else "")
-                + "; choosing a cutoff needs binary or 3-way labels"
-            )
-    graded = data.kind == "graded"
-    if dev is not None and graded:
-        raise EvaluationError("a development set only applies to labelled (classification) data")
-    results = []
-    for name in scorer_names:
-        start = time.perf_counter()
-        report_progress = (lambda i, n, name=name: progress(name, i, n)) if progress else None
-        scores = score_pairs(data.pairs, name, progress=report_progress)
-        dev_scores = None
-        report: ClassificationReport | GradedReport
-        if graded:
-            report = graded_report(scores, data.pairs)
-        else:
-            cutoff = None
-            fixed = SCORERS[name].cutoff if name in SCORERS else None
-            if fixed is not None:
-                cutoff = fixed
-            elif dev is not None:
-                dev_scores = score_pairs(dev.pairs, name)
-                cutoff = choose_cutoff(dev_scores, [bool(p.entails) for p in dev.pairs], rule)
-            report = classification_report(scores, data.pairs, cutoff=cutoff,
-                                           source="model" if fixed is not None else "dev")
-        results.append(
-            ScorerEvaluation(
-                scorer=name,
-                report=report,
-                seconds=time.perf_counter() - start,
-                scores=tuple(float(x) for x in scores),
-                dev_scores=None if dev_scores is None else tuple(float(x) for x in dev_scores),
-            )
-        )
-    return results

@@ -7,7 +7,7 @@ B, not the accuracy A promised. This module holds
 * the cutoff rules (:data:`CUTOFF_RULES`), each ``rule(scores, gold) -> cutoff``:
 
   - ``best``: the best accuracy on A, ties to the lowest cutoff, the cutoff being one of
-    A's scores (the library's historical rule, :func:`explorer.evaluation.best_cutoff`);
+    A's scores (the library's historical rule, :func:`explorer.decision.measures.best_cutoff`);
   - ``midpoint``: the same best-accuracy choice, but the cutoff is put halfway between the
     chosen score and the next distinct score above it (the gap is where A says nothing);
   - ``plateau``: among all cutoffs with the best accuracy, the middle of the widest run of
@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from explorer.evaluation import EvaluationError, accuracy, average_precision, sweep
+from explorer.decision.measures import EvaluationError, accuracy, average_precision, sweep
 
 Floats = Sequence[float] | np.ndarray
 Bools = Sequence[bool] | np.ndarray
@@ -146,9 +146,19 @@ CUTOFF_RULES: dict[str, CutoffRule] = {
     "logistic": cutoff_logistic,
 }
 
-#: The rule the Evaluate page and ``evaluate --dev`` use (chosen by cross-set transfer,
-#: docs/RESULTS.md "Cutoff transfer").
+#: The rule of every cutoff chosen on a development set and carried to other data: the
+#: Pair page's, the Evaluate page's, ``evaluate --dev``'s and a batch result's
+#: (:func:`explorer.decision.resolve.resolve_cutoff`). Chosen by cross-set transfer
+#: (docs/RESULTS.md "Cutoff rules"): as accurate on B as ``best``, and no score of A sits
+#: exactly on the cutoff, so scores a hair above a tied dev score are not decided by
+#: floating-point noise.
 DEFAULT_RULE = "midpoint"
+#: The rule of a set's own cutoff, decided on the pairs it was chosen on (the dataset's own
+#: on the Pair page, "self" on the Evaluate page and in ``evaluate`` without ``--dev``, a
+#: batch result's): the lowest best cutoff, at a score, as the papers report theirs
+#: (Szymanski's 0.221 on RTE1 dev). On its own pairs every best-accuracy rule decides the
+#: same way, so only the number shown differs; the shipped defaults were chosen by it too.
+OWN_RULE = "best"
 
 
 def choose_cutoff(scores: Floats, gold: Bools, rule: str = DEFAULT_RULE) -> float:

@@ -1,0 +1,110 @@
+"""The Teach page's methods: one row each, and the lesson a row makes of a pair.
+
+A row is a method's whole description for the page: its display name, its trace function
+(``explorer.teaching.*``, run lazily), its one option (a variant or a model, with the
+names the page shows) and its figure builder (``components.figures.teaching``). The page
+reads nothing else, so adding a method is a trace module, a figure builder and one row.
+
+:func:`trace_of` is the one expensive call (the method's own computation on the pair);
+:func:`lesson` turns a trace into what the browser steps through: every step's sentence,
+caption and figure, sent once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from components.figures.teaching import StepFigure
+from explorer.api import Registry, import_attr
+from explorer.errors import ExplorerError
+from explorer.preprocess import AnalyzedPair
+
+
+class UnknownTeachingMethod(ExplorerError, KeyError):
+    """A method or option the Teach page does not know; the message lists the known ones."""
+
+    def __str__(self) -> str:  # KeyError would quote the message
+        return str(self.args[0])
+
+
+@dataclass(frozen=True)
+class TeachOption:
+    """A method's one choice: the widget ``label``, the trace's keyword ``argument``, the
+    ``choices`` (value -> display name) and the ``default`` value."""
+
+    label: str
+    argument: str
+    choices: dict[str, str]
+    default: str
+
+
+@dataclass(frozen=True)
+class TeachMethod:
+    """A method the Teach page steps through. ``trace`` and ``figure`` are ``"module:attr"``
+    (imported on first use): ``trace(pair, **{option.argument: value})`` returns a trace
+    whose ``steps`` each have an ``explain`` sentence; ``figure(trace, index, large=...)``
+    returns that step's :class:`StepFigure`."""
+
+    name: str
+    label: str
+    trace: str
+    figure: str
+    option: TeachOption | None = field(default=None)
+
+    def option_value(self, value: str | None) -> str | None:
+        """``value`` checked against the option's choices (``None``: the default)."""
+        if self.option is None:
+            return None
+        if value is None:
+            return self.option.default
+        if value not in self.option.choices:
+            raise UnknownTeachingMethod(f"unknown {self.option.label.lower()} {value!r} for {self.label}; "
+                                        f"choose from: {', '.join(self.option.choices)}")
+        return value
+
+    def run(self, pair: AnalyzedPair, option: str | None = None) -> Any:
+        tracer: Callable[..., Any] = import_attr(self.trace)
+        value = self.option_value(option)
+        return tracer(pair) if self.option is None else tracer(pair, **{self.option.argument: value})
+
+    def step_figure(self, trace: Any, index: int, *, large: bool = False) -> StepFigure:
+        if not 0 <= index < len(trace.steps):
+            raise IndexError(f"step {index} of a {len(trace.steps)}-step trace")
+        build: Callable[..., StepFigure] = import_attr(self.figure)
+        return build(trace, index, large=large)
+
+
+_FIGURES = "components.figures.teaching"
+
+#: The methods, in the order the Teach page offers them.
+TEACH_METHODS: Registry[TeachMethod] = Registry("teaching method", [
+    TeachMethod("bleu", "BLEU / modified BLEU", "explorer.teaching.bleu:trace_bleu", f"{_FIGURES}:bleu_figure",
+                TeachOption("Variant", "variant", {"mbleu": "modified BLEU", "bleu": "BLEU", "bleu_pa": "BLEU P&A"},
+                            "mbleu")),
+    TeachMethod("wer", "Word error rate (WER)", "explorer.teaching.wer:trace_wer", f"{_FIGURES}:wer_figure"),
+    TeachMethod("itg", "Bracketing ITG", "explorer.teaching.itg:trace_itg", f"{_FIGURES}:itg_figure",
+                TeachOption("Variant", "variant", {"itg": "exact matches", "itg_entail": "cheap text nulls",
+                                                   "itg_stop": "stoplist", "itg_lex": "lexical similarity"}, "itg")),
+    TeachMethod("manli", "MANLI", "explorer.teaching.manli:trace_manli", f"{_FIGURES}:manli_figure"),
+    TeachMethod("edit", "pFSM / pPDA edit distance", "explorer.teaching.edit:trace_edit", f"{_FIGURES}:edit_figure",
+                TeachOption("Model", "kind", {"ppda": "pPDA (with jumps)", "pfsm": "pFSM"}, "ppda")),
+], error=UnknownTeachingMethod)
+
+
+def trace_of(method: str, option: str | None, pair: AnalyzedPair) -> Any:
+    """The method's trace on the pair: the one expensive call of a lesson (the method's own
+    computation), made once per pair, method and option."""
+    return TEACH_METHODS.info(method).run(pair, option)
+
+
+def lesson(method: str, trace: Any, *, large: bool) -> list[dict[str, Any]]:
+    """Every step of a trace as the browser shows it: ``sentence`` (the step's explanation),
+    ``caption`` and ``figure`` (Plotly JSON). Plain JSON types only."""
+    row = TEACH_METHODS.info(method)
+    steps = []
+    for index, step in enumerate(trace.steps):
+        shown = row.step_figure(trace, index, large=large)
+        steps.append({"sentence": step.explain, "caption": shown.caption, "figure": shown.figure})
+    return steps

@@ -1,0 +1,128 @@
+"""A dataset scored and evaluated by registered scorers: what ``evaluate`` prints.
+
+Scores come from the scorers (:func:`score_pairs`), cutoffs from
+:func:`explorer.decision.resolve.resolve_cutoff`, the figures from
+:mod:`explorer.decision.measures`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from explorer.datasets import Dataset
+from explorer.decision.measures import (
+    ClassificationReport,
+    EvaluationError,
+    GradedReport,
+    classification_report,
+    graded_report,
+)
+from explorer.decision.resolve import Scored, reported_source, resolve_cutoff
+from explorer.decision.rules import DEFAULT_RULE
+from explorer.pairs import Pair
+from explorer.preprocess import analyze_pair
+from explorer.scorers import SCORERS, get_scorer
+
+Progress = Callable[[int, int], None]
+
+
+def score_pairs(
+    pairs: Sequence[Pair], scorer_name: str, *, progress: Progress | None = None
+) -> np.ndarray:
+    """Score every pair with one registered scorer."""
+    scorer = get_scorer(scorer_name)
+    out = np.empty(len(pairs))
+    score_many = getattr(scorer, "score_many", None)
+    if score_many is not None:
+        # Scorers with a batch path score in chunks so progress still moves.
+        chunk = 200
+        for start in range(0, len(pairs), chunk):
+            batch = [analyze_pair(p) for p in pairs[start : start + chunk]]
+            out[start : start + len(batch)] = score_many(batch)
+            if progress is not None:
+                progress(start + len(batch), len(pairs))
+        return out
+    for i, pair in enumerate(pairs):
+        out[i] = scorer.score(analyze_pair(pair)).value
+        if progress is not None:
+            progress(i + 1, len(pairs))
+    return out
+
+
+@dataclass(frozen=True)
+class ScorerEvaluation:
+    """One scorer's evaluation on one dataset, in the CLI's JSON shape."""
+
+    scorer: str
+    report: ClassificationReport | GradedReport
+    seconds: float
+    scores: tuple[float, ...] = field(repr=False)
+    dev_scores: tuple[float, ...] | None = field(default=None, repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        body = asdict(self.report)
+        return {"scorer": self.scorer, **body, "seconds": round(self.seconds, 4)}
+
+
+def evaluate(
+    data: Dataset, scorer_names: Sequence[str], *, dev: Dataset | None = None,
+    progress: Callable[[str, int, int], None] | None = None, rule: str | None = None,
+) -> list[ScorerEvaluation]:
+    """Score and evaluate a dataset with each scorer. Each scorer's cutoff is
+    :func:`~explorer.decision.resolve.resolve_cutoff`'s: a trained classifier's own, else
+    chosen on ``dev`` (when given) by ``rule`` (one of
+    :data:`explorer.decision.rules.CUTOFF_RULES`; the default rule when None), else the
+    best on the data itself.
+
+    Graded data gets Pearson/Spearman; labelled data gets the classification report.
+    """
+    rule = rule or DEFAULT_RULE
+    resolve_cutoff("", rule=rule)  # an unknown rule fails before any scoring
+    if dev is not None:
+        unlabelled = [p.id for p in dev.pairs if p.entails is None]
+        if unlabelled or not dev.pairs:
+            raise EvaluationError(
+                f"the development set {dev.name} has {len(unlabelled)} pairs without an entailment label"
+                + (f" (first: {unlabelled[0]})" if unlabelled else "")
+                + "; choosing a cutoff needs binary or 3-way labels"
+            )
+    graded = data.kind == "graded"
+    if dev is not None and graded:
+        raise EvaluationError("a development set only applies to labelled (classification) data")
+    results = []
+    for name in scorer_names:
+        start = time.perf_counter()
+        report_progress = (lambda i, n, name=name: progress(name, i, n)) if progress else None
+        scores = score_pairs(data.pairs, name, progress=report_progress)
+        dev_scores = None
+        report: ClassificationReport | GradedReport
+        if graded:
+            report = graded_report(scores, data.pairs)
+        else:
+            on_dev = None
+            if dev is not None and not (name in SCORERS and SCORERS[name].cutoff is not None):
+                dev_scores = score_pairs(dev.pairs, name)  # a classifier's own cutoff needs none
+                on_dev = Scored.of(dev.name, dev_scores, gold_of(dev.pairs))
+            choice = resolve_cutoff(name, rule=rule, dev=on_dev, own=Scored.of(data.name, scores, gold_of(data.pairs)))
+            report = classification_report(scores, data.pairs, cutoff=choice.value, source=reported_source(choice))
+        results.append(
+            ScorerEvaluation(
+                scorer=name,
+                report=report,
+                seconds=time.perf_counter() - start,
+                scores=tuple(float(x) for x in scores),
+                dev_scores=None if dev_scores is None else tuple(float(x) for x in dev_scores),
+            )
+        )
+    return results
+
+
+def gold_of(pairs: Sequence[Pair]) -> list[bool]:
+    """Entailment of each pair as a boolean (an unlabelled pair counts as not entailed:
+    the reports refuse unlabelled pairs before it matters)."""
+    return [bool(p.entails) for p in pairs]

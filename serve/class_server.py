@@ -1,0 +1,333 @@
+"""``make serve-class``: the explorer for a class, behind one password, on every core.
+
+    ENTAILMENT_EXPLORER_PASSWORD='choose-one' make serve-class [PORT=8501] [PROCESSES=K] [EXPLORER_WORKERS=W]
+
+Starts K Streamlit processes on internal ports of 127.0.0.1 (each with ``EXPLORER_WORKERS``
+set, the size of its pool of scoring worker processes) and, once they answer, Caddy on
+every network interface at ``PORT``: HTTP basic authentication on every request
+(``serve/Caddyfile``), then a cookie-sticky pick of one Streamlit process per browser.
+Nothing of Streamlit (page, websocket, uploads, media, metrics, health, static files,
+components) answers without the password: Caddy answers 401 before reading a request's body.
+
+Ctrl-C or SIGTERM stops Caddy and every Streamlit process with all they started; a
+Streamlit process that exits on its own is reported and restarted (up to
+:data:`MAX_RESTARTS` times in :data:`RESTART_WINDOW_S`; meanwhile Caddy, refused a
+connection, sends its browsers to the others). The in-app password form is not used here: the proxy is
+the gate, so students are asked once.
+
+Defaults (a first choice, to be tuned by measurement, docs/BENCHMARKS.md): one Streamlit
+process per 4 cores (at least one), each with ``max(2, cores / processes - 1)`` workers:
+a Streamlit process mostly waits on its workers, and each costs its own memory (the app,
+its caches and lexicons), so on this 2-core machine one process with two workers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import socket
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from components.streamlit_config import max_upload_mb
+from serve.caddy import CaddyError, caddy_command, caddy_environment, check_password, find_caddy, hash_password
+from serve.processes import Child, say, stop_all, stop_with_parent
+
+ROOT = Path(__file__).resolve().parents[1]
+PASSWORD_VAR = "ENTAILMENT_EXPLORER_PASSWORD"
+WORKERS_VAR = "EXPLORER_WORKERS"
+DEFAULT_PORT = 8501
+DEFAULT_USER = "class"
+MAX_RESTARTS = 5
+RESTART_WINDOW_S = 300.0
+START_TIMEOUT_S = 180.0
+#: Streamlit's start-up lines that name its internal address (not where students go).
+_BANNER = ("You can now view your Streamlit app", "URL: http://127.0.0.1:", "Uvicorn server started on",
+           "Stopping...")
+
+
+class ServeError(RuntimeError):
+    """The class server cannot start or cannot go on; the message says why and what to do."""
+
+
+def _streamlit_banner(line: str) -> bool:
+    return any(part in line for part in _BANNER)
+
+
+def _caddy_info(line: str) -> bool:
+    """Caddy's information lines (its configuration sets ERROR for the rest of its run)."""
+    return line.startswith("{") and '"level":"info"' in line
+
+
+def available_cores() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
+
+
+def default_processes(cores: int) -> int:
+    """Streamlit processes for a machine with ``cores`` cores: one per four, at least one."""
+    return max(1, cores // 4)
+
+
+def default_workers(cores: int, processes: int) -> int:
+    """Scoring workers per Streamlit process: the cores left after one per Streamlit
+    process, shared out, and at least two."""
+    return max(2, cores // processes - 1)
+
+
+@dataclass(frozen=True)
+class Options:
+    port: int
+    processes: int
+    workers: int
+    user: str
+    password: str
+
+
+def _bounded(name: str, value: str | int, low: int, high: int) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise ServeError(f"{name} must be a whole number, not {value!r}") from None
+    if not low <= number <= high:
+        raise ServeError(f"{name} must be between {low} and {high}, not {number}")
+    return number
+
+
+def parse_options(argv: Sequence[str] | None = None, environ: dict[str, str] | None = None) -> Options:
+    """The options from the command line, else the environment (``PORT``, ``PROCESSES``,
+    ``EXPLORER_WORKERS``, ``CLASS_USER``), else the defaults; the password only from
+    ``ENTAILMENT_EXPLORER_PASSWORD`` (a command line is visible to every user of the machine).
+
+    Raises:
+        ServeError: no password, or an option out of range.
+    """
+    env = os.environ if environ is None else environ
+    parser = argparse.ArgumentParser(prog="make serve-class", description=__doc__.splitlines()[0])
+    parser.add_argument("--port", default=env.get("PORT") or DEFAULT_PORT, help="public port (PORT; default 8501)")
+    parser.add_argument("--processes", default=env.get("PROCESSES") or None,
+                        help="Streamlit processes (PROCESSES; default one per 4 cores)")
+    parser.add_argument("--workers", default=env.get(WORKERS_VAR) or None,
+                        help="scoring workers per Streamlit process (EXPLORER_WORKERS; 0: none, score in it)")
+    parser.add_argument("--user", default=env.get("CLASS_USER") or DEFAULT_USER,
+                        help=f"the user name students give (CLASS_USER; default {DEFAULT_USER!r})")
+    args = parser.parse_args(argv)
+    password = env.get(PASSWORD_VAR, "")
+    if not password:
+        raise ServeError(f"no password: a class server is only started with one, e.g. "
+                         f"{PASSWORD_VAR}='choose-one' make serve-class")
+    try:
+        check_password(password)
+    except CaddyError as err:
+        raise ServeError(str(err)) from None
+    cores = available_cores()
+    processes = _bounded("PROCESSES", args.processes, 1, 64) if args.processes else default_processes(cores)
+    # 0: no worker pool, each Streamlit process scores in its own process.
+    workers = _bounded(WORKERS_VAR, args.workers, 0, 64) if args.workers else default_workers(cores, processes)
+    return Options(_bounded("PORT", args.port, 1, 65535), processes, workers, args.user, password)
+
+
+def free_local_ports(count: int) -> list[int]:
+    """``count`` distinct free ports on 127.0.0.1 (held together while chosen)."""
+    sockets = []
+    try:
+        for _ in range(count):
+            sock = socket.socket()
+            sock.bind(("127.0.0.1", 0))
+            sockets.append(sock)
+        return [int(s.getsockname()[1]) for s in sockets]
+    finally:
+        for sock in sockets:
+            sock.close()
+
+
+def check_port_free(port: int) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("", port))
+        except OSError:
+            raise ServeError(f"port {port} is already in use on this machine; choose another, "
+                             f"e.g. make serve-class PORT={port + 1}") from None
+
+
+def streamlit_command(port: int, upload_mb: int) -> list[str]:
+    """A Streamlit process on ``port`` (127.0.0.1 only) refusing uploads past ``upload_mb``
+    MiB (:func:`components.streamlit_config.max_upload_mb`)."""
+    return [
+        sys.executable, "-m", "streamlit", "run", "app.py",
+        "--server.address", "127.0.0.1", "--server.port", str(port), "--server.headless", "true",
+        "--server.maxUploadSize", str(upload_mb), "--server.enableXsrfProtection", "true",
+        "--server.enableCORS", "true", "--browser.gatherUsageStats", "false",
+    ]
+
+
+def streamlit_environment(workers: int) -> dict[str, str]:
+    """The environment of a Streamlit process: no password (the proxy asks for it, so the
+    in-app form stays off and students are asked once), its pool size."""
+    env = {k: v for k, v in os.environ.items() if k != PASSWORD_VAR}
+    env[WORKERS_VAR] = str(workers)
+    return env
+
+
+def _answers(url: str, expect: int) -> bool:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return int(response.status) == expect
+    except urllib.error.HTTPError as err:
+        return err.code == expect
+    except OSError:
+        return False
+
+
+def _wait(what: str, ready: list[tuple[Child, str, int]], stopping: threading.Event) -> None:
+    """Until each child's URL answers its expected status; a child that exits meanwhile,
+    or :data:`START_TIMEOUT_S`, ends the start with its reason."""
+    deadline = time.monotonic() + START_TIMEOUT_S
+    waiting = list(ready)
+    while waiting:
+        for child, url, expect in list(waiting):
+            if not child.alive():
+                raise ServeError(f"{child.name} stopped while starting ({child.exit_description()}); "
+                                 "its output is above")
+            if _answers(url, expect):
+                waiting.remove((child, url, expect))
+        if stopping.is_set():
+            raise KeyboardInterrupt
+        if waiting and time.monotonic() > deadline:
+            raise ServeError(f"{what} did not answer within {START_TIMEOUT_S:.0f} s: "
+                             f"{', '.join(c.name for c, _, _ in waiting)}")
+        if waiting:
+            stopping.wait(0.25)
+
+
+def _restart(app: Child, stopping: threading.Event) -> None:
+    """Report an exited Streamlit process and start it again, unless it exits too often."""
+    now = time.monotonic()
+    app.restarts = [t for t in app.restarts if now - t < RESTART_WINDOW_S] + [now]
+    if len(app.restarts) > MAX_RESTARTS:
+        app.given_up = True
+        say(f"serve-class: {app.name} stopped again ({app.exit_description()}); it stopped {MAX_RESTARTS + 1} "
+            f"times in {RESTART_WINDOW_S / 60:.0f} minutes, so it is not restarted; the other processes go on")
+        return
+    say(f"serve-class: {app.name} stopped unexpectedly ({app.exit_description()}); restarting it "
+        "(its students' pages reconnect to a fresh session)")
+    stopping.wait(1.0)
+    if not stopping.is_set():
+        app.start()
+
+
+def public_addresses(port: int) -> str:
+    """How students may reach this machine: its host name and its outward address."""
+    names = [socket.gethostname()]
+    try:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            probe.connect(("192.0.2.1", 9))  # no packet is sent: this only picks the route
+            names.append(probe.getsockname()[0])
+    except OSError:
+        pass
+    return " or ".join(f"http://{name}:{port}/" for name in dict.fromkeys(names))
+
+
+def children(options: Options, caddy: str, password_hash: str, ports: list[int],
+             state: Path) -> tuple[list[Child], Child]:
+    """The Streamlit processes (one per port) and Caddy in front of them, not started. Both
+    take the upload size from .streamlit/config.toml (:func:`components.streamlit_config.max_upload_mb`):
+    Streamlit refuses past it, Caddy past it and Streamlit's multipart allowance.
+
+    Raises:
+        ServeError: the upload size cannot be read.
+    """
+    try:
+        upload_mb = max_upload_mb()
+    except (OSError, ValueError) as err:
+        raise ServeError(f"cannot read the upload size: {err}") from None
+    apps = [Child(f"app {i + 1}", streamlit_command(port, upload_mb), streamlit_environment(options.workers),
+                  cwd=ROOT, quiet=_streamlit_banner)
+            for i, port in enumerate(ports)]
+    proxy = Child("caddy", caddy_command(caddy),
+                  caddy_environment(port=options.port, user=options.user, password_hash=password_hash,
+                                    upstreams=ports, max_upload_mib=upload_mb, state_dir=state),
+                  cwd=state, quiet=_caddy_info)
+    return apps, proxy
+
+
+def serve(options: Options) -> int:
+    """Start Streamlit and Caddy, supervise them until a signal, then stop them all."""
+    say(f"serve-class: serving the explorer on ALL network interfaces, port {options.port}, on purpose: "
+        "anyone who can reach this machine can open it, with the password")
+    say(f"serve-class: students open {public_addresses(options.port)} and sign in as "
+        f"user '{options.user}' with the password (plain HTTP: use it on a network you trust)")
+    say(f"serve-class: {options.processes} Streamlit process(es) x {options.workers} workers "
+        f"({available_cores()} cores; PROCESSES and EXPLORER_WORKERS change this); Ctrl-C stops everything")
+    check_port_free(options.port)
+    try:
+        caddy = find_caddy(say=lambda line: say(f"serve-class: {line}"))
+        password_hash = hash_password(caddy, options.password)
+    except CaddyError as err:
+        raise ServeError(str(err)) from None
+    stopping = threading.Event()
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda *_: stopping.set())
+    with tempfile.TemporaryDirectory(prefix="explorer-class-") as state:
+        ports = free_local_ports(options.processes)
+        apps, proxy = children(options, caddy, password_hash, ports, Path(state))
+        code = 0
+        try:
+            for app in apps:
+                app.start()
+            _wait("Streamlit", [(a, f"http://127.0.0.1:{p}/_stcore/health", 200) for a, p in zip(apps, ports)],
+                  stopping)
+            proxy.start()
+            _wait("Caddy", [(proxy, f"http://127.0.0.1:{options.port}/", 401)], stopping)
+            say(f"serve-class: ready on port {options.port} (internal Streamlit ports: "
+                f"{', '.join(map(str, ports))}, on 127.0.0.1 only)")
+            while not stopping.wait(0.5):
+                if not proxy.alive():
+                    raise ServeError(f"Caddy stopped ({proxy.exit_description()}); its output is above")
+                for app in apps:
+                    if not app.given_up and not app.alive():
+                        _restart(app, stopping)
+                if all(app.given_up for app in apps):
+                    raise ServeError("every Streamlit process stopped and was given up; see their output above")
+        except KeyboardInterrupt:
+            pass
+        except ServeError as err:
+            say(f"serve-class: error: {err}")
+            code = 1
+        finally:
+            say("serve-class: stopping Caddy and the Streamlit processes...")
+            stop_all([proxy, *apps])
+            say("serve-class: stopped")
+    return code
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    stop_with_parent()  # `make serve-class` killed: this process stops its children too
+    try:
+        options = parse_options(argv)
+    except ServeError as err:
+        say(f"serve-class: error: {err}")
+        return 2
+    try:
+        return serve(options)
+    except ServeError as err:
+        say(f"serve-class: error: {err}")
+        return 1
+    except KeyboardInterrupt:  # before the children started (installing Caddy, hashing)
+        say("serve-class: stopped")
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
