@@ -27,11 +27,13 @@ def test_default_sizing_follows_the_cores(cores: int, processes: int, workers: i
 
 def test_options_come_from_the_environment() -> None:
     env = {**PASSWORD, "PORT": "9000", "PROCESSES": "3", "EXPLORER_WORKERS": "4", "CLASS_USER": "nlp101"}
-    assert parse_options([], env) == Options(9000, 3, 4, "nlp101", "choose-one")
+    assert parse_options([], env) == Options(9000, 3, 4, 2, "nlp101", "choose-one")  # long pairs: half, the pool's
+    assert parse_options([], {**env, "EXPLORER_LONG_WORKERS": "3"}).long_workers == 3
 
 
 def test_no_pool_is_a_choice() -> None:
-    assert parse_options([], {**PASSWORD, "EXPLORER_WORKERS": "0"}).workers == 0
+    options = parse_options([], {**PASSWORD, "EXPLORER_WORKERS": "0"})
+    assert (options.workers, options.long_workers) == (0, 0)
 
 
 def test_defaults_without_options() -> None:
@@ -50,7 +52,8 @@ def test_defaults_without_options() -> None:
     ({**PASSWORD, "PORT": "http"}, "PORT must be a whole number"),
     ({**PASSWORD, "PROCESSES": "0"}, "PROCESSES must be between 1 and 64"),
     ({**PASSWORD, "EXPLORER_WORKERS": "-1"}, "EXPLORER_WORKERS must be between 0 and 64"),
-], ids=["unset", "empty", "two-lines", "port-0", "port-text", "processes-0", "workers-negative"])
+    ({**PASSWORD, "EXPLORER_LONG_WORKERS": "0"}, "EXPLORER_LONG_WORKERS must be between 1 and 64"),
+], ids=["unset", "empty", "two-lines", "port-0", "port-text", "processes-0", "workers-negative", "long-workers-0"])
 def test_refusals_name_what_to_change(env: dict[str, str], says: str) -> None:
     with pytest.raises(ServeError, match=says):
         parse_options([], env)
@@ -69,9 +72,9 @@ def test_without_a_password_it_refuses_in_one_line(repo_root: Path) -> None:
 
 def test_streamlit_gets_no_password_and_its_pool_size(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ENTAILMENT_EXPLORER_PASSWORD", "choose-one")
-    env = class_server.streamlit_environment(3)
+    env = class_server.streamlit_environment(3, 1)
     assert "ENTAILMENT_EXPLORER_PASSWORD" not in env  # one prompt: the proxy's
-    assert env["EXPLORER_WORKERS"] == "3"
+    assert (env["EXPLORER_WORKERS"], env["EXPLORER_LONG_WORKERS"]) == ("3", "1")
     command = class_server.streamlit_command(12345, 64)
     assert command[command.index("--server.address") + 1] == "127.0.0.1"
     assert command[command.index("--server.maxUploadSize") + 1] == "64"
@@ -88,10 +91,12 @@ def test_streamlit_caddy_and_the_apps_reader_take_one_upload_size(monkeypatch: p
     config = tmp_path / "config.toml"
     config.write_text("[server]\naddress = '127.0.0.1'\nmaxUploadSize = 64\n", encoding="utf-8")
     monkeypatch.setattr(streamlit_config, "CONFIG", config)
-    options = class_server.Options(port=8501, processes=2, workers=1, user="class", password="choose-one")
+    options = class_server.Options(port=8501, processes=2, workers=2, long_workers=1, user="class",
+                                   password="choose-one")
     apps, proxy = class_server.children(options, "caddy", "$2a$14$hash", [4001, 4002], tmp_path)
     for app in apps:
         assert app.argv[app.argv.index("--server.maxUploadSize") + 1] == "64"
+        assert (app.env["EXPLORER_WORKERS"], app.env["EXPLORER_LONG_WORKERS"]) == ("2", "1")
     assert proxy.env["EXPLORER_BODY_MAX"] == "65MiB"  # and Streamlit's multipart allowance
     caddyfile = " ".join(caddy.CADDYFILE.read_text(encoding="utf-8").split())
     assert "request_body { max_size {$EXPLORER_BODY_MAX} }" in caddyfile  # Caddy's one body limit is that value
