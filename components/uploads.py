@@ -14,7 +14,7 @@ a file), never by a number of entries:
   set, the cache): :data:`LIVE_BYTES`; an upload that would pass it is refused, after the
   cache has let go of what only it held.
 
-The limits are chosen from docs/BENCHMARKS.md ("Uploads"): a 100,000-pair dataset holds
+The limits are chosen from docs/BENCHMARKS.md ("Uploads in the app"): a 100,000-pair dataset holds
 55-65 MB, its parse peaks at 130-330 MB in the child, and the largest file such a dataset
 comes in (MultiNLI JSON lines with parse trees, about 1.2 kB a record) is 120 MB.
 """
@@ -23,10 +23,8 @@ from __future__ import annotations
 
 import threading
 import weakref
-from collections import OrderedDict
-from collections.abc import Hashable
-from typing import Generic, TypeVar
 
+from components.lru import SizedLRU
 from components.streamlit_config import max_upload_mb
 from explorer.datasets import Dataset, load_bytes
 from explorer.datasets.isolated import ReadLimitError, ReadLimits, footprint, read_bounded
@@ -63,60 +61,6 @@ def describe_limits() -> str:
     """The upload limits in one sentence (the uploaders' help)."""
     return (f"At most {MAX_PAIRS:,} pairs and {MAX_UPLOAD_MB} MB per file, read within {READ_CPU_SECONDS:g} s of "
             f"processor time and {READ_MEMORY_MB:,} MB of memory; for larger corpora use the command line's `batch`.")
-
-
-K = TypeVar("K", bound=Hashable)
-V = TypeVar("V")
-
-
-class SizedLRU(Generic[K, V]):
-    """A thread-safe least-recently-used map bounded by the sizes given with its values;
-    a value larger than the whole budget is not kept."""
-
-    def __init__(self, budget: int) -> None:
-        self.budget = budget
-        self.total = 0
-        self._data: OrderedDict[K, tuple[V, int]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: K) -> V | None:
-        with self._lock:
-            found = self._data.get(key)
-            if found is None:
-                return None
-            self._data.move_to_end(key)
-            return found[0]
-
-    def put(self, key: K, value: V, size: int) -> None:
-        with self._lock:
-            self._drop(key)
-            if size > self.budget:
-                return
-            while self._data and self.total + size > self.budget:
-                self._drop(next(iter(self._data)))
-            self._data[key] = (value, size)
-            self.total += size
-
-    def pop_oldest(self) -> bool:
-        """Let go of the least recently used entry; False when empty."""
-        with self._lock:
-            if not self._data:
-                return False
-            self._drop(next(iter(self._data)))
-            return True
-
-    def _drop(self, key: K) -> None:
-        found = self._data.pop(key, None)
-        if found is not None:
-            self.total -= found[1]
-
-    def __len__(self) -> int:
-        return len(self._data)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._data.clear()
-            self.total = 0
 
 
 DATASETS: SizedLRU[tuple[str, str], Dataset] = SizedLRU(DATASETS_BYTES)
