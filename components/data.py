@@ -19,8 +19,9 @@ from typing import TypeVar
 import numpy as np
 import streamlit as st
 
+from components import uploads
 from explorer.cache import cache_dir
-from explorer.datasets import Dataset, load_bytes
+from explorer.datasets import Dataset
 from explorer.decision.cutoffs import CutoffChoice
 from explorer.decision.measures import best_cutoff
 from explorer.decision.resolve import Scored, resolve_cutoff
@@ -80,41 +81,32 @@ class LoadedDataset:
         return self.dataset.kind in ("binary", "three_way")
 
 
+SAMPLE_ORIGIN, RTE_ORIGIN, UPLOAD_ORIGIN = "built-in sample", "NLTK RTE corpus", "uploaded file"
+
+
 def content_key(data: bytes) -> str:
     return hashlib.sha1(data).hexdigest()[:16]
 
 
-# cache_resource, not cache_data: a Dataset is frozen, so every session can share one
-# copy instead of unpickling its own on each rerun.
-@st.cache_resource(show_spinner=False, max_entries=32)
-def _parse(data: bytes, name: str) -> Dataset:
-    return load_bytes(data, name)
-
-
-#: The file content of recently loaded datasets, by dataset key: a background job
-#: (:mod:`explorer.decision.jobs`) reads the same bytes the page parsed. Bounded.
-_SOURCES: dict[str, tuple[str, bytes]] = {}
-MAX_SOURCES = 16
-
-
 def load_uploaded(data: bytes, name: str, *, origin: str = "uploaded file") -> LoadedDataset:
-    """Load bytes as a dataset (cached by content).
+    """Load bytes as a dataset (cached by content, shared by every session). An upload
+    (``origin`` :data:`UPLOAD_ORIGIN`) is read by the bounded reader of
+    :mod:`components.uploads`; the explorer's own files are parsed here.
 
     Raises:
-        DatasetError: with the library's message; nothing is returned in part.
+        DatasetError: with the library's message, or a ``ReadLimitError`` naming the limit
+            passed; nothing is returned in part.
     """
-    loaded = LoadedDataset(_parse(data, name), content_key(data), origin)
-    _SOURCES.pop(loaded.key, None)
-    _SOURCES[loaded.key] = (name, data)  # the newest last
-    while len(_SOURCES) > MAX_SOURCES:
-        _SOURCES.pop(next(iter(_SOURCES)))
+    key = content_key(data)
+    loaded = LoadedDataset(uploads.read_dataset(data, name, key, isolated=origin == UPLOAD_ORIGIN), key, origin)
+    uploads.keep_source(key, name, data)
     return loaded
 
 
 def dataset_source(loaded: LoadedDataset) -> tuple[str, bytes] | None:
     """(file name, content) a dataset was loaded from, when it was loaded from bytes
     recently (None for datasets built in memory, e.g. a page of a batch result)."""
-    return _SOURCES.get(loaded.key)
+    return uploads.SOURCES.get(loaded.key)
 
 
 def load_file(path: Path, *, origin: str) -> LoadedDataset:
@@ -136,11 +128,10 @@ def default_dataset() -> LoadedDataset:
     return load_file(DEFAULT_SAMPLE, origin="built-in sample")
 
 
-SAMPLE_ORIGIN, RTE_ORIGIN, UPLOAD_ORIGIN = "built-in sample", "NLTK RTE corpus", "uploaded file"
-
-
-#: Uploaded files kept on this server so the URL can name them (the newest this many).
+#: Uploaded files kept on this server so the URL can name them: the newest this many, and
+#: together at most :data:`UPLOADS_KEPT_BYTES`.
 UPLOADS_KEPT = 50
+UPLOADS_KEPT_BYTES = 1024 * 1024 * 1024
 _UPLOAD_KEY = re.compile(r"[0-9a-f]{16}")
 
 
@@ -154,8 +145,8 @@ def uploads_dir() -> Path:
 def remember_upload(data: bytes, name: str) -> LoadedDataset:
     """Load an uploaded file and keep a copy on this server, named by its content hash, so
     a reload or a copied link (``?dataset=upload:KEY``) reopens it. Only the newest
-    :data:`UPLOADS_KEPT` are kept; where the cache is not writable, the URL just does not
-    name the upload.
+    :data:`UPLOADS_KEPT`, together at most :data:`UPLOADS_KEPT_BYTES`, are kept; where the
+    cache is not writable, the URL just does not name the upload.
 
     Raises:
         DatasetError: the file does not load (nothing is kept then).
@@ -169,10 +160,13 @@ def remember_upload(data: bytes, name: str) -> LoadedDataset:
             tmp = target.with_suffix(suffix + ".tmp")
             tmp.write_bytes(content)
             tmp.replace(target)
-        kept = sorted(folder.glob("*.bin"), key=lambda p: p.stat().st_mtime, reverse=True)
-        for old in kept[UPLOADS_KEPT:]:
-            old.unlink(missing_ok=True)
-            old.with_suffix(".name").unlink(missing_ok=True)
+        kept = sorted(((p, p.stat()) for p in folder.glob("*.bin")), key=lambda f: f[1].st_mtime, reverse=True)
+        total = 0
+        for number, (old, info) in enumerate(kept):
+            total += info.st_size
+            if number >= UPLOADS_KEPT or (number and total > UPLOADS_KEPT_BYTES):
+                old.unlink(missing_ok=True)
+                old.with_suffix(".name").unlink(missing_ok=True)
     except OSError:
         pass
     return loaded
@@ -193,7 +187,14 @@ def dataset_ref(loaded: LoadedDataset) -> str | None:
 
 def load_ref(ref: str) -> LoadedDataset | None:
     """The dataset a :func:`dataset_ref` names, or None when it names nothing available
-    (only files listed in the sample directory or NLTK's RTE corpus are opened)."""
+    (only files listed in the sample directory or NLTK's RTE corpus are opened). An upload
+    is read again under the upload limits.
+
+    Raises:
+        DatasetError: the named file no longer loads, or passes a limit.
+    """
+    from explorer.datasets.reading import check_size
+
     kind, _, name = ref.partition(":")
     if kind == "sample":
         files = {p.name: p for p in SAMPLE_DIR.iterdir() if p.is_file() and p.name != "README.md"}
@@ -203,9 +204,11 @@ def load_ref(ref: str) -> LoadedDataset | None:
         path = nltk_rte_files().get(name)
         return load_file(path, origin=RTE_ORIGIN) if path else None
     if kind == "upload" and _UPLOAD_KEY.fullmatch(name):  # a hash, never a path
+        path = uploads_dir() / f"{name}.bin"
         try:
-            data = (uploads_dir() / f"{name}.bin").read_bytes()
             file_name = (uploads_dir() / f"{name}.name").read_text(encoding="utf-8")
+            check_size(path.stat().st_size, file_name, uploads.LIMITS.bytes)  # before it is read
+            data = path.read_bytes()
         except OSError:
             return None
         return load_uploaded(data, file_name)

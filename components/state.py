@@ -180,8 +180,9 @@ def _from_url() -> LoadedDataset | None:
         return None
     try:
         found = load_ref(str(ref))
-    except DatasetError:
-        found = None
+    except DatasetError as err:
+        st.toast(f"The dataset this link names could not be opened, so the sample is shown: {plain(err)}")
+        return None
     if found is None:
         st.toast(f"The link names a dataset that is not available here ({plain(ref)}); showing the sample.")
     return found

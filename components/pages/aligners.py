@@ -13,6 +13,7 @@ from components import analysis, workers
 from components.data import SAMPLE_DIR, LoadedDataset, load_file
 from components.guard import guarded
 from components.state import current_dataset, open_pair, set_dataset
+from components.text import plain
 from explorer.aligners import ALIGNERS
 from explorer.alignment import Alignment
 from explorer.pairs import Pair
@@ -96,7 +97,7 @@ def gold_source() -> LoadedDataset | None:
     if loaded.dataset.has_gold_alignments:
         return loaded
     st.info(
-        f"The current dataset ({loaded.name}) has no gold alignments. Load an MSR "
+        f"The current dataset ({plain(loaded.name)}) has no gold alignments. Load an MSR "
         "`.align.txt` or Edinburgh++ JSON file on the Dataset page, or pick one here."
     )
     options = {label: str(path) for label, path in SAMPLE_GOLD.items()}
@@ -182,7 +183,7 @@ def body() -> None:
         for name in chosen:
             frames[name] = _evaluate(loaded.key, name, limit, tuple(loaded.dataset.pairs),
                                      model if name == "manli" else "")
-    st.subheader(f"{loaded.name}: {limit} of {n_gold} problems")
+    st.subheader(f"{plain(loaded.name)}: {limit} of {n_gold} problems")
     training = "manli" in chosen and is_manli_training_data(loaded, model)
     if training:
         shipped = SHIPPED_MODELS[model]

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from components import state
+from components import state, uploads
 from components.data import (
     SAMPLE_ABOUT,
     SAMPLES,
@@ -58,10 +58,11 @@ def source_controls() -> LoadedDataset | None:
         choice = st.selectbox("RTE file", names, index=index, key="dataset_nltk")
         return load_file(rte_files[choice], origin="NLTK RTE corpus")
     formats = "; ".join(f"{info.description}" for info in LOADERS.values())
-    upload = st.file_uploader("Dataset file", key="dataset_upload", help=f"Recognised by content and extension: {formats}.")
+    upload = st.file_uploader("Dataset file", key="dataset_upload", max_upload_size=uploads.MAX_UPLOAD_MB,
+                              help=f"Recognised by content and extension: {formats}. {uploads.describe_limits()}")
     if upload is None:
         if current.origin == "uploaded file":
-            st.caption(f"Showing the uploaded {current.name}; upload another file to replace it.")
+            st.caption(f"Showing the uploaded {plain(current.name)}; upload another file to replace it.")
         else:
             st.info(f"Upload a dataset file. Formats: {formats}.")
         return None
@@ -72,7 +73,7 @@ def choose_dataset() -> LoadedDataset:
     try:
         chosen = source_controls()
     except DatasetError as err:
-        st.error(f"Could not load this file, so the dataset is unchanged: {err}")
+        st.error(f"Could not load this file, so the dataset is unchanged: {plain(err)}")
         return current_dataset()
     if chosen is not None:
         set_dataset(chosen)
@@ -150,11 +151,11 @@ def main() -> None:
     st.caption(
         f"**{plain(loaded.name)}** ({loaded.origin}): {count(len(dataset), 'pair')}, "
         + label_kind(dataset.kind, int(labelled_mask(loaded).sum()), len(dataset))
-        + (f", tasks {', '.join(dataset.tasks)}" if dataset.tasks else "")
+        + (f", tasks {plain(', '.join(dataset.tasks))}" if dataset.tasks else "")
         + f"; read as {LOADERS[dataset.format].description}."
     )
     for note in dataset.notes:
-        st.caption(note)
+        st.caption(plain(note))
     interactive = [n for n, info in SCORERS.items() if info.interactive]
     names = interactive + [n for n in SCORERS if n not in interactive]
     left, right = st.columns([1, 3])
@@ -164,7 +165,7 @@ def main() -> None:
         key="dataset_scorer", persist_state="session",
     )
     with st.spinner(f"Scoring {len(dataset)} pairs with {SCORERS[scorer].label}..."):
-        built = attempt(lambda: build_table(loaded, scorer), SCORERS[scorer].label, where=f"on {loaded.name}",
+        built = attempt(lambda: build_table(loaded, scorer), SCORERS[scorer].label, where=f"on {plain(loaded.name)}",
                         then=". Choose another scorer.")
     if built is None:  # the other scorers remain choosable
         return

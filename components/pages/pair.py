@@ -93,7 +93,7 @@ def pair_controls(loaded: LoadedDataset) -> Pair | None:
         pick = state.pair_pick(loaded.key)
         pick.set(wanted)
         st.selectbox(
-            f"Pair from {loaded.name}",
+            f"Pair from {plain(loaded.name)}",
             ids,
             key=pick.key,
             format_func=lambda i: _pair_caption(by_id[i]),
@@ -105,11 +105,11 @@ def pair_controls(loaded: LoadedDataset) -> Pair | None:
         number = state.pair_number(loaded.key)
         number.set(ids.index(wanted) + 1)
         st.number_input(
-            f"Pair of {loaded.name} (1 to {len(ids):,}; too many to list)", min_value=1, max_value=len(ids),
+            f"Pair of {plain(loaded.name)} (1 to {len(ids):,}; too many to list)", min_value=1, max_value=len(ids),
             step=1, key=number.key, on_change=lambda: select_pair(ids[int(number.value()) - 1]),
             help="Or find one on the Dataset page (search, filters) and open it; or type your own pair below.",
         )
-        st.caption(_pair_caption(by_id[wanted]))
+        st.caption(plain(_pair_caption(by_id[wanted])))
     chosen = by_id[wanted]
     if state.PAIR_SHOWN.get() != (loaded.key, chosen.id) or not state.TYPED_TEXT.present():
         _show_pair(chosen)
@@ -120,7 +120,8 @@ def pair_controls(loaded: LoadedDataset) -> Pair | None:
         column.text_area(label, key=widget.key, height=130, on_change=_copy_widget, args=(widget, kept))
     text, hypothesis = state.TYPED_TEXT.value(), state.TYPED_HYPOTHESIS.value()
     if text == chosen.text and hypothesis == chosen.hypothesis:
-        st.caption(f"Pair **{chosen.id}** of {loaded.name}" + (f", gold label: **{chosen.label}**" if chosen.label else ""))
+        st.caption(f"Pair **{plain(chosen.id)}** of {plain(loaded.name)}"
+                   + (f", gold label: **{chosen.label}**" if chosen.label else ""))
         if chosen.note:
             st.info(f"**What this pair shows:** {plain(chosen.note)}")
         return chosen
@@ -232,7 +233,7 @@ def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair, timer: PageTim
             "cutoff": round(cut.value, 4),
             "decision": _decision(float(result.value), cut.value),
             "what it is": SCORERS[name].description,
-            "cutoff from": cut.origin,
+            "cutoff from": plain(cut.origin),  # st.table renders Markdown in its cells
             "score from": "stored by the background cutoff job" if isinstance(result, StoredScore) else "this page",
         })
     st.subheader("Scores")
@@ -275,7 +276,7 @@ def decision_section(loaded: LoadedDataset, pair: Pair, results: dict[str, Any])
     cutoff = right.slider(
         "Cutoff (score > cutoff means entails)", min_value=float(low), max_value=float(high),
         value=float(cut.value), step=0.001, format="%.3f", key=f"cutoff_{name}_{loaded.key}_{cut.source}",
-        help=f"Starts at {cut.origin}.",
+        help=f"Starts at {plain(cut.origin)}.",
     )
     decision = _decision(value, cutoff)
     message = f"{SCORERS[name].label} = {value:.4f} {'>' if value > cutoff else '≤'} {cutoff:.3f}: **{decision}**"

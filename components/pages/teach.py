@@ -80,7 +80,7 @@ def _pick_pair() -> Pair | None:
         hyp = by_id[pair_id].hypothesis
         return f"{pair_id} — {hyp if len(hyp) <= 70 else hyp[:67] + '...'}"
 
-    pair_id = st.selectbox(f"Pair of {loaded.name}", ids, index=index, format_func=caption, key="teach_pair")
+    pair_id = st.selectbox(f"Pair of {plain(loaded.name)}", ids, index=index, format_func=caption, key="teach_pair")
     if pair_id != current:
         select_pair(pair_id)  # ?pair= (shared with the Pair page): a link reopens it
     return find_pair(loaded, pair_id)

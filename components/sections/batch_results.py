@@ -28,7 +28,7 @@ from components.figures import batch as batch_figures
 from components.figures import evaluation as figures
 from components.figures.compare import agreement, score_scatter, selected_ids
 from components.state import open_pair
-from components.text import plain
+from components.text import plain, svg_plain
 from explorer.batch.query import (
     ALL,
     CORRECT,
@@ -301,7 +301,7 @@ def evaluate_section() -> bool:
     tasks = sorted({t for r in reports.values() for t in r["by_task"]})
     if tasks:
         st.subheader("By task")
-        by_task = {label[n]: {t: f["accuracy"] for t, f in reports[n]["by_task"].items()} for n in names}
+        by_task = {label[n]: {svg_plain(t): f["accuracy"] for t, f in reports[n]["by_task"].items()} for n in names}
         charts.plotly_chart(figures.task_accuracy(by_task, title="Accuracy per task"), key="batch_task_accuracy")
         table = []
         for task in tasks:
@@ -356,7 +356,7 @@ def compare_section() -> bool:
                            x_name=x_label, y_name=y_label, x_cutoff=x_cut, y_cutoff=y_cut)
     event = charts.plotly_chart(figure, key="batch_compare_scatter", on_select="rerun",
                             selection_mode=("box", "lasso", "points"))
-    chosen = selected_ids(event.selection.points) if event is not None and event.selection else []
+    chosen = selected_ids(event.selection.points, list(sample["id"])) if event is not None and event.selection else []
     shown = sample[sample["id"].isin(chosen)] if chosen else sample
     if st.radio("Show", ["all sampled pairs", "disagreements only"], horizontal=True,
                 key="batch_compare_show") == "disagreements only":
