@@ -30,7 +30,7 @@ from pathlib import Path  # noqa: E402
 
 from explorer.aligners.evaluation import load_gold  # noqa: E402
 from explorer.aligners.manli import ManliAligner, decode, default_model  # noqa: E402
-from explorer.aligners.manli_learn import TrainConfig, prepare, train  # noqa: E402
+from explorer.aligners.manli.learn import TrainConfig, prepare, train  # noqa: E402
 from explorer.preprocess import analyze_pair, make_pair  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -32,9 +32,9 @@ from pathlib import Path
 import numpy as np
 
 from explorer.aligners.evaluation import load_gold, report, score_pair
-from explorer.aligners.manli import _lexical_similarity, decode
-from explorer.aligners.manli_features import FeatureConfig
-from explorer.aligners.manli_learn import (
+from explorer.aligners.manli.aligner import _lexical_similarity, decode
+from explorer.aligners.manli.features import FeatureConfig
+from explorer.aligners.manli.learn import (
     Problem,
     TrainConfig,
     lexical_flags_without,

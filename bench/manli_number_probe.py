@@ -122,7 +122,7 @@ def probe(name: str, model: str, examples: int) -> None:
 def cost(n: int, passes: int) -> None:
     import statistics
 
-    import explorer.aligners.manli_features as mf
+    import explorer.aligners.manli.features as mf
 
     paths = [str(SHARED / "msr_align" / f"RTE2_dev_{x}.align.txt") for x in "ABC"]
     analysed = [analyze_pair(p) for p in load_gold(paths).pairs[:n]]
@@ -174,7 +174,7 @@ def cost(n: int, passes: int) -> None:
 def hostile(sizes: list[int]) -> None:
     import random
 
-    import explorer.aligners.manli_features as mf
+    import explorer.aligners.manli.features as mf
     from explorer.pairs import Pair
 
     rng = random.Random(0)

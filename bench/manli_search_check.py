@@ -27,7 +27,7 @@ from collections import Counter
 import numpy as np
 
 from bench.manli_transfer import load
-from explorer.aligners.manli import ManliModel, _lexical_similarity, decode, model_file, shipped_model
+from explorer.aligners.manli.aligner import ManliModel, _lexical_similarity, decode, model_file, shipped_model
 
 
 def main() -> None:

@@ -44,16 +44,16 @@ import numpy as np
 
 from bench.manli_experiments import figures, test
 from explorer.aligners.evaluation import load_gold
-from explorer.aligners.manli import _lexical_similarity, decode
-from explorer.aligners.manli_features import FEATURES, INDEX, N_FEATURES
-from explorer.aligners.manli_learn import Problem, TrainConfig, lexical_flags_with, prepare
+from explorer.aligners.manli.aligner import _lexical_similarity, decode
+from explorer.aligners.manli.features import FEATURES, INDEX, N_FEATURES
+from explorer.aligners.manli.learn import Problem, TrainConfig, lexical_flags_with, prepare
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
 if not SHARED.is_dir():  # a worktree beside the main checkout
     SHARED = Path("/work/shared/data")
 
-#: Feature groups beyond the `msr` model's (names in :data:`explorer.aligners.manli_features.FEATURES`).
+#: Feature groups beyond the `msr` model's (names in :data:`explorer.aligners.manli.features.FEATURES`).
 GROUPS: dict[str, tuple[str, ...]] = {
     "stop": ("sub:stop_unsupported",),
     "be": ("sub:be_mixed", "sub:be_unsupported"),
@@ -96,7 +96,7 @@ def variant_mask(spec: str) -> np.ndarray:
 
 def train_masked(problems: list[Problem], mask: np.ndarray, config: TrainConfig,
                  scale: dict[int, float] | None = None) -> np.ndarray:
-    """:func:`explorer.aligners.manli_learn.train` with the weights outside ``mask`` held at 0;
+    """:func:`explorer.aligners.manli.learn.train` with the weights outside ``mask`` held at 0;
     ``scale`` maps ``id(problem)`` to a factor on that problem's updates (default 1).
     ``config.orders`` above 1 averages that many runs with successive seeds, as ``train`` does."""
     if config.orders > 1:
@@ -145,7 +145,7 @@ def load(name: str, sample: int | None, similarity: object,
         import hashlib
         import pickle
 
-        import explorer.aligners.manli_features as mf
+        import explorer.aligners.manli.features as mf
 
         key = hashlib.sha1(Path(mf.__file__).read_bytes()).hexdigest()[:12]
         tag = f"_with-{lexical.replace(',', '+')}" if lexical else ""
@@ -261,7 +261,7 @@ def _save(folder: Path, variant: str, mask: np.ndarray, msr: list[Problem], edi:
     """Train on MSR and / or on MSR + Edinburgh++ (``which``), save them; returns the MSR
     weights (None when not trained)."""
     from explorer.aligners.manli import ManliModel
-    from explorer.aligners.manli_features import FeatureConfig
+    from explorer.aligners.manli.features import FeatureConfig
 
     kept: list[np.ndarray] = []
     for name, problems in (("msr", msr), ("msr_edi", msr + edi)):

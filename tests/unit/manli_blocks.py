@@ -3,7 +3,7 @@ one feature of one candidate block."""
 
 from __future__ import annotations
 
-from explorer.aligners.manli_features import INDEX, SurfaceSimilarity, extract
+from explorer.aligners.manli.features import INDEX, SurfaceSimilarity, extract
 from explorer.pairs import Pair
 from explorer.preprocess import analyze_pair
 

@@ -9,7 +9,7 @@ import pytest
 
 from explorer import limits
 from explorer.aligners import ALIGNERS, get_aligner
-from explorer.aligners import manli_features as mf
+from explorer.aligners.manli import features as mf
 from explorer.edit_distance import automaton as fsa
 from explorer.edit_distance.automaton import build_automaton
 from explorer.limits import LimitError, Limits, check, estimate, manli_candidates

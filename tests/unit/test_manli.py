@@ -20,7 +20,7 @@ from explorer.aligners.manli import (
     decode,
     default_model,
 )
-from explorer.aligners.manli_features import (
+from explorer.aligners.manli.features import (
     FEATURES,
     INDEX,
     N_FEATURES,
@@ -30,7 +30,7 @@ from explorer.aligners.manli_features import (
     chunk_boundaries,
     extract,
 )
-from explorer.aligners.manli_learn import Problem, TrainConfig, gold_blocks, train
+from explorer.aligners.manli.learn import Problem, TrainConfig, gold_blocks, train
 from explorer.alignment import Alignment, Edit, EditKind
 from explorer.pairs import Pair
 from explorer.preprocess import analyze_pair, make_pair

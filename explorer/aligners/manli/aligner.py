@@ -12,11 +12,11 @@ Because an edit's score does not depend on the rest of the alignment, a successo
 score is the current score plus the new edit's gain minus the gains of the edits it
 replaces; only candidates with a positive gain can improve an alignment, so the others
 are dropped before the walk. The walk and the final climb are compiled with numba
-(:mod:`explorer.aligners.manli_kernel`).
+(:mod:`explorer.aligners.manli.kernel`).
 
 Cost: up to :func:`explorer.limits.manli_candidates` candidate edits (phrases of up to
 ``max_phrase`` tokens on each side, about ``36 |t| |h|``), each with a float32 feature
-row (:mod:`explorer.aligners.manli_features`); the walk is linear in the candidates per
+row (:mod:`explorer.aligners.manli.features`); the walk is linear in the candidates per
 round. :class:`ManliAligner` checks the limits of :mod:`explorer.limits` before it
 computes anything.
 
@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from explorer.aligners.manli_features import (
+from explorer.aligners.manli.features import (
     FEATURES,
     N_FEATURES,
     FeatureConfig,
@@ -47,7 +47,7 @@ from explorer.aligners.manli_features import (
     SimilarityMatrix,
     extract,
 )
-from explorer.aligners.manli_kernel import anneal_walk, climb
+from explorer.aligners.manli.kernel import anneal_walk, climb
 from explorer.alignment import Alignment, Edit, EditKind
 from explorer.api import ResultMixin
 from explorer.errors import ExplorerError
@@ -56,7 +56,7 @@ from explorer.limits import Limits, check, lexical_words, manli_candidates
 if TYPE_CHECKING:
     from explorer.preprocess import AnalyzedPair
 
-MODELS_DIR = Path(__file__).resolve().parents[1] / "models"
+MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
 DEFAULT_MODEL = MODELS_DIR / "manli_rte2dev.json"
 
 

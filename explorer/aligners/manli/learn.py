@@ -30,7 +30,7 @@ from pathlib import Path
 import numpy as np
 
 from explorer.aligners.manli import DecoderConfig, ManliModel, decode
-from explorer.aligners.manli_features import N_FEATURES, FeatureConfig, PairFeatures, SimilarityMatrix, extract
+from explorer.aligners.manli.features import N_FEATURES, FeatureConfig, PairFeatures, SimilarityMatrix, extract
 from explorer.errors import ExplorerError
 from explorer.pairs import Pair
 from explorer.preprocess import analyze_pair
@@ -275,7 +275,7 @@ def train_command(pairs: Sequence[Pair], out: Path, options: dict[str, str], log
     lexical components to switch off, e.g. ``without=wordnet,ppdb``; ``wordnet`` stands
     for every WordNet component) and ``with`` (opt-in components to switch on:
     ``with=embedding``)."""
-    from explorer.aligners.manli import _lexical_similarity
+    from explorer.aligners.manli.aligner import _lexical_similarity
     from explorer.training import TrainingOptionError
 
     known = {"epochs", "burn_in", "seed", "orders", "max_phrase", "contextual", "without", "with"}

@@ -1,0 +1,46 @@
+"""MANLI, the phrase-based alignment model for NLI (MacCartney, Galley & Manning 2008).
+
+The package's public names; the modules hold the parts:
+
+* :mod:`.model` -- the weights file (:class:`ManliModel`), the shipped models, the
+  decoder's schedule (:class:`DecoderConfig`);
+* :mod:`.features` -- phi(e) of every candidate edit (§3), with the lexical evidence
+  (:mod:`.evidence`), the candidate blocks (:mod:`.candidates`) and the number features
+  (:mod:`.numbers`) beside it; the feature names in :mod:`.names`;
+* :mod:`.search` and :mod:`.kernel` -- MANLI-ALIGN, the simulated-annealing decoder (§4);
+* :mod:`.aligner` -- :class:`ManliAligner`, the registered aligner;
+* :mod:`.entailment` -- the ``manli`` scorer's entailment value;
+* :mod:`.learn` -- the averaged perceptron that trains the weights (§3.2).
+"""
+
+from explorer.aligners.manli.aligner import (
+    DEFAULT_MODEL,
+    DEFAULT_MODEL_NAME,
+    HYPOTHESIS_SCORE_WEIGHT,
+    MODELS_DIR,
+    SHIPPED_MODELS,
+    AnnealLog,
+    DecoderConfig,
+    ManliAligner,
+    ManliModel,
+    ManliModelError,
+    ManliResult,
+    ManliScore,
+    ManliScorer,
+    ShippedManli,
+    anneal,
+    anneal_logged,
+    decode,
+    default_model,
+    entailment_score,
+    model_file,
+    shipped_model,
+    training_set_of,
+)
+
+__all__ = [
+    "DEFAULT_MODEL", "DEFAULT_MODEL_NAME", "HYPOTHESIS_SCORE_WEIGHT", "MODELS_DIR", "SHIPPED_MODELS",
+    "AnnealLog", "DecoderConfig", "ManliAligner", "ManliModel", "ManliModelError", "ManliResult",
+    "ManliScore", "ManliScorer", "ShippedManli", "anneal", "anneal_logged", "decode", "default_model",
+    "entailment_score", "model_file", "shipped_model", "training_set_of",
+]
