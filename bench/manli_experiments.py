@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from explorer.aligners.evaluation import load_gold, report, score_pair
-from explorer.aligners.manli.aligner import _lexical_similarity, decode
+from explorer.aligners.manli import decode, lexical_similarity
 from explorer.aligners.manli.features import FeatureConfig
 from explorer.aligners.manli.learn import (
     Problem,
@@ -100,7 +100,7 @@ def main() -> None:
     dataset = load_gold(args.gold)
     pairs = [p for p in dataset.pairs if p.gold_alignment is not None]
     started = time.perf_counter()
-    problems = prepare(pairs, _lexical_similarity(flags), config=feature_config, log=_log)
+    problems = prepare(pairs, lexical_similarity(flags), config=feature_config, log=_log)
     if feature_config.max_phrase == 1:
         problems = [_token_level(p) for p in problems]
     golds = [p.gold_alignment for p in pairs]

@@ -27,7 +27,7 @@ from collections import Counter
 import numpy as np
 
 from bench.manli_transfer import load
-from explorer.aligners.manli.aligner import ManliModel, _lexical_similarity, decode, model_file, shipped_model
+from explorer.aligners.manli import ManliModel, decode, lexical_similarity, model_file, shipped_model
 
 
 def main() -> None:
@@ -40,7 +40,7 @@ def main() -> None:
         model = shipped_model(args.model)
     except Exception:  # noqa: BLE001 -- a path instead of a shipped name
         model = ManliModel.load(model_file(args.model))
-    problems, _ = load(args.corpus, args.sample, _lexical_similarity(model.lexical))
+    problems, _ = load(args.corpus, args.sample, lexical_similarity(model.lexical))
     w = model.weights
     outcome: Counter[str] = Counter()
     blocks: Counter[str] = Counter()

@@ -44,9 +44,10 @@ import numpy as np
 
 from bench.manli_experiments import figures, test
 from explorer.aligners.evaluation import load_gold
-from explorer.aligners.manli.aligner import _lexical_similarity, decode
-from explorer.aligners.manli.features import FEATURES, INDEX, N_FEATURES
 from explorer.aligners.manli.learn import Problem, TrainConfig, lexical_flags_with, prepare
+from explorer.aligners.manli.model import lexical_similarity
+from explorer.aligners.manli.names import FEATURES, INDEX, N_FEATURES
+from explorer.aligners.manli.search import decode
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
@@ -145,9 +146,10 @@ def load(name: str, sample: int | None, similarity: object,
         import hashlib
         import pickle
 
-        import explorer.aligners.manli.features as mf
+        import explorer.aligners.manli as manli_package
 
-        key = hashlib.sha1(Path(mf.__file__).read_bytes()).hexdigest()[:12]
+        code = b"".join(p.read_bytes() for p in sorted(Path(manli_package.__file__).parent.glob("*.py")))
+        key = hashlib.sha1(code).hexdigest()[:12]
         tag = f"_with-{lexical.replace(',', '+')}" if lexical else ""
         path = cache / f"manli_{name}_{sample or 'all'}_{key}{tag}.pkl"
         if path.is_file():
@@ -195,7 +197,7 @@ def main() -> None:
     burn_in = args.burn_in if args.burn_in is not None else min(10, args.epochs - 1)
     config = TrainConfig(epochs=args.epochs, burn_in=burn_in, decay=args.decay, seed=args.seed, orders=args.orders)
     flags = lexical_flags_with(args.lexical.split(","))
-    similarity = _lexical_similarity(flags)
+    similarity = lexical_similarity(flags)
     started = time.perf_counter()
     msr, msr_gold = load("msr", args.sample_msr, similarity, args.cache, args.lexical)
     edi, edi_gold = load("edi", args.sample_edi, similarity, args.cache, args.lexical)

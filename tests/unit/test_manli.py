@@ -20,17 +20,10 @@ from explorer.aligners.manli import (
     decode,
     default_model,
 )
-from explorer.aligners.manli.features import (
-    FEATURES,
-    INDEX,
-    N_FEATURES,
-    FeatureConfig,
-    PairFeatures,
-    SurfaceSimilarity,
-    chunk_boundaries,
-    extract,
-)
+from explorer.aligners.manli.evidence import SurfaceSimilarity, chunk_boundaries
+from explorer.aligners.manli.features import FeatureConfig, PairFeatures, extract
 from explorer.aligners.manli.learn import Problem, TrainConfig, gold_blocks, train
+from explorer.aligners.manli.names import FEATURES, INDEX, N_FEATURES
 from explorer.alignment import Alignment, Edit, EditKind
 from explorer.pairs import Pair
 from explorer.preprocess import analyze_pair, make_pair

@@ -13,34 +13,28 @@ The package's public names; the modules hold the parts:
 * :mod:`.learn` -- the averaged perceptron that trains the weights (§3.2).
 """
 
-from explorer.aligners.manli.aligner import (
+from explorer.aligners.manli.aligner import ManliAligner, ManliResult
+from explorer.aligners.manli.entailment import HYPOTHESIS_SCORE_WEIGHT, ManliScore, ManliScorer, entailment_score
+from explorer.aligners.manli.model import (
     DEFAULT_MODEL,
     DEFAULT_MODEL_NAME,
-    HYPOTHESIS_SCORE_WEIGHT,
     MODELS_DIR,
     SHIPPED_MODELS,
-    AnnealLog,
     DecoderConfig,
-    ManliAligner,
     ManliModel,
     ManliModelError,
-    ManliResult,
-    ManliScore,
-    ManliScorer,
     ShippedManli,
-    anneal,
-    anneal_logged,
-    decode,
     default_model,
-    entailment_score,
+    lexical_similarity,
     model_file,
     shipped_model,
     training_set_of,
 )
+from explorer.aligners.manli.search import AnnealLog, anneal, anneal_logged, decode
 
 __all__ = [
     "DEFAULT_MODEL", "DEFAULT_MODEL_NAME", "HYPOTHESIS_SCORE_WEIGHT", "MODELS_DIR", "SHIPPED_MODELS",
     "AnnealLog", "DecoderConfig", "ManliAligner", "ManliModel", "ManliModelError", "ManliResult",
     "ManliScore", "ManliScorer", "ShippedManli", "anneal", "anneal_logged", "decode", "default_model",
-    "entailment_score", "model_file", "shipped_model", "training_set_of",
+    "entailment_score", "lexical_similarity", "model_file", "shipped_model", "training_set_of",
 ]

@@ -43,120 +43,19 @@ part of the best alignment, which lets the decoder drop the rest.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 import numpy as np
 
+from explorer.aligners.manli.candidates import Candidates, Side, candidates, cum, span_max, ties
+from explorer.aligners.manli.context import contextual_features
+from explorer.aligners.manli.evidence import SimilarityMatrix, lexical_matrices
+from explorer.aligners.manli.names import DEL0, FEATURES, INDEX, INS0, LEXICAL_COMPONENTS, N_FEATURES, SCORE_CHUNK
+from explorer.aligners.manli.number_features import number_features, number_format_features
 from explorer.alignment import Edit, EditKind
 
 if TYPE_CHECKING:
-    from explorer.preprocess import Analysis, AnalyzedPair
-
-ALIGNED_FEATURES: tuple[str, ...] = (
-    "sub:bias",
-    "sub:eq",
-    "sub:sim_max",
-    "sub:sim_cover_h",
-    "sub:sim_cover_p",
-    "sub:sim_exact",
-    "sub:sim_zero",
-    "sub:antonym",
-    "sub:p_extra",
-    "sub:h_extra",
-    "sub:size_diff",
-    "sub:multi",
-    "sub:p_nonconstituent",
-    "sub:h_nonconstituent",
-    "sub:p_stop",
-    "sub:h_stop",
-    "sub:stop_both",
-    "sub:pos_match",
-    "sub:best_for_h",
-    "sub:best_for_p",
-    "sub:eq_content",
-    "sub:sim_partial",
-    "sub:punct_both",
-    "sub:proper_both",
-    "sub:lex_identity",
-    "sub:lex_levenshtein",
-    "sub:lex_numbers",
-    "sub:lex_names",
-    "sub:lex_ppdb",
-    "sub:lex_wordnet_synonyms",
-    "sub:lex_hypernyms",
-    "sub:lex_derivation",
-    "sub:lex_ic_measure",
-    "sub:lex_embedding",
-    # contextual
-    "sub:distortion",
-    "sub:left_match",
-    "sub:right_match",
-    "sub:both_match",
-    "sub:stop_distortion",
-    "sub:stop_left_match",
-    "sub:stop_right_match",
-    "sub:anchor_left",
-    "sub:anchor_right",
-    "sub:anchor_both",
-    "sub:stop_anchor",
-    # support features: function words, `be`, numbers and context (see _support_features)
-    "sub:stop_unsupported",
-    "sub:be_mixed",
-    "sub:be_unsupported",
-    "sub:num_mismatch",
-    "sub:num_one_side",
-    "sub:context2",
-    "sub:rival",
-    "sub:rival_unsupported",
-    "sub:weak_excess",
-    # numbers in other formats read as one value
-    "sub:num_value_eq",
-    "sub:num_value_clash",
-)
-DEL_FEATURES: tuple[str, ...] = ("del:bias", "del:stop", "del:punct", "del:best_sim", "del:excess")
-INS_FEATURES: tuple[str, ...] = ("ins:bias", "ins:stop", "ins:punct", "ins:best_sim", "ins:excess")
-#: Every feature's name, in weight-vector order.
-FEATURES: tuple[str, ...] = ALIGNED_FEATURES + DEL_FEATURES + INS_FEATURES
-INDEX: dict[str, int] = {name: i for i, name in enumerate(FEATURES)}
-CONTEXTUAL: tuple[str, ...] = (
-    "sub:distortion", "sub:left_match", "sub:right_match", "sub:both_match",
-    "sub:stop_distortion", "sub:stop_left_match", "sub:stop_right_match",
-    "sub:anchor_left", "sub:anchor_right", "sub:anchor_both", "sub:stop_anchor",
-    "sub:stop_unsupported", "sub:be_unsupported", "sub:context2", "sub:rival", "sub:rival_unsupported",
-)
-#: Anchors: content-word pairs at least this similar. An edit with an anchor just
-#: before (after) it on both sides, at consistent offsets, sits in a matching context.
-ANCHOR_SIM = 0.9
-ANCHOR_WINDOW = 3
-N_FEATURES = len(FEATURES)
-#: Rows of the feature matrix scored at a time (:meth:`PairFeatures.aligned_scores`).
-SCORE_CHUNK = 65_536
-_DEL0 = len(ALIGNED_FEATURES)
-_INS0 = _DEL0 + len(DEL_FEATURES)
-
-#: Chunk grammar standing in for a parser: base noun phrases, verb groups,
-#: adjective / adverb groups. Tokens outside every chunk count as one-token chunks.
-CHUNK_GRAMMAR = r"""
-NP: {<PDT|DT|PRP\$|POS>*<CD|JJ.*|VBN|VBG|NN.*|RB.*>*<NN.*|CD|PRP|EX>+}
-VG: {<MD|TO>?<RB.*>*<VB.*>+<RP>?}
-AP: {<RB.*>*<JJ.*>+}
-"""
-
-
-#: Lexical components whose scores become features of their own (block maximum).
-LEXICAL_COMPONENTS: tuple[str, ...] = (
-    "identity", "levenshtein", "numbers", "names", "ppdb",
-    "wordnet_synonyms", "hypernyms", "derivation", "ic_measure", "embedding",
-)
-#: A string resemblance below this is not evidence of a match (``the`` / ``he``).
-LEVENSHTEIN_FLOOR = 0.5
-
-
-class SimilarityMatrix(Protocol):
-    """Lexical similarity of every text token to every hypothesis token, in [0, 1]."""
-
-    def matrix(self, text_analysis: Analysis, hypothesis_analysis: Analysis) -> np.ndarray: ...
+    from explorer.preprocess import AnalyzedPair
 
 
 @dataclass(frozen=True)
@@ -281,261 +180,7 @@ def _edit(kind: EditKind, p_span: tuple[int, int] | None, h_span: tuple[int, int
     return Edit(kind, p_span, h_span, score=float(phi @ weights), features=features)
 
 
-# -- chunks ---------------------------------------------------------------------------
-
-@lru_cache(maxsize=1)
-def _chunker():  # type: ignore[no-untyped-def]
-    from nltk.chunk import RegexpParser
-
-    return RegexpParser(CHUNK_GRAMMAR)
-
-
-@lru_cache(maxsize=8192)
-def chunk_boundaries(pos: tuple[str, ...]) -> tuple[bool, ...]:
-    """``len(pos) + 1`` flags: True where a chunk starts or ends (between tokens)."""
-    from nltk.tree import Tree
-
-    bounds = [True] * (len(pos) + 1)
-    if not pos:
-        return tuple(bounds)
-    tree = _chunker().parse([(str(i), tag) for i, tag in enumerate(pos)])
-    i = 0
-    for node in tree:
-        if isinstance(node, Tree):
-            size = len(node.leaves())
-            for k in range(i + 1, i + size):
-                bounds[k] = False
-            i += size
-        else:
-            i += 1
-    return tuple(bounds)
-
-
-# -- similarity fallback ----------------------------------------------------------------
-
-class SurfaceSimilarity:
-    """Lemma equality and normalised Levenshtein similarity: the similarity used when
-    :mod:`explorer.lexical` is not available, and in tests."""
-
-    def matrix(self, text_analysis: Analysis, hypothesis_analysis: Analysis) -> np.ndarray:
-        from nltk.metrics.distance import edit_distance
-
-        out = np.zeros((len(text_analysis), len(hypothesis_analysis)))
-        for i, (pw, pl) in enumerate(zip(text_analysis.lower, text_analysis.lemmas)):
-            for j, (hw, hl) in enumerate(zip(hypothesis_analysis.lower, hypothesis_analysis.lemmas)):
-                if pw == hw or pl == hl:
-                    out[i, j] = 1.0
-                elif pl[:1].isalnum() and hl[:1].isalnum():
-                    sim = 1.0 - edit_distance(pl, hl) / max(len(pl), len(hl))
-                    out[i, j] = sim if sim >= 0.5 else 0.0
-        return out
-
-
-# -- lexical evidence --------------------------------------------------------------------
-
-_BREAKDOWNS: dict[tuple[int, str, str, str, str], tuple[float, ...]] = {}
-
-
-def lexical_matrices(similarity: SimilarityMatrix, text: Analysis, hypothesis: Analysis) -> tuple[np.ndarray, np.ndarray]:
-    """The similarity MANLI uses and each component's score, for every token pair.
-
-    With a similarity that reports its components (``breakdown``, as
-    :class:`explorer.lexical.LexicalSimilarity` does) the similarity is the max over
-    components with Levenshtein resemblance below :data:`LEVENSHTEIN_FLOOR` ignored;
-    otherwise it is ``similarity.matrix`` and only identity is known.
-
-    Returns:
-        ``(sim, components)``: ``(p_len, h_len)`` and ``(len(LEXICAL_COMPONENTS), p_len, h_len)``.
-    """
-    p_len, h_len = len(text), len(hypothesis)
-    comps = np.zeros((len(LEXICAL_COMPONENTS), p_len, h_len))
-    breakdown = getattr(similarity, "breakdown", None)
-    if breakdown is None:
-        sim = np.clip(np.asarray(similarity.matrix(text, hypothesis), dtype=np.float64).reshape(p_len, h_len), 0, 1)
-        comps[0] = np.equal.outer(np.array(text.lemmas, dtype=object), np.array(hypothesis.lemmas, dtype=object)) if p_len and h_len else 0
-        return sim, comps
-    if len(_BREAKDOWNS) > 1_000_000:
-        _BREAKDOWNS.clear()
-    owner = id(similarity)
-    for i, (a, ap) in enumerate(zip(text.lemmas, text.pos)):
-        for j, (b, bp) in enumerate(zip(hypothesis.lemmas, hypothesis.pos)):
-            key = (owner, a, ap, b, bp)
-            row = _BREAKDOWNS.get(key)
-            if row is None:
-                parts = breakdown(a, ap, b, bp)
-                row = tuple(float(parts.get(name, 0.0)) for name in LEXICAL_COMPONENTS)
-                _BREAKDOWNS[key] = row
-            comps[:, i, j] = row
-    strong = comps.copy()
-    lev = LEXICAL_COMPONENTS.index("levenshtein")
-    strong[lev] = np.where(strong[lev] >= LEVENSHTEIN_FLOOR, strong[lev], 0.0)
-    sim = np.clip(strong.max(axis=0), 0.0, 1.0) if p_len and h_len else np.zeros((p_len, h_len))
-    return sim, comps
-
-
-# -- features -----------------------------------------------------------------------------
-#
-# extract() runs in stages, each linear in the number of candidates C (or in the pair's
-# token pairs): (1) lexical evidence per token pair, (2) the candidate blocks and their
-# block statistics, (3) the edit's shape (type, sizes, constituents, stopwords, POS),
-# (4) lexical features, (5) contextual features, (6) DEL / INS features. No stage builds
-# an array that grows with C times anything but a constant; MANLI's limits
-# (:mod:`explorer.limits`) bound C before stage 2 starts.
-
-def _wmax(values: np.ndarray, size: int, axis: int) -> np.ndarray:
-    """Max over every window of ``size`` consecutive entries along ``axis``."""
-    return np.lib.stride_tricks.sliding_window_view(values, size, axis=axis).max(axis=-1)
-
-
-def _wmean(values: np.ndarray, size: int, axis: int) -> np.ndarray:
-    """Mean over every window of ``size`` consecutive entries along ``axis``."""
-    return np.lib.stride_tricks.sliding_window_view(values, size, axis=axis).mean(axis=-1)
-
-
-def _coarse(tag: str) -> str:
-    return "N" if tag.startswith(("NN", "PRP", "CD")) else tag[:1]
-
-
-def _cum(values: np.ndarray) -> np.ndarray:
-    """Prefix sums with a leading 0: ``cum[b] - cum[a]`` sums ``values[a:b]``."""
-    return np.concatenate(([0.0], np.cumsum(values)))
-
-
-@dataclass(frozen=True)
-class _Side:
-    """Per-token facts of one sentence, as arrays."""
-
-    n: int
-    stop: np.ndarray  # float 0/1
-    punct: np.ndarray  # float 0/1
-    bounds: np.ndarray  # (n + 1,) bool, chunk boundaries
-    coarse: np.ndarray  # coarse POS (one "" entry for an empty sentence)
-    proper: np.ndarray  # NNP* (one False entry for an empty sentence)
-    best: np.ndarray  # the token's best similarity on the other side
-    be: np.ndarray  # float 0/1: a form of `be` (lemma)
-    number: np.ndarray  # the token's numeric value, NaN when it is not a number
-    ties: np.ndarray  # float 0/1: more than one token on the other side reaches ``best`` (> 0)
-    numeric: tuple[str, ...] = ()  # lower-cased token where it may be part of a number, else ""
-
-    @classmethod
-    def of(cls, analysis: Analysis, best: np.ndarray, ties: np.ndarray | None = None) -> _Side:
-        return cls(
-            n=len(analysis),
-            stop=np.asarray(analysis.stop, dtype=np.float64),
-            punct=np.asarray(analysis.is_punct, dtype=np.float64),
-            bounds=np.asarray(chunk_boundaries(analysis.pos), dtype=bool),
-            coarse=np.array([_coarse(t) for t in analysis.pos] or [""]),
-            proper=np.array([t.startswith("NNP") for t in analysis.pos] or [False]),
-            best=best,
-            be=np.array([lem == "be" for lem in analysis.lemmas], dtype=np.float64),
-            number=np.array([_number(tok, tag) for tok, tag in zip(analysis.tokens, analysis.pos)], dtype=np.float64),
-            ties=np.zeros(len(analysis)) if ties is None else ties,
-            numeric=tuple(_numeric(tok, tag) for tok, tag in zip(analysis.tokens, analysis.pos)),
-        )
-
-
-def _number(token: str, tag: str) -> float:
-    """A token's numeric value when it is tagged CD or holds a digit (``one`` as a pronoun
-    is not a number), else NaN."""
-    from explorer.lexical.numbers import number_value
-
-    if tag != "CD" and not any(ch.isdigit() for ch in token):
-        return float("nan")
-    value = number_value(token)
-    return float("nan") if value is None else value
-
-
-def _numeric(token: str, tag: str) -> str:
-    """The lower-cased token when it may be part of a number (tagged CD, holding a digit,
-    or a percent word: ``per cent`` too), else "" (``one`` as a pronoun is no number)."""
-    from explorer.lexical.numbers import PERCENT_WORDS
-
-    low = token.lower()
-    if tag == "CD" or any(ch.isdigit() for ch in token) or low in PERCENT_WORDS or low in ("per", "cent"):
-        return low
-    return ""
-
-
-@dataclass(frozen=True)
-class _Candidates:
-    """Candidate blocks (stage 2): spans and block statistics, one entry per candidate.
-
-    ``stats`` rows: block maximum of the similarity, of the antonymy, then of each
-    lexical component (:data:`LEXICAL_COMPONENTS`).
-    """
-
-    p_start: np.ndarray
-    h_start: np.ndarray
-    p_size: np.ndarray
-    h_size: np.ndarray
-    stats: np.ndarray  # (2 + len(LEXICAL_COMPONENTS), C)
-    cover_h: np.ndarray  # mean over the block's h tokens of their best match in the p phrase
-    cover_p: np.ndarray  # the same for the p tokens
-    added: np.ndarray  # present only because ``extra`` asked for it
-
-    @property
-    def p_end(self) -> np.ndarray:
-        return self.p_start + self.p_size
-
-    @property
-    def h_end(self) -> np.ndarray:
-        return self.h_start + self.h_size
-
-    def __len__(self) -> int:
-        return int(self.p_start.size)
-
-
-def _candidates(
-    sim: np.ndarray, layers: np.ndarray, max_phrase: int,
-    extra: tuple[tuple[tuple[int, int], tuple[int, int]], ...],
-) -> _Candidates:
-    """Stage 2: every block of at most ``max_phrase`` tokens a side whose similarity
-    maximum is positive or that has at most 3 tokens in all, plus the ``extra`` blocks.
-
-    Works one text phrase size at a time, so its temporaries are a few ``(layers,
-    p_len, h_len)`` arrays whatever ``max_phrase`` is.
-    """
-    p_len, h_len = sim.shape
-    regular = {(m, n) for m in range(1, min(max_phrase, p_len) + 1) for n in range(1, min(max_phrase, h_len) + 1)}
-    forced: dict[tuple[int, int], set[tuple[int, int]]] = {}
-    for (pa, pb), (ha, hb) in extra:
-        forced.setdefault((pb - pa, hb - ha), set()).add((pa, ha))
-    groups: list[tuple[np.ndarray, ...]] = []
-    rows_m, rows = 0, np.zeros(0)
-    for m, n in sorted(regular | set(forced)):
-        if m != rows_m:
-            rows_m, rows = m, _wmax(layers, m, 1)  # (layers, p_len-m+1, h_len)
-        blk = _wmax(rows, n, 2)  # (layers, p_len-m+1, h_len-n+1)
-        if (m, n) in regular:
-            keep = (blk[0] > 0) | (m + n <= 3)
-        else:
-            keep = np.zeros(blk.shape[1:], dtype=bool)
-        added = np.zeros_like(keep)
-        for pa, ha in forced.get((m, n), ()):
-            added[pa, ha] = not keep[pa, ha]
-        keep |= added
-        a, b = np.nonzero(keep)
-        cover_h = _wmean(rows[0], n, 1)[a, b]
-        cover_p = _wmean(_wmax(sim, n, 1), m, 0)[a, b]
-        groups.append((a, b, np.full(a.size, m), np.full(a.size, n), blk[:, a, b], cover_h, cover_p, added[a, b]))
-        del blk
-    if not groups:
-        empty = np.zeros(0, dtype=np.int64)
-        return _Candidates(empty, empty, empty, empty, np.zeros((layers.shape[0], 0)), np.zeros(0), np.zeros(0),
-                           np.zeros(0, dtype=bool))
-    return _Candidates(
-        p_start=np.concatenate([g[0] for g in groups]).astype(np.int64),
-        h_start=np.concatenate([g[1] for g in groups]).astype(np.int64),
-        p_size=np.concatenate([g[2] for g in groups]).astype(np.int64),
-        h_size=np.concatenate([g[3] for g in groups]).astype(np.int64),
-        stats=np.concatenate([g[4] for g in groups], axis=1),
-        cover_h=np.concatenate([g[5] for g in groups]),
-        cover_p=np.concatenate([g[6] for g in groups]),
-        added=np.concatenate([g[7] for g in groups]).astype(bool),
-    )
-
-
-def _shape_features(f: np.ndarray, cand: _Candidates, p: _Side, h: _Side,
+def _shape_features(f: np.ndarray, cand: Candidates, p: Side, h: Side,
                     p_lemmas: tuple[str, ...], h_lemmas: tuple[str, ...]) -> tuple[np.ndarray, np.ndarray]:
     """Stage 3: edit type, phrase sizes, constituents, stopwords, POS, punctuation and
     proper nouns. Returns the EQ flags (lemma sequences equal) and each block's share
@@ -544,7 +189,7 @@ def _shape_features(f: np.ndarray, cand: _Candidates, p: _Side, h: _Side,
     c = len(cand)
     p_start, h_start, p_size, h_size = cand.p_start, cand.h_start, cand.p_size, cand.h_size
     p_end, h_end = cand.p_end, cand.h_end
-    stop_cum_p, stop_cum_h = _cum(p.stop), _cum(h.stop)
+    stop_cum_p, stop_cum_h = cum(p.stop), cum(h.stop)
     p_stop_frac = (stop_cum_p[p_end] - stop_cum_p[p_start]) / p_size
     h_stop_frac = (stop_cum_h[h_end] - stop_cum_h[h_start]) / h_size
     eq = np.fromiter(
@@ -566,157 +211,20 @@ def _shape_features(f: np.ndarray, cand: _Candidates, p: _Side, h: _Side,
     f[:, col["sub:stop_both"]] = stop_both
     f[:, col["sub:pos_match"]] = pos_match
     f[:, col["sub:eq_content"]] = eq * (1.0 - stop_both)
-    p_punct_cum, h_punct_cum = _cum(p.punct), _cum(h.punct)
+    p_punct_cum, h_punct_cum = cum(p.punct), cum(h.punct)
     f[:, col["sub:punct_both"]] = ((p_punct_cum[p_end] - p_punct_cum[p_start]) == p_size) & (
         (h_punct_cum[h_end] - h_punct_cum[h_start]) == h_size)
     if c:
         f[:, col["sub:proper_both"]] = p.proper[p_end - 1] & h.proper[h_end - 1]
     # `be` against a word that is not `be` (a copula standing for a content verb).
-    be_cum_p, be_cum_h = _cum(p.be), _cum(h.be)
+    be_cum_p, be_cum_h = cum(p.be), cum(h.be)
     f[:, col["sub:be_mixed"]] = ((be_cum_p[p_end] - be_cum_p[p_start]) > 0) != ((be_cum_h[h_end] - be_cum_h[h_start]) > 0)
-    _number_features(f, cand, p, h)
-    _number_format_features(f, cand, p, h, eq)
+    number_features(f, cand, p, h)
+    number_format_features(f, cand, p, h, eq)
     return eq, stop_both
 
 
-def _number_features(f: np.ndarray, cand: _Candidates, p: _Side, h: _Side) -> None:
-    """Number agreement: a number on one side of the block only, or numbers on both
-    sides of which some hypothesis (text) number has no equal value on the other side.
-    Each span's set of token values is built once and the blocks with numbers on both
-    sides are compared as arrays (:func:`_neither_subset`): no Python work per candidate."""
-    col = INDEX
-    num_cum_p, num_cum_h = _cum(~np.isnan(p.number)), _cum(~np.isnan(h.number))
-    p_has = (num_cum_p[cand.p_end] - num_cum_p[cand.p_start]) > 0
-    h_has = (num_cum_h[cand.h_end] - num_cum_h[cand.h_start]) > 0
-    f[:, col["sub:num_one_side"]] = p_has != h_has
-    both = np.flatnonzero(p_has & h_has)
-    if not both.size:
-        return
-    size_cap = int(max(cand.p_size[both].max(), cand.h_size[both].max()))
-    sets: dict[frozenset[float], int] = {}
-    p_ids, h_ids = _value_spans(p.number, size_cap, sets), _value_spans(h.number, size_cap, sets)
-    f[both, col["sub:num_mismatch"]] = _neither_subset(
-        p_ids[cand.p_start[both], cand.p_size[both]], h_ids[cand.h_start[both], cand.h_size[both]], sets)
-
-
-def _value_spans(number: np.ndarray, size_cap: int, sets: dict[frozenset[float], int]) -> np.ndarray:
-    """The set of token values (NaN left out) of every span of at most ``size_cap``
-    tokens that holds one, as ids into ``sets`` (added there): an ``(n + 1, size_cap + 1)``
-    array indexed by start and size, -1 where the span holds no number."""
-    n = number.size
-    ids = np.full((n + 1, size_cap + 1), -1, dtype=np.int64)
-    values = number.tolist()
-    for start in range(n):
-        seen: set[float] = set()
-        for size in range(1, min(size_cap, n - start) + 1):
-            v = values[start + size - 1]
-            if v == v:
-                seen.add(v)
-            if seen:
-                ids[start, size] = sets.setdefault(frozenset(seen), len(sets))
-    return ids
-
-
-def _bit_masks(sets: dict[frozenset[float], int]) -> np.ndarray:
-    """Each value set of ``sets`` as a bit mask over their distinct values: ``(len(sets),
-    words)`` uint64."""
-    bit = {v: i for i, v in enumerate(sorted({v for key in sets for v in key}))}
-    masks = np.zeros((len(sets), max(1, (len(bit) + 63) // 64)), dtype=np.uint64)
-    for key, k in sets.items():
-        for v in key:
-            masks[k, bit[v] // 64] |= np.uint64(1) << np.uint64(bit[v] % 64)
-    return masks
-
-
-def _neither_subset(a: np.ndarray, b: np.ndarray, sets: dict[frozenset[float], int]) -> np.ndarray:
-    """Per entry: neither value set ``a[i]`` nor ``b[i]`` (ids into ``sets``, all >= 0)
-    includes the other. Compared once per distinct pair of sets, a chunk at a time."""
-    if not a.size:
-        return np.zeros(0, dtype=bool)
-    masks = _bit_masks(sets)
-    pairs, inverse = np.unique(a * len(sets) + b, return_inverse=True)
-    out = np.zeros(pairs.size, dtype=bool)
-    for at in range(0, pairs.size, 4096):
-        chunk = pairs[at : at + 4096]
-        am, bm = masks[chunk // len(sets)], masks[chunk % len(sets)]
-        out[at : at + 4096] = (am & ~bm).any(axis=1) & (bm & ~am).any(axis=1)
-    return out[inverse.reshape(-1)]
-
-
-def _number_format_features(f: np.ndarray, cand: _Candidates, p: _Side, h: _Side, eq: np.ndarray) -> None:
-    """Numbers in other formats read as one value (:func:`explorer.lexical.numbers.span_number`):
-    ``sub:num_value_eq`` when the two sides of a block denote the same values (or, with no
-    values, both speak of a percentage) although their lemmas differ (``85.74 million`` /
-    ``85,740,000``, ``71-year-old`` / ``71``, ``5 percent`` / ``5 %``); ``sub:num_value_clash``
-    when both denote values and neither side's include the other's.
-
-    Cost: each span with a number token is read once (at most ``len * max_phrase`` spans a
-    side, :data:`~explorer.lexical.numbers.MAX_NUMBER_SPAN` tokens each); the candidates are
-    then compared as arrays (value sets as bit masks over the pair's distinct values), so
-    a pair full of numbers costs no Python work per candidate."""
-    col = INDEX
-    p_num = np.array([bool(t) for t in p.numeric], dtype=np.float64)
-    h_num = np.array([bool(t) for t in h.numeric], dtype=np.float64)
-    if not len(cand) or not p_num.any() or not h_num.any():
-        return
-    num_cum_p, num_cum_h = _cum(p_num), _cum(h_num)
-    rows = np.flatnonzero(((num_cum_p[cand.p_end] - num_cum_p[cand.p_start]) > 0)
-                          & ((num_cum_h[cand.h_end] - num_cum_h[cand.h_start]) > 0))
-    if not rows.size:
-        return
-    size_cap = min(int(max(cand.p_size[rows].max(), cand.h_size[rows].max())), MAX_SPAN_READ)
-    sets: dict[frozenset[float], int] = {}
-    p_read, h_read = _read_spans(p.numeric, size_cap, sets), _read_spans(h.numeric, size_cap, sets)
-    if not sets:
-        return
-    empty = np.array([not key for key in sets])
-
-    def lookup(read: tuple[np.ndarray, np.ndarray], start: np.ndarray, size: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        ids, percent = read
-        inside = size <= size_cap
-        at = (start, np.minimum(size, size_cap))
-        return np.where(inside, ids[at], -1), np.where(inside, percent[at], False)
-
-    p_id, p_pct = lookup(p_read, cand.p_start[rows], cand.p_size[rows])
-    h_id, h_pct = lookup(h_read, cand.h_start[rows], cand.h_size[rows])
-    read = (p_id >= 0) & (h_id >= 0)
-    p_id, h_id = np.maximum(p_id, 0), np.maximum(h_id, 0)
-    p_empty, h_empty = empty[p_id], empty[h_id]
-    with_values = read & ~p_empty & ~h_empty
-    f[rows, col["sub:num_value_eq"]] = ~eq[rows] & (
-        (with_values & (p_id == h_id)) | (read & p_empty & h_empty & p_pct & h_pct))
-    f[rows[with_values], col["sub:num_value_clash"]] = _neither_subset(p_id[with_values], h_id[with_values], sets)
-
-
-#: Spans longer than this are not read as numbers by :func:`_number_format_features`
-#: (:data:`explorer.lexical.numbers.MAX_NUMBER_SPAN`; imported lazily like the rest of
-#: :mod:`explorer.lexical`).
-MAX_SPAN_READ = 8
-
-
-def _read_spans(numeric: tuple[str, ...], size_cap: int,
-                sets: dict[frozenset[float], int]) -> tuple[np.ndarray, np.ndarray]:
-    """Every span of at most ``size_cap`` tokens read as a number: ``(ids, percent)``,
-    ``(n + 1, size_cap + 1)`` arrays indexed by start and size, ``ids`` naming the value
-    set in ``sets`` (added there) or -1 for a span without a number."""
-    from explorer.lexical.numbers import span_number
-
-    n = len(numeric)
-    ids = np.full((n + 1, size_cap + 1), -1, dtype=np.int64)
-    percent = np.zeros((n + 1, size_cap + 1), dtype=bool)
-    marked = [i for i, token in enumerate(numeric) if token]
-    starts = sorted({s for i in marked for s in range(max(0, i - size_cap + 1), i + 1)})
-    for start in starts:
-        for size in range(1, min(size_cap, n - start) + 1):
-            parsed = span_number(numeric[start : start + size])
-            if parsed is None:
-                continue
-            ids[start, size] = sets.setdefault(parsed[0], len(sets))
-            percent[start, size] = parsed[1]
-    return ids, percent
-
-
-def _lexical_features(f: np.ndarray, cand: _Candidates, p: _Side, h: _Side) -> None:
+def _lexical_features(f: np.ndarray, cand: Candidates, p: Side, h: Side) -> None:
     """Stage 4: the block's similarity, coverage, antonymy, each lexical component,
     and whether the block holds the best match its tokens have."""
     col = INDEX
@@ -728,55 +236,15 @@ def _lexical_features(f: np.ndarray, cand: _Candidates, p: _Side, h: _Side) -> N
     f[:, col["sub:sim_zero"]] = block_max <= 0.0
     f[:, col["sub:sim_partial"]] = (block_max > 0) & (block_max < 0.999)
     f[:, col["sub:antonym"]] = antonym
-    h_best = _span_max(h.best, cand.h_start, cand.h_end)
-    p_best = _span_max(p.best, cand.p_start, cand.p_end)
+    h_best = span_max(h.best, cand.h_start, cand.h_end)
+    p_best = span_max(p.best, cand.p_start, cand.p_end)
     f[:, col["sub:best_for_h"]] = (block_max > 0) & (block_max >= h_best - 1e-9)
     f[:, col["sub:best_for_p"]] = (block_max > 0) & (block_max >= p_best - 1e-9)
     first_lex = col["sub:lex_identity"]
     f[:, first_lex : first_lex + len(LEXICAL_COMPONENTS)] = lex
 
 
-def _contextual_features(f: np.ndarray, cand: _Candidates, sim: np.ndarray, p: _Side, h: _Side,
-                         stop_both: np.ndarray) -> None:
-    """Stage 5: distortion, matching neighbours and anchors (see :data:`ANCHOR_SIM`)."""
-    col = INDEX
-    p_len, h_len = sim.shape
-    p_start, h_start, p_end, h_end = cand.p_start, cand.h_start, cand.p_end, cand.h_end
-    p_mid = (p_start + p_end) / 2.0 / max(p_len, 1)
-    h_mid = (h_start + h_end) / 2.0 / max(h_len, 1)
-    distortion = np.abs(p_mid - h_mid)
-    f[:, col["sub:distortion"]] = distortion
-    left = _neighbour(sim, p_start - 1, h_start - 1, p_len, h_len)
-    right = _neighbour(sim, p_end, h_end, p_len, h_len)
-    f[:, col["sub:left_match"]] = left
-    f[:, col["sub:right_match"]] = right
-    f[:, col["sub:both_match"]] = left * right
-    f[:, col["sub:stop_distortion"]] = stop_both * distortion
-    f[:, col["sub:stop_left_match"]] = stop_both * left
-    f[:, col["sub:stop_right_match"]] = stop_both * right
-    anchors = (sim >= ANCHOR_SIM) & ~((p.stop > 0)[:, None] | (h.stop > 0)[None, :])
-    left_a = _anchored(anchors, p_start, h_start, -1)
-    right_a = _anchored(anchors, p_end - 1, h_end - 1, +1)
-    f[:, col["sub:anchor_left"]] = left_a
-    f[:, col["sub:anchor_right"]] = right_a
-    f[:, col["sub:anchor_both"]] = left_a & right_a
-    f[:, col["sub:stop_anchor"]] = stop_both * (left_a | right_a)
-    # Support from the context: a neighbour that matches or an anchor nearby. Function
-    # words, forms of `be` and tokens with equally good rivals need it most.
-    unsupported = (left < 0.5) & (right < 0.5) & ~left_a & ~right_a
-    f[:, col["sub:stop_unsupported"]] = stop_both * unsupported
-    be_cum_p, be_cum_h = _cum(p.be), _cum(h.be)
-    any_be = ((be_cum_p[p_end] - be_cum_p[p_start]) > 0) | ((be_cum_h[h_end] - be_cum_h[h_start]) > 0)
-    f[:, col["sub:be_unsupported"]] = any_be & unsupported
-    left2 = _neighbour(sim, p_start - 2, h_start - 2, p_len, h_len)
-    right2 = _neighbour(sim, p_end + 1, h_end + 1, p_len, h_len)
-    f[:, col["sub:context2"]] = (left + right + left2 + right2) / 4.0
-    rival = (_span_max(h.ties, h_start, h_end) > 0) | (_span_max(p.ties, p_start, p_end) > 0)
-    f[:, col["sub:rival"]] = rival
-    f[:, col["sub:rival_unsupported"]] = rival & unsupported
-
-
-def _token_features(side: _Side, first: int, excess: float) -> np.ndarray:
+def _token_features(side: Side, first: int, excess: float) -> np.ndarray:
     """Stage 6: the features of deleting (inserting) each token, from column ``first``;
     ``excess`` is the pair's :func:`excess` on this side."""
     out = np.zeros((side.n, N_FEATURES), dtype=np.float32)
@@ -833,69 +301,22 @@ def extract(
     ant = np.zeros((p_len, h_len)) if antonyms is None else np.asarray(antonyms, dtype=np.float64).reshape(p_len, h_len)
     p_best = sim.max(axis=1) if h_len else np.zeros(p_len)
     h_best = sim.max(axis=0) if p_len else np.zeros(h_len)
-    p = _Side.of(text, p_best, _ties(sim, p_best, 1))
-    h = _Side.of(hyp, h_best, _ties(sim, h_best, 0))
+    p = Side.of(text, p_best, ties(sim, p_best, 1))
+    h = Side.of(hyp, h_best, ties(sim, h_best, 0))
     # Stage 2: candidates. Layers: similarity, antonymy, then each lexical component.
     layers = np.concatenate((sim[None], ant[None], comps)) if p_len and h_len else np.zeros((2 + len(comps), p_len, h_len))
     del comps
-    cand = _candidates(sim, layers, config.max_phrase, extra)
+    cand = candidates(sim, layers, config.max_phrase, extra)
     del layers
     # Stages 3-5: the aligned candidates' features.
     f = np.zeros((len(cand), N_FEATURES), dtype=np.float32)
     eq, stop_both = _shape_features(f, cand, p, h, text.lemmas, hyp.lemmas)
     _lexical_features(f, cand, p, h)
     if config.contextual and len(cand):
-        _contextual_features(f, cand, sim, p, h, stop_both)
+        contextual_features(f, cand, sim, p, h, stop_both)
     f[:, INDEX["sub:weak_excess"]] = excess(p_len, h_len) * (1.0 - f[:, INDEX["sub:sim_max"]])
     # Stage 6: DEL and INS.
-    deleted = _token_features(p, _DEL0, excess(p_len, h_len))
-    inserted = _token_features(h, _INS0, excess(h_len, p_len))
+    deleted = _token_features(p, DEL0, excess(p_len, h_len))
+    inserted = _token_features(h, INS0, excess(h_len, p_len))
     return PairFeatures(p_len, h_len, cand.p_start, cand.p_end, cand.h_start, cand.h_end, eq, f, deleted, inserted,
                         cand.added)
-
-
-#: The (text, hypothesis) distances from a phrase to an anchor that count as a matching
-#: context: 1..ANCHOR_WINDOW tokens on both sides, the two differing by at most one.
-_ANCHOR_OFFSETS: tuple[tuple[int, int], ...] = tuple(
-    (dp, dh) for dp in range(1, ANCHOR_WINDOW + 1) for dh in range(1, ANCHOR_WINDOW + 1) if abs(dp - dh) <= 1
-)
-
-
-def _anchored(anchors: np.ndarray, p_at: np.ndarray, h_at: np.ndarray, direction: int) -> np.ndarray:
-    """Per candidate: an anchor lies at ``(p_at + direction * dp, h_at + direction * dh)``
-    for one of :data:`_ANCHOR_OFFSETS` (looked up in the padded anchor matrix: ``O(C)``)."""
-    w = ANCHOR_WINDOW
-    padded = np.zeros((anchors.shape[0] + 2 * w, anchors.shape[1] + 2 * w), dtype=bool)
-    padded[w : w + anchors.shape[0], w : w + anchors.shape[1]] = anchors
-    out = np.zeros(p_at.size, dtype=bool)
-    for dp, dh in _ANCHOR_OFFSETS:
-        out |= padded[p_at + direction * dp + w, h_at + direction * dh + w]
-    return out
-
-
-def _ties(sim: np.ndarray, best: np.ndarray, axis: int) -> np.ndarray:
-    """Per token: 1 when more than one token on the other side reaches its best
-    similarity (and that is positive), else 0."""
-    if sim.size == 0:
-        return np.zeros(best.size)
-    at_best = sim >= (best[:, None] if axis == 1 else best[None, :]) - 1e-9
-    return ((at_best.sum(axis=axis) > 1) & (best > 0)).astype(np.float64)
-
-
-def _span_max(values: np.ndarray, start: np.ndarray, end: np.ndarray) -> np.ndarray:
-    out = np.zeros(start.size)
-    for size in np.unique(end - start).tolist():
-        idx = np.flatnonzero(end - start == size)
-        out[idx] = _wmax(values, size, 0)[start[idx]]
-    return out
-
-
-def _neighbour(sim: np.ndarray, p: np.ndarray, h: np.ndarray, p_len: int, h_len: int) -> np.ndarray:
-    """Similarity of the neighbouring tokens at ``p`` and ``h``; two sentence edges
-    count as a match, one edge against a token as none."""
-    p_in = (p >= 0) & (p < p_len)
-    h_in = (h >= 0) & (h < h_len)
-    out = np.where(~p_in & ~h_in, 1.0, 0.0)
-    both = p_in & h_in
-    out[both] = sim[p[both], h[both]]
-    return out

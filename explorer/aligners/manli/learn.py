@@ -29,8 +29,11 @@ from pathlib import Path
 
 import numpy as np
 
-from explorer.aligners.manli import DecoderConfig, ManliModel, decode
-from explorer.aligners.manli.features import N_FEATURES, FeatureConfig, PairFeatures, SimilarityMatrix, extract
+from explorer.aligners.manli.evidence import SimilarityMatrix
+from explorer.aligners.manli.features import FeatureConfig, PairFeatures, extract
+from explorer.aligners.manli.model import DecoderConfig, ManliModel
+from explorer.aligners.manli.names import N_FEATURES
+from explorer.aligners.manli.search import decode
 from explorer.errors import ExplorerError
 from explorer.pairs import Pair
 from explorer.preprocess import analyze_pair
@@ -275,7 +278,7 @@ def train_command(pairs: Sequence[Pair], out: Path, options: dict[str, str], log
     lexical components to switch off, e.g. ``without=wordnet,ppdb``; ``wordnet`` stands
     for every WordNet component) and ``with`` (opt-in components to switch on:
     ``with=embedding``)."""
-    from explorer.aligners.manli.aligner import _lexical_similarity
+    from explorer.aligners.manli.model import lexical_similarity
     from explorer.training import TrainingOptionError
 
     known = {"epochs", "burn_in", "seed", "orders", "max_phrase", "contextual", "without", "with"}
@@ -298,7 +301,7 @@ def train_command(pairs: Sequence[Pair], out: Path, options: dict[str, str], log
                  **lexical_flags_without(options.get("without", "").split(","))}
     except ValueError as err:
         raise TrainingOptionError(str(err)) from None
-    similarity = _lexical_similarity(flags)
+    similarity = lexical_similarity(flags)
     model = fit(
         pairs, similarity,
         features=FeatureConfig(max_phrase=max_phrase, contextual=contextual),
