@@ -24,6 +24,7 @@ import numpy as np
 from scipy import sparse
 
 from explorer.edit_distance import automaton as fsa
+from explorer.edit_distance import log_kernels
 from explorer.edit_distance.automaton import (
     CLASSES,
     LAST,
@@ -286,11 +287,11 @@ class EditDistanceModel:
         cell = slice(int(batch.offsets["sub"][p]), int(batch.offsets["sub"][p + 1]))
         ins = slice(int(batch.offsets["ins"][p]), int(batch.offsets["ins"][p + 1]))
         dels = slice(int(batch.offsets["del"][p]), int(batch.offsets["del"][p + 1]))
-        emis, cls_table = fsa.log_tables(n, m, log_w["sub"][cell], batch.sub_class[cell], log_w["b12"][cell],
+        emis, cls_table = log_kernels.log_tables(n, m, log_w["sub"][cell], batch.sub_class[cell], log_w["b12"][cell],
                                          log_w["b21"][cell], log_w["b22"][cell], log_w["ins"][ins], log_w["del"][dels])
         jump = self.jump if self.max_jump else np.zeros(1)
         alpha = np.empty((m + 1, n + 1, len(a.last)))
-        log_z = fsa.forward_log(n, m, emis, cls_table, jump, self.trans, a.last, a.order, a.rank_ptr,
+        log_z = log_kernels.forward_log(n, m, emis, cls_table, jump, self.trans, a.last, a.order, a.rank_ptr,
                                 a.next_state, a.text_move, a.start, a.final, a.ops, alpha)
         if counts is not None and np.isfinite(log_z):
             for table, rows in (("sub", cell), ("b12", cell), ("b21", cell), ("b22", cell), ("ins", ins), ("del", dels)):
@@ -298,7 +299,7 @@ class EditDistanceModel:
             counts.jump[p] = 0.0
             counts.trans[p] = 0.0
             beta = np.empty_like(alpha)
-            fsa.backward_counts_log(
+            log_kernels.backward_counts_log(
                 n, m, emis, cls_table, jump, self.trans, a.last, a.order, a.rank_ptr, a.next_state, a.text_move,
                 a.final, a.ops, alpha, beta, log_z, counts.tables["sub"][cell], counts.tables["b12"][cell],
                 counts.tables["b21"][cell], counts.tables["b22"][cell], counts.tables["ins"][ins],
@@ -342,9 +343,9 @@ class EditDistanceModel:
             in_log = not fsa.SAFE_LOW <= best <= fsa.SAFE_HIGH
         if in_log:
             log_w = self.log_weights(batch, scores)
-            emis, cls_table = fsa.log_tables(feats.n, feats.m, log_w["sub"], batch.sub_class, log_w["b12"],
+            emis, cls_table = log_kernels.log_tables(feats.n, feats.m, log_w["sub"], batch.sub_class, log_w["b12"],
                                              log_w["b21"], log_w["b22"], log_w["ins"], log_w["del"])
-            steps, log_best = fsa.viterbi_log(
+            steps, log_best = log_kernels.viterbi_log(
                 feats.n, feats.m, emis, cls_table, self.jump if self.max_jump else np.zeros(1), self.trans,
                 a.last, a.order, a.rank_ptr, a.next_state, a.text_move, a.start, a.final, a.ops,
             )
