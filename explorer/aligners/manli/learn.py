@@ -126,15 +126,28 @@ def prepare(
 
 def train(
     problems: Sequence[Problem], *, config: TrainConfig = _TRAIN, log: Log | None = None,
+    mask: np.ndarray | None = None, problem_weights: Sequence[float] | None = None,
 ) -> np.ndarray:
     """Averaged-perceptron weights (unit L2 norm) for the problems; with ``config.orders``
-    above 1, the normalised mean of that many runs with successive shuffling seeds."""
+    above 1, the normalised mean of that many runs with successive shuffling seeds.
+
+    Args:
+        mask: ``(N_FEATURES,)`` 0/1: the weights training may move; the others stay 0
+            (a feature set compared on the same extracted candidates).
+        problem_weights: a factor per problem on its updates (one corpus counted more
+            than another when both are trained on); 1 for every problem by default.
+    """
+    if mask is not None and np.shape(mask) != (N_FEATURES,):
+        raise TrainingError(f"the mask needs {N_FEATURES} entries, not {np.shape(mask)}")
+    if problem_weights is not None and len(problem_weights) != len(problems):
+        raise TrainingError(f"{len(problem_weights)} problem weights for {len(problems)} problems")
     if config.orders > 1:
         runs = []
         for k in range(config.orders):
             if log:
                 log(f"order {k + 1}/{config.orders} (seed {config.seed + k})")
-            runs.append(train(problems, config=replace(config, seed=config.seed + k, orders=1), log=log))
+            runs.append(train(problems, config=replace(config, seed=config.seed + k, orders=1), log=log,
+                              mask=mask, problem_weights=problem_weights))
         return _unit(np.mean(runs, axis=0))
     rng = np.random.default_rng(config.seed)
     weights = np.zeros(N_FEATURES)
@@ -150,7 +163,9 @@ def train(
             chosen, _ = decode(problem.features, weights, config=config.decoder)
             if set(chosen.tolist()) != set(problem.gold.tolist()):
                 mistakes += 1
-                weights = weights + alpha * (problem.gold_vector - problem.features.vector(chosen))
+                step = alpha if problem_weights is None else alpha * problem_weights[i]
+                weights = weights + (step if mask is None else step * mask) * (
+                    problem.gold_vector - problem.features.vector(chosen))
         norm = float(np.linalg.norm(weights))
         if norm > 0:
             weights = weights / norm
