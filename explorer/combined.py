@@ -79,11 +79,11 @@ FEATURES: dict[str, str] = {
 }
 
 #: The documented default feature set, chosen by cross-set transfer on all seven rows
-#: of ``bench/combined_rte.py`` (docs/RESULTS.md, "Combined classifier"): bag-of-words,
+#: of ``experiments/combined_rte.py`` (docs/RESULTS.md, "Combined classifier"): bag-of-words,
 #: NIST-3, the hypothesis proper nouns MANLI leaves unaligned, BLEU-1 and the
 #: static-embedding sentence cosine, chosen again when bag-of-words and MANLI took static
 #: embeddings on and the cosine joined the candidates (mean of the seven rows 67.76%).
-#: With the tested set kept out of the choice of C (``bench.combined_rte --only honest``)
+#: With the tested set kept out of the choice of C (``experiments.combined_rte --only honest``)
 #: they get 58.7 / 65.5 / 72.9 / 70.2% on RTE1 dev / RTE2 dev / RTE3 dev / RTE3 test
 #: against bag-of-words' 59.4 / 62.3 / 70.1 / 65.1.
 DEFAULT_FEATURES: tuple[str, ...] = (

@@ -204,7 +204,7 @@ def train_ppda(pairs: Sequence[Pair], out: Path, options: dict[str, str], log: L
     _train("ppda", pairs, out, options, log)
 
 
-# -- settings compared across files (bench/edit_distance_transfer.py) ----------------------
+# -- settings compared across files (experiments/edit_distance_transfer.py) ----------------------
 
 #: Regression targets. ``norm`` is the paper's ``log Z / (|t| + |h|) + alpha``;
 #: ``affine`` adds a free (unregularised) scale, ``beta * log Z / (|t| + |h|) + alpha``,
