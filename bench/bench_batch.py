@@ -392,7 +392,7 @@ def pages(args: argparse.Namespace) -> None:
     print(_load_avg())
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     c = sub.add_parser("corpus")
@@ -431,7 +431,7 @@ def main() -> None:
     a = sub.add_parser("pages")
     a.add_argument("--result", default="/tmp/bench500k.out")
     a.add_argument("--runs", type=int, default=3)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     {"pages": pages, "paths": paths, "corpus": corpus, "throughput": throughput, "run": run, "query": query}[args.command](args)
 
 

@@ -538,7 +538,7 @@ def bench_upload(context: Any, url: str, runs: int, n: int, results: Results, sh
         page.close()
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5, help="runs per target (default 5)")
     parser.add_argument("--cold-runs", type=int, default=2, help="server starts for the cold target (default 2)")
@@ -547,7 +547,7 @@ def main() -> int:
     parser.add_argument("--only", default="cold,typed,rte2,editor,upload")
     parser.add_argument("--fresh-cutoffs", action="store_true", help="an empty cutoff cache instead of the user's")
     parser.add_argument("--shots", type=Path, help="folder for one screenshot per target")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     shared = ROOT.parent / "shared" / "nltk_data"
     if shared.is_dir():
         os.environ.setdefault("NLTK_DATA", str(shared))

@@ -38,14 +38,14 @@ def _median_time(function, runs: int) -> float:  # type: ignore[no-untyped-def]
     return statistics.median(times)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     sts = ROOT.parent / "shared" / "data" / "sts2012"
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", nargs="*", default=[str(sts / "MSRpar.train.tsv"), str(sts / "SMTeuroparl.train.tsv")])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--fit", action="store_true", help="also time a whole fit")
     parser.add_argument("--max-iter", type=int, default=60)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     pairs = [p for path in args.data for p in load(path).pairs]
     analyzed = [analyze_pair(p) for p in pairs]

@@ -65,11 +65,11 @@ def open_pair_page(data: bytes) -> tuple[float, float]:
     return first, time.perf_counter() - start
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,5000")
     parser.add_argument("--runs", type=int, default=3)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     shared = ROOT.parent / "shared" / "nltk_data"
     if shared.is_dir():
         os.environ.setdefault("NLTK_DATA", str(shared))

@@ -78,10 +78,10 @@ def timed(fn, runs: int) -> float:  # type: ignore[no-untyped-def]
     return statistics.median(samples)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     itg = BracketingItg(ItgConfig())
     itg.parse(analyze_pair(make_pair("warm up", "warm up the compiled kernel")))
 

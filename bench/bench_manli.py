@@ -40,13 +40,13 @@ def _ms(values: list[float]) -> str:
     return f"median {1000 * statistics.median(values):.2f} ms, p90 {1000 * statistics.quantiles(values, n=10)[-1]:.2f} ms"
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     shared = ROOT.parent / "shared" / "data" / "msr_align"
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("gold", nargs="*", default=[str(shared / f"RTE2_dev_{x}.align.txt") for x in "ABC"])
     parser.add_argument("--train", action="store_true", help="also time training on every problem")
     parser.add_argument("--limit", type=int, help="use only the first N problems")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 
