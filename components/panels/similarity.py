@@ -17,7 +17,7 @@ def render_similarity_panel(pair: AnalyzedPair, *, key: str = "similarity") -> N
     from components.guard import attempt
     from components.panels.shared import fitting_gold
     from explorer.aligners import ALIGNERS, get_aligner
-    from explorer.similarity_view import similarity_view
+    from explorer.aligners.similarity_view import similarity_view
 
     text_tokens, hypothesis_tokens = pair.text.tokens, pair.hypothesis.tokens
     st.markdown("#### Static embeddings")
