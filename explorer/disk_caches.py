@@ -96,7 +96,7 @@ def caches() -> list[DiskCache]:
         DiskCache("ITG kernel", scorer_step_label("itg"), 1, 2.5, _kernels("aligners/itg_kernel.py")),
         DiskCache("MANLI kernels", scorer_step_label("manli"), 1, 13.7, _kernels("aligners/manli/kernel.py")),
         DiskCache("pFSM/pPDA kernels", scorer_step_label("pfsm"), 1, 8.3,
-                  _kernels("edit_distance/automaton.py", "edit_distance/log_kernels.py", "edit_distance/features.py")),
+                  _kernels("edit_distance/automaton.py", "edit_distance/features.py")),
     ]
 
 

@@ -24,8 +24,9 @@ import numpy as np
 from scipy import sparse
 
 from explorer.edit_distance import automaton as fsa
-from explorer.edit_distance import log_kernels
-from explorer.edit_distance.automaton import (
+from explorer.edit_distance import states
+from explorer.edit_distance.features import TABLES, FeatureIndex, PairFeatures, pair_features, reorder_hypothesis
+from explorer.edit_distance.states import (
     CLASSES,
     LAST,
     N_CLASSES,
@@ -36,7 +37,6 @@ from explorer.edit_distance.automaton import (
     Automaton,
     build_automaton,
 )
-from explorer.edit_distance.features import TABLES, FeatureIndex, PairFeatures, pair_features, reorder_hypothesis
 from explorer.errors import ExplorerError
 from explorer.preprocess import AnalyzedPair
 
@@ -287,11 +287,11 @@ class EditDistanceModel:
         cell = slice(int(batch.offsets["sub"][p]), int(batch.offsets["sub"][p + 1]))
         ins = slice(int(batch.offsets["ins"][p]), int(batch.offsets["ins"][p + 1]))
         dels = slice(int(batch.offsets["del"][p]), int(batch.offsets["del"][p + 1]))
-        emis, cls_table = log_kernels.log_tables(n, m, log_w["sub"][cell], batch.sub_class[cell], log_w["b12"][cell],
+        emis, cls_table = fsa.log_tables(n, m, log_w["sub"][cell], batch.sub_class[cell], log_w["b12"][cell],
                                          log_w["b21"][cell], log_w["b22"][cell], log_w["ins"][ins], log_w["del"][dels])
         jump = self.jump if self.max_jump else np.zeros(1)
         alpha = np.empty((m + 1, n + 1, len(a.last)))
-        log_z = log_kernels.forward_log(n, m, emis, cls_table, jump, self.trans, a.last, a.order, a.rank_ptr,
+        log_z = fsa.forward_log(n, m, emis, cls_table, jump, self.trans, a.last, a.order, a.rank_ptr,
                                 a.next_state, a.text_move, a.start, a.final, a.ops, alpha)
         if counts is not None and np.isfinite(log_z):
             for table, rows in (("sub", cell), ("b12", cell), ("b21", cell), ("b22", cell), ("ins", ins), ("del", dels)):
@@ -299,7 +299,7 @@ class EditDistanceModel:
             counts.jump[p] = 0.0
             counts.trans[p] = 0.0
             beta = np.empty_like(alpha)
-            log_kernels.backward_counts_log(
+            fsa.backward_counts_log(
                 n, m, emis, cls_table, jump, self.trans, a.last, a.order, a.rank_ptr, a.next_state, a.text_move,
                 a.final, a.ops, alpha, beta, log_z, counts.tables["sub"][cell], counts.tables["b12"][cell],
                 counts.tables["b21"][cell], counts.tables["b22"][cell], counts.tables["ins"][ins],
@@ -343,9 +343,9 @@ class EditDistanceModel:
             in_log = not fsa.SAFE_LOW <= best <= fsa.SAFE_HIGH
         if in_log:
             log_w = self.log_weights(batch, scores)
-            emis, cls_table = log_kernels.log_tables(feats.n, feats.m, log_w["sub"], batch.sub_class, log_w["b12"],
+            emis, cls_table = fsa.log_tables(feats.n, feats.m, log_w["sub"], batch.sub_class, log_w["b12"],
                                              log_w["b21"], log_w["b22"], log_w["ins"], log_w["del"])
-            steps, log_best = log_kernels.viterbi_log(
+            steps, log_best = fsa.viterbi_log(
                 feats.n, feats.m, emis, cls_table, self.jump if self.max_jump else np.zeros(1), self.trans,
                 a.last, a.order, a.rank_ptr, a.next_state, a.text_move, a.start, a.final, a.ops,
             )
@@ -356,14 +356,14 @@ class EditDistanceModel:
         out = []
         for op_f, i_f, j_f, cls_f, w in steps:
             op, i, j, cls = int(op_f), int(i_f), int(j_f), int(cls_f)
-            kind = OP_NAMES[min(op, fsa.JUMP_F)]
-            t_len = OP_TEXT[op] if op < fsa.JUMP_F else 0
-            h_len = OP_HYP[op] if op < fsa.JUMP_F else 0
+            kind = OP_NAMES[min(op, states.JUMP_F)]
+            t_len = OP_TEXT[op] if op < states.JUMP_F else 0
+            h_len = OP_HYP[op] if op < states.JUMP_F else 0
             log_w_step = float(w) if in_log else math.log(w) + float(shift[0]) * (t_len + h_len)
             out.append(EditStep(
                 op=kind, cls=CLASSES[cls], text_span=(i, i + t_len) if t_len else None,
                 hyp_span=(j, j + h_len) if h_len else None, log_weight=log_w_step,
-                jump=(op - fsa.JUMP_F + 1) if op >= fsa.JUMP_F else (0 if op != fsa.JUMP_B else -1),
+                jump=(op - states.JUMP_F + 1) if op >= states.JUMP_F else (0 if op != states.JUMP_B else -1),
                 text_position=i, hyp_position=j,
             ))
         if in_log:

@@ -14,8 +14,8 @@ from explorer.aligners.manli.evidence import SurfaceSimilarity
 from explorer.aligners.manli.features import FeatureConfig, extract
 from explorer.aligners.manli.names import ANCHOR_WINDOW
 from explorer.edit_distance import automaton as fsa
-from explorer.edit_distance import log_kernels
-from explorer.edit_distance.automaton import build_automaton
+from explorer.edit_distance import states
+from explorer.edit_distance.states import build_automaton
 from explorer.limits import LimitError, Limits, check, estimate, manli_candidates
 from explorer.preprocess import analyze_pair, make_pair
 from explorer.scorers import SCORERS, get_scorer
@@ -141,23 +141,23 @@ def test_log_space_kernels_agree_with_the_linear_ones(kind: str, max_jump: int, 
     alpha = np.zeros((m + 1, n + 1, a.n_states))
     z = fsa.forward(n, m, emis, cls, jump_w, trans, *args, a.start, a.final, a.ops, alpha)
     log_alpha = np.zeros_like(alpha)
-    log_z = log_kernels.forward_log(n, m, _log(emis), cls, _log(jump_w), _log(trans), *args, a.start, a.final, a.ops, log_alpha)
+    log_z = fsa.forward_log(n, m, _log(emis), cls, _log(jump_w), _log(trans), *args, a.start, a.final, a.ops, log_alpha)
     assert log_z == pytest.approx(np.log(z), rel=1e-12)
 
     def counts() -> list[np.ndarray]:
         return [np.zeros(n * m) for _ in range(4)] + [
-            np.zeros(m), np.zeros(n), np.zeros(max(max_jump, 1)), np.zeros((fsa.N_LAST, fsa.N_CLASSES))]
+            np.zeros(m), np.zeros(n), np.zeros(max(max_jump, 1)), np.zeros((states.N_LAST, states.N_CLASSES))]
 
     linear, logged = counts(), counts()
     fsa.backward_counts(n, m, emis, cls, jump_w, trans, *args, a.final, a.ops, alpha, np.zeros_like(alpha), z, *linear)
-    start = log_kernels.backward_counts_log(n, m, _log(emis), cls, _log(jump_w), _log(trans), *args, a.final, a.ops,
+    start = fsa.backward_counts_log(n, m, _log(emis), cls, _log(jump_w), _log(trans), *args, a.final, a.ops,
                                     log_alpha, np.zeros_like(alpha), log_z, *logged)
     assert start == pytest.approx(log_z, rel=1e-12)
     for x, y in zip(linear, logged):
         np.testing.assert_allclose(y, x, rtol=1e-9, atol=1e-12)
 
     steps, best = fsa.viterbi(n, m, emis, cls, jump_w, trans, *args, a.start, a.final, a.ops)
-    log_steps, log_best = log_kernels.viterbi_log(n, m, _log(emis), cls, _log(jump_w), _log(trans), *args, a.start,
+    log_steps, log_best = fsa.viterbi_log(n, m, _log(emis), cls, _log(jump_w), _log(trans), *args, a.start,
                                           a.final, a.ops)
     assert log_best == pytest.approx(np.log(best), rel=1e-12)
     np.testing.assert_array_equal(log_steps[:, :4], steps[:, :4])
