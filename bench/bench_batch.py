@@ -50,6 +50,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench import median_seconds  # noqa: E402
+
 SNLI_TRAIN = 570_152
 
 
@@ -291,12 +293,7 @@ def run(args: argparse.Namespace) -> None:
 
 
 def _median_ms(fn, runs: int) -> float:  # type: ignore[no-untyped-def]
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return 1000 * statistics.median(times)
+    return 1000 * median_seconds(fn, runs)
 
 
 def query(args: argparse.Namespace) -> None:
