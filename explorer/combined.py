@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from explorer.api import ResultMixin
-from explorer.errors import ExplorerError
+from explorer.errors import ExplorerError, read_json
 
 if TYPE_CHECKING:
     from explorer.preprocess import AnalyzedPair
@@ -327,14 +327,7 @@ class CombinedModel:
 
     @classmethod
     def load(cls, path: str | Path) -> CombinedModel:
-        path = Path(path)
-        try:
-            payload = json.loads(path.read_text(encoding="utf-8"))
-        except OSError as err:
-            raise CombinedError(f"{path}: cannot read ({err.strerror})") from None
-        except json.JSONDecodeError as err:
-            raise CombinedError(f"{path}: not JSON ({err})") from None
-        return cls.from_json(payload, source=str(path))
+        return cls.from_json(read_json(path, CombinedError), source=str(path))
 
 
 def train(

@@ -8,13 +8,14 @@ The package's public names; the modules hold the parts:
   (:mod:`.evidence`), the candidate blocks (:mod:`.candidates`) and the number features
   (:mod:`.numbers`) beside it; the feature names in :mod:`.names`;
 * :mod:`.search` and :mod:`.kernel` -- MANLI-ALIGN, the simulated-annealing decoder (§4);
-* :mod:`.aligner` -- :class:`ManliAligner`, the registered aligner;
+* :mod:`.aligner` -- :class:`ManliAligner` and :class:`ManliScorer`, the registered aligner and scorer
+  (the result: :mod:`.result`);
 * :mod:`.entailment` -- the ``manli`` scorer's entailment value;
 * :mod:`.learn` -- the averaged perceptron that trains the weights (§3.2).
 """
 
-from explorer.aligners.manli.aligner import ManliAligner, ManliResult
-from explorer.aligners.manli.entailment import HYPOTHESIS_SCORE_WEIGHT, ManliScore, ManliScorer, entailment_score
+from explorer.aligners.manli.aligner import ManliAligner, ManliScorer
+from explorer.aligners.manli.entailment import HYPOTHESIS_SCORE_WEIGHT, ManliScore, entailment_score
 from explorer.aligners.manli.model import (
     DEFAULT_MODEL,
     DEFAULT_MODEL_NAME,
@@ -30,6 +31,7 @@ from explorer.aligners.manli.model import (
     shipped_model,
     training_set_of,
 )
+from explorer.aligners.manli.result import ManliResult
 from explorer.aligners.manli.search import AnnealLog, anneal, anneal_logged, decode
 
 __all__ = [

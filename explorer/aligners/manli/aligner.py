@@ -9,13 +9,13 @@ is linear in the candidates per round. :class:`ManliAligner` checks the limits o
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from explorer.aligners.manli.entailment import entailment_score
+from explorer.aligners.manli.entailment import ManliScore, entailment_score
 from explorer.aligners.manli.features import PairFeatures, extract
 from explorer.aligners.manli.model import (
     SHIPPED_MODELS,
@@ -28,47 +28,14 @@ from explorer.aligners.manli.model import (
     shipped_model,
 )
 from explorer.aligners.manli.names import FEATURES, N_FEATURES
+from explorer.aligners.manli.result import ManliResult
 from explorer.aligners.manli.search import decode
-from explorer.alignment import Alignment, Edit
-from explorer.api import ResultMixin
+from explorer.alignment import Alignment
 from explorer.limits import Limits, check, lexical_words, manli_candidates
 
 if TYPE_CHECKING:
     from explorer.aligners.manli.evidence import SimilarityMatrix
     from explorer.preprocess import AnalyzedPair
-
-
-@dataclass(frozen=True)
-class ManliResult(ResultMixin):
-    """A MANLI alignment: the edits carry their scores and features.
-
-    ``total`` is the alignment's total score (the sum of every edit's score, DEL and
-    INS included); ``normalized`` divides it by the pair's number of tokens (the paper's
-    entailment score). ``entailment`` is the ``manli`` scorer's value for this alignment
-    (:func:`entailment_score`) and is the ``value`` compared to a cutoff.
-    """
-
-    alignment: Alignment
-    total: float
-    normalized: float
-    n_candidates: int
-    weights: tuple[tuple[str, float], ...] = field(compare=False, default=())
-    entailment: float | None = None
-
-    @property
-    def edits(self) -> tuple[Edit, ...]:
-        return self.alignment.edits or ()
-
-    @property
-    def value(self) -> float:
-        """The number compared to a cutoff: :attr:`entailment` (:attr:`normalized` for a
-        result built without its pair)."""
-        return self.normalized if self.entailment is None else self.entailment
-
-    @property
-    def score(self) -> float:
-        """Old name of :attr:`total` (kept for callers written before the rename)."""
-        return self.total
 
 
 class ManliAligner:
@@ -170,3 +137,21 @@ class ManliAligner:
         n_tokens = max(feats.p_len + feats.h_len, 1)
         result = ManliResult(scored, total, total / n_tokens, len(feats))
         return replace(result, entailment=entailment_score(pair, result).value), len(unreachable)
+
+
+class ManliScorer:
+    """Entailment score from the MANLI alignment (:func:`entailment_score`)."""
+
+    name = "manli"
+
+    def __init__(self, aligner: ManliAligner | None = None) -> None:
+        self._aligner = aligner
+
+    @property
+    def aligner(self) -> ManliAligner:
+        if self._aligner is None:
+            self._aligner = ManliAligner()
+        return self._aligner
+
+    def score(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> ManliScore:
+        return entailment_score(pair, self.aligner.align(pair, limits=limits))

@@ -17,10 +17,9 @@ from typing import TYPE_CHECKING, Any
 
 from explorer.alignment import EditKind
 from explorer.api import ResultMixin
-from explorer.limits import Limits
 
 if TYPE_CHECKING:
-    from explorer.aligners.manli.aligner import ManliAligner, ManliResult
+    from explorer.aligners.manli.result import ManliResult
     from explorer.preprocess import AnalyzedPair
 
 
@@ -90,23 +89,3 @@ def entailment_score(pair: AnalyzedPair, result: ManliResult) -> ManliScore:
         problem_normalized=result.normalized,
         unaligned_content=tuple(j for j in content if not aligned[j]),
     )
-
-
-class ManliScorer:
-    """Entailment score from the MANLI alignment (:func:`entailment_score`)."""
-
-    name = "manli"
-
-    def __init__(self, aligner: ManliAligner | None = None) -> None:
-        self._aligner = aligner
-
-    @property
-    def aligner(self) -> ManliAligner:
-        if self._aligner is None:
-            from explorer.aligners.manli.aligner import ManliAligner
-
-            self._aligner = ManliAligner()
-        return self._aligner
-
-    def score(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> ManliScore:
-        return entailment_score(pair, self.aligner.align(pair, limits=limits))

@@ -18,7 +18,7 @@ import numpy as np
 
 from explorer.aligners.manli.features import FeatureConfig
 from explorer.aligners.manli.names import FEATURES
-from explorer.errors import ExplorerError
+from explorer.errors import ExplorerError, read_json
 
 if TYPE_CHECKING:
     from explorer.aligners.manli.evidence import SimilarityMatrix
@@ -160,14 +160,7 @@ class ManliModel:
 
     @classmethod
     def load(cls, path: str | Path) -> ManliModel:
-        path = Path(path)
-        try:
-            payload = json.loads(path.read_text(encoding="utf-8"))
-        except OSError as err:
-            raise ManliModelError(f"{path}: cannot read ({err.strerror})") from None
-        except json.JSONDecodeError as err:
-            raise ManliModelError(f"{path}: not JSON ({err})") from None
-        return cls.from_json(payload, source=str(path))
+        return cls.from_json(read_json(path, ManliModelError), source=str(path))
 
 
 @lru_cache(maxsize=1)
