@@ -89,9 +89,9 @@ def manli_parts(cache: Path, name: str) -> tuple[dict[str, np.ndarray], np.ndarr
             rows.append({
                 SHIPPED: s.value,
                 "total / (text + hypothesis tokens) (paper)": s.problem_normalized,
-                "total (raw)": s.alignment_score,
-                "total / hypothesis tokens": s.alignment_score / h,
-                "total / text tokens": s.alignment_score / max(s.n_tokens - h, 1),
+                "total (raw)": s.total,
+                "total / hypothesis tokens": s.total / h,
+                "total / text tokens": s.total / max(s.n_tokens - h, 1),
                 "hypothesis side (total - DEL) / h": s.hypothesis_score,
                 "content coverage": s.content_coverage,
                 "- unaligned content words": -float(len(s.unaligned_content)),
