@@ -17,7 +17,8 @@ import plotly.graph_objects as go
 
 from components.figures import svg_plain
 from components.figures.alignment import alignment_grid
-from explorer.aligners.itg import ItgNode, ItgParse, NodeKind
+from explorer.aligners.itg import ItgParse
+from explorer.aligners.itg_tree import ItgNode, NodeKind
 from explorer.alignment import Alignment
 
 #: Marker symbol, colour and legend name per node kind.

@@ -26,8 +26,8 @@ import numpy as np
 
 from explorer.alignment import Alignment, Edit, EditKind
 from explorer.api import ResultMixin
-from explorer.edit_distance.automaton import C_JUMP_B, CLASSES, MATCH_CLASSES
 from explorer.edit_distance.model import Batch, Counts, EditDistanceModel, EditStep
+from explorer.edit_distance.states import C_JUMP_B, CLASSES, MATCH_CLASSES
 from explorer.lexical import LexicalSimilarity
 from explorer.limits import Limits, check, lexical_words
 from explorer.preprocess import AnalyzedPair
