@@ -133,11 +133,11 @@ def refuse_in_app(data: bytes) -> float:
     return seconds
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--pairs", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=3)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     os.environ.setdefault("EXPLORER_BACKGROUND_CUTOFFS", "0")
     from components.uploads import LIMITS
     from explorer.datasets.isolated import ReadLimitError, read_bounded
