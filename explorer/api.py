@@ -124,6 +124,9 @@ class MethodInfo:
     #: Estimated CPU seconds per pair and per text x hypothesis token pair, by which the
     #: app's worker pool tells a long job from a short one (:mod:`explorer.pool.cost`).
     seconds: tuple[float, float] = field(default=(2e-4, 0.0), kw_only=True)
+    #: What its first run loads besides the shared resources (the app's warm-up step
+    #: names it, :mod:`explorer.warmup`), e.g. ``"model and numba search kernels"``.
+    loads: str = field(default="", kw_only=True)
 
     def __post_init__(self) -> None:
         if self.interactive is None:

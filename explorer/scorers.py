@@ -3,8 +3,8 @@
 A scorer turns an analysed pair into a frozen result whose ``value`` is a float where
 higher means "more likely entailed / more similar"; the rest of the result is the
 breakdown the UI draws. A row here describes a method whole: how to build it, what it
-needs, its cost model and CPU estimate, the breakdown a batch stores and the Teach method
-that steps through it. Adding a method is one module and one row here
+needs, its cost model and CPU estimate, what its first run loads, the breakdown a batch
+stores and the Teach method that steps through it. Adding a method is one module and one row here
 (docs/ARCHITECTURE.md, "How to add").
 """
 
@@ -65,23 +65,23 @@ _ENTRIES: list[ScorerInfo] = [
     ScorerInfo("bow", "Bag-of-words alignment", "idf-weighted log similarity (Levenshtein or static embeddings) of each hypothesis word's best text match, per hypothesis word", lazy("explorer.aligners.bow:BowScorer"), capabilities=caps("brown", "wordnet", "embeddings"),
                cost="bow", seconds=(0.01, 5.3e-6)),
     ScorerInfo("itg", "Bracketing ITG", "Wu 2005: best biparse, unit costs, exact matches", _itg("itg"), capabilities=_SLOW,
-               cost="itg", seconds=_ITG_SECONDS, breakdown=_ITG_FIELDS, teach="itg"),
+               cost="itg", seconds=_ITG_SECONDS, loads="numba chart kernel", breakdown=_ITG_FIELDS, teach="itg"),
     ScorerInfo("itg_stop", "Bracketing ITG (stoplist)", "ITG with stopwords and punctuation left out of the lexical rules", _itg("itg_stop"), capabilities=_SLOW,
                cost="itg", seconds=_ITG_SECONDS, breakdown=_ITG_FIELDS, teach="itg"),
     ScorerInfo("itg_entail", "Bracketing ITG (cheap text nulls)", "ITG where unaligned text words cost 0.1", _itg("itg_entail"), capabilities=_SLOW,
                cost="itg", seconds=_ITG_SECONDS, breakdown=_ITG_FIELDS, teach="itg"),
     ScorerInfo("itg_lex", "Bracketing ITG (lexical similarity)", "ITG whose links use the shared WordNet/PPDB similarity and static embeddings", _itg("itg_lex"), capabilities=_LEXICAL_EMBEDDINGS,
-               cost="itg", seconds=(0.067, 2e-5), breakdown=_ITG_FIELDS, teach="itg"),
+               cost="itg", seconds=(0.067, 2e-5), loads="lexical similarity", breakdown=_ITG_FIELDS, teach="itg"),
     ScorerInfo("manli", "MANLI entailment score", "MANLI alignment (MacCartney et al. 2008): share of hypothesis content words aligned + 0.1 x hypothesis-side score per hypothesis token", lazy("explorer.aligners.manli:ManliScorer"), capabilities=_TRAINED, model="manli_rte2dev.json",
-               cost="manli", seconds=(2e-4, 1.25e-4), breakdown=("total", "n_tokens"), teach="manli"),
+               cost="manli", seconds=(2e-4, 1.25e-4), loads="model and numba search kernels", breakdown=("total", "n_tokens"), teach="manli"),
     ScorerInfo("pfsm", "Probabilistic edit distance (pFSM)", "Wang & Cer 2012: log-sum over edit sequences, regressed on STS 2012 + SICK scores; the hypothesis is read in the text's order", _edit_distance("pfsm"), capabilities=_TRAINED, model="pfsm_sts_sick.json",
-               cost="pfsm", seconds=(0.066, 2.2e-5), teach="edit"),
+               cost="pfsm", seconds=(0.066, 2.2e-5), loads="model and numba lattice kernels", teach="edit"),
     # The combined classifier runs bow, NIST-3, BLEU-1, MANLI and the embeddings, each
     # checking its own limits; MANLI's candidate edits bound its time.
     ScorerInfo("combined", "Combined classifier", "logistic regression over bag-of-words, NIST-3, BLEU-1, hypothesis names MANLI leaves unaligned and the static-embedding cosine (features chosen by cross-set transfer), trained on RTE1-3 dev: probability of entailment", lazy("explorer.combined:CombinedScorer"), capabilities=_TRAINED, model="combined_rte.json", cutoff=0.5,
-               seconds=(2e-4, 1.1e-4)),
+               seconds=(2e-4, 1.1e-4), loads="model"),
     ScorerInfo("ppda", "Probabilistic edit distance with jumps (pPDA)", "Wang & Cer 2012: pFSM plus forward/backward jumps of up to 5 tokens, regressed on STS 2012 + SICK; the hypothesis is read in the text's order", _edit_distance("ppda"), capabilities=_TRAINED, model="ppda_sts_sick.json",
-               cost="ppda", seconds=(0.05, 2.7e-5), teach="edit"),
+               cost="ppda", seconds=(0.05, 2.7e-5), loads="model", teach="edit"),
     ScorerInfo("embed", "Static embeddings (cosine)", "cosine of the two sentences' mean static token vectors (WordLlama's shipped table): how alike they are, not whether one follows", lazy("explorer.aligners.embed:EmbedScorer"), capabilities=caps("embeddings"),
                cost="embed", teach="embed"),
 ]
