@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 import plotly.graph_objects as go
 import plotly.io as pio
@@ -219,7 +220,7 @@ def combined_figures(pair: AnalyzedPair) -> list[ReportFigure]:
     from components.figures.combined import push_bars
     from explorer.scorers import get_scorer
 
-    result = get_scorer("combined").score(pair)
+    result: Any = get_scorer("combined").score(pair)  # a CombinedResult
     return [ReportFigure("Combined classifier: what pushed the decision", push_bars(result.contributions, result.intercept))]
 
 
