@@ -73,6 +73,11 @@ NEEDS: tuple[str, ...] = ("wordnet", "tagger", "ppdb", "brown", "model", "embedd
                           "gold_alignments")
 
 
+#: CPU seconds per pair and per token pair of a method that states none: the n-gram
+#: metrics' (linear, well under a millisecond on an RTE pair).
+DEFAULT_SECONDS: tuple[float, float] = (2e-4, 0.0)
+
+
 @dataclass(frozen=True)
 class Capabilities:
     """What a method needs (a subset of :data:`NEEDS`) and whether it is fast enough to
@@ -123,7 +128,7 @@ class MethodInfo:
     cost: str | None = field(default=None, kw_only=True)
     #: Estimated CPU seconds per pair and per text x hypothesis token pair, by which the
     #: app's worker pool tells a long job from a short one (:mod:`explorer.pool.cost`).
-    seconds: tuple[float, float] = field(default=(2e-4, 0.0), kw_only=True)
+    seconds: tuple[float, float] = field(default=DEFAULT_SECONDS, kw_only=True)
     #: What its first run loads besides the shared resources (the app's warm-up step
     #: names it, :mod:`explorer.warmup`), e.g. ``"model and numba search kernels"``.
     loads: str = field(default="", kw_only=True)
@@ -455,6 +460,7 @@ __all__ = [
     "AlignResult",
     "NEEDS",
     "Capabilities",
+    "DEFAULT_SECONDS",
     "caps",
     "LoaderInfo",
     "MethodInfo",

@@ -17,10 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
+from explorer.api import DEFAULT_SECONDS
 from explorer.pairs import Pair
 
-#: What a name no scorer or aligner has costs per pair (and per token pair).
-SECONDS_PER_METHOD = (2e-4, 0.0)
 #: A job estimated above this many CPU seconds goes to the long lane.
 LONG_SECONDS = 1.0
 
@@ -32,12 +31,12 @@ def words(pair: Pair) -> tuple[int, int]:
 
 def seconds(method: str) -> tuple[float, float]:
     """A method's estimated CPU seconds per pair and per token pair: its registry row's
-    (a scorer's, else an aligner's)."""
+    (a scorer's, else an aligner's; a name no row has, the n-gram metrics')."""
     from explorer.aligners import ALIGNERS
     from explorer.scorers import SCORERS
 
     info = SCORERS.get(method) or ALIGNERS.get(method)
-    return info.seconds if info is not None else SECONDS_PER_METHOD
+    return info.seconds if info is not None else DEFAULT_SECONDS
 
 
 def estimate(pairs: Iterable[Pair], methods: Sequence[str]) -> float:

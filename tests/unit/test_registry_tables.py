@@ -10,12 +10,14 @@ nothing extra, so forgetting one fails here instead of silently elsewhere.
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from components.panels import PANELS, report_methods, report_parts
 from components.teach_methods import TEACH_METHODS
 from explorer.aligners import ALIGNERS
-from explorer.api import Value, breakdown_value, import_attr, score_many
+from explorer.api import DEFAULT_SECONDS, Value, breakdown_value, import_attr, score_many
 from explorer.limits import COST_MODELS, LimitError, cost_model_of, using
 from explorer.pairs import Pair
 from explorer.preprocess import analyze_pair, make_pair
@@ -77,7 +79,7 @@ def test_a_method_refuses_by_its_rows_cost_model(name: str) -> None:
 
 def test_an_aligner_without_a_scorer_of_its_name_has_its_own_cpu_estimate() -> None:
     for name, info in ALIGNERS.items():
-        assert name in SCORERS or info.seconds != (2e-4, 0.0), f"{name}: give the aligner's row seconds="
+        assert name in SCORERS or info.seconds != DEFAULT_SECONDS, f"{name}: give the aligner's row seconds="
 
 
 # -- batch breakdown ----------------------------------------------------------------------
@@ -88,14 +90,13 @@ def test_an_aligner_without_a_scorer_of_its_name_has_its_own_cpu_estimate() -> N
     for n, info in sorted(SCORERS.items()) if info.breakdown])
 def test_every_breakdown_field_is_a_number_on_the_scorers_batch_result(name: str) -> None:
     """A misspelt field would be a column of nulls in every batch."""
-    from explorer.batch.worker import _number
-
     if _embeddings_missing(SCORERS[name]):
         pytest.skip("the wordllama package (its shipped table) is not installed")
     [result] = score_many(get_scorer(name), [PAIR])
     assert not isinstance(result, Exception), result
     for field in SCORERS[name].breakdown:
-        assert _number(breakdown_value(result, field)) is not None, f"{name}: no number at {field!r}"
+        got = breakdown_value(result, field)
+        assert isinstance(got, int | float) and math.isfinite(got), f"{name}: no number at {field!r} ({got!r})"
 
 
 def test_score_many_loops_when_a_scorer_has_no_batch_path_and_keeps_refusals_per_pair() -> None:
