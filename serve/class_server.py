@@ -17,11 +17,14 @@ Streamlit process that exits on its own is reported and restarted (up to
 connection, sends its browsers to the others). The in-app password form is not used here: the proxy is
 the gate, so students are asked once.
 
-Defaults (a first choice, to be tuned by measurement, docs/BENCHMARKS.md): one Streamlit
-process per 4 cores (at least one), each with ``max(2, cores / processes - 1)`` workers:
-a Streamlit process mostly waits on its workers, and each costs its own memory (the app,
-its caches and lexicons), so on this 2-core machine one process with two workers; and half
-as many for long pairs (at least one), the pool's own default.
+Defaults (measured, docs/BENCHMARKS.md "A class on one server"): one Streamlit process per
+2 cores (two on a 2-core machine, at most :data:`MAX_DEFAULT_PROCESSES`), each with
+``max(2, cores / processes - 1)`` scoring workers, and half as many for long pairs (at least
+one), the pool's own default. The scoring runs on the workers, but each page's own run (its
+controls, the figures drawn from the results) holds its Streamlit process's interpreter lock:
+with 20 students on 2 cores one process gave an RTE pair's verdicts at p95 4.9 s, two
+processes at 0.9 s. Each process costs its own memory (about 0.8 GB PSS with its workers),
+hence the cap.
 """
 
 from __future__ import annotations
@@ -81,9 +84,14 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
+#: The most Streamlit processes chosen by default (each costs about 0.8 GB PSS).
+MAX_DEFAULT_PROCESSES = 8
+
+
 def default_processes(cores: int) -> int:
-    """Streamlit processes for a machine with ``cores`` cores: one per four, at least one."""
-    return max(1, cores // 4)
+    """Streamlit processes for a machine with ``cores`` cores: one per two, at least one
+    (two on a 2-core machine), at most :data:`MAX_DEFAULT_PROCESSES`."""
+    return max(1, min(MAX_DEFAULT_PROCESSES, cores if cores <= 2 else cores // 2))
 
 
 def default_workers(cores: int, processes: int) -> int:
@@ -124,7 +132,7 @@ def parse_options(argv: Sequence[str] | None = None, environ: dict[str, str] | N
     parser = argparse.ArgumentParser(prog="make serve-class", description=__doc__.splitlines()[0])
     parser.add_argument("--port", default=env.get("PORT") or DEFAULT_PORT, help="public port (PORT; default 8501)")
     parser.add_argument("--processes", default=env.get("PROCESSES") or None,
-                        help="Streamlit processes (PROCESSES; default one per 4 cores)")
+                        help="Streamlit processes (PROCESSES; default one per 2 cores, at most 8)")
     parser.add_argument("--workers", default=env.get(WORKERS_VAR) or None,
                         help="scoring workers per Streamlit process (EXPLORER_WORKERS; 0: none, score in it)")
     parser.add_argument("--long-workers", default=env.get(LONG_WORKERS_ENV) or None,

@@ -6,9 +6,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from components import analysis, charts
+from components import analysis, charts, workers
 from components.sections.verdicts import verdict_line
+from explorer.pool import cost, tasks
 from explorer.preprocess import AnalyzedPair
+from explorer.similarity_view import SimilarityView
 
 
 def render_similarity_panel(pair: AnalyzedPair, *, key: str = "similarity") -> None:
@@ -16,8 +18,7 @@ def render_similarity_panel(pair: AnalyzedPair, *, key: str = "similarity") -> N
     from components.figures.similarity import similarity_heatmap
     from components.guard import attempt
     from components.panels.shared import fitting_gold
-    from explorer.aligners import ALIGNERS, get_aligner
-    from explorer.similarity_view import similarity_view
+    from explorer.aligners import ALIGNERS
 
     text_tokens, hypothesis_tokens = pair.text.tokens, pair.hypothesis.tokens
     st.markdown("#### Static embeddings")
@@ -50,7 +51,7 @@ def render_similarity_panel(pair: AnalyzedPair, *, key: str = "similarity") -> N
         "resource gave its similarity: the same word, spelling, a number, WordNet, PPDB or the embedding."
     )
     result = attempt(lambda: analysis.align(name, pair), ALIGNERS[name].label)
-    view = attempt(lambda: similarity_view(get_aligner(name), pair), f"{ALIGNERS[name].label}: similarity matrix")
+    view = attempt(lambda: _similarity(name, pair), f"{ALIGNERS[name].label}: similarity matrix")
     if view is None:
         return
     links = result.alignment if result is not None else None
@@ -61,3 +62,18 @@ def render_similarity_panel(pair: AnalyzedPair, *, key: str = "similarity") -> N
                            title=f"{ALIGNERS[name].label}: word similarity and links"),
         key=f"{key}_heatmap_{name}",
     )
+
+
+def _similarity(name: str, pair: AnalyzedPair) -> SimilarityView:
+    """The aligner's similarity matrix, on a worker, kept per pair for the whole server."""
+    from explorer.aligners import ALIGNERS
+
+    def compute() -> SimilarityView:
+        view = workers.run(tasks.similarity_matrix, pair.pair, name,
+                           what=f"{ALIGNERS[name].label}: word similarities",
+                           long=cost.is_long([pair.pair], [name]))
+        if not isinstance(view, SimilarityView):
+            raise TypeError(f"{name!r} gave a {type(view).__name__}, not a similarity matrix")
+        return view
+
+    return analysis.kept(("similarity", name, *analysis.pair_key(pair.pair)), compute)

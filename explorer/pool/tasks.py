@@ -97,6 +97,15 @@ def itg_parse(pair: Pair, variant: str) -> Any:
     return scorer.parser.parse_analyses(analyzed.text, analyzed.hypothesis)
 
 
+def similarity_matrix(pair: Pair, name: str) -> Any:
+    """The word-similarity matrix aligner ``name`` reads its links off, with each cell's
+    source (the Pair page's similarity heatmap)."""
+    from explorer.aligners import get_aligner
+    from explorer.similarity_view import similarity_view
+
+    return similarity_view(get_aligner(name), analyze_pair(pair))
+
+
 def mt_metrics(pair: Pair) -> Any:
     """Every MT metric of the pair with its breakdown (the MT-metrics panel's table)."""
     from explorer.metrics.features import metric_breakdown

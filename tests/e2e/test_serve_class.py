@@ -32,7 +32,7 @@ from tests.e2e.class_server import (
 from tests.e2e.streamlit_client import Session, basic_auth, element_kind
 
 PASSWORD = "lecture-2 password"
-STEP = 60.0  # seconds per step: the CI machine is shared
+STEP = 150.0  # seconds per step: the CI machine is shared, and the first visit may wait for the warm-up
 #: A path of every kind Streamlit serves, and the method a client would use.
 ENDPOINTS = [
     ("GET", "/"), ("GET", "/_stcore/health"), ("GET", "/_stcore/metrics"), ("GET", "/_stcore/host-config"),

@@ -18,7 +18,7 @@ PASSWORD = {"ENTAILMENT_EXPLORER_PASSWORD": "choose-one"}
 
 
 @pytest.mark.parametrize(("cores", "processes", "workers"), [
-    (1, 1, 2), (2, 1, 2), (4, 1, 3), (8, 2, 3), (16, 4, 3), (64, 16, 3),
+    (1, 1, 2), (2, 2, 2), (4, 2, 2), (8, 4, 2), (16, 8, 2), (64, 8, 7),
 ], ids=lambda v: str(v))
 def test_default_sizing_follows_the_cores(cores: int, processes: int, workers: int) -> None:
     assert class_server.default_processes(cores) == processes
