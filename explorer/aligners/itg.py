@@ -405,7 +405,7 @@ class ItgScorer:
         also bound the distinct word pairs whose similarity is looked up."""
         lexical = not isinstance(self.parser.similarity, ExactSimilarity)
         words = (distinct_words(text.lower), distinct_words(hypothesis.lower)) if lexical else None
-        check(self.name, len(text), len(hypothesis), model="itg", limits=limits, words=words)
+        check(self.name, len(text), len(hypothesis), limits=limits, words=words)
 
     def score(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> ItgParse:
         """Raises :class:`explorer.limits.LimitError` for a pair past the limits."""

@@ -23,12 +23,12 @@ import numpy as np
 
 from explorer.batch.folder import storage_error
 from explorer.batch.schema import (
-    BREAKDOWN,
     CHUNK_DIR,
     CHUNK_GLOB,
     PAIR_COLUMNS,
     BatchError,
     Manifest,
+    breakdown,
     breakdown_column,
     error_column,
     finished_chunks,
@@ -165,7 +165,7 @@ class BatchResult:
     def columns(self) -> list[str]:
         names = [name for name, _ in PAIR_COLUMNS]
         for s in self.manifest.scorers:
-            names += [s, error_column(s), *(breakdown_column(s, f) for f in BREAKDOWN.get(s, ()))]
+            names += [s, error_column(s), *(breakdown_column(s, f) for f in breakdown(s))]
         return names
 
     def _column(self, name: str) -> str:

@@ -83,7 +83,7 @@ class ManliAligner:
         """Refuse a pair whose candidate edits (bounded by the sizes and the model's
         phrase length) or memory estimate exceed the limits (:mod:`explorer.limits`)."""
         p_len, h_len = len(pair.text), len(pair.hypothesis)
-        check(self.name, p_len, h_len, model="manli", limits=limits,
+        check(self.name, p_len, h_len, limits=limits,
               candidates=manli_candidates(p_len, h_len, self.model.features.max_phrase),
               words=lexical_words(pair))
 
