@@ -168,10 +168,10 @@ def test_tables_keyed_by_scorer_names_name_registered_scorers() -> None:
 
 def test_a_batchs_ranged_formats_are_registered_loaders() -> None:
     from explorer.batch import source
-    from explorer.datasets import LOADERS
+    from explorer.datasets import LOADERS, counting
 
-    assert set(source.RANGED_FORMATS) <= set(LOADERS)
-    assert set(source._HEADER_FORMATS) | set(source._NUMBERED_FORMATS) <= set(source.RANGED_FORMATS)
+    assert set(counting.RANGED_FORMATS) <= set(LOADERS)
+    assert set(counting.HEADER_FORMATS) | set(source._NUMBERED_FORMATS) <= set(counting.RANGED_FORMATS)
 
 
 def test_the_warmup_labels_what_a_scorer_loads() -> None:
