@@ -29,6 +29,8 @@ def test_score_scatter_has_one_trace_per_group_and_ids_as_customdata() -> None:
                            x_cutoff=0.3, y_cutoff=0.5)
     assert [t.name for t in figure.data] == [BOTH_RIGHT, "only A correct"]
     assert list(figure.data[0].customdata) == ["1", "3"]
+    # A drag zooms; selecting is a click (or the modebar's box and lasso), never the default drag.
+    assert figure.layout.dragmode == "zoom" and "select" in figure.layout.clickmode
     with pytest.raises(ValueError, match="same length"):
         score_scatter(["1"], [0.1, 0.2], [0.3], ["x"], x_name="A", y_name="B")
 
