@@ -21,6 +21,9 @@ st.set_page_config(page_title=TITLE, page_icon=":material/join_inner:", layout="
 _BOOT = None if "components.warmup" in sys.modules else st.empty()
 if _BOOT is not None:
     _BOOT.progress(0.0, text="Starting the explorer on this server (loading its modules)…")
+    from components.workers import start_early  # noqa: E402  (light: the pool, not the pages)
+
+    start_early()  # the workers warm up on another core while the modules below load
 
 from components import server_log  # noqa: E402
 from components.access import require_access  # noqa: E402  (after the progress bar: see above)

@@ -1,9 +1,11 @@
-"""Benchmark: the lexical similarity matrix and the bag-of-words aligner.
+"""Benchmark: the lexical similarity matrix, the bag-of-words aligner and the static embeddings.
 
 Prints (a) one-off resource load times (PPDB table; Brown information content and
-idf from the on-disk cache), (b) the all-components lexical matrix per pair: a cold
-pass (every word pair new to the process) and warm passes (memoised), (c) the
-bag-of-words aligner per pair, cold and warm. Tagging and lemmatisation happen before
+idf from the on-disk cache; the static-embedding table, with the process's resident
+memory before and after), (b) the all-components lexical matrix per pair: a cold
+pass (every word pair new to the process) and warm passes (memoised), with and without
+the ``embedding`` component, (c) the bag-of-words aligner per pair, cold and warm, (d)
+the ``embed`` scorer and aligner per pair. Tagging and lemmatisation happen before
 any clock starts. Figures are medians over pairs (and over runs for warm passes).
 
 Usage: NLTK_DATA=../shared/nltk_data python -m bench.bench_lexical [DATA] [--runs 5]
@@ -18,10 +20,12 @@ import time
 from pathlib import Path
 
 from explorer.aligners.bow import BowAligner, brown_idf
+from explorer.aligners.embed import EmbedAligner, EmbedScorer
 from explorer.datasets import load
 from explorer.lexical import (
     LexicalConfig,
     LexicalSimilarity,
+    StaticEmbeddings,
     brown_information_content,
     levenshtein,
     load_ppdb,
@@ -46,6 +50,14 @@ def per_pair(fn, items) -> list[float]:  # type: ignore[no-untyped-def]
     return out
 
 
+def resident_mb() -> float:
+    """The process's resident memory now (Linux /proc)."""
+    import os
+
+    with open("/proc/self/statm") as handle:
+        return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
 def ms(seconds: float) -> str:
     return f"{1000 * seconds:.3f} ms"
 
@@ -67,12 +79,22 @@ def main() -> None:
     print(f"load PPDB table:                  {timed(load_ppdb):.2f} s")
     print(f"load Brown IC (disk cache):       {timed(brown_information_content):.2f} s")
     print(f"load Brown idf (disk cache):      {timed(brown_idf):.2f} s")
+    before = resident_mb()
+    embeddings = StaticEmbeddings()
+    seconds = timed(lambda: embeddings.word_vectors(["table"]))
+    info = embeddings.load_info
+    assert info is not None
+    print(f"load static embeddings:           {seconds:.2f} s (reading {info.seconds:.2f} s; table "
+          f"{info.vocabulary} x {info.dimensions}, {info.table_bytes / 2**20:.1f} MB; resident memory "
+          f"{before:.0f} -> {resident_mb():.0f} MB)")
 
-    lexical = LexicalSimilarity(LexicalConfig())
-    cold = per_pair(lambda p: lexical.matrix(p.text, p.hypothesis), pairs)
-    warm = [t for _ in range(args.runs) for t in per_pair(lambda p: lexical.matrix(p.text, p.hypothesis), pairs)]
-    print(f"lexical matrix, all components, cold: median {ms(statistics.median(cold))}, total {sum(cold):.2f} s")
-    print(f"lexical matrix, all components, warm: median {ms(statistics.median(warm))}, p90 {ms(sorted(warm)[int(0.9 * len(warm))])}")
+    for label, config in (("default components", LexicalConfig()),
+                          ("default + embedding", LexicalConfig().enable("embedding"))):
+        lexical = LexicalSimilarity(config)
+        cold = per_pair(lambda p: lexical.matrix(p.text, p.hypothesis), pairs)  # noqa: B023 -- called at once
+        warm = [t for _ in range(args.runs) for t in per_pair(lambda p: lexical.matrix(p.text, p.hypothesis), pairs)]  # noqa: B023
+        print(f"lexical matrix, {label}, cold: median {ms(statistics.median(cold))}, total {sum(cold):.2f} s")
+        print(f"lexical matrix, {label}, warm: median {ms(statistics.median(warm))}, p90 {ms(sorted(warm)[int(0.9 * len(warm))])}")
 
     levenshtein.cache_clear()
     bow = BowAligner()
@@ -80,6 +102,11 @@ def main() -> None:
     warm = [t for _ in range(args.runs) for t in per_pair(bow.align, pairs)]
     print(f"bow aligner, cold: median {ms(statistics.median(cold))}")
     print(f"bow aligner, warm: median {ms(statistics.median(warm))}")
+
+    for label, method in (("embed scorer", EmbedScorer().score), ("embed aligner", EmbedAligner().align)):
+        cold = per_pair(method, pairs)
+        warm = [t for _ in range(args.runs) for t in per_pair(method, pairs)]
+        print(f"{label}, cold: median {ms(statistics.median(cold))}; warm: median {ms(statistics.median(warm))}")
 
 
 if __name__ == "__main__":

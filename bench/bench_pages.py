@@ -7,12 +7,16 @@ Prints medians over several runs of
     the n-gram grid figure and serialise it as ``st.plotly_chart`` does; caches are
     cleared before each run so every run pays in full;
 (b) a whole Pair-page rerun under Streamlit's AppTest (script, widgets, tables, figure),
-    the closest to what a user waits for after typing.
+    the closest to what a user waits for after typing;
+(c) the verdict strip of a typed pair: every scorer the Pair page runs before it draws the
+    strip (the interactive ones, and on a pair of at most ``AUTO_SLOW_MAX_TOKENS`` tokens the
+    slow ones too), on a fresh pair each run, with the methods' resources warm as on a
+    running server.
 
 on the first pair of the built-in sample and on the RTE1 dev pair with the longest text
 (when ../shared is present). Target: (a) under 300 ms.
 
-Usage: NLTK_DATA=../shared/nltk_data python -m bench.bench_pages [--runs 15]
+Usage: NLTK_DATA=../shared/nltk_data python -m bench.bench_pages [--runs 15] [--only computation,strip,page]
 """
 
 from __future__ import annotations
@@ -55,6 +59,34 @@ def time_computation(pair: Pair, runs: int) -> list[float]:
     return times
 
 
+def strip_scorers(pair: Pair) -> list[str]:
+    """The scorers the Pair page runs before drawing the strip of a typed ``pair``."""
+    try:
+        from components.sections.verdicts import AUTO_SLOW_MAX_TOKENS
+    except ImportError:  # a tree where the page module holds it (100): the "before" side of an A/B run
+        AUTO_SLOW_MAX_TOKENS = 100
+
+    a = analyze_pair(pair)
+    short = len(a.text) + len(a.hypothesis) <= AUTO_SLOW_MAX_TOKENS
+    return [n for n, info in SCORERS.items() if info.interactive or short]
+
+
+def time_strip(pair: Pair, runs: int) -> list[float]:
+    names = strip_scorers(pair)
+    for name in names:  # build every scorer and warm its resources, once
+        get_scorer(name).score(analyze_pair(make_pair(pair.text, pair.hypothesis)))
+    times = []
+    for _ in range(runs):
+        analyze.cache_clear()
+        order_counts.cache_clear()
+        start = time.perf_counter()
+        analysed = analyze_pair(make_pair(pair.text, pair.hypothesis))
+        for name in names:
+            get_scorer(name).score(analysed)
+        times.append(time.perf_counter() - start)
+    return times
+
+
 def time_page_reruns(pair: Pair, runs: int) -> list[float]:
     from streamlit.testing.v1 import AppTest
 
@@ -79,7 +111,10 @@ def ms(values: list[float]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--only", default="computation,strip,page",
+                        help="which of (a) computation, (c) strip, (b) page to time (comma-separated)")
     args = parser.parse_args()
+    parts = set(args.only.split(","))
     shared = ROOT.parent / "shared" / "nltk_data"
     if shared.is_dir():
         os.environ.setdefault("NLTK_DATA", str(shared))
@@ -97,8 +132,12 @@ def main() -> None:
         a = analyze_pair(pair)
         size = f"{len(a.text)} text x {len(a.hypothesis)} hypothesis tokens"
         print(f"{label} ({size})")
-        print(f"  computation (pair, scorers, grid figure): {ms(time_computation(pair, args.runs))}")
-        print(f"  whole Pair page rerun (AppTest):          {ms(time_page_reruns(pair, max(3, args.runs // 3)))}")
+        if "computation" in parts:
+            print(f"  computation (pair, scorers, grid figure): {ms(time_computation(pair, args.runs))}")
+        if "strip" in parts:
+            print(f"  typed pair's strip ({len(strip_scorers(pair))} scorers):       {ms(time_strip(pair, args.runs))}")
+        if "page" in parts:
+            print(f"  whole Pair page rerun (AppTest):          {ms(time_page_reruns(pair, max(3, args.runs // 3)))}")
 
 
 if __name__ == "__main__":

@@ -53,11 +53,12 @@ PROTOCOLS: tuple[tuple[tuple[str, ...], str], ...] = (
 
 #: Candidate features of ``search`` and ``nested``, picked by hand: bag-of-words, MANLI's
 #: value and the alignment features with the largest AUC (either way) on the RTE sets,
-#: some BLEU / NIST variants, and the earlier default's members.
+#: some BLEU / NIST variants, the earlier default's members, and the static-embedding
+#: sentence cosine (``scorer:embed``).
 POOL: tuple[str, ...] = (
     "scorer:bow", "scorer:manli", "scorer:mbleu", "scorer:bleu_pa", "scorer:nist3", "scorer:bleu4",
     "scorer:itg", "manli:coverage", "manli:unaligned_idf", "manli:unaligned_names", "lex:number_mismatch",
-    "manli:problem_score", "manli:hyp_score", "scorer:bleu1",
+    "manli:problem_score", "manli:hyp_score", "scorer:bleu1", "scorer:embed",
 )
 SEARCH_C: tuple[float, ...] = (0.03, 0.1, 0.3)
 

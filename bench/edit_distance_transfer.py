@@ -39,18 +39,25 @@ sys.path.insert(0, str(ROOT))
 
 from explorer.cache import cache_dir  # noqa: E402
 from explorer.datasets import load  # noqa: E402
-from explorer.edit_distance.features import PairFeatures, pair_features, swap_sides, tie_gaps  # noqa: E402
+from explorer.edit_distance.features import (  # noqa: E402
+    PairFeatures,
+    pair_features,
+    similarity_matrix,
+    swap_sides,
+    tie_gaps,
+)
 from explorer.edit_distance.training import TransferSettings, prepare_pair, score_values, train_settings  # noqa: E402
 
 DEFAULT = {"kind": "pfsm", "lam": "0.05", "max_iter": "60", "warm": "0", "min_count": "5", "lexical": "1",
            "target": "norm", "balance": "0", "per_file": "0", "prep": "asis", "lam_per": "0", "tie": "0",
-           "swap": "0", "preorder": "0"}
+           "swap": "0", "preorder": "0", "emb": "0"}
 
 #: Settings the bench applies itself (not TransferSettings): ``prep`` preprocessing;
 #: ``tie=1`` one weight for inserting and deleting a word (:func:`tie_gaps`); ``swap=1``
 #: trains on both directions of every pair and scores the mean of both (:func:`swap_sides`).
+#: ``emb=1`` adds the lexical similarity's static-embedding component to the features.
 #: (``preorder=1``, the hypothesis read in the text's order, is a model setting.)
-BENCH_ONLY = ("prep", "tie", "swap")
+BENCH_ONLY = ("prep", "tie", "swap", "emb")
 
 FILES = {
     "msr": ("sts2012/MSRpar.train.tsv", None),
@@ -59,20 +66,22 @@ FILES = {
 }
 
 
-def _encode(path: Path, prep: str, subsample: int | None, seed: int) -> tuple[list[PairFeatures], np.ndarray, list[int]]:
+def _encode(path: Path, prep: str, subsample: int | None, seed: int,
+            embedding: bool = False) -> tuple[list[PairFeatures], np.ndarray, list[int]]:
     """Features of a file (cached on disk, outside the repository)."""
     pairs = list(load(str(path)).pairs)
     idx = list(range(len(pairs)))
     if subsample is not None and subsample < len(pairs):
         idx = sorted(np.random.default_rng(seed).choice(len(pairs), size=subsample, replace=False).tolist())
     key = hashlib.sha1(f"{path}|{prep}|{idx}".encode()).hexdigest()[:16]
-    cache = cache_dir() / "edit_transfer" / f"{path.stem}_{prep}_{key}.pkl"
+    cache = cache_dir() / "edit_transfer" / f"{path.stem}_{prep}{'_emb' if embedding else ''}_{key}.pkl"
     gold = np.array([float(pairs[i].score) for i in idx])  # type: ignore[arg-type]
     if cache.exists():
         with cache.open("rb") as handle:
             return pickle.load(handle), gold, idx
     started = time.perf_counter()
-    encoded = [pair_features(prepare_pair(pairs[i], prep)) for i in idx]
+    analysed = [prepare_pair(pairs[i], prep) for i in idx]
+    encoded = [pair_features(a, similarity=similarity_matrix(a, embedding=embedding)) for a in analysed]
     cache.parent.mkdir(parents=True, exist_ok=True)
     with cache.open("wb") as handle:
         pickle.dump(encoded, handle)
@@ -83,18 +92,18 @@ def _encode(path: Path, prep: str, subsample: int | None, seed: int) -> tuple[li
 class Sets:
     def __init__(self, data: Path, sick_train: int, seed: int) -> None:
         self.data, self.sick_train, self.seed = data, sick_train, seed
-        self._cache: dict[tuple[str, str, str], tuple[list[PairFeatures], np.ndarray]] = {}
+        self._cache: dict[tuple[str, str, str, bool], tuple[list[PairFeatures], np.ndarray]] = {}
 
-    def get(self, name: str, role: str, prep: str) -> tuple[list[PairFeatures], np.ndarray]:
+    def get(self, name: str, role: str, prep: str, embedding: bool = False) -> tuple[list[PairFeatures], np.ndarray]:
         """``role`` is ``train`` or ``test`` (SICK: a train subsample / trial)."""
         train_file, test_file = FILES[name]
         if role == "test" and test_file is not None:
             path, sub = test_file, None
         else:
             path, sub = train_file, (self.sick_train if name == "sick" else None)
-        key = (name, role if test_file else "all", prep)
+        key = (name, role if test_file else "all", prep, embedding)
         if key not in self._cache:
-            enc, gold, _ = _encode(self.data / path, prep, sub, self.seed)
+            enc, gold, _ = _encode(self.data / path, prep, sub, self.seed, embedding)
             self._cache[key] = (enc, gold)
         return self._cache[key]
 
@@ -109,7 +118,7 @@ def run(config: dict[str, str], exp: str, sets: Sets, log: Path | None, test_pre
         save: Path | None = None) -> list[dict]:
     settings = TransferSettings.parse({k: v for k, v in config.items() if k not in BENCH_ONLY})
     prep = config["prep"]
-    tie, swap = config["tie"] == "1", config["swap"] == "1"
+    tie, swap, emb = config["tie"] == "1", config["swap"] == "1", config["emb"] == "1"
 
     def shaped(encoded: list[PairFeatures]) -> list[PairFeatures]:
         return [tie_gaps(f) for f in encoded] if tie else encoded
@@ -121,10 +130,10 @@ def run(config: dict[str, str], exp: str, sets: Sets, log: Path | None, test_pre
         enc: list[PairFeatures] = []
         gold_parts, sources = [], []
         for name in train_names:
-            e, g = sets.get(name, "train", prep)
+            e, g = sets.get(name, "train", prep, emb)
             e = shaped(e)
             if swap:
-                e, g = e + shaped([swap_sides(f) for f in sets.get(name, "train", prep)[0]]), np.concatenate([g, g])
+                e, g = e + shaped([swap_sides(f) for f in sets.get(name, "train", prep, emb)[0]]), np.concatenate([g, g])
             enc += e
             gold_parts.append(g)
             sources += [name] * len(e)
@@ -132,7 +141,7 @@ def run(config: dict[str, str], exp: str, sets: Sets, log: Path | None, test_pre
         model, scale = train_settings(settings, enc, np.concatenate(gold_parts), sources)
         seconds = time.perf_counter() - started
         for held, tprep in [(h, t) for h in test_names for t in (test_prep.split(",") if test_prep else [prep])]:
-            e, g = sets.get(held, "test", tprep)
+            e, g = sets.get(held, "test", tprep, emb)
             pred = score_values(model, shaped(e), settings.target, scale)
             if swap:
                 pred = (pred + score_values(model, shaped([swap_sides(f) for f in e]), settings.target, scale)) / 2

@@ -12,6 +12,8 @@ Corpora: the MSR RTE2 dev alignments (annotators A/B/C merged by majority, SURE 
   the like-for-like references for the rows of ``folds``.
 
 ``--msr-weight W`` scales the perceptron updates of MSR problems in ``folds`` by W.
+``--with embedding`` extracts the features with the lexical similarity's opt-in
+``embedding`` component on (static embeddings; its own ``sub:lex_embedding`` column).
 
 Feature variants (``--variants``): ``base`` is the feature set of the shipped ``msr`` model
 (every group of :data:`GROUPS` switched off during training, so their weights stay 0);
@@ -44,7 +46,7 @@ from bench.manli_experiments import figures, test
 from explorer.aligners.evaluation import load_gold
 from explorer.aligners.manli import _lexical_similarity, decode
 from explorer.aligners.manli_features import FEATURES, INDEX, N_FEATURES
-from explorer.aligners.manli_learn import Problem, TrainConfig, prepare
+from explorer.aligners.manli_learn import Problem, TrainConfig, lexical_flags_with, prepare
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared" / "data"
@@ -135,9 +137,10 @@ def _sample(items: list, n: int | None) -> list:  # type: ignore[type-arg]
 
 
 def load(name: str, sample: int | None, similarity: object,
-         cache: Path | None = None) -> tuple[list[Problem], list]:  # type: ignore[type-arg]
+         cache: Path | None = None, lexical: str = "") -> tuple[list[Problem], list]:  # type: ignore[type-arg]
     """The corpus's problems (features extracted) and gold alignments; with ``cache``, kept
-    there as a pickle keyed by the corpus, the sample and the feature code's text."""
+    there as a pickle keyed by the corpus, the sample, the feature code's text and the
+    opt-in lexical components (``lexical``, as given to ``--with``)."""
     if cache is not None:
         import hashlib
         import pickle
@@ -145,7 +148,8 @@ def load(name: str, sample: int | None, similarity: object,
         import explorer.aligners.manli_features as mf
 
         key = hashlib.sha1(Path(mf.__file__).read_bytes()).hexdigest()[:12]
-        path = cache / f"manli_{name}_{sample or 'all'}_{key}.pkl"
+        tag = f"_with-{lexical.replace(',', '+')}" if lexical else ""
+        path = cache / f"manli_{name}_{sample or 'all'}_{key}{tag}.pkl"
         if path.is_file():
             return pickle.loads(path.read_bytes())  # type: ignore[no-any-return]
         out = load(name, sample, similarity)
@@ -179,18 +183,23 @@ def main() -> None:
     parser.add_argument("--decay", type=float, default=0.8, help="learning-rate decay per epoch (default 0.8)")
     parser.add_argument("--save", help="save the first variant's models trained on all of MSR and on MSR + "
                         "Edinburgh++ under this folder (manli_msr.json, manli_msr_edi.json)")
+    parser.add_argument("--save-models", default="msr,msr_edi",
+                        help="which of the --save models to train and save (default msr,msr_edi)")
     parser.add_argument("--cache", type=Path, help="keep the extracted features here (a pickle per corpus and "
                         "sample, keyed by the feature code), e.g. /tmp/manli_cache")
+    parser.add_argument("--with", dest="lexical", default="",
+                        help="opt-in lexical components to switch on, comma-separated (embedding)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     protocols = [p for p in args.protocols.split(",") if p]
     burn_in = args.burn_in if args.burn_in is not None else min(10, args.epochs - 1)
     config = TrainConfig(epochs=args.epochs, burn_in=burn_in, decay=args.decay, seed=args.seed, orders=args.orders)
-    similarity = _lexical_similarity({})
+    flags = lexical_flags_with(args.lexical.split(","))
+    similarity = _lexical_similarity(flags)
     started = time.perf_counter()
-    msr, msr_gold = load("msr", args.sample_msr, similarity, args.cache)
-    edi, edi_gold = load("edi", args.sample_edi, similarity, args.cache)
-    out: dict[str, object] = {"msr": len(msr), "edi": len(edi), "epochs": args.epochs, "rows": []}
+    msr, msr_gold = load("msr", args.sample_msr, similarity, args.cache, args.lexical)
+    edi, edi_gold = load("edi", args.sample_edi, similarity, args.cache, args.lexical)
+    out: dict[str, object] = {"msr": len(msr), "edi": len(edi), "epochs": args.epochs, "lexical": flags, "rows": []}
     rows: list[dict[str, object]] = out["rows"]  # type: ignore[assignment]
     variants = [v for v in args.variants.split(",") if v]
     scale = {id(p): args.msr_weight for p in msr} if args.msr_weight != 1.0 else None
@@ -198,7 +207,8 @@ def main() -> None:
         mask = variant_mask(variant)
         on_msr: np.ndarray | None = None
         if args.save and variant == variants[0]:  # the first variant's models, before its figures
-            on_msr = _save(Path(args.save), variant, mask, msr, edi, config)
+            on_msr = _save(Path(args.save), variant, mask, msr, edi, config, flags,
+                           [m for m in args.save_models.split(",") if m])
         if "msr2edi" in protocols:
             w = on_msr if on_msr is not None else train_masked(msr, mask, config)
             rows.append({"variant": variant, "protocol": "msr2edi", "test": "edi", **figures(test(edi, edi_gold, w))})
@@ -247,13 +257,16 @@ def main() -> None:
 
 
 def _save(folder: Path, variant: str, mask: np.ndarray, msr: list[Problem], edi: list[Problem],
-          config: TrainConfig) -> np.ndarray:
-    """Train on MSR, then on MSR + Edinburgh++, save both; returns the MSR weights."""
+          config: TrainConfig, lexical: dict[str, bool], which: list[str]) -> np.ndarray | None:
+    """Train on MSR and / or on MSR + Edinburgh++ (``which``), save them; returns the MSR
+    weights (None when not trained)."""
     from explorer.aligners.manli import ManliModel
     from explorer.aligners.manli_features import FeatureConfig
 
     kept: list[np.ndarray] = []
     for name, problems in (("msr", msr), ("msr_edi", msr + edi)):
+        if name not in which:
+            continue
         started = time.perf_counter()
         w = np.where(mask > 0, train_masked(problems, mask, config), 0.0)
         kept.append(w)
@@ -261,9 +274,9 @@ def _save(folder: Path, variant: str, mask: np.ndarray, msr: list[Problem], edi:
                 "features_off": [FEATURES[i] for i in np.flatnonzero(mask == 0).tolist()],
                 "sure_links": sum(p.n_sure for p in problems), "unreachable_links": sum(p.unreachable for p in problems),
                 "seconds": round(time.perf_counter() - started, 1)}
-        ManliModel(w, FeatureConfig(), {}, info).save(folder / f"manli_{name}.json")
+        ManliModel(w, FeatureConfig(), dict(lexical), info).save(folder / f"manli_{name}.json")
         _log(f"saved {folder / f'manli_{name}.json'}")
-    return kept[0]
+    return kept[0] if "msr" in which else None
 
 
 if __name__ == "__main__":

@@ -49,6 +49,7 @@ def _main_area(page, path: Path, *, height: int) -> None:  # type: ignore[no-unt
 #: Each Teach method's screenshot: the pair and a test picking the step worth showing.
 TEACH_EXAMPLE = ("Mira sold her old bicycle to a neighbour on Sunday.", "On Sunday, Mira sold a bicycle.")
 LEMMA_PAIR = ("The old bridge was closed on Monday.", "The bridge is closed.")
+SYNONYM_PAIR = ("The chef bought a large car last spring.", "A cook purchased a big automobile.")
 TEACH_SHOTS: dict[str, tuple[tuple[str, str], Callable[[Any], bool]]] = {
     "bleu": (TEACH_EXAMPLE, lambda s: s.phase == "clip" and s.n == 2),
     "wer": (TEACH_EXAMPLE, lambda s: s.phase == "backtrace" and "replaced" in s.explain),
@@ -56,11 +57,12 @@ TEACH_SHOTS: dict[str, tuple[tuple[str, str], Callable[[Any], bool]]] = {
     "manli": (TEACH_EXAMPLE, lambda s: "replacing" in s.explain and "accepted by chance" in s.explain
               and s.temperature > 5 and "down 0.0" not in s.explain and "less than" not in s.explain),
     "edit": (LEMMA_PAIR, lambda s: "lemma" in s.explain and s.phase == "op"),
+    "embed": (SYNONYM_PAIR, lambda s: s.phase == "links"),
 }
 
 
 def teach(url: str, out: Path) -> list[Path]:
-    """The five Teach screenshots at 1280x720 (see :data:`TEACH_SHOTS`)."""
+    """The Teach screenshots at 1280x720, one per method (see :data:`TEACH_SHOTS`)."""
     from components.teach_methods import TEACH_METHODS, trace_of
     from explorer.preprocess import analyze_pair, make_pair
 

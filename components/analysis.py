@@ -6,30 +6,57 @@ are kept in a bounded LRU keyed by the scorer's registry entry and the pair's co
 hypothesis and any tokens the dataset gives), so a revisited pair, a reload or another
 session's identical pair costs a dictionary lookup. Failures are never kept: a method that
 raised is tried again on the next run. Results are frozen objects, safe to share.
+
+What is not kept is computed on the server's workers (:mod:`components.workers`), not in
+this process: a pair's missing scorers go out as one job, whose results come back one by
+one as each scorer finishes and are kept at once (so a job stopped by its time budget
+still leaves what it finished).
 """
 
 from __future__ import annotations
 
+import pickle
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, TypeVar
 
+from components import workers
 from explorer.pairs import Pair
+from explorer.pool import PoolError, cost, tasks
+from explorer.pool.tasks import Outcome
 from explorer.preprocess import AnalyzedPair
-from explorer.scorers import SCORERS, get_scorer
+from explorer.scorers import SCORERS
 
-#: How many (method, pair) results are kept (a result is a few kB; 4,096 is ~70 pairs × 24
-#: scorers, well under 100 MB).
+T = TypeVar("T")
+
+#: How many (method, pair) results are kept (a result of an RTE pair is a few kB: 4,096 is
+#: about 170 pairs x 24 scorers) ...
 MAX_ENTRIES = 4096
+#: ... and how many bytes they may take, pickled (the size they cross from a worker in):
+#: a long pair's results are larger (an ITG parse of 2,000 x 2,000 tokens is about 0.5 MB).
+MAX_BYTES = 64 * 2**20
+
+
+def pickled_size(value: Any) -> int:
+    """``value``'s size pickled (what the LRU counts; 64 kB assumed for what does not pickle)."""
+    try:
+        return len(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+    except Exception:  # noqa: BLE001 - a size estimate must never fail a page
+        return 64 * 2**10
 
 
 class LRU:
-    """A small thread-safe least-recently-used map (Streamlit serves sessions on threads)."""
+    """A small thread-safe least-recently-used map (Streamlit serves sessions on threads),
+    bounded by entries and by the pickled bytes of its values."""
 
-    def __init__(self, size: int) -> None:
+    def __init__(self, size: int, max_bytes: int = MAX_BYTES) -> None:
         self.size = size
-        self._data: OrderedDict[Hashable, Any] = OrderedDict()
+        self.max_bytes = max_bytes
+        self.bytes = 0
+        self._data: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
         self._lock = threading.Lock()
 
     def get(self, key: Hashable) -> Any | None:
@@ -37,14 +64,21 @@ class LRU:
             if key not in self._data:
                 return None
             self._data.move_to_end(key)
-            return self._data[key]
+            return self._data[key][0]
 
     def put(self, key: Hashable, value: Any) -> None:
+        size = pickled_size(value)
+        if size > self.max_bytes:
+            return  # larger than the whole cache: not kept
         with self._lock:
-            self._data[key] = value
-            self._data.move_to_end(key)
-            while len(self._data) > self.size:
-                self._data.popitem(last=False)
+            previous = self._data.pop(key, None)
+            if previous is not None:
+                self.bytes -= previous[1]
+            self._data[key] = (value, size)
+            self.bytes += size
+            while len(self._data) > self.size or self.bytes > self.max_bytes:
+                _, (_, dropped) = self._data.popitem(last=False)
+                self.bytes -= dropped
 
     def __len__(self) -> int:
         return len(self._data)
@@ -52,6 +86,7 @@ class LRU:
     def clear(self) -> None:
         with self._lock:
             self._data.clear()
+            self.bytes = 0
 
 
 RESULTS = LRU(MAX_ENTRIES)
@@ -73,38 +108,99 @@ def cached_result(name: str, analyzed: AnalyzedPair) -> Any | None:
     return RESULTS.get(_key(name, analyzed.pair))
 
 
+@dataclass(frozen=True)
+class Scored:
+    """Scorers' results on one pair: ``results`` by name, each failing scorer's error in
+    ``errors``, and ``stopped``: why the job ended before the scorers still missing ran (its
+    time budget, a lost worker), or None."""
+
+    results: dict[str, Any]
+    errors: dict[str, BaseException]
+    stopped: BaseException | None = None
+
+
+def score_many(names: Sequence[str], analyzed: AnalyzedPair, *, slot: Any = None) -> Scored:
+    """Each scorer's result on the pair: the kept ones at once, the rest in one job on the
+    server's workers (:mod:`components.workers`; long when the methods' cost model says
+    so), each kept as it arrives. ``slot`` shows the job's status while it runs."""
+    pair = analyzed.pair
+    results = {n: r for n in names if (r := cached_result(n, analyzed)) is not None}
+    missing = [n for n in names if n not in results]
+    errors: dict[str, BaseException] = {}
+    stopped: BaseException | None = None
+    if missing:
+        arrived: dict[str, Outcome] = {}
+
+        def keep(outcome: Outcome) -> None:
+            arrived[outcome.name] = outcome
+            if outcome.error is None:
+                RESULTS.put(_key(outcome.name, pair), outcome.result)
+
+        labels = ", ".join(SCORERS[n].label for n in missing[:3]) + (" …" if len(missing) > 3 else "")
+        try:
+            workers.run(tasks.score_pair, pair, missing, what=f"Scoring this pair ({labels})",
+                        long=cost.is_long([pair], missing), slot=slot, on_partial=keep)
+        except PoolError as err:
+            stopped = err
+        for name in missing:
+            outcome = arrived.get(name)
+            if outcome is None:
+                continue
+            if outcome.error is None:
+                results[name] = outcome.result
+            else:
+                errors[name] = outcome.error
+    return Scored({n: results[n] for n in names if n in results}, errors, stopped)
+
+
 def score(name: str, analyzed: AnalyzedPair) -> Any:
-    """The scorer's result on the pair, computed once and kept."""
-    key = _key(name, analyzed.pair)
-    found = RESULTS.get(key)
-    if found is None:
-        found = get_scorer(name).score(analyzed)
-        RESULTS.put(key, found)
-    return found
+    """The scorer's result on the pair, computed once and kept.
+
+    Raises:
+        The scorer's error, or the pool's (:class:`explorer.pool.PoolError`).
+    """
+    scored = score_many([name], analyzed)
+    if name in scored.results:
+        return scored.results[name]
+    raise scored.errors.get(name) or scored.stopped or RuntimeError(f"{name} returned nothing")
 
 
 def align(name: str, analyzed: AnalyzedPair) -> Any:
-    """The aligner's result on the pair, computed once and kept (panels redraw on every
-    rerun of the page; the alignment does not change)."""
-    from explorer.aligners import ALIGNERS, get_aligner
+    """The aligner's result on the pair, computed once (on a worker) and kept (panels
+    redraw on every rerun of the page; the alignment does not change)."""
+    from explorer.aligners import ALIGNERS
 
     key = ("align", name, id(ALIGNERS.get(name)), *pair_key(analyzed.pair))
     found = RESULTS.get(key)
     if found is None:
-        found = get_aligner(name).align(analyzed)
+        found = workers.run(tasks.align_pair, analyzed.pair, name, what=f"Aligning with {ALIGNERS[name].label}",
+                            long=cost.is_long([analyzed.pair], [name]))
+        RESULTS.put(key, found)
+    return found
+
+
+def kept(key: tuple[object, ...], compute: Callable[[], T]) -> T:
+    """``compute()`` kept under ``key`` in the server-wide LRU (failures are not kept)."""
+    found = RESULTS.get(key)
+    if found is None:
+        found = compute()
         RESULTS.put(key, found)
     return found
 
 
 def score_each(names: Sequence[str], analyzed: AnalyzedPair,
-               attempt: Callable[[Callable[[], Any], str], Any | None]) -> dict[str, Any]:
-    """Each scorer's result (kept ones at once, the rest computed through ``attempt``, which
-    reports a failure and returns None: a failing scorer is left out)."""
-    results: dict[str, Any] = {}
-    for name in names:
-        result = cached_result(name, analyzed)
-        if result is None:
-            result = attempt(lambda n=name: score(n, analyzed), SCORERS[name].label)  # type: ignore[misc]
-        if result is not None:
-            results[name] = result
-    return results
+               attempt: Callable[[Callable[[], Any], str], Any | None], *, slot: Any = None) -> dict[str, Any]:
+    """Each scorer's result (:func:`score_many`); each failing scorer is reported through
+    ``attempt`` (which shows the error and returns None) and left out, and a job stopped
+    early (its budget) is reported once, naming the scorers it did not finish."""
+    scored = score_many(names, analyzed, slot=slot)
+    for name, error in scored.errors.items():
+        attempt(partial(_raise, error), SCORERS[name].label)
+    unfinished = [n for n in names if n not in scored.results and n not in scored.errors]
+    if scored.stopped is not None and unfinished:
+        attempt(partial(_raise, scored.stopped), ", ".join(SCORERS[n].label for n in unfinished))
+    return scored.results
+
+
+def _raise(error: BaseException) -> None:
+    raise error

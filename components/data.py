@@ -22,9 +22,10 @@ import streamlit as st
 from explorer.cache import cache_dir
 from explorer.datasets import Dataset, load_bytes
 from explorer.decision.cutoffs import CutoffChoice
-from explorer.decision.evaluation import score_pairs
 from explorer.decision.measures import best_cutoff
 from explorer.decision.resolve import Scored, resolve_cutoff
+from explorer.pairs import Pair
+from explorer.scorers import SCORERS
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DIR = ROOT / "sample_data"
@@ -35,7 +36,7 @@ BLIND_SPOTS = SAMPLE_DIR / "blind_spots.xml"
 #: Built-in samples offered on the Dataset page, display name -> file.
 SAMPLES: dict[str, Path] = {
     "Typical RTE-style pairs (56, binary, 7 tasks)": DEFAULT_SAMPLE,
-    "Blind spots (24 lessons: negation, antonym, number, role swap, paraphrase, short hypothesis)": BLIND_SPOTS,
+    "Blind spots (28 lessons: negation, antonym, number, role swap, paraphrase, short hypothesis, embeddings)": BLIND_SPOTS,
     "CSV sample (18 pairs, 3-way labels)": SAMPLE_DIR / "pairs.csv",
 }
 #: What each built-in sample is for, one line each (file name -> text), shown beside it.
@@ -53,9 +54,11 @@ SAMPLE_ABOUT: dict[str, str] = {
     ),
     "pairs.csv": "A generic CSV (3-way labels) showing the CSV format.",
 }
-#: Pairs are scored in chunks of this size so the progress bar moves and each chunk is
-#: cached on its own.
+#: Pairs are scored in chunks of this size so the progress bar moves, each chunk is cached
+#: on its own and is one job on the server's workers (other visitors' jobs go between two
+#: chunks); slow scorers take smaller chunks, a few seconds each.
 CHUNK = 100
+CHUNK_SLOW = 20
 
 
 @dataclass(frozen=True)
@@ -243,7 +246,9 @@ def load_ref(ref: str) -> LoadedDataset | None:
 def nltk_rte_files() -> dict[str, Path]:
     """The RTE XML files of NLTK's ``rte`` corpus on this machine, name -> path (empty
     when the corpus is not installed)."""
-    import nltk
+    from explorer.resources import import_nltk
+
+    nltk = import_nltk()
 
     try:
         root = Path(str(nltk.data.find("corpora/rte")))
@@ -254,10 +259,19 @@ def nltk_rte_files() -> dict[str, Path]:
     return {p.name: p for p in sorted(root.glob("*.xml"))}
 
 
-@st.cache_data(show_spinner=False, max_entries=2048)
-def _chunk_scores(key: str, scorer: str, start: int, _pairs: Sequence[object]) -> np.ndarray:
-    # ``key`` + ``start`` identify the chunk; the pairs themselves are not hashed.
-    return score_pairs(_pairs, scorer)  # type: ignore[arg-type]
+def _chunk_scores(key: str, scorer: str, start: int, pairs: Sequence[Pair]) -> np.ndarray:
+    """One chunk's scores, kept for the whole server (``key`` + ``start`` identify the
+    chunk; the pairs themselves are not hashed), computed on a worker."""
+    from components import analysis, workers
+    from explorer.pool import cost, tasks
+
+    label = SCORERS[scorer].label if scorer in SCORERS else scorer
+    scores: np.ndarray = analysis.kept(
+        ("chunk", key, scorer, start, len(pairs)),
+        lambda: workers.run(tasks.score_chunk, list(pairs), scorer,
+                            what=f"Scoring pairs {start + 1:,}-{start + len(pairs):,} with {label}",
+                            long=cost.is_long(pairs, [scorer])))
+    return scores
 
 
 #: (dataset key, scorer) pairs scored in full in this process: the Pair page tunes a slow
@@ -292,8 +306,9 @@ def dataset_scores(
     mask = labelled_mask(loaded) if stored is not None else None
     at = np.cumsum(mask) - 1 if mask is not None else None  # each pair's index among the labelled
     parts = []
-    for start in range(0, len(pairs), CHUNK):
-        end = min(start + CHUNK, len(pairs))
+    size = CHUNK if scorer not in SCORERS or SCORERS[scorer].interactive else CHUNK_SLOW
+    for start in range(0, len(pairs), size):
+        end = min(start + size, len(pairs))
         if stored is not None and mask is not None and at is not None and mask[start:end].all():
             parts.append(np.array(stored[at[start:end]], dtype=np.float64))
         else:

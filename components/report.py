@@ -24,6 +24,7 @@ import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.offline import get_plotlyjs
 
+from explorer.pairs import Pair
 from explorer.preprocess import AnalyzedPair
 
 
@@ -223,6 +224,15 @@ METHOD_FIGURES: tuple[tuple[str, Callable[[AnalyzedPair], list[ReportFigure]]], 
     ("pFSM", lambda pair: _edit("pfsm", pair)),
     ("pPDA", lambda pair: _edit("ppda", pair)),
 )
+
+
+def pair_report(pair: Pair, *, where: str, rows: Sequence[ScoreRow], notes: Sequence[str] = ()) -> str:
+    """The report of one pair with every method's figures drawn here (the app runs this on a
+    worker: :mod:`components.workers`)."""
+    from explorer.preprocess import analyze_pair
+
+    return report_html(text=pair.text, hypothesis=pair.hypothesis, gold_label=pair.label, gold=pair.entails,
+                       where=where, rows=rows, figures=pair_figures(analyze_pair(pair)), notes=notes)
 
 
 def pair_figures(pair: AnalyzedPair) -> list[ReportFigure]:

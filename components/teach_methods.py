@@ -7,19 +7,22 @@ reads nothing else, so adding a method is a trace module, a figure builder and o
 
 :func:`trace_of` is the one expensive call (the method's own computation on the pair);
 :func:`lesson` turns a trace into what the browser steps through: every step's sentence,
-caption and figure, sent once.
+caption and figure, sent once. :func:`lesson_of` does both, and is what the page runs on
+the server's workers (:mod:`components.workers`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from components.figures.teaching import StepFigure
 from explorer.api import Registry, import_attr
 from explorer.errors import ExplorerError
-from explorer.preprocess import AnalyzedPair
+from explorer.pairs import Pair
+from explorer.preprocess import AnalyzedPair, analyze_pair
 
 
 class UnknownTeachingMethod(ExplorerError, KeyError):
@@ -90,6 +93,9 @@ TEACH_METHODS: Registry[TeachMethod] = Registry("teaching method", [
     TeachMethod("manli", "MANLI", "explorer.teaching.manli:trace_manli", f"{_FIGURES}:manli_figure"),
     TeachMethod("edit", "pFSM / pPDA edit distance", "explorer.teaching.edit:trace_edit", f"{_FIGURES}:edit_figure",
                 TeachOption("Model", "kind", {"ppda": "pPDA (with jumps)", "pfsm": "pFSM"}, "ppda")),
+    TeachMethod("embed", "Static embeddings", "explorer.teaching.embed:trace_embed", f"{_FIGURES}:embed_figure",
+                TeachOption("Result", "result", {"links": "word links (aligner)", "score": "sentence score (scorer)"},
+                            "links")),
 ], error=UnknownTeachingMethod)
 
 
@@ -108,3 +114,16 @@ def lesson(method: str, trace: Any, *, large: bool) -> list[dict[str, Any]]:
         shown = row.step_figure(trace, index, large=large)
         steps.append({"sentence": step.explain, "caption": shown.caption, "figure": shown.figure})
     return steps
+
+
+def lesson_of(method: str, option: str | None, pair: Pair, *, large: bool) -> list[dict[str, Any]]:
+    """The lesson of a pair (:func:`trace_of`, then :func:`lesson`): the job the Teach page
+    sends to a worker. Only the steps come back; the trace stays in the worker (the ITG
+    chart's at the teaching limit is about 15 MB pickled, 33 MB in memory), which keeps its
+    last two, so a layout switch on the same worker does not trace again."""
+    return lesson(method, _trace(method, option, pair), large=large)
+
+
+@lru_cache(maxsize=2)
+def _trace(method: str, option: str | None, pair: Pair) -> Any:
+    return trace_of(method, option, analyze_pair(pair))

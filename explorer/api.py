@@ -65,10 +65,12 @@ def lazy(target: str, *args: Any, **kwargs: Any) -> Callable[..., Any]:
 
 
 #: What a method may need. Resources: ``wordnet``, ``tagger``, ``ppdb``, ``brown`` (NLTK
-#: data it reads), ``model`` (a trained model file it loads). Data an evaluation must
+#: data it reads), ``model`` (a trained model file it loads), ``embeddings`` (the static
+#: embedding table of :mod:`explorer.lexical.embedding`). Data an evaluation must
 #: supply (or a dataset format carries): ``labels`` (entailment labels), ``graded`` (graded
 #: similarity scores), ``gold_alignments`` (token links).
-NEEDS: tuple[str, ...] = ("wordnet", "tagger", "ppdb", "brown", "model", "labels", "graded", "gold_alignments")
+NEEDS: tuple[str, ...] = ("wordnet", "tagger", "ppdb", "brown", "model", "embeddings", "labels", "graded",
+                          "gold_alignments")
 
 
 @dataclass(frozen=True)

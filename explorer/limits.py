@@ -73,12 +73,18 @@ class LimitError(ExplorerError, ValueError):
         self.limit = limit
         self.value = value
         self.maximum = maximum
+        self._what, self._size = what, size
         option = CLI_OPTIONS.get(limit, "")
         how = f"limits=Limits({limit}=...) in Python" + (f" or {option} on the command line" if option else "")
         super().__init__(
             f"{method}: the pair ({size}) needs {_fmt(value)} {what}, over the limit of {_fmt(maximum)} "
             f"({limit}); shorten the pair, or raise the limit with {how}"
         )
+
+
+    def __reduce__(self) -> tuple[object, ...]:
+        # Rebuilt from its fields (the app's worker processes send it back to the server).
+        return type(self), (self.method, self.limit, self.value, self.maximum, self._what, self._size)
 
 
 def _fmt(x: float) -> str:
@@ -201,7 +207,8 @@ def _per_pair(bytes_per_pair: float, fixed: float = 0.0) -> Callable[[int, int, 
 #: up: the lexical similarity (float64 matrices, object-array comparisons) ~ 60; WER's two
 #: Python tables ~ 50; the pFSM / pPDA's per-cell feature rows, sparse matrices, lattice
 #: tables (5 / 37 control states) and Viterbi back-pointers ~ 1,200 / 2,000; MANLI's
-#: lexical layers ~ 300, plus ~ 450 per candidate edit.
+#: lexical layers ~ 300, plus ~ 450 per candidate edit; the embedding aligner's float64
+#: matrices and masks ~ 80.
 COST_MODELS: dict[str, CostModel] = {
     "bleu": CostModel("linear n-gram tables; the matched positions drawn on the Pair page grow up to "
                       "4 |t| |h| for repeated words", False, _bleu_memory),
@@ -222,6 +229,8 @@ COST_MODELS: dict[str, CostModel] = {
         "features about 450 bytes per candidate; the decoder is linear in the candidates per round",
         True, lambda p, h, c: 300.0 * p * h + 450.0 * c, manli_candidates,
     ),
+    "embed": CostModel("subword tokens of each word (linear); one |t| x |h| cosine matrix by a matrix product "
+                       "and the aligner's masks over it (numpy)", False, _per_pair(80.0)),
     "pfsm": CostModel("edit lattice of (|t| + 1)(|h| + 1) cells x 5 control states, features per cell "
                       "(Python)", True, _per_pair(1_200.0)),
     "ppda": CostModel("edit lattice of (|t| + 1)(|h| + 1) cells x 37 control states (jumps of up to 5), "

@@ -68,6 +68,7 @@ def clean_text(text: str) -> str:
 
 @lru_cache(maxsize=1)
 def _tokenizer():  # type: ignore[no-untyped-def]
+    resources.import_nltk()  # the first NLTK import of most processes: a light one
     from nltk.tokenize import TreebankWordTokenizer
 
     return TreebankWordTokenizer()
@@ -149,6 +150,7 @@ def wordnet_pos(tag: str) -> str:
 def _lemmatizer():  # type: ignore[no-untyped-def]
     from nltk.stem import WordNetLemmatizer
 
+    resources.prepare_wordnet()
     return WordNetLemmatizer()
 
 

@@ -12,6 +12,7 @@ reached it says so in one line and the app goes on degraded (:func:`ensure`).
 from __future__ import annotations
 
 import sys
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -69,10 +70,46 @@ RESOURCES: tuple[Resource, ...] = (
 )
 
 
+#: Optional bridges NLTK's package import loads and the explorer never uses: its
+#: scikit-learn classifier wrapper and its scipy.stats association measures.
+NLTK_UNUSED_BRIDGES = ("sklearn", "scipy.stats")
+
+
+_NLTK_IMPORT = threading.Lock()
+
+
+def import_nltk() -> Any:
+    """``import nltk``, without the bridges of :data:`NLTK_UNUSED_BRIDGES`.
+
+    ``import nltk`` imports every NLTK subpackage, and two of them import scikit-learn and
+    scipy.stats when installed (each inside ``try: ... except ImportError``): 1.4 of the
+    1.6 s of CPU the import costs, and about 160 MB of memory in every process that imports
+    it (the server and the warm worker pool's fork server). While NLTK is imported here,
+    those two names are marked missing, so NLTK skips its bridges; afterwards they import
+    normally for whoever needs them (the MT-metric classifier, the correlations). Call it
+    before anything else imports NLTK; later calls return the module. Thread-safe: a second
+    thread waits for the first thread's import to finish (never sees half a module).
+    """
+    with _NLTK_IMPORT:
+        if "nltk" not in sys.modules:
+            hidden = [name for name in NLTK_UNUSED_BRIDGES if name not in sys.modules]
+            for name in hidden:
+                sys.modules[name] = None  # type: ignore[assignment]  # "not installed", for this import only
+            try:
+                import nltk
+            finally:
+                for name in hidden:
+                    if sys.modules.get(name, 0) is None:
+                        del sys.modules[name]
+    import nltk  # (waits for an import another thread started without this function)
+
+    return nltk
+
+
 @cache
 def is_available(nltk_id: str) -> bool:
     """Whether NLTK can find the resource with this download id."""
-    import nltk
+    nltk = import_nltk()
 
     resource = next((r for r in RESOURCES if r.nltk_id == nltk_id), None)
     if resource is None:
@@ -84,6 +121,79 @@ def is_available(nltk_id: str) -> bool:
         except LookupError:
             continue
     return False
+
+
+def source_stamp(paths: Sequence[str]) -> str | None:
+    """A short hash of the files' names, sizes and modification times (None when one cannot
+    be read): the key of a disk cache derived from them, so a changed file is read again."""
+    import hashlib
+    import os
+
+    parts = []
+    for path in paths:
+        try:
+            info = os.stat(path)
+        except OSError:
+            return None
+        parts.append(f"{path}:{info.st_size}:{info.st_mtime_ns}")
+    return hashlib.sha1("\n".join(parts).encode()).hexdigest()[:16]
+
+
+def _pointer_path(pointer: Any) -> str | None:
+    """The file behind an NLTK path pointer (the zip file for a zipped corpus)."""
+    path = getattr(pointer, "path", None)
+    if isinstance(path, str):
+        return path
+    archive = getattr(getattr(pointer, "zipfile", None), "filename", None)
+    return archive if isinstance(archive, str) else None
+
+
+@cache
+def prepare_wordnet() -> None:
+    """Make NLTK's WordNet load fast (call before its first use).
+
+    Two things, before the first load (once WordNet is loaded, or if NLTK changes its
+    loader, nothing is changed):
+
+    * No map of WordNet 3.0 onto itself. NLTK 3.10's reader builds, at every load, a map
+      from WordNet 3.0's synsets to the loaded WordNet's (reading ``index.sense`` twice):
+      it compares the loaded version ("3.0") with the corpus name ("wordnet"), so it maps
+      even when the loaded WordNet is 3.0 itself. That is over half of the load, and the map
+      is only read for the Open Multilingual WordNet, which the explorer never uses.
+    * The lemma index (every lemma's synset offsets per word class, parsed from the four
+      ``index.*`` files: most of the rest) is kept in the user's cache directory
+      (:mod:`explorer.cache`) under a key of those files' sizes and times, and read from
+      there on later loads.
+
+    The lazy loader's reader class is swapped for a subclass doing both; lemmas, synsets
+    and relations are the reader's own.
+    """
+    import nltk.corpus
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    from explorer import cache as disk
+
+    class WordNet30Reader(WordNetCorpusReader):
+        def map_wn(self, version: str = "wordnet") -> Any:
+            if version == "wordnet" and self.get_version() == "3.0":
+                return None  # WordNet 3.0 onto itself: no map (OMW reads it; nothing else)
+            return super().map_wn(version)
+
+        def _load_lemma_pos_offset_map(self) -> None:
+            files = [_pointer_path(self.abspath(f"index.{suffix}")) for suffix in self._FILEMAP.values()]
+            stamp = source_stamp([f for f in files if f]) if all(files) else None
+            name = f"wordnet-index-{nltk.__version__}-{stamp}.json" if stamp else None
+            stored = disk.load_json(name) if name else None
+            if isinstance(stored, dict):
+                self._lemma_pos_offset_map.update(stored)
+                return
+            super()._load_lemma_pos_offset_map()
+            if name:
+                disk.save_json(name, self._lemma_pos_offset_map)
+
+    attribute = "_LazyCorpusLoader__reader_cls"  # the loader's reader class (NLTK 3.x)
+    if getattr(nltk.corpus.wordnet, attribute, None) is WordNetCorpusReader:
+        setattr(nltk.corpus.wordnet, attribute, WordNet30Reader)
 
 
 def missing() -> list[Resource]:

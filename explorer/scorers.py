@@ -15,7 +15,7 @@ from explorer.api import Registry, Scorer, ScoreResult, ScorerInfo, UnknownNameE
 _TAGGED = caps("tagger", "wordnet", interactive=False)
 _BROWN = caps("brown")
 _SLOW = caps(interactive=False)
-_LEXICAL = caps("tagger", "wordnet", "ppdb", interactive=False)
+_LEXICAL_EMBEDDINGS = caps("tagger", "wordnet", "ppdb", "embeddings", interactive=False)
 _TRAINED = caps("tagger", "wordnet", "ppdb", "model", interactive=False)
 
 
@@ -40,15 +40,16 @@ _ENTRIES: list[ScorerInfo] = [
     ScorerInfo("pos_per", "POS-decomposed PER", "Finch et al.: share of matched words, split by POS tag", lazy("explorer.metrics.per:PosPerScorer"), capabilities=_TAGGED),
     *(ScorerInfo(f"bleu{n}", f"BLEU-{n} (no BP)", f"Finch et al.: geometric mean of orders 1-{n}, no brevity penalty, both directions", lazy("explorer.metrics.bleu:BleuNScorer", n=n)) for n in range(1, 5)),
     *(ScorerInfo(f"nist{n}", f"NIST-{n}", f"Finch et al.: NIST up to order {n}, Brown information weights, both directions", lazy("explorer.metrics.nist:NistScorer", max_n=n), capabilities=_BROWN) for n in range(1, 6)),
-    ScorerInfo("bow", "Bag-of-words alignment", "idf-weighted log similarity of each hypothesis word's best text match, per hypothesis word", lazy("explorer.aligners.bow:BowScorer"), capabilities=caps("brown", "wordnet")),
+    ScorerInfo("bow", "Bag-of-words alignment", "idf-weighted log similarity (Levenshtein or static embeddings) of each hypothesis word's best text match, per hypothesis word", lazy("explorer.aligners.bow:BowScorer"), capabilities=caps("brown", "wordnet", "embeddings")),
     ScorerInfo("itg", "Bracketing ITG", "Wu 2005: best biparse, unit costs, exact matches", _itg("itg"), capabilities=_SLOW),
     ScorerInfo("itg_stop", "Bracketing ITG (stoplist)", "ITG with stopwords and punctuation left out of the lexical rules", _itg("itg_stop"), capabilities=_SLOW),
     ScorerInfo("itg_entail", "Bracketing ITG (cheap text nulls)", "ITG where unaligned text words cost 0.1", _itg("itg_entail"), capabilities=_SLOW),
-    ScorerInfo("itg_lex", "Bracketing ITG (lexical similarity)", "ITG whose links use the shared WordNet/PPDB similarity", _itg("itg_lex"), capabilities=_LEXICAL),
+    ScorerInfo("itg_lex", "Bracketing ITG (lexical similarity)", "ITG whose links use the shared WordNet/PPDB similarity and static embeddings", _itg("itg_lex"), capabilities=_LEXICAL_EMBEDDINGS),
     ScorerInfo("manli", "MANLI entailment score", "MANLI alignment (MacCartney et al. 2008): share of hypothesis content words aligned + 0.1 x hypothesis-side score per hypothesis token", lazy("explorer.aligners.manli:ManliScorer"), capabilities=_TRAINED, model="manli_rte2dev.json"),
     ScorerInfo("pfsm", "Probabilistic edit distance (pFSM)", "Wang & Cer 2012: log-sum over edit sequences, regressed on STS 2012 + SICK scores; the hypothesis is read in the text's order", _edit_distance("pfsm"), capabilities=_TRAINED, model="pfsm_sts_sick.json"),
-    ScorerInfo("combined", "Combined classifier", "logistic regression over bag-of-words, MANLI's entailment value and unaligned hypothesis names (features chosen by cross-set transfer), trained on RTE1-3 dev: probability of entailment", lazy("explorer.combined:CombinedScorer"), capabilities=_TRAINED, model="combined_rte.json", cutoff=0.5),
+    ScorerInfo("combined", "Combined classifier", "logistic regression over bag-of-words, NIST-3, BLEU-1, hypothesis names MANLI leaves unaligned and the static-embedding cosine (features chosen by cross-set transfer), trained on RTE1-3 dev: probability of entailment", lazy("explorer.combined:CombinedScorer"), capabilities=_TRAINED, model="combined_rte.json", cutoff=0.5),
     ScorerInfo("ppda", "Probabilistic edit distance with jumps (pPDA)", "Wang & Cer 2012: pFSM plus forward/backward jumps of up to 5 tokens, regressed on STS 2012 + SICK; the hypothesis is read in the text's order", _edit_distance("ppda"), capabilities=_TRAINED, model="ppda_sts_sick.json"),
+    ScorerInfo("embed", "Static embeddings (cosine)", "cosine of the two sentences' mean static token vectors (WordLlama's shipped table): how alike they are, not whether one follows", lazy("explorer.aligners.embed:EmbedScorer"), capabilities=caps("embeddings")),
 ]
 
 

@@ -2,27 +2,35 @@
 
 The first use of each method pays for things no later use pays for: reading the POS
 tagger, WordNet, the Brown information content and PPDB; loading trained models; numba
-compiling (or loading from its disk cache) the ITG, MANLI and pFSM/pPDA kernels; building
-the figure library's classes (the app adds that step). On a fresh server that is tens of seconds, and without a
+loading the ITG, MANLI and pFSM/pPDA kernels from its disk cache (compiling them when the
+cache is cold); building the figure library's classes (the app adds that step). Without a
 warm-up the first visitor's page pays it, blank, method by method.
 
-:class:`Warmup` runs those first uses once per process in a background thread, one
-:class:`Step` at a time (every registered scorer and aligner on one tiny invented pair, so
-whatever a method needs is loaded the way it will be used), and reports progress
-(:meth:`Warmup.status`) for a page to show. A failing step is recorded and the warm-up goes
-on: the method it belongs to reports its own error when a page uses it. :func:`start`
-returns the process's one warm-up, started on the first call.
+:func:`default_steps` names each of those loads as a step of its own (the resources first,
+then every registered scorer and aligner on one tiny invented pair, so whatever a method
+needs is loaded the way it will be used), so a progress line says what is being built.
+:class:`Warmup` runs the steps once, in order, on a background thread (or, with
+:meth:`Warmup.run`, on the caller's: the worker pool's fork server does, see
+:mod:`explorer.pool.zygote`), and reports progress (:meth:`Warmup.status`); the fork server
+writes it to a small JSON file the server reads (:func:`write_status`, :func:`read_status`).
+A failing step is recorded and the warm-up goes on: the method it belongs to reports its own
+error when used. :func:`start` returns the process's one warm-up, started on the first call.
 
-Pages wait for it (:meth:`Warmup.wait`) before scoring, so nothing first-loads a resource in
-two threads at once (NLTK's lazy corpus readers are not safe for that).
+Pages wait for it (:meth:`Warmup.wait`) before scoring in the server's own process, so
+nothing first-loads a resource in two threads at once (NLTK's lazy corpus readers are not
+safe for that).
 """
 
 from __future__ import annotations
 
+import json
+import os
+import tempfile
 import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
+from pathlib import Path
 
 #: The pair every method is run on: invented, short, with a number, a name, a synonym and
 #: an unaligned word, so each method takes its usual paths.
@@ -49,6 +57,7 @@ class WarmupStatus:
         errors: (label, "Type: message") of each failed step.
         seconds: time since the warm-up started (its duration once finished).
         finished: every step has run.
+        timings: (label, wall seconds, CPU seconds of this process) of each step done.
     """
 
     done: int
@@ -57,23 +66,60 @@ class WarmupStatus:
     errors: tuple[tuple[str, str], ...]
     seconds: float
     finished: bool
+    timings: tuple[tuple[str, float, float], ...] = ()
 
     @property
     def share(self) -> float:
         return 1.0 if not self.total else self.done / self.total
 
 
+#: What a method's first run loads besides the resources listed before it.
+LOADS = {
+    "itg": "numba chart kernel", "itg_lex": "lexical similarity", "manli": "model and numba search kernels",
+    "pfsm": "model and numba lattice kernels", "ppda": "model", "combined": "model",
+}
+
+
+def scorer_step_label(name: str) -> str:
+    """The label of a registered scorer's step ("Bracketing ITG (scorer: numba chart kernel)")."""
+    from explorer.scorers import SCORERS
+
+    loads = f": {LOADS[name]}" if name in LOADS else ""
+    return f"{SCORERS[name].label} (scorer{loads})"
+
+
+def resource_steps() -> list[Step]:
+    """The shared resources, one named step each, in the order the methods need them."""
+    from explorer import preprocess
+    from explorer.aligners.bow import brown_idf
+    from explorer.lexical.ppdb import load_ppdb
+    from explorer.lexical.wordnet import brown_information_content
+    from explorer.metrics.nist import brown_weights
+
+    return [
+        Step("NLTK and the tokenizer", lambda: preprocess.tokenize(TEXT)),
+        Step("POS tagger (averaged perceptron)", lambda: preprocess.pos_tag(preprocess.tokenize(HYPOTHESIS))),
+        Step("WordNet index and lemmatizer", lambda: preprocess.lemma("bought", "VBD")),
+        Step("stopwords", preprocess.stopwords),
+        Step("Brown information weights (NIST, disk cache)", brown_weights),
+        Step("Brown word frequencies (bag-of-words idf, disk cache)", brown_idf),
+        Step("WordNet information content from Brown (disk cache)", brown_information_content),
+        Step("PPDB paraphrase table", load_ppdb),
+    ]
+
+
 def default_steps() -> list[Step]:
-    """Reading the text pipeline, then every registered scorer and aligner on the tiny pair
-    (the app adds its own steps, e.g. the figure library, which this layer does not import)."""
+    """The resources (:func:`resource_steps`), then every registered scorer and aligner on
+    the tiny pair (the app adds its own steps, e.g. the figure library, which this layer
+    does not import)."""
     from explorer.aligners import ALIGNERS, get_aligner
     from explorer.preprocess import analyze_pair, make_pair
     from explorer.scorers import SCORERS, get_scorer
 
     pair = make_pair(TEXT, HYPOTHESIS)
-    steps = [Step("tokenizer, POS tagger and lemmas", lambda: analyze_pair(pair))]
-    for name, info in SCORERS.items():
-        steps.append(Step(f"{info.label} (scorer)",
+    steps = resource_steps()
+    for name in SCORERS:
+        steps.append(Step(scorer_step_label(name),
                           lambda n=name: get_scorer(n).score(analyze_pair(pair))))  # type: ignore[misc]
     for name, aligner in ALIGNERS.items():
         steps.append(Step(f"{aligner.label} (aligner)",
@@ -81,11 +127,42 @@ def default_steps() -> list[Step]:
     return steps
 
 
+def status_path(server_pid: int) -> Path:
+    """Where the warm-up of the worker pool of server process ``server_pid`` writes its
+    progress (a per-user folder of the temporary directory)."""
+    return Path(tempfile.gettempdir()) / f"entailment-explorer-{os.getuid()}" / f"warmup-{server_pid}.json"
+
+
+def write_status(path: Path, status: WarmupStatus) -> None:
+    """Write ``status`` to ``path`` atomically (a reader never sees half a file); an
+    unwritable folder only loses the progress line."""
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        tmp = path.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(asdict(status)), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        pass
+
+
+def read_status(path: Path) -> WarmupStatus | None:
+    """The status :func:`write_status` left at ``path`` (None when absent or unreadable)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        data["errors"] = tuple(tuple(e) for e in data["errors"])
+        data["timings"] = tuple(tuple(t) for t in data.get("timings", ()))
+        return WarmupStatus(**data)
+    except (OSError, ValueError, TypeError, KeyError):
+        return None
+
+
 class Warmup:
     """Steps run once, in order, on a background thread; progress readable at any time."""
 
-    def __init__(self, steps: Callable[[], Sequence[Step]] = default_steps) -> None:
+    def __init__(self, steps: Callable[[], Sequence[Step]] = default_steps,
+                 on_change: Callable[[WarmupStatus], None] | None = None) -> None:
         self._make_steps = steps
+        self._on_change = on_change
         self._lock = threading.Lock()
         self._done_event = threading.Event()
         self._thread: threading.Thread | None = None
@@ -93,6 +170,7 @@ class Warmup:
         self._done = 0
         self._current = ""
         self._errors: list[tuple[str, str]] = []
+        self._timings: list[tuple[str, float, float]] = []
         self._started = 0.0
         self._ended = 0.0
 
@@ -117,7 +195,19 @@ class Warmup:
         with self._lock:
             end = self._ended if self.finished else time.monotonic()
             return WarmupStatus(self._done, self._total, self._current, tuple(self._errors),
-                                end - self._started if self._started else 0.0, self.finished)
+                                end - self._started if self._started else 0.0, self.finished,
+                                tuple(self._timings))
+
+    def run(self) -> WarmupStatus:
+        """Run every step on the calling thread (instead of :meth:`start`); the final status."""
+        with self._lock:
+            self._started = time.monotonic()
+        self._run()
+        return self.status()
+
+    def _changed(self) -> None:
+        if self._on_change is not None:
+            self._on_change(self.status())
 
     def _run(self) -> None:
         try:
@@ -132,6 +222,8 @@ class Warmup:
             for step in steps:
                 with self._lock:
                     self._current = step.label
+                self._changed()
+                wall, cpu = time.monotonic(), time.process_time()
                 try:
                     step.run()
                 except Exception as err:  # recorded; the method reports it again when used
@@ -139,11 +231,13 @@ class Warmup:
                         self._errors.append((step.label, f"{type(err).__name__}: {err}"))
                 with self._lock:
                     self._done += 1
+                    self._timings.append((step.label, time.monotonic() - wall, time.process_time() - cpu))
         finally:
             with self._lock:
                 self._current = ""
                 self._ended = time.monotonic()
             self._done_event.set()
+            self._changed()
 
 
 _WARMUP: Warmup | None = None

@@ -1,9 +1,11 @@
 """``make serve-class``: the explorer for a class, behind one password, on every core.
 
     ENTAILMENT_EXPLORER_PASSWORD='choose-one' make serve-class [PORT=8501] [PROCESSES=K] [EXPLORER_WORKERS=W]
+        [EXPLORER_LONG_WORKERS=L]
 
 Starts K Streamlit processes on internal ports of 127.0.0.1 (each with ``EXPLORER_WORKERS``
-set, the size of its pool of scoring worker processes) and, once they answer, Caddy on
+and ``EXPLORER_LONG_WORKERS`` set: its pool of scoring worker processes, W for short jobs and
+L at a lower priority for long pairs, :mod:`explorer.pool`) and, once they answer, Caddy on
 every network interface at ``PORT``: HTTP basic authentication on every request
 (``serve/Caddyfile``), then a cookie-sticky pick of one Streamlit process per browser.
 Nothing of Streamlit (page, websocket, uploads, media, metrics, health, static files,
@@ -15,10 +17,14 @@ Streamlit process that exits on its own is reported and restarted (up to
 connection, sends its browsers to the others). The in-app password form is not used here: the proxy is
 the gate, so students are asked once.
 
-Defaults (a first choice, to be tuned by measurement, docs/BENCHMARKS.md): one Streamlit
-process per 4 cores (at least one), each with ``max(2, cores / processes - 1)`` workers:
-a Streamlit process mostly waits on its workers, and each costs its own memory (the app,
-its caches and lexicons), so on this 2-core machine one process with two workers.
+Defaults (measured, docs/BENCHMARKS.md "A class on one server"): one Streamlit process per
+2 cores (two on a 2-core machine, at most :data:`MAX_DEFAULT_PROCESSES`), each with
+``max(2, cores / processes - 1)`` scoring workers, and half as many for long pairs (at least
+one), the pool's own default. The scoring runs on the workers, but each page's own run (its
+controls, the figures drawn from the results) holds its Streamlit process's interpreter lock:
+with 20 students on 2 cores one process gave an RTE pair's verdicts at p95 4.9 s, two
+processes at 0.9 s. Each process costs its own memory (about 0.8 GB PSS with its workers),
+hence the cap.
 """
 
 from __future__ import annotations
@@ -37,6 +43,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from explorer.pool import LONG_WORKERS_ENV, default_long_workers
 from serve.caddy import CaddyError, caddy_command, caddy_environment, check_password, find_caddy, hash_password
 from serve.processes import Child, say, stop_all, stop_with_parent
 
@@ -50,6 +57,8 @@ MAX_UPLOAD_MIB = 200
 MAX_RESTARTS = 5
 RESTART_WINDOW_S = 300.0
 START_TIMEOUT_S = 180.0
+#: Longest serve-class waits for a Streamlit process's methods to load after its start.
+WARM_TIMEOUT_S = 600.0
 #: Streamlit's start-up lines that name its internal address (not where students go).
 _BANNER = ("You can now view your Streamlit app", "URL: http://127.0.0.1:", "Uvicorn server started on",
            "Stopping...")
@@ -75,9 +84,14 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
+#: The most Streamlit processes chosen by default (each costs about 0.8 GB PSS).
+MAX_DEFAULT_PROCESSES = 8
+
+
 def default_processes(cores: int) -> int:
-    """Streamlit processes for a machine with ``cores`` cores: one per four, at least one."""
-    return max(1, cores // 4)
+    """Streamlit processes for a machine with ``cores`` cores: one per two, at least one
+    (two on a 2-core machine), at most :data:`MAX_DEFAULT_PROCESSES`."""
+    return max(1, min(MAX_DEFAULT_PROCESSES, cores if cores <= 2 else cores // 2))
 
 
 def default_workers(cores: int, processes: int) -> int:
@@ -91,6 +105,7 @@ class Options:
     port: int
     processes: int
     workers: int
+    long_workers: int
     user: str
     password: str
 
@@ -107,7 +122,7 @@ def _bounded(name: str, value: str | int, low: int, high: int) -> int:
 
 def parse_options(argv: Sequence[str] | None = None, environ: dict[str, str] | None = None) -> Options:
     """The options from the command line, else the environment (``PORT``, ``PROCESSES``,
-    ``EXPLORER_WORKERS``, ``CLASS_USER``), else the defaults; the password only from
+    ``EXPLORER_WORKERS``, ``EXPLORER_LONG_WORKERS``, ``CLASS_USER``), else the defaults; the password only from
     ``ENTAILMENT_EXPLORER_PASSWORD`` (a command line is visible to every user of the machine).
 
     Raises:
@@ -117,9 +132,11 @@ def parse_options(argv: Sequence[str] | None = None, environ: dict[str, str] | N
     parser = argparse.ArgumentParser(prog="make serve-class", description=__doc__.splitlines()[0])
     parser.add_argument("--port", default=env.get("PORT") or DEFAULT_PORT, help="public port (PORT; default 8501)")
     parser.add_argument("--processes", default=env.get("PROCESSES") or None,
-                        help="Streamlit processes (PROCESSES; default one per 4 cores)")
+                        help="Streamlit processes (PROCESSES; default one per 2 cores, at most 8)")
     parser.add_argument("--workers", default=env.get(WORKERS_VAR) or None,
                         help="scoring workers per Streamlit process (EXPLORER_WORKERS; 0: none, score in it)")
+    parser.add_argument("--long-workers", default=env.get(LONG_WORKERS_ENV) or None,
+                        help="of those, for long pairs at a lower priority (EXPLORER_LONG_WORKERS; default half)")
     parser.add_argument("--user", default=env.get("CLASS_USER") or DEFAULT_USER,
                         help=f"the user name students give (CLASS_USER; default {DEFAULT_USER!r})")
     args = parser.parse_args(argv)
@@ -135,7 +152,9 @@ def parse_options(argv: Sequence[str] | None = None, environ: dict[str, str] | N
     processes = _bounded("PROCESSES", args.processes, 1, 64) if args.processes else default_processes(cores)
     # 0: no worker pool, each Streamlit process scores in its own process.
     workers = _bounded(WORKERS_VAR, args.workers, 0, 64) if args.workers else default_workers(cores, processes)
-    return Options(_bounded("PORT", args.port, 1, 65535), processes, workers, args.user, password)
+    long_workers = (_bounded(LONG_WORKERS_ENV, args.long_workers, 1, 64) if args.long_workers
+                    else default_long_workers(workers)) if workers else 0
+    return Options(_bounded("PORT", args.port, 1, 65535), processes, workers, long_workers, args.user, password)
 
 
 def free_local_ports(count: int) -> list[int]:
@@ -168,14 +187,19 @@ def streamlit_command(port: int) -> list[str]:
         "--server.address", "127.0.0.1", "--server.port", str(port), "--server.headless", "true",
         "--server.maxUploadSize", str(MAX_UPLOAD_MIB), "--server.enableXsrfProtection", "true",
         "--server.enableCORS", "true", "--browser.gatherUsageStats", "false",
+        # /_stcore/script-health-check runs the app once in a throwaway session: warm() uses it
+        # on the internal port (behind Caddy it asks for the password like every path).
+        "--server.scriptHealthCheckEnabled", "true",
     ]
 
 
-def streamlit_environment(workers: int) -> dict[str, str]:
+def streamlit_environment(workers: int, long_workers: int = 0) -> dict[str, str]:
     """The environment of a Streamlit process: no password (the proxy asks for it, so the
-    in-app form stays off and students are asked once), its pool size."""
-    env = {k: v for k, v in os.environ.items() if k != PASSWORD_VAR}
+    in-app form stays off and students are asked once), its pool's sizes."""
+    env = {k: v for k, v in os.environ.items() if k not in (PASSWORD_VAR, LONG_WORKERS_ENV)}
     env[WORKERS_VAR] = str(workers)
+    if workers and long_workers:
+        env[LONG_WORKERS_ENV] = str(long_workers)
     return env
 
 
@@ -210,7 +234,39 @@ def _wait(what: str, ready: list[tuple[Child, str, int]], stopping: threading.Ev
             stopping.wait(0.25)
 
 
-def _restart(app: Child, stopping: threading.Event) -> None:
+def warm(app: Child, port: int, workers: int, stopping: threading.Event) -> None:
+    """Load the methods of a started Streamlit process before any student arrives: one run
+    of the app in a throwaway session (Streamlit's script health check) starts its worker
+    pool, whose fork server loads every lexicon, model and kernel once (about 3 s of CPU),
+    so the first student's strip does not wait for it. Says when the methods are loaded,
+    from the pool's progress file; a failure only costs the first visitor that wait."""
+    started = time.monotonic()
+    deadline = started + WARM_TIMEOUT_S
+    while not _answers(f"http://127.0.0.1:{port}/_stcore/health", 200):
+        if stopping.wait(0.5) or time.monotonic() > deadline or not app.alive():
+            return
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/script-health-check",
+                                    timeout=WARM_TIMEOUT_S) as response:
+            response.read()
+    except OSError as err:
+        say(f"serve-class: {app.name}: could not load the methods in advance ({err}); the first visit will")
+        return
+    if workers:
+        from explorer.warmup import read_status, status_path
+
+        path = status_path(app.pid or 0)
+        while (status := read_status(path)) is None or not status.finished:
+            if stopping.wait(0.5) or time.monotonic() > deadline or not app.alive():
+                return
+    say(f"serve-class: {app.name}: every method loaded ({time.monotonic() - started:.0f} s after its start)")
+
+
+def _warm_in_background(app: Child, port: int, workers: int, stopping: threading.Event) -> None:
+    threading.Thread(target=warm, args=(app, port, workers, stopping), name=f"warm {app.name}", daemon=True).start()
+
+
+def _restart(app: Child, port: int, workers: int, stopping: threading.Event) -> None:
     """Report an exited Streamlit process and start it again, unless it exits too often."""
     now = time.monotonic()
     app.restarts = [t for t in app.restarts if now - t < RESTART_WINDOW_S] + [now]
@@ -224,6 +280,7 @@ def _restart(app: Child, stopping: threading.Event) -> None:
     stopping.wait(1.0)
     if not stopping.is_set():
         app.start()
+        _warm_in_background(app, port, workers, stopping)
 
 
 def public_addresses(port: int) -> str:
@@ -244,8 +301,10 @@ def serve(options: Options) -> int:
         "anyone who can reach this machine can open it, with the password")
     say(f"serve-class: students open {public_addresses(options.port)} and sign in as "
         f"user '{options.user}' with the password (plain HTTP: use it on a network you trust)")
-    say(f"serve-class: {options.processes} Streamlit process(es) x {options.workers} workers "
-        f"({available_cores()} cores; PROCESSES and EXPLORER_WORKERS change this); Ctrl-C stops everything")
+    pool = (f"{options.workers} scoring workers + {options.long_workers} for long pairs" if options.workers
+            else "no scoring workers")
+    say(f"serve-class: {options.processes} Streamlit process(es) x ({pool}) ({available_cores()} cores; "
+        "PROCESSES, EXPLORER_WORKERS and EXPLORER_LONG_WORKERS change this); Ctrl-C stops everything")
     check_port_free(options.port)
     try:
         caddy = find_caddy(say=lambda line: say(f"serve-class: {line}"))
@@ -257,8 +316,8 @@ def serve(options: Options) -> int:
         signal.signal(sig, lambda *_: stopping.set())
     with tempfile.TemporaryDirectory(prefix="explorer-class-") as state:
         ports = free_local_ports(options.processes)
-        apps = [Child(f"app {i + 1}", streamlit_command(port), streamlit_environment(options.workers), cwd=ROOT,
-                      quiet=_streamlit_banner)
+        environment = streamlit_environment(options.workers, options.long_workers)
+        apps = [Child(f"app {i + 1}", streamlit_command(port), environment, cwd=ROOT, quiet=_streamlit_banner)
                 for i, port in enumerate(ports)]
         proxy = Child("caddy", caddy_command(caddy),
                       caddy_environment(port=options.port, user=options.user, password_hash=password_hash,
@@ -273,13 +332,15 @@ def serve(options: Options) -> int:
             proxy.start()
             _wait("Caddy", [(proxy, f"http://127.0.0.1:{options.port}/", 401)], stopping)
             say(f"serve-class: ready on port {options.port} (internal Streamlit ports: "
-                f"{', '.join(map(str, ports))}, on 127.0.0.1 only)")
+                f"{', '.join(map(str, ports))}, on 127.0.0.1 only); loading the methods in advance")
+            for app, port in zip(apps, ports):
+                _warm_in_background(app, port, options.workers, stopping)
             while not stopping.wait(0.5):
                 if not proxy.alive():
                     raise ServeError(f"Caddy stopped ({proxy.exit_description()}); its output is above")
-                for app in apps:
+                for app, port in zip(apps, ports):
                     if not app.given_up and not app.alive():
-                        _restart(app, stopping)
+                        _restart(app, port, options.workers, stopping)
                 if all(app.given_up for app in apps):
                     raise ServeError("every Streamlit process stopped and was given up; see their output above")
         except KeyboardInterrupt:

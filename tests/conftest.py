@@ -43,6 +43,13 @@ if "EXPLORER_CUTOFF_CACHE" not in os.environ:
 # No background cutoff jobs (explorer/decision/jobs.py) unless a test asks for them: a job
 # finishing mid-test would change which cutoffs a page shows.
 os.environ.setdefault("EXPLORER_BACKGROUND_CUTOFFS", "0")
+# Pages score in the test's own process (the worker pool off) unless a test asks for the
+# pool: AppTest runs a page in this process, and a pool would warm up a fork server here.
+# The apps the browser tests serve run as served apps do, with the pool
+# (tests/e2e/browser.py drops this setting for them).
+if "EXPLORER_WORKERS" not in os.environ:
+    os.environ["EXPLORER_WORKERS"] = "0"
+    os.environ["EXPLORER_WORKERS_SET_BY_TESTS"] = "1"
 # The app's pages open the annotation store: tests (and the servers they start) use a
 # throwaway one, never the user's own.
 if "ENTAILMENT_EXPLORER_STORE" not in os.environ:

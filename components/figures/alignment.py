@@ -159,6 +159,15 @@ def alignment_grid(
             x=[None], y=[None], mode="markers", name=name, showlegend=True,
             marker={"symbol": "square", "size": 12, "color": colour},
         ))
+    token_grid_layout(figure, text_tokens, hypothesis_tokens, title=title, background="#eeeeee")
+    return figure
+
+
+def token_grid_layout(figure: go.Figure, text_tokens: Sequence[str], hypothesis_tokens: Sequence[str], *,
+                      title: str = "", background: str = "#ffffff") -> None:
+    """Lay out a hypothesis x text grid: one row per hypothesis token, text tokens written
+    slanted above the columns, the legend under the grid (shared with the similarity heatmap)."""
+    p_len, h_len = len(text_tokens), len(hypothesis_tokens)
     cell_px = 26
     # The text tokens are written at the top, slanted: leave them room above the grid, put
     # the title above them and the legend under the grid so nothing overlaps.
@@ -168,21 +177,20 @@ def alignment_grid(
     figure.update_layout(
         title={"text": title, "x": 0, "xref": "paper", "y": 1, "yref": "container",
                "yanchor": "top", "pad": {"t": 8}} if title else None,
-        height=max(220, 90 + labels_px + title_px + cell_px * alignment.h_len),
+        height=max(220, 90 + labels_px + title_px + cell_px * h_len),
         margin={"l": 10, "r": 10, "t": labels_px + title_px, "b": 50},
-        plot_bgcolor="#eeeeee",
+        plot_bgcolor=background,
         legend={"orientation": "h", "yanchor": "top", "y": -0.02, "x": 0},
     )
     figure.update_xaxes(
-        tickmode="array", tickvals=list(range(alignment.p_len)), ticktext=list(text_tokens),
+        tickmode="array", tickvals=list(range(p_len)), ticktext=list(text_tokens),
         tickangle=-60, side="top", showgrid=False, zeroline=False,
-        range=[-0.5, alignment.p_len - 0.5],
+        range=[-0.5, p_len - 0.5],
     )
     figure.update_yaxes(
-        tickmode="array", tickvals=list(range(alignment.h_len)), ticktext=list(hypothesis_tokens),
+        tickmode="array", tickvals=list(range(h_len)), ticktext=list(hypothesis_tokens),
         autorange="reversed", showgrid=False, zeroline=False,
     )
-    return figure
 
 
 def cell_counts(figure: go.Figure) -> dict[Cell, int]:

@@ -27,6 +27,7 @@ from plotly.colors import sequential
 from components.figures.itg import tree_figure
 from explorer.teaching.bleu import BleuTrace
 from explorer.teaching.edit import KIND_LABELS, EditTrace, class_words
+from explorer.teaching.embed import EmbedTrace
 from explorer.teaching.itg import RULE_MARK, ItgTrace
 from explorer.teaching.manli import ManliTrace
 from explorer.teaching.wer import WerTrace
@@ -335,3 +336,105 @@ def edit_figure(trace: EditTrace, index: int, *, large: bool = False) -> StepFig
     }
     return StepFigure(f"{KIND_LABELS[trace.kind]} edit lattice: the best path so far (the current move thick)",
                       _figure(data, layout, large=large, height=max(420, 40 * m + 200), rows=m + 1))
+
+
+# -- Static embeddings -----------------------------------------------------------------------
+
+def _side_by_side(left: dict[str, Any], right: dict[str, Any], rows: int, *, large: bool) -> Figure:
+    """Two heatmaps beside each other (the text's left, the hypothesis's right), each with
+    its own axes and its side named above it; the first is the figure's first trace (the
+    one a browser test measures). The gap between them holds the right one's row labels
+    (automargin grows only the outer margins)."""
+    longest = max((len(str(label)) - len("<sub>1</sub>") for label in right["y"]), default=1)
+    gap = min(0.4, 0.04 + 0.011 * longest * (1.5 if large else 1.0))
+    layout = {
+        "xaxis": _axis(domain=[0, (1 - gap) / 2], type="category", side="top", anchor="y", title=_title("text")),
+        "yaxis": _axis(autorange="reversed", type="category", anchor="x"),
+        "xaxis2": _axis(domain=[(1 + gap) / 2, 1], type="category", side="top", anchor="y2",
+                        title=_title("hypothesis")),
+        "yaxis2": _axis(autorange="reversed", type="category", anchor="x2"),
+    }
+    return _figure([left, {**right, "xaxis": "x2", "yaxis": "y2"}], layout, large=large,
+                   height=max(420, 36 * rows + 160), rows=rows)
+
+
+def _pieces(tokens: Sequence[str], pieces: Sequence[Sequence[str]], large: bool, rows: int) -> dict[str, Any]:
+    width = max((len(p) for p in pieces), default=1) or 1
+    columns = [f"piece {k + 1}" for k in range(width)]
+    z = [[1.0 if k < len(p) else None for k in range(width)] for p in pieces]
+    text = [[html.escape(p[k]) if k < len(p) else "" for k in range(width)] for p in pieces]
+    return _heatmap(z, columns, _labels(tokens), text=text, texttemplate="%{text}", zmin=0, zmax=1,
+                    colorscale=[[0, "#e3f2fd"], [1, "#bbdefb"]], textfont=_cell_font(large, rows),
+                    hovertemplate="%{y}: %{text}<extra></extra>")
+
+
+def _numbers(vectors: Any, rows: list[str], large: bool, count: int) -> dict[str, Any]:
+    values = [[round(float(v), 2) for v in row] for row in vectors]
+    return _heatmap(values, [str(k + 1) for k in range(len(values[0]) if values else 0)], rows,
+                    text=[[f"{v:.2f}" for v in row] for row in values], texttemplate="%{text}",
+                    colorscale="RdBu", zmid=0, textfont=_cell_font(large, count),
+                    hovertemplate="%{y}, number %{x}: %{z:.3f}<extra></extra>")
+
+
+def embed_figure(trace: EmbedTrace, index: int, *, large: bool = False) -> StepFigure:
+    """Pieces and word vectors side by side (text, hypothesis); then the word-cosine
+    matrix with each side's best choices and the links marked, or the two sentence vectors
+    and their products."""
+    step = trace.steps[index]
+    rows = max(len(trace.text), len(trace.hypothesis))
+    if step.phase == "tokens":
+        figure = _side_by_side(_pieces(trace.text, trace.text_pieces, large, rows),
+                               _pieces(trace.hypothesis, trace.hypothesis_pieces, large, rows), rows, large=large)
+        return StepFigure("Each word's subword pieces: the text's left, the hypothesis's right", figure)
+    if step.phase == "vectors":
+        figure = _side_by_side(_numbers(trace.text_vectors, _labels(trace.text), large, rows),
+                               _numbers(trace.hypothesis_vectors, _labels(trace.hypothesis), large, rows), rows,
+                               large=large)
+        return StepFigure(f"Each word's vector: its first {trace.text_vectors.shape[1]} of {trace.dimensions} "
+                          "numbers (blue below 0, red above)", figure)
+    if step.phase in ("sentence", "score"):
+        vectors = trace.sentence_vectors
+        names = ["text", "hypothesis"] + (["product"] if step.phase == "score" else [])
+        shown = [*vectors] + ([vectors[0] * vectors[1]] if step.phase == "score" else [])
+        layout = {"yaxis": _axis(autorange="reversed", type="category"),
+                  "xaxis": _axis(side="top", type="category", title=_title("number"))}
+        figure = _figure([_numbers(shown, names, large, len(names))], layout, large=large, height=360,
+                         rows=len(names))
+        caption = (f"The two sentence vectors, their first {vectors.shape[1]} of {trace.dimensions} numbers"
+                   + (f", and their products (all {trace.dimensions} sum to {trace.value:.3f})"
+                      if step.phase == "score" else ""))
+        return StepFigure(caption, figure)
+    xl, yl = _labels(trace.text), _labels(trace.hypothesis)
+    cosines = [[round(float(trace.similarity[i, j]), 2) for i in range(len(xl))] for j in range(len(yl))]
+    n = len(yl)
+    data: list[dict[str, Any]] = [_heatmap(
+        cosines, xl, yl, text=[[f"{v:.2f}" for v in row] for row in cosines], texttemplate="%{text}",
+        colorscale=BLUES, zmin=0, zmax=1, textfont=_cell_font(large, n),
+        hovertemplate="hypothesis %{y} · text %{x}: cosine %{z:.2f}<extra></extra>",
+    )]
+    marks = {"best_for_hypothesis": ("circle-open", ORANGE, "best text word for a hypothesis word"),
+             "best_for_text": ("square-open", GREEN, "best hypothesis word for a text word")}
+    if step.phase in marks:  # each side's choices so far: circles, then squares
+        for shown_step in trace.steps[: index + 1]:
+            if shown_step.phase not in marks:
+                continue
+            symbol, colour, name = marks[shown_step.phase]
+            cells = sorted(shown_step.marked)
+            data.append({"type": "scatter", "x": [xl[i] for i, _ in cells], "y": [yl[j] for _, j in cells],
+                         "mode": "markers", "name": name, "hoverinfo": "skip",
+                         "marker": {"symbol": symbol, "size": 46 if shown_step.phase == "best_for_text" else 38,
+                                    "color": colour, "line": {"width": 3, "color": colour}}})
+    if step.links:
+        cells = sorted(step.links)
+        data.append({"type": "scatter", "x": [xl[i] for i, _ in cells], "y": [yl[j] for _, j in cells],
+                     "mode": "markers", "name": "link", "hoverinfo": "skip",
+                     "marker": {"symbol": "square-open", "size": 34, "color": RED, "line": {"width": 4, "color": RED}}})
+    layout = {"yaxis": _axis(autorange="reversed", type="category", title=_title("hypothesis")),
+              "xaxis": _axis(side="top", type="category", title=_title("text")),
+              "legend": {"orientation": "h", "yanchor": "top", "y": -0.02, "x": 0}}
+    captions = {"matrix": "Word cosines (darker = more alike)",
+                "best_for_hypothesis": f"Each hypothesis word's most similar text word (cosine at least "
+                                       f"{trace.min_similarity:g})",
+                "best_for_text": "…and each text word's most similar hypothesis word",
+                "links": "Links (red squares) where both words chose each other", "round": "Links (red squares) after another round"}
+    return StepFigure(captions[step.phase], _figure(data, layout, large=large, height=max(420, 36 * n + 200), rows=n))

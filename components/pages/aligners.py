@@ -9,11 +9,14 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
+from components import analysis, workers
 from components.data import SAMPLE_DIR, SAMPLE_ORIGIN, LoadedDataset, load_file, load_msr, msr_available
 from components.guard import guarded
 from components.state import current_dataset, open_pair, set_dataset
 from explorer.aligners import ALIGNERS
+from explorer.alignment import Alignment
 from explorer.pairs import Pair
+from explorer.pool import cost, tasks
 from explorer.published import PAPER_TABLE1
 
 #: Hand-made gold alignments for some pairs of each built-in sample.
@@ -24,34 +27,31 @@ SAMPLE_GOLD = {
 MAX_PROBLEMS = 800
 
 
-@st.cache_resource(show_spinner="Loading MANLI's weights...")
-def _manli_with(model: str):  # type: ignore[no-untyped-def]
-    """The registered MANLI aligner with one of the shipped models."""
-    from explorer.aligners import get_aligner
-
-    return get_aligner("manli").with_model(model)  # type: ignore[attr-defined]
+#: Problems per job (other visitors' jobs go between two; MANLI takes about 0.1-0.3 s each).
+CHUNK = 25
 
 
-def _aligner(name: str, model: str) -> object:
-    from explorer.aligners import get_aligner
-    from explorer.aligners.manli import DEFAULT_MODEL_NAME
-
-    if name == "manli" and model != DEFAULT_MODEL_NAME:
-        return _manli_with(model)
-    return get_aligner(name)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def _evaluate(key: str, aligner: str, limit: int, _pairs: tuple[Pair, ...], model: str = "") -> pd.DataFrame:
+def _evaluate(key: str, aligner: str, limit: int, pairs: tuple[Pair, ...], model: str = "") -> pd.DataFrame:
     """Per-problem figures of one aligner on the first ``limit`` gold problems
-    (``model``: MANLI's shipped model by name; ignored for other aligners)."""
-    from explorer.aligners.evaluation import run_aligner, score_pair
-    from explorer.aligners.manli import DEFAULT_MODEL_NAME
+    (``model``: MANLI's shipped model by name; ignored for other aligners), aligned on the
+    server's workers a chunk at a time, each chunk kept for the whole server."""
+    from explorer.aligners.evaluation import score_pair
 
-    pairs = [p for p in _pairs if p.gold_alignment is not None][:limit]
-    alignments, seconds = run_aligner(_aligner(aligner, model or DEFAULT_MODEL_NAME), pairs)
+    gold = [p for p in pairs if p.gold_alignment is not None][:limit]
+    alignments: list[Alignment] = []
+    seconds: list[float] = []
+    for start in range(0, len(gold), CHUNK):
+        chunk = list(gold[start : start + CHUNK])
+        done = analysis.kept(
+            ("aligners_page", key, aligner, model, start, len(chunk)),
+            lambda chunk=chunk, start=start: workers.run(  # type: ignore[misc]
+                tasks.run_aligner_chunk, chunk, aligner, model,
+                what=f"Aligning problems {start + 1}-{start + len(chunk)} with {aligner}",
+                long=cost.is_long(chunk, [aligner])))
+        alignments += done[0]
+        seconds += done[1]
     rows = []
-    for pair, alignment, secs in zip(pairs, alignments, seconds):
+    for pair, alignment, secs in zip(gold, alignments, seconds, strict=True):
         assert pair.gold_alignment is not None  # filtered above
         s = score_pair(pair.id, alignment, pair.gold_alignment)
         rows.append({
@@ -167,7 +167,8 @@ def body() -> None:
     frames: dict[str, pd.DataFrame] = {}
     with st.spinner(f"Aligning {limit} problems..."):
         for name in chosen:
-            frames[name] = _evaluate(loaded.key, name, limit, loaded.dataset.pairs, model if name == "manli" else "")
+            frames[name] = _evaluate(loaded.key, name, limit, tuple(loaded.dataset.pairs),
+                                     model if name == "manli" else "")
     st.subheader(f"{loaded.name}: {limit} of {n_gold} problems")
     training = "manli" in chosen and is_manli_training_data(loaded, model)
     if training:

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from components import charts, state
+from components import charts, state, workers
 from components.data import LoadedDataset, dataset_best_cutoff, dataset_scores
 from components.figures.compare import agreement, score_scatter, selected_ids
 from components.guard import attempt
@@ -18,25 +18,30 @@ from components.text import count
 from explorer.aligners.comparison import agreement as annotator_agreement
 from explorer.aligners.comparison import f1_differences
 from explorer.alignment import Alignment
-from explorer.preprocess import analyze_pair
+from explorer.pool import cost, tasks
 from explorer.scorers import SCORERS
 
 CHART = "compare_scatter"
 
 
-def _aligned(loaded: LoadedDataset, name: str) -> dict[str, Alignment]:
-    """Every pair's alignment by one aligner (kept for the session: aligners can be slow)."""
-    from explorer.aligners import get_aligner
+#: Pairs per job when a whole dataset is aligned (other visitors' jobs go between two).
+ALIGN_CHUNK = 20
 
+
+def _aligned(loaded: LoadedDataset, name: str) -> dict[str, Alignment]:
+    """Every pair's alignment by one aligner, on the server's workers a chunk at a time
+    (kept for the session: aligners can be slow)."""
     store = state.COMPARE_ALIGNMENTS.setdefault(dict)
     if (loaded.key, name) not in store:
-        aligner = get_aligner(name)
         pairs = [p for p in loaded.dataset.pairs if p.gold_alignment is not None]
         bar = st.progress(0.0, text=f"Aligning {len(pairs)} pairs with {name}...")
-        out = {}
-        for i, pair in enumerate(pairs, 1):
-            out[pair.id] = aligner.align(analyze_pair(pair)).alignment
-            bar.progress(i / len(pairs), text=f"Aligning with {name}: {i}/{len(pairs)}")
+        out: dict[str, Alignment] = {}
+        for start in range(0, len(pairs), ALIGN_CHUNK):
+            chunk = pairs[start : start + ALIGN_CHUNK]
+            aligned = workers.run(tasks.align_chunk, chunk, name, what=f"Aligning pairs {start + 1}-"
+                                  f"{start + len(chunk)} with {name}", long=cost.is_long(chunk, [name]))
+            out.update(zip((p.id for p in chunk), aligned, strict=True))
+            bar.progress(len(out) / len(pairs), text=f"Aligning with {name}: {len(out)}/{len(pairs)}")
         bar.empty()
         store[(loaded.key, name)] = out
     return store[(loaded.key, name)]

@@ -28,6 +28,7 @@ from components.sections.annotation import render_annotation_section
 from components.sections.browser_memory import intro_line, tabs_in_url
 from components.sections.report_download import render_report_download
 from components.sections.verdicts import (
+    AUTO_SLOW_MAX_TOKENS,
     StoredScore,
     background_cutoffs,
     cutoff_sources,
@@ -183,35 +184,30 @@ def _decision(value: float, cutoff: float) -> str:
     return "entails" if value > cutoff else "does not entail"
 
 
-def _score_each(names: list[str], analyzed: AnalyzedPair) -> dict[str, Any]:
-    """Each scorer's result on the pair (kept per pair for the whole server, see
-    :mod:`components.analysis`); a failing scorer is reported and left out."""
-    return analysis.score_each(names, analyzed, lambda run, what: attempt(run, what, where="on this pair"))
+def _score_each(names: list[str], analyzed: AnalyzedPair, slot: Any = None) -> dict[str, Any]:
+    """Each scorer's result on the pair (kept per pair for the whole server, the rest in one
+    job on the server's workers, see :mod:`components.analysis`); a failing scorer is
+    reported and left out. ``slot`` shows the job's status while it runs."""
+    return analysis.score_each(names, analyzed, lambda run, what: attempt(run, what, where="on this pair"),
+                               slot=slot)
 
 
-#: Pairs with at most this many tokens (text + hypothesis) run the slow methods before the
-#: verdict strip is drawn: warm, all of them together take well under half a second there
-#: (every RTE2 dev pair has fewer; docs/BENCHMARKS.md); longer pairs run them on a button.
-AUTO_SLOW_MAX_TOKENS = 100
 
 
-def _slow_results(loaded: LoadedDataset, analyzed: AnalyzedPair, slow: list[str], auto: bool) -> dict[str, Any]:
-    """The slow methods' results: those already kept for the pair on this server, then the
-    dataset's stored scores (:func:`stored_scores`), then the rest at once on a short pair;
-    on a long one, a button runs the rest."""
+def _known_slow(loaded: LoadedDataset, analyzed: AnalyzedPair, slow: list[str]) -> dict[str, Any]:
+    """The slow methods' results at hand without scoring: those already kept for the pair on
+    this server, then the dataset's stored scores (:func:`stored_scores`)."""
     found = {n: r for n in slow if (r := analysis.cached_result(n, analyzed)) is not None}
     found.update(stored_scores(loaded, analyzed.pair, [n for n in slow if n not in found]))
-    kept = {n: found[n] for n in slow if n in found}
-    if auto:
-        return {**kept, **_score_each([n for n in slow if n not in kept], analyzed)}
-    missing = [n for n in slow if n not in kept]
-    if not missing:
-        return kept
+    return found
+
+
+def _slow_on_request(analyzed: AnalyzedPair, missing: list[str]) -> dict[str, Any]:
+    """On a long pair, a button runs the slow methods still missing."""
     labels = ", ".join(SCORERS[n].label for n in missing)
     if not st.button(f"Run slow methods ({labels})", key="run_slow"):
-        return kept
-    with st.spinner("Running the slow methods..."):
-        return {**kept, **_score_each(missing, analyzed)}
+        return {}
+    return _score_each(missing, analyzed)
 
 
 def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair, timer: PageTimer | None = None) -> dict[str, Any]:
@@ -227,11 +223,16 @@ def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair, timer: PageTim
     pair = analyzed.pair
     typed = pair.source == "typed"
     strip = st.empty()
-    results = _score_each([name for name, info in SCORERS.items() if info.interactive], analyzed)
     slow = [name for name, info in SCORERS.items() if not info.interactive]
     auto = len(analyzed.text) + len(analyzed.hypothesis) <= AUTO_SLOW_MAX_TOKENS
-    if slow:
-        results.update(_slow_results(loaded, analyzed, slow, auto))
+    known = _known_slow(loaded, analyzed, slow) if slow else {}
+    missing = [n for n in slow if n not in known]
+    # One job for everything the strip needs now: a job per group would queue twice.
+    interactive = [name for name, info in SCORERS.items() if info.interactive]
+    found = {**_score_each(interactive + (missing if auto else []), analyzed, strip), **known}
+    if missing and not auto:
+        found.update(_slow_on_request(analyzed, missing))
+    results = {n: found[n] for n in interactive + slow if n in found}
     cutoffs = page_cutoffs(loaded, list(results), typed=typed)
     pending = [n for n in slow if n not in results]
     shown = verdicts(results, cutoffs, pair.entails)

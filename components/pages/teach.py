@@ -17,14 +17,15 @@ from typing import Any
 
 import streamlit as st
 
-from components import state
+from components import analysis, state, workers
 from components.sections.step_player import STEP_PARAM, initial_step, render_step_player
 from components.state import current_dataset, find_pair, select_pair, selected_pair_id
-from components.teach_methods import TEACH_METHODS, lesson, trace_of
+from components.teach_methods import TEACH_METHODS, lesson_of
 from components.text import plain
 from explorer.errors import ExplorerError
 from explorer.pairs import Pair
-from explorer.preprocess import analyze_pair, make_pair
+from explorer.pool import cost
+from explorer.preprocess import make_pair
 from explorer.teaching import TEACHING_MAX_TOKENS
 
 #: The pair the page opens on (invented; short enough for every method's chart).
@@ -44,17 +45,15 @@ div[data-testid="stMainBlockContainer"] div[data-testid="stVerticalBlock"] { gap
 """
 
 
-@st.cache_resource(max_entries=16, show_spinner="Tracing the method on this pair...")
-def _trace(method: str, option: str | None, key: tuple[object, ...], _pair: Pair) -> Any:
-    """The method's trace on the pair, once per pair, method and option for the whole
-    server (``key`` identifies the pair for the cache)."""
-    return trace_of(method, option, analyze_pair(_pair))
-
-
-@st.cache_resource(max_entries=8, show_spinner=False)
-def _lesson(method: str, option: str | None, key: tuple[object, ...], large: bool, _trace: Any) -> list[dict[str, Any]]:
-    """Every step's sentence, caption and figure (about a millisecond a step)."""
-    return lesson(method, _trace, large=large)
+def _lesson(method: str, option: str | None, key: tuple[object, ...], large: bool, pair: Pair) -> list[dict[str, Any]]:
+    """Every step's sentence, caption and figure, built on one of the server's workers (one
+    job per session, like the Pair page's: the ITG lesson at the teaching limit is seconds
+    of CPU, and takes the long lane) and kept for the whole server per pair, method, option
+    and layout (``key`` identifies the pair)."""
+    label = TEACH_METHODS[method].label
+    return analysis.kept(("teach", method, option, large, *key), lambda: workers.run(
+        lesson_of, method, option, pair, large=large, what=f"Tracing {label} on this pair",
+        long=cost.lesson_is_long(pair, method)))
 
 
 def _pick_pair() -> Pair | None:
@@ -127,11 +126,10 @@ def render() -> None:
         return
     key = (pair.text, pair.hypothesis, pair.text_tokens, pair.hypothesis_tokens)
     try:
-        trace = _trace(method, option, key, pair)
-    except ExplorerError as err:
+        steps = _lesson(method, option, key, large, pair)
+    except ExplorerError as err:  # past the teaching limit, or the server's budget
         st.warning(plain(str(err)))
         return
-    steps = _lesson(method, option, key, large, trace)
     shown = lesson_id(method, option, key)
     if state.TEACH_SHOWN.get() not in (None, shown):
         st.query_params.pop(STEP_PARAM, None)  # another lesson starts at its first step

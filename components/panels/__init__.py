@@ -44,4 +44,5 @@ PANELS: Registry[Panel] = Registry("panel", [
     Panel("manli", "MANLI", "components.panels.manli", "render_manli_panel"),
     Panel("combined", "Combined classifier", "components.panels.combined", "render_combined_panel"),
     Panel("editdist", "Edit distance (pFSM / pPDA)", "components.panels.edit_distance", "render_edit_distance_panel"),
+    Panel("similarity", "Embeddings & similarity", "components.panels.similarity", "render_similarity_panel"),
 ])

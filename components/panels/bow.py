@@ -12,16 +12,14 @@ from explorer.preprocess import AnalyzedPair
 def render_bow_panel(pair: AnalyzedPair, *, key: str = "bow") -> None:
     from components.figures.alignment import alignment_grid
     from components.figures.bow import bow_contributions
-    from components.panels.shared import fitting_gold, registered
-    from explorer.aligners import get_aligner
-    from explorer.aligners.bow import BowAligner
+    from components.panels.shared import fitting_gold
 
-    registered(get_aligner, "bow", BowAligner)  # the registry's entry is the expected kind
-    result = analysis.align("bow", pair)  # kept per pair: reruns do not align again
+    result = analysis.align("bow", pair)  # on a worker, kept per pair: reruns do not align again
     text_tokens, hypothesis_tokens = pair.text.tokens, pair.hypothesis.tokens
     st.caption(
-        "Each hypothesis word is linked to the text word whose lemma is closest in "
-        "Levenshtein distance (MacCartney et al. 2008's baseline). The score averages "
+        "Each hypothesis word is linked to the text word whose lemma is most similar: in "
+        "Levenshtein distance (MacCartney et al. 2008's baseline) or, where it says more, by "
+        "static word embeddings (see the Embeddings & similarity tab). The score averages "
         "idf × log similarity over the hypothesis words: 0 when every word is found verbatim."
     )
     st.metric("Bag-of-words score", f"{result.value:+.3f}")

@@ -7,7 +7,7 @@ from typing import Any
 
 import streamlit as st
 
-from components import charts
+from components import analysis, charts
 from explorer.preprocess import AnalyzedPair
 
 
@@ -24,11 +24,10 @@ def contribution_rows(result: Any, *, top: int | None = None) -> list[dict[str, 
 
 
 def render_combined_panel(pair: AnalyzedPair, *, key: str = "combined") -> None:
-    from explorer.combined import default_model, explain
+    from explorer.combined import default_model
 
-    model = default_model()
-    with st.spinner(f"Computing the model's {len(model.features)} features..."):
-        result = explain(pair, model)
+    model = default_model()  # its feature names and training files, for the caption
+    result = analysis.score("combined", pair)  # the strip's result (the same explanation), else on a worker
     st.caption(
         f"A logistic regression over {len(model.features)} features ({', '.join(model.features)}), trained "
         f"on {', '.join(model.info.get('trained_on_files', [])) or 'RTE dev data'}. Each feature "

@@ -16,20 +16,19 @@ from components import analysis, charts
 from components.figures.alignment import alignment_grid
 from components.figures.edit_sequence import edit_sequence_figure, reinsertion_note, reinsertions
 from components.guard import attempt
-from components.panels.shared import registered
 from components.sections.verdicts import verdict_line
 from components.text import plain
 from explorer.edit_distance.model import ModelError
-from explorer.edit_distance.scoring import EditDistanceResult, EditDistanceScorer
+from explorer.edit_distance.scoring import EditDistanceResult
 from explorer.preprocess import AnalyzedPair
-from explorer.scorers import get_scorer
 
 _LABELS = {"pfsm": "pFSM", "ppda": "pPDA (jumps)"}
 
 
 def _decode(kind: str, pair: AnalyzedPair) -> EditDistanceResult:
-    registered(get_scorer, kind, EditDistanceScorer)  # the registry's entry is the expected kind
-    result: EditDistanceResult = analysis.score(kind, pair)  # the strip's result, kept per pair
+    result = analysis.score(kind, pair)  # the strip's result, kept per pair (else on a worker)
+    if not isinstance(result, EditDistanceResult):
+        raise TypeError(f"{kind!r} gave a {type(result).__name__}, not an edit-distance result")
     return result
 
 

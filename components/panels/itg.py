@@ -6,13 +6,13 @@ from collections.abc import Callable, Sequence
 
 import streamlit as st
 
-from components import charts, state
+from components import analysis, charts, state, workers
 from components.figures.itg import alignment_figure, internal_nodes, node_at, node_label, tree_figure
-from components.panels.shared import fitting_gold, registered
+from components.panels.shared import fitting_gold
 from components.sections.verdicts import verdict_line
-from explorer.aligners.itg import MAX_CHART_CELLS, VARIANTS, ItgNode, ItgParse, ItgScorer, NodeKind
-from explorer.preprocess import AnalyzedPair, analyze
-from explorer.scorers import get_scorer
+from explorer.aligners.itg import MAX_CHART_CELLS, VARIANTS, ItgNode, ItgParse, NodeKind
+from explorer.pool import cost, tasks
+from explorer.preprocess import AnalyzedPair
 
 #: Trees with more leaves than this are summarised instead of drawn (unreadable).
 MAX_DRAWN_LEAVES = 160
@@ -21,17 +21,17 @@ MAX_DRAWN_LEAVES = 160
 MAX_GRID_CELLS = 20_000
 
 
-# cache_resource, not cache_data: the result is immutable, and pickling a deep tree
-# (long null chains) would hit the recursion limit. The method's limits (explorer.limits)
-# bound each entry before it is built (a refusal is raised, not cached); ttl lets idle
-# entries go.
-@st.cache_resource(show_spinner=False, max_entries=32, ttl=3600)
-def _parse(variant: str, text: str, text_tokens: tuple[str, ...], hypothesis: str,
-           hypothesis_tokens: tuple[str, ...]) -> ItgParse:
-    scorer = registered(get_scorer, variant, ItgScorer)
-    text_analysis, hypothesis_analysis = analyze(text, text_tokens), analyze(hypothesis, hypothesis_tokens)
-    scorer.check_limits(text_analysis, hypothesis_analysis)
-    return scorer.parser.parse_analyses(text_analysis, hypothesis_analysis)
+def _parse(variant: str, pair: AnalyzedPair) -> ItgParse:
+    """The biparse, on a worker (the method's limits are checked there first), kept per
+    pair for the whole server (:func:`components.analysis.kept`; a refusal is not kept)."""
+    def compute() -> ItgParse:
+        parse = workers.run(tasks.itg_parse, pair.pair, variant, what="Biparsing with the ITG",
+                            long=cost.is_long([pair.pair], [variant]))
+        if not isinstance(parse, ItgParse):
+            raise TypeError(f"{variant!r} gave a {type(parse).__name__}, not an ITG parse")
+        return parse
+
+    return analysis.kept(("itg_parse", variant, *analysis.pair_key(pair.pair)), compute)
 
 
 def itg_controls(key: str) -> str:
@@ -63,8 +63,7 @@ def render_itg_panel(pair: AnalyzedPair, *, key: str = "itg") -> None:
     """Draw the best biparse of ``pair``: score, tree, and the chosen node's block."""
     variant = itg_controls(key)
     text, hyp = pair.text, pair.hypothesis
-    with st.spinner("Biparsing (the lexical similarity loads WordNet and PPDB on first use)…"):
-        parse = _parse(variant, text.text, text.tokens, hyp.text, hyp.tokens)
+    parse = _parse(variant, pair)
     if parse.tree is None:
         st.info("Both sides are empty: there is nothing to parse.")
         return

@@ -13,13 +13,9 @@ from explorer.preprocess import AnalyzedPair
 def render_manli_panel(pair: AnalyzedPair, *, key: str = "manli") -> None:
     from components.figures.alignment import alignment_grid
     from components.figures.manli import contribution_figure, edit_rows
-    from components.panels.shared import fitting_gold, registered
-    from explorer.aligners import get_aligner
-    from explorer.aligners.manli import ManliAligner, entailment_score
+    from components.panels.shared import fitting_gold
 
-    with st.spinner("Loading MANLI's weights and lexical resources..."):
-        registered(get_aligner, "manli", ManliAligner)  # shared with the editor
-    result = analysis.align("manli", pair)  # kept per pair (one decode)
+    result = analysis.align("manli", pair)  # on a worker, kept per pair (one decode)
     text_tokens, hypothesis_tokens = pair.text.tokens, pair.hypothesis.tokens
     st.caption(
         "MANLI (MacCartney, Galley & Manning 2008) aligns phrases: EQ and SUB link a text "
@@ -27,7 +23,7 @@ def render_manli_panel(pair: AnalyzedPair, *, key: str = "manli") -> None:
         "annealing searches for the alignment with the highest score; each edit's score is "
         "its learned feature weights times its features (hover a cell to see them)."
     )
-    decision = entailment_score(pair, result)
+    decision = analysis.score("manli", pair)  # the strip's entailment score of this alignment
     left, middle, right = st.columns(3)
     left.metric("Alignment score", f"{result.total:+.3f}", help=f"per token of the problem (the paper's score): {result.normalized:+.4f}")
     middle.metric("Entailment score", f"{decision.value:.4f}",

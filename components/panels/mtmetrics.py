@@ -12,51 +12,21 @@ from typing import Any
 
 import streamlit as st
 
-from components import charts
+from components import analysis, charts, workers
 from components.figures.mtmetrics import bag_matching, edit_sequence, metric_profile, pos_bars
+from explorer.pool import cost, tasks
 from explorer.preprocess import AnalyzedPair
 
 
 def metric_rows(pair: AnalyzedPair) -> tuple[list[dict[str, Any]], dict[str, float], Any, Any]:
     """Table rows (metric, value, hypothesis->text, text->hypothesis, detail), the
-    feature values for the profile, and the WER and POS-PER results."""
-    from explorer.metrics.bleu import bleu_both_ways
-    from explorer.metrics.nist import nist_tokens
-    from explorer.metrics.per import per_tokens, pos_per
-    from explorer.metrics.wer import wer_tokens
-
-    p, h = pair.text.lower, pair.hypothesis.lower
-    wer = wer_tokens(p, h)
-    per = per_tokens(p, h)
-    rows: list[dict[str, Any]] = [
-        {"metric": "WER", "value": wer.rate, "hypothesis as candidate": wer.rate_text_reference,
-         "text as candidate": wer.rate_hypothesis_reference,
-         "detail": f"{wer.distance} edits: {wer.substitutions} SUB, {wer.deletions} DEL, {wer.insertions} INS"},
-        {"metric": "PER", "value": per.rate, "hypothesis as candidate": per.rate_text_reference,
-         "text as candidate": per.rate_hypothesis_reference,
-         "detail": f"unmatched: {per.text_unmatched} text, {per.hypothesis_unmatched} hypothesis words"},
-    ]
-    profile = {"wer": wer.rate, "per": per.rate}
-    for n in range(1, 5):
-        bleu = bleu_both_ways(p, h, n, with_matches=False)
-        precisions = ", ".join(f"{x:.2f}" for x in bleu.hypothesis_candidate.precisions)
-        rows.append({"metric": f"BLEU{n}", "value": bleu.value,
-                     "hypothesis as candidate": bleu.hypothesis_candidate.value,
-                     "text as candidate": bleu.text_candidate.value,
-                     "detail": f"precisions (hypothesis as candidate): {precisions}"})
-        profile[f"bleu{n}"] = bleu.value
-    for n in range(1, 6):
-        nist = nist_tokens(p, h, max_n=n)
-        info = ", ".join(f"{o.info:.1f}" for o in nist.orders)
-        rows.append({"metric": f"NIST{n}", "value": nist.value,
-                     "hypothesis as candidate": nist.hypothesis_candidate,
-                     "text as candidate": nist.text_candidate,
-                     "detail": f"matched information (bits) per order: {info}; weights: {nist.weights_source}"})
-        profile[f"nist{n}"] = nist.value
-    pos = pos_per(pair, stem=True)
-    rows.append({"metric": "POS-PER matched share", "value": pos.value, "hypothesis as candidate": None,
-                 "text as candidate": None, "detail": "nouns and verbs compared by lemma"})
-    return rows, profile, wer, pos
+    feature values for the profile, and the WER and POS-PER results: computed on a worker
+    (:func:`explorer.metrics.features.metric_breakdown`), kept per pair."""
+    breakdown = analysis.kept(
+        ("mt_metrics", *analysis.pair_key(pair.pair)),
+        lambda: workers.run(tasks.mt_metrics, pair.pair, what="Computing the MT metrics",
+                            long=cost.is_long([pair.pair], ["wer", "pos_per"])))
+    return [dict(row) for row in breakdown.rows], dict(breakdown.profile), breakdown.wer, breakdown.pos
 
 
 def render_mtmetrics_panel(pair: AnalyzedPair, *, key: str = "mtmetrics") -> None:

@@ -17,16 +17,17 @@ from typing import Any
 
 import streamlit as st
 
-from components import charts, state
+from components import analysis, charts, state, workers
 from components.data import LoadedDataset
 from components.figures.alignment import clickable_grid, clicked_links
 from components.guard import attempt, guarded
-from components.panels.shared import fitting_gold, registered
+from components.panels.shared import fitting_gold
 from components.store_access import author, get_store, store_dataset_id
 from components.text import plain
 from explorer.aligners.evaluation import score_pair
 from explorer.alignment import Alignment, Link
 from explorer.pairs import Pair
+from explorer.pool import tasks
 from explorer.preprocess import analyze_pair
 from explorer.store import StoreError
 
@@ -64,7 +65,7 @@ def render_alignment_editor(loaded: LoadedDataset, pair: Pair) -> None:
 
 
 def _render_editor(loaded: LoadedDataset, pair: Pair) -> None:
-    from explorer.aligners import ALIGNERS, get_aligner
+    from explorer.aligners import ALIGNERS
 
     key = f"align_edit_{loaded.key}_{pair.id}"
     # Behind a toggle: the grid (and any aligner run) only when the user wants to edit.
@@ -94,10 +95,9 @@ def _render_editor(loaded: LoadedDataset, pair: Pair) -> None:
         elif start == GOLD and gold is not None:
             begin = gold
         elif start in ALIGNERS:
-            with st.spinner(f"Aligning with {ALIGNERS[start].label}..."):
-                aligned = attempt(lambda: get_aligner(start).align(analyze_pair(pair)).alignment,
-                                  ALIGNERS[start].label, where="on this pair", level="warning",
-                                  then="; starting from an empty grid.")
+            aligned = attempt(lambda: analysis.align(start, analyze_pair(pair)).alignment,
+                              ALIGNERS[start].label, where="on this pair", level="warning",
+                              then="; starting from an empty grid.")
             begin = aligned if aligned is not None else empty
             if (begin.p_len, begin.h_len) != (len(p_tokens), len(h_tokens)):
                 st.warning("This aligner tokenises differently from the dataset; starting from an empty grid.")
@@ -170,20 +170,16 @@ def _render_manli_decision(loaded: LoadedDataset, pair: Pair, working: Alignment
     decision for the alignment MANLI itself decodes; it follows every click."""
     from components.data import page_cutoff
     from components.state import dev_dataset
-    from explorer.aligners import get_aligner
-    from explorer.aligners.manli import ManliAligner
 
     analysed = analyze_pair(pair)
     if (len(analysed.text), len(analysed.hypothesis)) != (working.p_len, working.h_len):
         st.caption("MANLI cannot score this alignment: the dataset's tokens differ from the explorer's.")
         return
-    aligner = registered(get_aligner, "manli", ManliAligner)
+    # On a worker, per click: the manli scorer's entailment value for this alignment.
+    edited, dropped = workers.run(tasks.manli_on_alignment, pair, working, what="Scoring the edited alignment with MANLI")
     # MANLI's own alignment does not change while links are edited: decode it once per pair.
-    with st.spinner("Scoring the edited alignment with MANLI..."):
-        edited_result, dropped = aligner.score_alignment(analysed, working)
-        edited = edited_result.value  # the manli scorer's entailment value for this alignment
-        decoded_score = state.manli_decoded(loaded.key, pair.id).setdefault(
-            lambda: aligner.align(analysed).value)
+    decoded_score = state.manli_decoded(loaded.key, pair.id).setdefault(
+        lambda: float(analysis.align("manli", analysed).value))
     cut = page_cutoff(loaded, "manli", typed=pair.source == "typed", dev=dev_dataset())
     verdict = "entails" if edited > cut.value else "does not entail"
     gold_note = ""

@@ -7,16 +7,18 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from components import workers
 from components.guard import attempt
 from explorer.pairs import Pair
+from explorer.pool import cost, tasks
 from explorer.preprocess import InputError, analyze_pair, make_pair
 
 
 def render_counterfactual(pair: Pair) -> None:
     """Edit the pair in place and see each scorer's change (and each aligner's word links
     gained and lost) beside the original."""
-    from explorer.aligners import ALIGNERS, get_aligner
-    from explorer.counterfactual import AlignmentDiff, alignment_diff, compare_scores, describe_link
+    from explorer.aligners import ALIGNERS
+    from explorer.counterfactual import AlignmentDiff, ScoreChange, describe_link
     from explorer.scorers import SCORERS
 
     key = f"counterfactual_{pair.id}_{hash((pair.text, pair.hypothesis)) & 0xFFFFFF:x}"
@@ -31,13 +33,15 @@ def render_counterfactual(pair: Pair) -> None:
         st.info("Change a word above to see how every score moves.")
         return
     try:
-        edited = analyze_pair(make_pair(text, hypothesis, pair_id=f"{pair.id} (edited)"))
-        original = analyze_pair(pair)
+        edited = make_pair(text, hypothesis, pair_id=f"{pair.id} (edited)")
+        analyze_pair(edited)  # its tokens: a text past the length limit is refused here
     except InputError as error:
         st.error(f"Cannot score the edited pair: {error}.")
         return
     interactive = [n for n, info in SCORERS.items() if info.interactive]
-    rows = compare_scores(original, edited, interactive)
+    rows: list[ScoreChange] = workers.run(tasks.counterfactual_scores, pair, edited, interactive,
+                                          what="Scoring the original and the edited pair",
+                                          long=cost.is_long([pair, edited], interactive))
     table = pd.DataFrame([
         {"method": SCORERS[r.method].label, "original": r.original, "edited": r.edited,
          "change": r.change, "error": r.error}
@@ -56,11 +60,10 @@ def render_counterfactual(pair: Pair) -> None:
         info = ALIGNERS[name]
 
         def compare(name: str = name) -> AlignmentDiff:
-            aligner = get_aligner(name)
-            before = aligner.align(original).alignment
-            after = aligner.align(edited).alignment
-            return alignment_diff(before, (original.text.tokens, original.hypothesis.tokens),
-                                  after, (edited.text.tokens, edited.hypothesis.tokens))
+            diff: AlignmentDiff = workers.run(tasks.counterfactual_links, pair, edited, name,
+                                              what=f"Aligning both pairs with {ALIGNERS[name].label}",
+                                              long=cost.is_long([pair, edited], [name]))
+            return diff
 
         diff = attempt(compare, info.label, where="on the edited pair")
         if diff is None:

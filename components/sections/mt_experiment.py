@@ -16,7 +16,9 @@ from explorer.metrics.features import ALL_GROUPS, GROUPS
 
 def render_mtmetrics_comparison(train: Dataset, test: Dataset | None = None, *, key: str = "mtmetrics") -> None:
     """Controls, a run button and the results table (widget keys start with ``key``)."""
-    from explorer.mtclassify import ClassifyError, comparison_rows, cross_validate, train_test
+    from components import workers
+    from explorer.mtclassify import ClassifyError, comparison_rows
+    from explorer.pool import PoolError, tasks
 
     st.caption("Finch, Hwang & Sumita (2005): an RBF-kernel SVM over MT-evaluation metrics. "
                "The paper's column is its MSRP test accuracy (jackknifing for k-fold 'all').")
@@ -29,29 +31,34 @@ def render_mtmetrics_comparison(train: Dataset, test: Dataset | None = None, *, 
     if not st.button("Run the experiment", key=f"{key}_run", disabled=not chosen):
         return
     reports = []
-    with st.spinner("Computing features and training..."):
-        try:
-            for name in chosen:
-                groups = ALL_GROUPS if name == "all" else (name,)
-                if protocol.startswith("k-fold"):
-                    report = cross_validate(train.pairs, groups, folds=int(folds))
-                else:
-                    report = train_test(train.pairs, test.pairs if test else (), groups)
-                reports.append((name, report))
-        except (ClassifyError, ValueError) as err:
-            st.error(str(err))
-            return
+    try:
+        for name in chosen:  # one job per feature set, on the server's workers (long: a dataset each)
+            groups = ALL_GROUPS if name == "all" else (name,)
+            k = int(folds) if protocol.startswith("k-fold") else 0
+            report = workers.run(tasks.mt_experiment, list(train.pairs), list(test.pairs) if test and not k else [],
+                                 groups, k, what=f"Computing the {name} features and training", long=True)
+            reports.append((name, report))
+    except (ClassifyError, ValueError, PoolError) as err:
+        st.error(str(err))
+        return
     st.dataframe(comparison_rows(reports), hide_index=True, width="stretch")
 
 
 def render_corpus_statistics(dataset: Dataset) -> None:
     """Finch et al.'s Table 1 for a dataset: mean lengths, LDR, edit distance, per task."""
+    from components import workers
     from explorer.mtclassify import ClassifyError, corpus_statistics
+    from explorer.pool import PoolError, cost
 
-    try:
-        rows = corpus_statistics(dataset.pairs)
+    pairs = list(dataset.pairs)
+    try:  # a word edit distance per pair: on a worker (long for a large dataset)
+        rows = workers.run(corpus_statistics, pairs, what=f"Computing the statistics of {len(pairs):,} pairs",
+                           long=cost.is_long(pairs, ["wer"]))
     except ClassifyError as err:
         st.info(str(err))
+        return
+    except PoolError as err:
+        st.error(str(err))
         return
     st.dataframe(
         [{"group": r.group, "pairs": r.n, "positive": r.positive_share, "text tokens": r.mean_text_length,

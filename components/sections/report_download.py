@@ -2,8 +2,8 @@
 
 The file is built only when the button is clicked (Streamlit runs the callable on its own
 thread, after the page is drawn), so the Pair page pays nothing for it: the cutoffs and
-results are the page's own, the figures of every method are drawn then
-(:mod:`components.report`).
+results are the page's own, the figures of every method are drawn then, on one of the
+server's workers (:mod:`components.report`, :mod:`components.workers`).
 """
 
 from __future__ import annotations
@@ -14,11 +14,16 @@ from typing import Any
 
 import streamlit as st
 
+from components import workers
 from components.data import LoadedDataset
-from components.report import ScoreRow, pair_figures, report_html
+from components.report import ScoreRow, pair_report, report_html
 from explorer.decision.cutoffs import CutoffChoice
+from explorer.pool import PoolError, cost
 from explorer.preprocess import AnalyzedPair
 from explorer.scorers import SCORERS
+
+#: The methods whose figures the report draws (for its cost estimate).
+REPORT_METHODS = ("wer", "bow", "itg", "manli", "pfsm", "ppda")
 
 
 def score_rows(results: Mapping[str, Any], cutoffs: Mapping[str, CutoffChoice]) -> list[ScoreRow]:
@@ -46,9 +51,16 @@ def render_report_download(loaded: LoadedDataset, analyzed: AnalyzedPair, result
     missing = [SCORERS[n].label for n in SCORERS if n not in results]
     notes = [f"Not in the table (not run on this page yet): {', '.join(missing)}."] if missing else []
 
+    # One report in flight per browser session (its own slot: a download does not stop the page's jobs).
+    session = f"{workers.session_id()}:report"
+
     def build() -> str:
-        return report_html(text=pair.text, hypothesis=pair.hypothesis, gold_label=pair.label, gold=pair.entails,
-                           where=where, rows=rows, figures=pair_figures(analyzed), notes=notes)
+        try:
+            return workers.run(pair_report, pair, where=where, rows=rows, notes=notes, what="Building the report",
+                               long=cost.is_long([pair], REPORT_METHODS), session=session)
+        except PoolError as err:  # past its budget, say: the file says so instead of failing
+            return report_html(text=pair.text, hypothesis=pair.hypothesis, gold_label=pair.label, gold=pair.entails,
+                               where=where, rows=rows, figures=[], notes=[*notes, f"No figures: {err}"])
 
     st.download_button(
         "Download the full analysis (HTML)", data=build, file_name=file_name(loaded, analyzed), mime="text/html",

@@ -29,6 +29,11 @@ from explorer.decision.cutoffs import CutoffChoice
 from explorer.pairs import Pair, content_mark
 from explorer.scorers import SCORERS
 
+#: Pairs with at most this many tokens (text + hypothesis) run the slow methods before the
+#: verdict strip is drawn: warm, all of them together take well under half a second there
+#: (every RTE2 dev pair has fewer; docs/BENCHMARKS.md); longer pairs run them on a button.
+AUTO_SLOW_MAX_TOKENS = 100
+
 #: Colours of a chip: agrees with the gold label, disagrees, no gold label to compare.
 RIGHT, WRONG, UNKNOWN, PENDING = "#1b7f3b", "#b3261e", "#3b5b92", "#8a8a8a"
 

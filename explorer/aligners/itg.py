@@ -47,7 +47,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 
@@ -56,6 +56,9 @@ from explorer.api import ResultMixin
 from explorer.errors import ExplorerError
 from explorer.limits import Limits, check, distinct_words
 from explorer.preprocess import Analysis, AnalyzedPair
+
+if TYPE_CHECKING:
+    from explorer.lexical import LexicalConfig
 
 Span = tuple[int, int]
 
@@ -80,6 +83,15 @@ class NodeKind(StrEnum):
     LINK = "link"  # x/y
     TEXT_NULL = "text_null"  # x/ε
     HYP_NULL = "hyp_null"  # ε/y
+
+
+def _tree_from_rows(rows: Sequence[tuple[NodeKind, Span, Span, int, float]]) -> ItgNode:
+    """The tree :meth:`ItgNode.__reduce__` flattened (children before parents, last child first)."""
+    stack: list[ItgNode] = []
+    for kind, p_span, h_span, n_children, similarity in rows:
+        children = tuple(stack.pop() for _ in range(n_children))
+        stack.append(ItgNode(kind, p_span, h_span, children, similarity))
+    return stack[-1]
 
 
 @dataclass(frozen=True, eq=False)
@@ -117,6 +129,12 @@ class ItgNode:
 
     def leaves(self) -> list[ItgNode]:
         return [n for n in self.walk() if n.is_leaf]
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled flat (the app's worker processes send parses back): pickle's own
+        # recursion overflows on the deep null chains of long pairs.
+        rows = [(n.kind, n.p_span, n.h_span, len(n.children), n.similarity) for n in reversed(self.walk())]
+        return _tree_from_rows, (rows,)
 
     def bracketed(self, text_tokens: Sequence[str], hypothesis_tokens: Sequence[str]) -> str:
         """The tree in ITG bracket notation: ``[..]`` straight, ``<..>`` inverted."""
@@ -169,6 +187,11 @@ class ExactSimilarity:
             sim = np.where((sim == 0) & lemma_eq, self.lemma_score, sim)
         return sim.reshape(len(p), len(h))
 
+    def source_matrix(self, text: Analysis, hypothesis: Analysis) -> list[list[str]]:
+        """``identity`` (``lemma``) where :meth:`matrix` is 1 (``lemma_score``), else ``""``."""
+        sim = self.matrix(text, hypothesis)
+        return [["identity" if x == 1.0 else "lemma" if x > 0 else "" for x in row] for row in sim.tolist()]
+
 
 class FunctionWordsExact:
     """Wraps a similarity so that stopwords and punctuation link only to the identical
@@ -182,9 +205,22 @@ class FunctionWordsExact:
         sim = np.asarray(self.base.matrix(text, hypothesis), dtype=float)
         if sim.size == 0:
             return sim
+        return np.where(self._masked(text, hypothesis), 0.0, sim)
+
+    def source_matrix(self, text: Analysis, hypothesis: Analysis) -> list[list[str]]:
+        """The wrapped similarity's sources, ``""`` where a function word is kept to identity."""
+        sources = getattr(self.base, "source_matrix", None)
+        if sources is None or not len(text) or not len(hypothesis):
+            return [["" for _ in hypothesis.tokens] for _ in text.tokens]
+        masked = self._masked(text, hypothesis)
+        return [["" if masked[i, j] else name for j, name in enumerate(row)]
+                for i, row in enumerate(sources(text, hypothesis))]
+
+    @staticmethod
+    def _masked(text: Analysis, hypothesis: Analysis) -> np.ndarray:
         stop = np.array(text.stop, dtype=bool)[:, None] | np.array(hypothesis.stop, dtype=bool)[None, :]
         same = np.array(text.lower, dtype=object)[:, None] == np.array(hypothesis.lower, dtype=object)[None, :]
-        return np.where(stop & ~same, 0.0, sim)
+        return stop & ~same
 
 
 @dataclass(frozen=True)
@@ -565,33 +601,42 @@ VARIANTS: dict[str, tuple[str, str, ItgConfig, str]] = {
     ),
     "itg_lex": (
         "Bracketing ITG (lexical similarity)",
-        "as itg, links between words of WordNet/PPDB similarity >= 0.8 (function words: identity)",
+        "as itg, links between words of WordNet/PPDB/embedding similarity >= 0.8 (function words: identity)",
         ItgConfig(min_similarity=0.8), "lexical",
     ),
 }
 
 
-def _similarity(kind: str) -> Similarity:
+def _similarity(kind: str, lexical_config: LexicalConfig | None = None) -> Similarity:
     if kind == "exact":
         return ExactSimilarity()
     if kind == "lexical":
         from explorer import lexical
 
-        return FunctionWordsExact(lexical.default_similarity())
+        # The shared components and static embeddings, kept on by the transfer rule
+        # (docs/RESULTS.md, "Static embeddings").
+        config = lexical_config or lexical.LexicalConfig().enable("embedding")
+        return FunctionWordsExact(lexical.similarity_for(config))
     raise ItgError(f"unknown similarity {kind!r}; use 'exact' or 'lexical'")
 
 
 class ItgScorer:
     """A registered scorer: ``score(pair).value`` is the normalised biparse score."""
 
-    def __init__(self, name: str = "itg", *, parser: BracketingItg | None = None) -> None:
+    def __init__(self, name: str = "itg", *, parser: BracketingItg | None = None,
+                 lexical: LexicalConfig | None = None) -> None:
+        """``lexical``: the lexical variants' components (the shared defaults when None)."""
         if parser is None:
             if name not in VARIANTS:
                 raise ItgError(f"unknown ITG variant {name!r}; choose from: {', '.join(VARIANTS)}")
             _, _, config, kind = VARIANTS[name]
-            parser = BracketingItg(config, similarity=_similarity(kind))
+            parser = BracketingItg(config, similarity=_similarity(kind, lexical))
         self._name = name
         self.parser = parser
+
+    def word_similarity(self) -> Similarity:
+        """The word similarity the lexical rules are read from."""
+        return self.parser.similarity
 
     @property
     def name(self) -> str:

@@ -379,6 +379,10 @@ class ManliAligner:
             self._similarity = _lexical_similarity(self.model.lexical)
         return self._similarity
 
+    def word_similarity(self) -> SimilarityMatrix:
+        """The word similarity the candidate edits are scored with (the model's components)."""
+        return self.similarity
+
     def with_model(self, path: str | Path) -> ManliAligner:
         """The same aligner with weights from another file or a shipped model's name
         (:data:`SHIPPED_MODELS`; ``align-eval --model``)."""

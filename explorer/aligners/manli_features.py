@@ -87,6 +87,7 @@ ALIGNED_FEATURES: tuple[str, ...] = (
     "sub:lex_hypernyms",
     "sub:lex_derivation",
     "sub:lex_ic_measure",
+    "sub:lex_embedding",
     # contextual
     "sub:distortion",
     "sub:left_match",
@@ -146,7 +147,7 @@ AP: {<RB.*>*<JJ.*>+}
 #: Lexical components whose scores become features of their own (block maximum).
 LEXICAL_COMPONENTS: tuple[str, ...] = (
     "identity", "levenshtein", "numbers", "names", "ppdb",
-    "wordnet_synonyms", "hypernyms", "derivation", "ic_measure",
+    "wordnet_synonyms", "hypernyms", "derivation", "ic_measure", "embedding",
 )
 #: A string resemblance below this is not evidence of a match (``the`` / ``he``).
 LEVENSHTEIN_FLOOR = 0.5

@@ -249,15 +249,36 @@ def lexical_flags_without(names: Sequence[str]) -> dict[str, bool]:
     return flags
 
 
+def lexical_flags_with(names: Sequence[str]) -> dict[str, bool]:
+    """``LexicalConfig`` keyword flags with ``names`` switched on (the opt-in components,
+    e.g. ``embedding``).
+
+    Raises:
+        ValueError: for a name that is not a component.
+    """
+    from explorer.lexical import COMPONENTS
+
+    flags: dict[str, bool] = {}
+    for raw in names:
+        name = raw.strip()
+        if not name:
+            continue
+        if name not in COMPONENTS:
+            raise ValueError(f"unknown lexical component {name!r}; choose from: {', '.join(COMPONENTS)}")
+        flags[name] = True
+    return flags
+
+
 def train_command(pairs: Sequence[Pair], out: Path, options: dict[str, str], log: Log) -> None:
     """The ``train manli`` command. Options: ``epochs``, ``burn_in``, ``seed``, ``orders``,
-    ``max_phrase``, ``contextual`` (true/false) and ``without`` (comma-separated
+    ``max_phrase``, ``contextual`` (true/false), ``without`` (comma-separated
     lexical components to switch off, e.g. ``without=wordnet,ppdb``; ``wordnet`` stands
-    for every WordNet component)."""
+    for every WordNet component) and ``with`` (opt-in components to switch on:
+    ``with=embedding``)."""
     from explorer.aligners.manli import _lexical_similarity
     from explorer.training import TrainingOptionError
 
-    known = {"epochs", "burn_in", "seed", "orders", "max_phrase", "contextual", "without"}
+    known = {"epochs", "burn_in", "seed", "orders", "max_phrase", "contextual", "without", "with"}
     unknown = sorted(set(options) - known)
     if unknown:
         raise TrainingOptionError(f"unknown manli option(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
@@ -272,7 +293,11 @@ def train_command(pairs: Sequence[Pair], out: Path, options: dict[str, str], log
     if not 1 <= orders <= 20:
         raise TrainingOptionError(f"option orders={orders}: expected 1 to 20 training orders")
     contextual = _flag(options.get("contextual", "true"), "contextual")
-    flags = lexical_flags_without(options.get("without", "").split(","))
+    try:
+        flags = {**lexical_flags_with(options.get("with", "").split(",")),
+                 **lexical_flags_without(options.get("without", "").split(","))}
+    except ValueError as err:
+        raise TrainingOptionError(str(err)) from None
     similarity = _lexical_similarity(flags)
     model = fit(
         pairs, similarity,

@@ -54,7 +54,7 @@ from explorer.pairs import Pair
 DEFAULT_FILE = Path(__file__).resolve().parents[1] / "models" / "cutoffs_rte_dev.json"
 #: Bumped when scorers change in a way that changes their scores, so cached cutoffs of an
 #: older version are recomputed rather than trusted.
-CACHE_VERSION = 5
+CACHE_VERSION = 7
 
 #: Where a cutoff came from (:attr:`CutoffChoice.source`); the order of
 #: :func:`explorer.decision.resolve.resolve_cutoff`'s precedence.

@@ -26,7 +26,7 @@ from numba import njit
 from scipy import sparse
 
 from explorer.edit_distance.automaton import C_LEMMA, C_OTHER, C_PARA, C_PUNC, C_SYN, C_WORD, CLASSES
-from explorer.lexical import load_ppdb
+from explorer.lexical import LexicalSimilarity, load_ppdb
 from explorer.preprocess import Analysis, AnalyzedPair
 
 TABLES = ("sub", "b12", "b21", "b22", "ins", "del")
@@ -64,13 +64,19 @@ class PairFeatures:
     rows: dict[str, tuple[Row, ...]]
 
 
-def similarity_matrix(pair: AnalyzedPair) -> np.ndarray | None:
-    """Lexical similarity of every text/hypothesis token pair (:mod:`explorer.lexical`:
-    WordNet synonyms, hypernyms and derivations, PPDB, names, numbers)."""
+def lexical_similarity(*, embedding: bool = False) -> LexicalSimilarity:
+    """The shared lexical similarity without :data:`LEXICAL_OFF` (:mod:`explorer.lexical`:
+    WordNet synonyms, hypernyms and derivations, PPDB, names, numbers), with the opt-in
+    static-embedding component when ``embedding`` (compared across files; not shipped)."""
     from explorer.lexical import LexicalConfig, similarity_for
 
-    matrix = similarity_for(LexicalConfig.without(*LEXICAL_OFF)).matrix(pair.text, pair.hypothesis)
-    return np.asarray(matrix, dtype=float)
+    config = LexicalConfig.without(*LEXICAL_OFF)
+    return similarity_for(config.enable("embedding") if embedding else config)
+
+
+def similarity_matrix(pair: AnalyzedPair, *, embedding: bool = False) -> np.ndarray | None:
+    """Lexical similarity of every text/hypothesis token pair (:func:`lexical_similarity`)."""
+    return np.asarray(lexical_similarity(embedding=embedding).matrix(pair.text, pair.hypothesis), dtype=float)
 
 
 def coarse_pos(tag: str) -> str:

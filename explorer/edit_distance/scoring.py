@@ -28,6 +28,7 @@ from explorer.alignment import Alignment, Edit, EditKind
 from explorer.api import ResultMixin
 from explorer.edit_distance.automaton import C_JUMP_B, CLASSES, MATCH_CLASSES
 from explorer.edit_distance.model import Batch, Counts, EditDistanceModel, EditStep
+from explorer.lexical import LexicalSimilarity
 from explorer.limits import Limits, check, lexical_words
 from explorer.preprocess import AnalyzedPair
 
@@ -145,6 +146,12 @@ class EditDistanceScorer:
         if self._model is None:
             self._model = default_model(self.kind)
         return self._model
+
+    def word_similarity(self) -> LexicalSimilarity:
+        """The lexical similarity the substitution classes are read from (:mod:`explorer.lexical`)."""
+        from explorer.edit_distance.features import lexical_similarity
+
+        return lexical_similarity()
 
     def score(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> EditDistanceResult:
         """Raises :class:`explorer.limits.LimitError` for a pair past the limits, and

@@ -15,6 +15,8 @@ from explorer import resources
 from explorer.lexical.config import (
     DATE_PARTIAL,
     DERIVATION,
+    EMBEDDING_FLOOR,
+    EMBEDDING_SCALE,
     HYPERNYM_ONE_STEP,
     HYPERNYM_PER_STEP,
     IC_FLOOR,
@@ -40,9 +42,8 @@ from explorer.lexical.wordnet import (
 )
 
 if TYPE_CHECKING:
+    from explorer.lexical.embedding import StaticEmbeddings
     from explorer.preprocess import Analysis
-
-#: The switchable components, in display order.
 
 
 class LexicalSimilarity:
@@ -64,6 +65,8 @@ class LexicalSimilarity:
         self._ppdb: dict[str, frozenset[str]] | None = None
         self._lin_cache: dict[tuple[Any, Any], float] = {}
         self._ancestor_ic: dict[Any, dict[Any, float]] = {}
+        self._embedding_cache: dict[tuple[str, str], float] = {}
+        self._embeddings: StaticEmbeddings | None = None
 
     # -- configuration -------------------------------------------------------------
 
@@ -81,11 +84,18 @@ class LexicalSimilarity:
 
     def word(self, a_lemma: str, a_pos: str | None, b_lemma: str, b_pos: str | None) -> float:
         """Similarity of two lemmas (lower case) with Penn or WordNet tags (None: any)."""
+        classic = self._classic_word(a_lemma, a_pos, b_lemma, b_pos)
+        if not self.effective.embedding:
+            return classic
+        return max(classic, self._embedding_score(a_lemma.lower(), b_lemma.lower()))
+
+    def _classic_word(self, a_lemma: str, a_pos: str | None, b_lemma: str, b_pos: str | None) -> float:
+        """The max over every enabled component but ``embedding`` (kept per lemma pair)."""
         a_class, b_class = wordnet_class(a_pos), wordnet_class(b_pos)
         key = (a_lemma, a_class, b_lemma, b_class)
         cached = self._word_cache.get(key)
         if cached is None:
-            cached = max(self.breakdown(a_lemma, a_pos, b_lemma, b_pos).values(), default=0.0)
+            cached = max(self._classic_breakdown(a_lemma, a_pos, b_lemma, b_pos).values(), default=0.0)
             if len(self._word_cache) > 2_000_000:
                 self._word_cache.clear()
             self._word_cache[key] = cached
@@ -95,6 +105,22 @@ class LexicalSimilarity:
     def breakdown(self, a_lemma: str, a_pos: str | None, b_lemma: str, b_pos: str | None) -> dict[str, float]:
         """Each enabled component's score for two lemmas (``identity`` first); the
         similarity is their max. For display and for feature-rich scorers."""
+        out = self._classic_breakdown(a_lemma, a_pos, b_lemma, b_pos)
+        a, b = a_lemma.lower(), b_lemma.lower()
+        if self.effective.embedding and a != b:
+            out["embedding"] = self._embedding_score(a, b)
+        return out
+
+    def source(self, a_lemma: str, a_pos: str | None, b_lemma: str, b_pos: str | None) -> str:
+        """The component that gives two lemmas their similarity (the first of the
+        breakdown's maxima), or ``""`` when every component scores 0."""
+        parts = self.breakdown(a_lemma, a_pos, b_lemma, b_pos)
+        best = max(parts.values(), default=0.0)
+        if best <= 0.0:
+            return ""
+        return next(name for name, value in parts.items() if value == best)
+
+    def _classic_breakdown(self, a_lemma: str, a_pos: str | None, b_lemma: str, b_pos: str | None) -> dict[str, float]:
         config = self.effective
         a, b = a_lemma.lower(), b_lemma.lower()
         out: dict[str, float] = {"identity": 1.0 if a == b else 0.0}
@@ -250,9 +276,13 @@ class LexicalSimilarity:
         h_keys = list(zip(hypothesis.lemmas, hypothesis.pos))
         t_unique = list(dict.fromkeys(t_keys))
         h_unique = list(dict.fromkeys(h_keys))
-        small = np.array([[self.word(a, ap, b, bp) for (b, bp) in h_unique] for (a, ap) in t_unique], dtype=float)
+        small = np.array([[self._classic_word(a, ap, b, bp) for (b, bp) in h_unique] for (a, ap) in t_unique], dtype=float)
         if small.size == 0:
             return np.zeros((len(t_keys), len(h_keys)))
+        if self.effective.embedding:
+            # One matrix product for every lemma pair of the sentence pair at once.
+            small = np.maximum(small, self._embedding_matrix([a.lower() for a, _ in t_unique],
+                                                             [b.lower() for b, _ in h_unique]))
         t_pos = {k: i for i, k in enumerate(t_unique)}
         h_pos = {k: j for j, k in enumerate(h_unique)}
         rows = np.array([t_pos[k] for k in t_keys], dtype=int)
@@ -264,6 +294,27 @@ class LexicalSimilarity:
         full[same.astype(bool)] = 1.0
         return full
 
+    def source_matrix(self, text: Analysis, hypothesis: Analysis) -> list[list[str]]:
+        """Which component gives each cell of :meth:`matrix` its value (:meth:`source`;
+        ``identity`` where the lower-cased tokens are equal, ``""`` where nothing matches),
+        as rows of text tokens. For display: one breakdown per distinct lemma pair."""
+        t_keys = list(zip(text.lemmas, text.pos))
+        h_keys = list(zip(hypothesis.lemmas, hypothesis.pos))
+        found: dict[tuple[tuple[str, str], tuple[str, str]], str] = {}
+        out: list[list[str]] = []
+        for i, (a, ap) in enumerate(t_keys):
+            row = []
+            for j, (b, bp) in enumerate(h_keys):
+                if text.lower[i] == hypothesis.lower[j]:
+                    row.append("identity")
+                    continue
+                key = ((a, ap), (b, bp))
+                if key not in found:
+                    found[key] = self.source(a, ap, b, bp)
+                row.append(found[key])
+            out.append(row)
+        return out
+
     def antonym_matrix(self, text: Analysis, hypothesis: Analysis) -> np.ndarray:
         """Boolean matrix: text token i and hypothesis token j are antonyms."""
         out = np.zeros((len(text), len(hypothesis)), dtype=bool)
@@ -273,6 +324,32 @@ class LexicalSimilarity:
             for j, (b, bp) in enumerate(zip(hypothesis.lemmas, hypothesis.pos)):
                 out[i, j] = self.antonym(a, ap, b, bp)
         return out
+
+    # -- embeddings ------------------------------------------------------------------
+
+    @property
+    def embeddings(self) -> StaticEmbeddings:
+        """The static embeddings the ``embedding`` component reads (shared, loaded on first use)."""
+        if self._embeddings is None:
+            from explorer.lexical.embedding import shared_embeddings
+
+            self._embeddings = shared_embeddings()
+        return self._embeddings
+
+    def _embedding_score(self, a: str, b: str) -> float:
+        """The ``embedding`` component for two lower-cased lemmas (see :func:`embedding_scores`)."""
+        key = (a, b) if a <= b else (b, a)
+        cached = self._embedding_cache.get(key)
+        if cached is None:
+            cached = float(self._embedding_matrix([a], [b])[0, 0])
+            if len(self._embedding_cache) > 2_000_000:
+                self._embedding_cache.clear()
+            self._embedding_cache[key] = cached
+        return cached
+
+    def _embedding_matrix(self, a_words: Sequence[str], b_words: Sequence[str]) -> np.ndarray:
+        cosine = self.embeddings.similarity(a_words, b_words)
+        return embedding_scores(cosine, a_words, b_words)
 
     # -- resources -------------------------------------------------------------------
 
@@ -338,6 +415,20 @@ class LexicalSimilarity:
         if self._ic is None:
             self._ic = brown_information_content()
         return self._ic
+
+
+def embedding_scores(cosine: np.ndarray, a_words: Sequence[str], b_words: Sequence[str]) -> np.ndarray:
+    """The ``embedding`` component from a matrix of cosines between lower-cased lemmas:
+    ``EMBEDDING_SCALE * cosine`` where the cosine reaches :data:`EMBEDDING_FLOOR`, else 0;
+    1 for identical lemmas; 0 in the rows and columns of function words and light verbs,
+    whose vectors resemble every other function word's (as their WordNet senses do)."""
+    out = np.where(cosine >= EMBEDDING_FLOOR, EMBEDDING_SCALE * cosine, 0.0)
+    light = _light_words()
+    out[np.array([w in light for w in a_words], dtype=bool), :] = 0.0
+    out[:, np.array([w in light for w in b_words], dtype=bool)] = 0.0
+    same = np.equal.outer(np.array(a_words, dtype=object), np.array(b_words, dtype=object)).astype(bool)
+    out[same] = 1.0
+    return out
 
 
 @lru_cache(maxsize=1)

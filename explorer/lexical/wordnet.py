@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from explorer import resources
 from explorer.lexical.config import IC_CACHE_NAME, MAX_HYPERNYM_DISTANCE
 
 _LIGHT_EXTRA = frozenset("'s 're 'm 've 'd 'll n't be have do".split())
@@ -55,6 +56,8 @@ def _information_content(count: float, root: float) -> float:
 def _build_profile(lemma_: str, wn_class: str | None) -> _Profile:
     from nltk.corpus import wordnet as wn
 
+    resources.prepare_wordnet()
+
     name = lemma_.replace(" ", "_")
     synsets: list[Any] = list(wn.synsets(name, pos=wn_class)) if wn_class else []
     if wn_class == "a":
@@ -100,6 +103,8 @@ def compute_information_content(words: Iterable[str], *, smoothing: float = 1.0)
     from collections import Counter
 
     from nltk.corpus import wordnet as wn
+
+    resources.prepare_wordnet()
 
     counts = Counter(words)
     ic: dict[str, dict[int, float]] = {"n": {0: smoothing}, "v": {0: smoothing}}

@@ -165,3 +165,63 @@ def feature_matrix(
         if progress is not None:
             progress(i + 1, len(pairs))
     return names, rows
+
+
+@dataclass(frozen=True)
+class MetricBreakdown:
+    """Every MT metric of one pair with its breakdown, as the Pair page's MT-metrics tab
+    shows it.
+
+    Attributes:
+        rows: one dict per metric: ``metric``, ``value``, ``hypothesis as candidate``,
+            ``text as candidate`` (None where it does not apply) and ``detail``.
+        profile: the pair's value of each profile feature (``wer``, ``per``, ``bleuN``,
+            ``nistN``), to place against a reference distribution.
+        wer: the WER result (its edit script is drawn).
+        pos: the POS-decomposed PER result (its matching is drawn).
+    """
+
+    rows: tuple[dict[str, object], ...]
+    profile: dict[str, float]
+    wer: object
+    pos: object
+
+
+def metric_breakdown(pair: AnalyzedPair) -> MetricBreakdown:
+    """WER, PER, BLEU1-4 and NIST1-5 both ways, and the POS-PER matched share, of one pair."""
+    from explorer.metrics.bleu import bleu_both_ways
+    from explorer.metrics.nist import nist_tokens
+    from explorer.metrics.wer import wer_tokens
+
+    p, h = pair.text.lower, pair.hypothesis.lower
+    wer = wer_tokens(p, h)
+    per = per_tokens(p, h)
+    rows: list[dict[str, object]] = [
+        {"metric": "WER", "value": wer.rate, "hypothesis as candidate": wer.rate_text_reference,
+         "text as candidate": wer.rate_hypothesis_reference,
+         "detail": f"{wer.distance} edits: {wer.substitutions} SUB, {wer.deletions} DEL, {wer.insertions} INS"},
+        {"metric": "PER", "value": per.rate, "hypothesis as candidate": per.rate_text_reference,
+         "text as candidate": per.rate_hypothesis_reference,
+         "detail": f"unmatched: {per.text_unmatched} text, {per.hypothesis_unmatched} hypothesis words"},
+    ]
+    profile = {"wer": wer.rate, "per": per.rate}
+    for n in range(1, 5):
+        bleu = bleu_both_ways(p, h, n, with_matches=False)
+        precisions = ", ".join(f"{x:.2f}" for x in bleu.hypothesis_candidate.precisions)
+        rows.append({"metric": f"BLEU{n}", "value": bleu.value,
+                     "hypothesis as candidate": bleu.hypothesis_candidate.value,
+                     "text as candidate": bleu.text_candidate.value,
+                     "detail": f"precisions (hypothesis as candidate): {precisions}"})
+        profile[f"bleu{n}"] = bleu.value
+    for n in range(1, 6):
+        nist = nist_tokens(p, h, max_n=n)
+        info = ", ".join(f"{o.info:.1f}" for o in nist.orders)
+        rows.append({"metric": f"NIST{n}", "value": nist.value,
+                     "hypothesis as candidate": nist.hypothesis_candidate,
+                     "text as candidate": nist.text_candidate,
+                     "detail": f"matched information (bits) per order: {info}; weights: {nist.weights_source}"})
+        profile[f"nist{n}"] = nist.value
+    pos = pos_per(pair, stem=True)
+    rows.append({"metric": "POS-PER matched share", "value": pos.value, "hypothesis as candidate": None,
+                 "text as candidate": None, "detail": "nouns and verbs compared by lemma"})
+    return MetricBreakdown(tuple(rows), profile, wer, pos)

@@ -45,6 +45,8 @@ def information_content() -> dict[str, Any] | None:
     from nltk.corpus import brown
     from nltk.corpus import wordnet as wn
 
+    resources.prepare_wordnet()
+
     ic: dict[str, Any] = wn.ic(brown, False, 0.0)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -70,6 +72,9 @@ def jcn_similarity(word_a: str, word_b: str, word_class: str) -> float:
         return 0.0
     from nltk.corpus import wordnet as wn
 
+    from explorer import resources
+
+    resources.prepare_wordnet()
     best = 0.0
     for sa in wn.synsets(word_a, pos=word_class):
         for sb in wn.synsets(word_b, pos=word_class):

@@ -218,7 +218,7 @@ def cache_dir() -> Path:
     return Path(configured) if configured else Path.home() / ".cache" / "entailment-explorer"
 
 
-_BROWN_CACHE = "nist_brown_v1.json.gz"
+BROWN_CACHE_NAME = _BROWN_CACHE = "nist_brown_v1.json.gz"
 
 
 def _write_cache(path: Path, weights: InformationWeights) -> None:

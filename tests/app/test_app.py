@@ -5,7 +5,7 @@ on the Pair page."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,6 +17,7 @@ from streamlit.testing.v1 import AppTest
 from components import panels, state
 from components.data import SAMPLES, load_uploaded
 from explorer.datasets import DatasetError
+from explorer.pairs import Pair
 from explorer.preprocess import MAX_CHARS, AnalyzedPair
 from explorer.scorers import SCORERS, ScorerInfo, get_scorer
 
@@ -501,6 +502,7 @@ def test_a_pair_of_a_dataset_whose_job_has_run_shows_the_stored_verdicts_without
     from components.sections import verdicts
     from explorer.datasets import Dataset, load
     from explorer.decision import cutoffs
+    from explorer.pool import tasks
     from explorer.preprocess import analyze_pair
 
     monkeypatch.setenv("EXPLORER_CUTOFF_CACHE", str(tmp_path))
@@ -512,13 +514,13 @@ def test_a_pair_of_a_dataset_whose_job_has_run_shows_the_stored_verdicts_without
     live = {n: float(get_scorer(n).score(analyze_pair(pair)).value) for n in slow}
     analysis.RESULTS.clear()  # a server that has not scored this pair
     scored: list[str] = []
-    real = analysis.score
+    real = tasks.score_pair  # the job every scorer of the strip runs in (here, in-process)
 
-    def spy(name: str, analyzed: AnalyzedPair) -> object:
-        scored.append(name)
-        return real(name, analyzed)
+    def spy(pair: Pair, names: Sequence[str]) -> None:
+        scored.extend(names)
+        real(pair, names)
 
-    monkeypatch.setattr(analysis, "score", spy)
+    monkeypatch.setattr(tasks, "score_pair", spy)
     real_strip = verdicts.render_strip
 
     def strip_spy(*args: object, **kwargs: object) -> None:
@@ -720,7 +722,7 @@ def test_a_typed_pair_uses_the_development_set_chosen_on_evaluate() -> None:
     at.text_area(key="pair_text").set_value("The cat sat on the mat.")
     at.text_area(key="pair_hypothesis").set_value("A cat sat.").run()
     source = frame(at, "decision").set_index("name")["cutoff from"]
-    assert source[["bleu", "mbleu", "bleu_pa"]].str.startswith("development set: midpoint on blind_spots.xml (24 pairs").all()
+    assert source[["bleu", "mbleu", "bleu_pa"]].str.startswith("development set: midpoint on blind_spots.xml (28 pairs").all()
     assert source.drop(["bleu", "mbleu", "bleu_pa", *OWN_CUTOFF]).str.startswith("shipped default").all()
 
 

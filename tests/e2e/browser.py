@@ -73,6 +73,8 @@ def streamlit_server(env: dict[str, str] | None = None, *, timeout: float = STAR
     """
     port = free_port()
     environment = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", **(env or {})}
+    if os.environ.get("EXPLORER_WORKERS_SET_BY_TESTS") == "1" and "EXPLORER_WORKERS" not in (env or {}):
+        del environment["EXPLORER_WORKERS"]  # the test process's in-process setting: served apps use the pool
     with tempfile.TemporaryFile() as log:
         server = subprocess.Popen(
             [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",

@@ -121,7 +121,7 @@ def test_a_reload_keeps_the_view_and_filters_survive_other_pages(page, app_url: 
     page.get_by_label("Search text, hypothesis or id").fill("Arlow")
     page.get_by_label("Search text, hypothesis or id").press("Enter")
     settle(page)
-    page.get_by_text("1 of 24 pairs").wait_for(timeout=STEP)
+    page.get_by_text("1 of 28 pairs").wait_for(timeout=STEP)
     page.get_by_role("link", name="Evaluate").click()
     page.wait_for_selector("h1:has-text('Evaluate')", timeout=STEP)
     settle(page)
@@ -129,7 +129,7 @@ def test_a_reload_keeps_the_view_and_filters_survive_other_pages(page, app_url: 
     page.wait_for_selector("h1:has-text('Dataset')", timeout=STEP)
     settle(page)
     assert page.get_by_label("Search text, hypothesis or id").input_value() == "Arlow"
-    page.get_by_text("1 of 24 pairs").wait_for(timeout=STEP)
+    page.get_by_text("1 of 28 pairs").wait_for(timeout=STEP)
 
 
 def test_an_unsaved_note_survives_a_switch_of_annotation_tab(page, app_url: str) -> None:  # type: ignore[no-untyped-def]

@@ -2,8 +2,8 @@
 Streamlit processes), served on a free port: nothing of Streamlit answers without the
 password, an unauthenticated upload is refused before its body reaches Streamlit, the app
 works through the proxy with the password (websocket, sticky uploads over two processes,
-a real browser), a crashed Streamlit process is restarted, and SIGTERM leaves nothing
-running. Needs Debian's caddy package (``.ci/run`` installs it); skipped without it."""
+a real browser), every process loads its methods before a student arrives, a crashed
+Streamlit process is restarted, and SIGTERM leaves nothing running. Needs Debian's caddy package (``.ci/run`` installs it); skipped without it."""
 
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ from tests.e2e.class_server import (
 from tests.e2e.streamlit_client import Session, basic_auth, element_kind
 
 PASSWORD = "lecture-2 password"
-STEP = 60.0  # seconds per step: the CI machine is shared
+STEP = 150.0  # seconds per step: the CI machine is shared, and the first visit may wait for the warm-up
 #: A path of every kind Streamlit serves, and the method a client would use.
 ENDPOINTS = [
     ("GET", "/"), ("GET", "/_stcore/health"), ("GET", "/_stcore/metrics"), ("GET", "/_stcore/host-config"),
@@ -60,6 +60,18 @@ def _status(url: str, *, method: str = "GET", auth: str | None = None) -> tuple[
             return int(response.status), response.read()
     except urllib.error.HTTPError as err:
         return err.code, err.read()
+
+
+def test_every_process_loads_its_methods_before_the_first_student(served: ServedClass) -> None:
+    deadline = time.monotonic() + 5 * STEP  # two warm-ups at once on a shared machine
+    while True:
+        with open(served.log, encoding="utf-8") as handle:
+            log = handle.read()
+        if all(f"serve-class: app {i}: every method loaded" in log for i in (1, 2)):
+            break
+        assert time.monotonic() < deadline, f"no process said its methods were loaded:\n{log}"
+        time.sleep(1)
+    assert "could not load the methods" not in log
 
 
 def test_the_caddyfile_adapts() -> None:

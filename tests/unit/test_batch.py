@@ -20,6 +20,7 @@ from explorer.batch.worker import score_chunk
 from explorer.datasets import load
 from explorer.decision.evaluation import evaluate
 from explorer.decision.measures import sweep
+from explorer.lexical.embedding import is_available as embeddings_available
 from explorer.pairs import Pair
 
 #: Scorers cheap enough for a test, covering the batch paths (BLEU family, BLEU-n,
@@ -122,6 +123,24 @@ def test_a_refused_pair_gets_a_null_and_a_reason_and_the_chunk_goes_on() -> None
     assert "longer than" in columns["mbleu__error"][1]
     assert columns["mbleu"][0] == columns["mbleu"][2] is not None
     assert columns["mbleu__error"][0] is None
+
+
+@pytest.mark.skipif(not embeddings_available(), reason="the wordllama package (its shipped table) is not installed")
+def test_the_embedding_scorer_scores_a_chunk_like_the_registered_scorer_and_refuses_past_its_limits() -> None:
+    from explorer.limits import using
+    from explorer.preprocess import analyze_pair
+    from explorer.scorers import get_scorer
+
+    pairs = [Pair(id="a", text="The firm bought a car.", hypothesis="A company purchased an automobile."),
+             Pair(id="b", text="A cat sat.", hypothesis="Stocks fell.")]
+    columns = score_chunk(pairs, ["bow", "embed"])
+    for name in ("bow", "embed"):
+        expected = [get_scorer(name).score(analyze_pair(p)).value for p in pairs]
+        np.testing.assert_allclose(columns[name], expected, rtol=0, atol=1e-12)
+        assert columns[f"{name}__error"] == [None, None]
+    with using(max_tokens=3):
+        refused = score_chunk(pairs[:1], ["embed"])
+    assert refused["embed"] == [None] and "max_tokens" in refused["embed__error"][0]
 
 
 def test_a_scorer_that_raises_on_one_pair_refuses_only_that_pair(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -18,7 +18,7 @@ PASSWORD = {"ENTAILMENT_EXPLORER_PASSWORD": "choose-one"}
 
 
 @pytest.mark.parametrize(("cores", "processes", "workers"), [
-    (1, 1, 2), (2, 1, 2), (4, 1, 3), (8, 2, 3), (16, 4, 3), (64, 16, 3),
+    (1, 1, 2), (2, 2, 2), (4, 2, 2), (8, 4, 2), (16, 8, 2), (64, 8, 7),
 ], ids=lambda v: str(v))
 def test_default_sizing_follows_the_cores(cores: int, processes: int, workers: int) -> None:
     assert class_server.default_processes(cores) == processes
@@ -27,11 +27,13 @@ def test_default_sizing_follows_the_cores(cores: int, processes: int, workers: i
 
 def test_options_come_from_the_environment() -> None:
     env = {**PASSWORD, "PORT": "9000", "PROCESSES": "3", "EXPLORER_WORKERS": "4", "CLASS_USER": "nlp101"}
-    assert parse_options([], env) == Options(9000, 3, 4, "nlp101", "choose-one")
+    assert parse_options([], env) == Options(9000, 3, 4, 2, "nlp101", "choose-one")  # long pairs: half, the pool's
+    assert parse_options([], {**env, "EXPLORER_LONG_WORKERS": "3"}).long_workers == 3
 
 
 def test_no_pool_is_a_choice() -> None:
-    assert parse_options([], {**PASSWORD, "EXPLORER_WORKERS": "0"}).workers == 0
+    options = parse_options([], {**PASSWORD, "EXPLORER_WORKERS": "0"})
+    assert (options.workers, options.long_workers) == (0, 0)
 
 
 def test_defaults_without_options() -> None:
@@ -50,7 +52,8 @@ def test_defaults_without_options() -> None:
     ({**PASSWORD, "PORT": "http"}, "PORT must be a whole number"),
     ({**PASSWORD, "PROCESSES": "0"}, "PROCESSES must be between 1 and 64"),
     ({**PASSWORD, "EXPLORER_WORKERS": "-1"}, "EXPLORER_WORKERS must be between 0 and 64"),
-], ids=["unset", "empty", "two-lines", "port-0", "port-text", "processes-0", "workers-negative"])
+    ({**PASSWORD, "EXPLORER_LONG_WORKERS": "0"}, "EXPLORER_LONG_WORKERS must be between 1 and 64"),
+], ids=["unset", "empty", "two-lines", "port-0", "port-text", "processes-0", "workers-negative", "long-workers-0"])
 def test_refusals_name_what_to_change(env: dict[str, str], says: str) -> None:
     with pytest.raises(ServeError, match=says):
         parse_options([], env)
@@ -69,9 +72,9 @@ def test_without_a_password_it_refuses_in_one_line(repo_root: Path) -> None:
 
 def test_streamlit_gets_no_password_and_its_pool_size(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ENTAILMENT_EXPLORER_PASSWORD", "choose-one")
-    env = class_server.streamlit_environment(3)
+    env = class_server.streamlit_environment(3, 1)
     assert "ENTAILMENT_EXPLORER_PASSWORD" not in env  # one prompt: the proxy's
-    assert env["EXPLORER_WORKERS"] == "3"
+    assert (env["EXPLORER_WORKERS"], env["EXPLORER_LONG_WORKERS"]) == ("3", "1")
     command = class_server.streamlit_command(12345)
     assert command[command.index("--server.address") + 1] == "127.0.0.1"
     assert command[command.index("--server.maxUploadSize") + 1] == str(class_server.MAX_UPLOAD_MIB)

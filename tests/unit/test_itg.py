@@ -401,3 +401,22 @@ def test_score_command_prints_itg_json(capsys: pytest.CaptureFixture[str]) -> No
     assert sum(1 for n in tree if n["kind"] == "link") == 3
 
 
+
+
+def test_a_deep_tree_pickles_flat_and_comes_back_the_same() -> None:
+    """The app's workers send parses back pickled; a long null chain is deeper than
+    pickle's recursion allows, so a tree pickles as a flat list of nodes."""
+    import pickle
+
+    depth = 30_000  # a 30,000-token null chain
+    tree = ItgNode(NodeKind.TEXT_NULL, (depth - 1, depth), (0, 0))
+    for k in range(depth - 2, -1, -1):
+        tree = ItgNode(NodeKind.STRAIGHT, (k, depth), (0, 0),
+                       (ItgNode(NodeKind.TEXT_NULL, (k, k + 1), (0, 0)), tree))
+    copy = pickle.loads(pickle.dumps(tree))
+    assert [(n.kind, n.p_span, n.h_span, len(n.children), n.similarity) for n in copy.walk()] == \
+        [(n.kind, n.p_span, n.h_span, len(n.children), n.similarity) for n in tree.walk()]
+    inverted = ItgNode(NodeKind.INVERTED, (0, 2), (0, 2), (ItgNode(NodeKind.LINK, (0, 1), (1, 2), similarity=0.5),
+                                                           ItgNode(NodeKind.LINK, (1, 2), (0, 1), similarity=1.0)))
+    back = pickle.loads(pickle.dumps(inverted))
+    assert [c.p_span for c in back.children] == [(0, 1), (1, 2)] and back.children[0].similarity == 0.5

@@ -11,6 +11,7 @@ import pytest
 from explorer import cache, resources
 from explorer.lexical import (
     COMPONENTS,
+    OPT_IN,
     LexicalConfig,
     LexicalSimilarity,
     compute_information_content,
@@ -40,7 +41,7 @@ def no_ic() -> LexicalSimilarity:
 def test_without_turns_off_only_the_named_components() -> None:
     config = LexicalConfig.without("wordnet_synonyms", "ppdb")
     assert not config.wordnet_synonyms and not config.ppdb
-    assert set(config.enabled) == set(COMPONENTS) - {"wordnet_synonyms", "ppdb"}
+    assert set(config.enabled) == set(COMPONENTS) - {"wordnet_synonyms", "ppdb", *OPT_IN}
 
 
 def test_only_and_disable() -> None:

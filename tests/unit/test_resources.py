@@ -10,6 +10,7 @@ import http.server
 import io
 import socket
 import threading
+import warnings
 import zipfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -135,3 +136,79 @@ def test_the_make_run_entry_point_prints_one_line_when_all_is_found(
     assert resources.main(["ensure"]) == 0
     assert capsys.readouterr().err == f"NLTK resources: all {len(resources.RESOURCES)} found.\n"
     assert resources.main(["bogus"]) == 2
+
+
+@pytest.mark.slow
+def test_wordnet_loads_without_the_version_map_from_its_disk_cache_and_reads_the_same(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The explorer's WordNet reader skips NLTK's map of WordNet 3.0 onto itself and keeps
+    its lemma index on disk; its index, lemmas and synsets are those of NLTK's own reader."""
+    if not resources.is_available("wordnet"):
+        pytest.skip("the NLTK resource 'wordnet' is not installed")
+    from nltk.corpus import wordnet
+    from nltk.corpus.reader.wordnet import WordNetCorpusReader
+
+    from explorer.preprocess import lemma
+
+    resources.prepare_wordnet()
+    assert lemma("bought", "VBD") == "buy" and lemma("geese", "NNS") == "goose"
+    reader = type(wordnet)
+    assert reader is not WordNetCorpusReader and issubclass(reader, WordNetCorpusReader)
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path))
+    with warnings.catch_warnings():  # "no multilingual functions": none are wanted here
+        warnings.simplefilter("ignore")
+        first = reader(wordnet.root, None)  # parses the index files, keeps the index on disk
+        assert [p.name for p in tmp_path.glob("wordnet-index-*.json")] and first.map30 is None
+        second = reader(wordnet.root, None)  # reads it from there
+        stock = WordNetCorpusReader(wordnet.root, None)  # NLTK's own reader, with its map
+    assert stock.map30  # (which it does build)
+    assert first._lemma_pos_offset_map == second._lemma_pos_offset_map == stock._lemma_pos_offset_map
+    for word in ("car", "bank", "run", "quickly", "happy", "glad"):
+        for pos in (None, "a", "s"):
+            names = [s.name() for s in stock.synsets(word, pos)]
+            assert [s.name() for s in second.synsets(word, pos)] == names
+        assert [h.name() for s in second.synsets(word) for h in s.hypernyms()] == \
+            [h.name() for s in stock.synsets(word) for h in s.hypernyms()]
+        assert second._morphy(word + "s", "n") == stock._morphy(word + "s", "n")
+
+
+def test_nltk_is_imported_without_the_bridges_the_explorer_never_uses() -> None:
+    """In a fresh interpreter: NLTK imports and tokenises without pulling scikit-learn and
+    scipy.stats in, and both still import afterwards for whoever needs them."""
+    import subprocess
+    import sys
+
+    script = (
+        "import sys\n"
+        "from explorer import resources\n"
+        "from explorer.preprocess import tokenize\n"
+        "print(tokenize('Ilse bought a car.'))\n"
+        "print(sorted(n for n in resources.NLTK_UNUSED_BRIDGES if n in sys.modules))\n"
+        "import sklearn.linear_model, scipy.stats\n"
+        "print(scipy.stats.pearsonr([1, 2, 3], [1, 2, 4]).statistic > 0.9)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+                          cwd=Path(__file__).resolve().parents[2])
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split("\n")[:3] == ["('Ilse', 'bought', 'a', 'car', '.')", "[]", "True"]
+
+
+@pytest.mark.slow
+def test_ppdb_is_parsed_once_then_read_from_the_disk_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    if not resources.is_available("mwa_ppdb"):
+        pytest.skip("the NLTK resource 'mwa_ppdb' is not installed")
+    from explorer.lexical import ppdb
+
+    monkeypatch.setenv("EXPLORER_CACHE_DIR", str(tmp_path))
+    ppdb.load_ppdb.cache_clear()
+    try:
+        parsed = ppdb.load_ppdb()
+        kept = list(tmp_path.glob("ppdb-lexical-*.json"))
+        assert len(kept) == 1 and len(parsed) > 1000
+        ppdb.load_ppdb.cache_clear()
+        assert ppdb.load_ppdb() == parsed  # from the cache file
+        kept[0].write_text("[1, 2", encoding="utf-8")  # a torn file is parsed again
+        ppdb.load_ppdb.cache_clear()
+        assert ppdb.load_ppdb() == parsed
+    finally:
+        ppdb.load_ppdb.cache_clear()

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from nltk.tokenize import TreebankWordTokenizer
 
+from explorer import resources
 from explorer.datasets import load, load_bytes
 from explorer.decision.evaluation import score_pairs
 from explorer.decision.measures import best_cutoff, classification_report
@@ -17,7 +18,7 @@ from explorer.decision.measures import best_cutoff, classification_report
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_data"
 TYPICAL = SAMPLES / "typical.xml"
 BLIND = SAMPLES / "blind_spots.xml"
-LESSONS = {"negation", "antonym", "number", "role swap", "paraphrase", "short hypothesis"}
+LESSONS = {"negation", "antonym", "number", "role swap", "paraphrase", "short hypothesis", "embeddings"}
 
 
 def test_typical_set_is_balanced_over_the_rte1_tasks() -> None:
@@ -30,7 +31,7 @@ def test_typical_set_is_balanced_over_the_rte1_tasks() -> None:
 
 def test_every_blind_spot_has_a_lesson_and_a_note() -> None:
     data = load(BLIND)
-    assert len(data) == 24 and set(data.tasks) == LESSONS
+    assert len(data) == 28 and set(data.tasks) == LESSONS
     assert all(p.note and len(p.note) < 200 for p in data.pairs)
     # Every lesson that is about a trap also has a control pair with the other label.
     for lesson in LESSONS - {"paraphrase"}:
@@ -91,3 +92,21 @@ def test_blind_spots_defeat_a_surface_cutoff() -> None:
     for name in ("bleu", "mbleu", "bow"):
         _, acc = best_cutoff(score_pairs(pairs, name), gold)
         assert acc <= majority + 0.05, name  # no better than calling every pair the same
+
+
+@pytest.mark.skipif(not (resources.is_available("wordnet") and resources.is_available("averaged_perceptron_tagger_eng")),
+                    reason="needs WordNet and the POS tagger (MANLI's lexical similarity): ../shared or nltk.download")
+def test_the_embeddings_lesson_is_where_embed_and_manli_disagree() -> None:
+    # What the lesson's notes say: with the shipped cutoffs, the embedding scorer and MANLI
+    # decide every pair differently, and each is right on half of them.
+    from explorer.decision.resolve import resolve_cutoff
+
+    pairs = [p for p in load(BLIND).pairs if p.task == "embeddings"]
+    assert len(pairs) == 4 and sum(bool(p.entails) for p in pairs) == 2
+    decisions = {}
+    for name in ("embed", "manli"):
+        cutoff = resolve_cutoff(name).value
+        decisions[name] = [v > cutoff for v in score_pairs(pairs, name)]
+    assert all(a != b for a, b in zip(decisions["embed"], decisions["manli"]))
+    for name, decided in decisions.items():
+        assert sum(d == p.entails for d, p in zip(decided, pairs)) == 2, name

@@ -4,6 +4,7 @@ thread, with readable progress; a failing step is recorded and the rest still ru
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 
 from explorer import warmup
 from explorer.aligners import ALIGNERS
@@ -51,14 +52,37 @@ def test_listing_failure_is_recorded_and_ends_the_warm_up() -> None:
     assert warm.status().errors == (("listing the methods", "ImportError: no such module"),)
 
 
-def test_default_steps_cover_every_scorer_and_aligner_and_the_first_one_runs() -> None:
+def test_default_steps_name_each_resource_then_cover_every_scorer_and_aligner() -> None:
     steps = warmup.default_steps()
     labels = [s.label for s in steps]
-    assert len(steps) == 1 + len(SCORERS) + len(ALIGNERS)
-    assert all(f"{info.label} (scorer)" in labels for info in SCORERS.values())
+    resources = [s.label for s in warmup.resource_steps()]
+    assert labels[: len(resources)] == resources  # the shared resources first, each named
+    assert {"POS tagger (averaged perceptron)", "WordNet index and lemmatizer", "PPDB paraphrase table"} <= set(resources)
+    assert len(steps) == len(resources) + len(SCORERS) + len(ALIGNERS)
+    # Each method once, named; the ones that load more than the resources say what.
+    assert all(any(label.startswith(f"{info.label} (scorer") for label in labels) for info in SCORERS.values())
+    assert "Bracketing ITG (scorer: numba chart kernel)" in labels
     assert all(f"{info.label} (aligner)" in labels for info in ALIGNERS.values())
-    analysed = steps[0].run()
-    assert [t for t in analysed.hypothesis.tokens] == ["Ilse", "Marrow", "purchased", "an", "automobile", "."]  # type: ignore[attr-defined]
+    assert steps[0].run() == ("Ilse", "Marrow", "bought", "a", "new", "car", "in", "Kettleby", "on", "3", "May", ",",
+                              "her", "neighbours", "said", ".")
+
+
+def test_status_survives_the_file_between_processes(tmp_path: Path) -> None:
+    status = warmup.WarmupStatus(3, 8, "PPDB paraphrase table", (("stopwords", "OSError: gone"),), 2.5, False)
+    path = tmp_path / "sub" / "warmup.json"
+    assert warmup.read_status(path) is None  # nothing written yet
+    warmup.write_status(path, status)
+    assert warmup.read_status(path) == status
+    path.write_text("{not json", encoding="utf-8")
+    assert warmup.read_status(path) is None  # a torn or foreign file reads as nothing
+
+
+def test_run_on_the_callers_thread_reports_every_change() -> None:
+    seen: list[tuple[int, str, bool]] = []
+    steps = [warmup.Step("one", lambda: None), warmup.Step("two", lambda: 1 / 0)]
+    final = warmup.Warmup(lambda: steps, on_change=lambda s: seen.append((s.done, s.current, s.finished))).run()
+    assert seen == [(0, "one", False), (1, "two", False), (2, "", True)]
+    assert final.finished and final.errors == (("two", "ZeroDivisionError: division by zero"),)
 
 
 def test_the_process_has_one_warm_up() -> None:

@@ -1,0 +1,102 @@
+"""The worker side of the pool: one loop per worker process, and :func:`emit` for jobs.
+
+A worker is a fork of the pool's warm fork server (:mod:`explorer.pool.zygote`), so it
+starts with every lexicon, model and compiled kernel already in memory. It reads one job at
+a time from its connection, runs it and sends the result back; a job may also send partial
+results while it runs (:func:`emit`: each scorer's result on a pair as soon as it is
+known), so a job stopped by its time budget still returns what it finished.
+
+Messages to the server (tuples, first the kind):
+
+* ``("partial", job_id, item)``: something :func:`emit` sent;
+* ``("done", job_id, True, result)`` or ``("done", job_id, False, error)``.
+
+An error that does not survive pickling (an exception class with its own ``__init__``
+arguments, an unpicklable attribute) is sent as a :class:`RemoteError` naming its type and
+message, so the server always gets a sentence, never a hang or a pickling traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+from explorer.errors import ExplorerError
+
+#: Where :func:`emit` sends, for the job running in this thread (None: nobody listens).
+_EMIT: ContextVar[Callable[[object], None] | None] = ContextVar("explorer_pool_emit", default=None)
+
+
+class RemoteError(ExplorerError, RuntimeError):
+    """An error raised by a job whose own exception could not be sent back as it was."""
+
+
+def emit(item: object) -> None:
+    """Send a partial result of the running job to whoever submitted it (nothing happens
+    outside a job). ``item`` must pickle."""
+    send = _EMIT.get()
+    if send is not None:
+        send(item)
+
+
+@contextmanager
+def emitting(send: Callable[[object], None]) -> Iterator[None]:
+    """Run a block with :func:`emit` calling ``send`` (the in-process runner uses this)."""
+    token = _EMIT.set(send)
+    try:
+        yield
+    finally:
+        _EMIT.reset(token)
+
+
+def portable(error: BaseException) -> BaseException:
+    """``error`` itself when it survives a pickle round trip, else a :class:`RemoteError`
+    with its type and message."""
+    try:
+        copy = pickle.loads(pickle.dumps(error))
+        if type(copy) is type(error):
+            return error
+    except Exception:  # noqa: BLE001 - any failure means: send a stand-in
+        pass
+    return RemoteError(f"{type(error).__name__}: {error}")
+
+
+def run_job(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any],
+            send: Callable[[object], None]) -> tuple[bool, Any]:
+    """``fn(*args, **kwargs)`` with :func:`emit` wired to ``send``: ``(True, result)`` or
+    ``(False, error)``."""
+    try:
+        with emitting(send):
+            return True, fn(*args, **kwargs)
+    except Exception as err:  # the job's failure is its answer
+        return False, portable(err)
+
+
+def serve(conn: Any, nice: int) -> None:
+    """The worker's loop (the target of its process): jobs in, results out, until the
+    server closes the connection. ``nice`` lowers this process's priority first (the
+    pool's lane for long jobs), so short jobs elsewhere get the cores first."""
+    if nice:
+        os.nice(nice)
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            return  # the server has gone or closed this worker
+        job_id, fn, args, kwargs = message
+
+        def send(item: object, job_id: int = job_id) -> None:
+            conn.send(("partial", job_id, item))
+
+        ok, payload = run_job(fn, args, kwargs, send)
+        try:
+            conn.send(("done", job_id, ok, payload))
+        except (EOFError, OSError):
+            return
+        except Exception as err:  # a result that does not pickle: say so instead
+            conn.send(("done", job_id, False, RemoteError(f"the result could not be sent back: "
+                                                         f"{type(err).__name__}: {err}")))

@@ -1,0 +1,55 @@
+"""Tiny jobs for the worker-pool tests (module level, so a worker can import them by name)."""
+
+from __future__ import annotations
+
+import os
+import time
+
+from explorer.pool import emit
+
+
+def add(a: int, b: int) -> int:
+    return a + b
+
+
+def sleep_then(seconds: float, value: object = None) -> object:
+    time.sleep(seconds)
+    return value
+
+
+def stamp(seconds: float, tag: str) -> tuple[str, float, float]:
+    """(tag, start, end) on the monotonic clock (shared by every process of one machine)."""
+    start = time.monotonic()
+    time.sleep(seconds)
+    return tag, start, time.monotonic()
+
+
+def emit_then_sleep(items: list[object], seconds: float) -> None:
+    for item in items:
+        emit(item)
+    time.sleep(seconds)
+
+
+def pid() -> int:
+    return os.getpid()
+
+
+def niceness() -> int:
+    return os.nice(0)
+
+
+def crash(code: int) -> None:
+    os._exit(code)
+
+
+def fail(message: str) -> None:
+    raise ValueError(message)
+
+
+class Unpicklable(Exception):
+    def __init__(self, a: int, b: int) -> None:  # args not passed on: pickling it back fails
+        super().__init__(f"{a} and {b}")
+
+
+def fail_oddly() -> None:
+    raise Unpicklable(1, 2)

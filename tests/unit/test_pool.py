@@ -1,0 +1,271 @@
+"""The worker pool's scheduler with real processes and tiny jobs: results and errors come
+back, sessions take turns, a newer request supersedes the older, a time budget stops a job
+and its worker is replaced, a crashing worker is replaced, long jobs cannot hold back short
+ones, and nothing hangs (every wait below has a bound)."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from explorer.limits import LimitError, check
+from explorer.pool import (
+    BudgetExceeded,
+    Pool,
+    PoolClosed,
+    PoolError,
+    RemoteError,
+    Superseded,
+    WorkerLost,
+    configured_budget,
+    configured_long_workers,
+    configured_workers,
+    cost,
+    usable_cores,
+)
+from tests.unit import pool_jobs as jobs
+
+WAIT = 30.0  # seconds any single wait may take before the test fails (never reached when green)
+
+
+@pytest.fixture
+def pool() -> Iterator[Pool]:
+    """One short-lane and one long-lane worker, forked from this process (no warm-up)."""
+    started = Pool(1, long_workers=1, budget=5.0, start_method="fork").start()
+    try:
+        yield started
+    finally:
+        started.close()
+
+
+def test_results_errors_and_partial_results_come_back(pool: Pool) -> None:
+    assert pool.submit("a", jobs.add, 2, 3).result(WAIT) == 5
+    with pytest.raises(ValueError, match="boom"):
+        pool.submit("a", jobs.fail, "boom").result(WAIT)
+    with pytest.raises(RemoteError, match="Unpicklable: 1 and 2"):  # an error that does not pickle
+        pool.submit("a", jobs.fail_oddly).result(WAIT)
+    seen: list[object] = []
+    ticket = pool.submit("a", jobs.emit_then_sleep, ["x", {"y": 1}], 0.0, on_partial=seen.append)
+    assert ticket.result(WAIT) is None
+    assert ticket.partial == ["x", {"y": 1}] == seen
+
+
+def test_a_limit_error_crosses_processes_with_its_fields() -> None:
+    with pytest.raises(LimitError) as raised:
+        check("manli", 2_000, 60)
+    copy = pickle.loads(pickle.dumps(raised.value))
+    assert (type(copy), str(copy), copy.limit, copy.value) == (LimitError, str(raised.value), raised.value.limit,
+                                                               raised.value.value)
+
+
+def test_a_queued_job_is_dropped_when_its_session_asks_again(pool: Pool) -> None:
+    blocker = pool.submit("other", jobs.sleep_then, 1.0)  # holds the one short worker
+    older = pool.submit("a", jobs.add, 1, 1)
+    assert older.status().state == "queued"
+    newer = pool.submit("a", jobs.add, 2, 2)
+    with pytest.raises(Superseded):
+        older.result(WAIT)
+    assert newer.result(WAIT) == 4
+    assert blocker.result(WAIT) is None
+
+
+def test_a_running_job_is_stopped_when_its_session_asks_again_and_its_worker_replaced(pool: Pool) -> None:
+    first_pid = pool.submit("a", jobs.pid).result(WAIT)
+    running = pool.submit("a", jobs.sleep_then, 20.0, "late")
+    _until(lambda: running.status().state == "running")
+    time.sleep(0.7)  # past kill_after: the worker is killed, not waited out
+    started = time.monotonic()
+    newer = pool.submit("a", jobs.pid)
+    with pytest.raises(Superseded):
+        running.result(WAIT)
+    second_pid = newer.result(WAIT)
+    assert time.monotonic() - started < 10  # did not wait for the 20 s job
+    assert second_pid != first_pid  # a new worker (the old one was killed)
+    assert pool.stats()["superseded"] == 1
+
+
+def test_the_time_budget_stops_a_job_keeps_its_partial_results_and_replaces_the_worker() -> None:
+    pool = Pool(1, long_workers=1, budget=0.5, start_method="fork").start()
+    try:
+        before = pool.submit("a", jobs.pid).result(WAIT)
+        ticket = pool.submit("a", jobs.emit_then_sleep, ["done first"], 20.0)
+        with pytest.raises(BudgetExceeded, match="budget of 0.5 s .* command line") as raised:
+            ticket.result(WAIT)
+        assert raised.value.budget == 0.5
+        assert ticket.partial == ["done first"]
+        assert pool.submit("a", jobs.pid).result(WAIT) != before  # replaced, and working
+        assert pool.stats()["budget"] == 1
+        # A job's own budget overrides the pool's.
+        assert pool.submit("a", jobs.sleep_then, 0.8, "in time", budget=5.0).result(WAIT) == "in time"
+    finally:
+        pool.close()
+
+
+def test_a_crashing_worker_fails_its_job_clearly_and_is_replaced(pool: Pool) -> None:
+    with pytest.raises(WorkerLost, match="exit code 3"):
+        pool.submit("a", jobs.crash, 3, label="the crashing job").result(WAIT)
+    assert pool.submit("b", jobs.add, 1, 2).result(WAIT) == 3
+    assert pool.stats()["lost"] == 1
+
+
+def test_sessions_take_turns_so_a_scan_does_not_starve_a_typed_pair(pool: Pool) -> None:
+    """A scan of many chunks from one session and one job from another: the other
+    session's job runs after at most one chunk, not after the whole scan."""
+    order: list[str] = []
+
+    def scan() -> None:
+        for k in range(6):  # each chunk waits for the previous, as the Evaluate page does
+            order.append(pool.submit("scan", jobs.stamp, 0.2, f"chunk{k}").result(WAIT)[0])
+
+    thread = threading.Thread(target=scan)
+    thread.start()
+    _until(lambda: len(order) >= 1)
+    order.append(pool.submit("typed", jobs.stamp, 0.0, "typed").result(WAIT)[0])
+    thread.join(WAIT)
+    assert order.index("typed") <= 3, order  # one or two chunks at most went before it
+
+
+def test_a_long_job_runs_at_low_priority_and_does_not_hold_back_short_ones(pool: Pool) -> None:
+    assert pool.submit("a", jobs.niceness, long=True).result(WAIT) >= 10
+    assert pool.submit("a", jobs.niceness).result(WAIT) < 10
+    long = pool.submit("hostile", jobs.sleep_then, 1.5, "long", long=True)
+    started = time.monotonic()
+    assert pool.submit("student", jobs.add, 1, 1).result(WAIT) == 2
+    assert time.monotonic() - started < 1.2  # did not wait for the long job
+    assert long.result(WAIT) == "long"
+
+
+def test_the_lanes_do_not_lend_workers(pool: Pool) -> None:
+    """A short job waits for a short-lane worker rather than run at the long lane's low
+    priority, and a long job waits for the long lane."""
+    busy = pool.submit("a", jobs.sleep_then, 0.8, "short lane busy")
+    short = pool.submit("b", jobs.niceness)
+    time.sleep(0.3)
+    assert short.status().state == "queued"  # the idle long worker is not lent to it
+    assert short.result(WAIT) < 10 and busy.result(WAIT) == "short lane busy"
+    hold = pool.submit("c", jobs.sleep_then, 0.8, "long lane busy", long=True)
+    queued = pool.submit("d", jobs.niceness, long=True)
+    time.sleep(0.3)
+    assert queued.status().state == "queued"  # nor the idle short worker to this one
+    assert queued.result(WAIT) >= 10 and hold.result(WAIT) == "long lane busy"
+
+
+def test_status_says_where_a_job_stands(pool: Pool) -> None:
+    _until(lambda: pool.ready == 2)
+    running = pool.submit("a", jobs.sleep_then, 1.0)
+    _until(lambda: running.status().state == "running")
+    queued = [pool.submit(f"s{k}", jobs.add, k, k) for k in range(3)]
+    assert [q.status().ahead for q in queued] == [0, 1, 2]
+    assert queued[2].status().state == "queued" and queued[2].status().workers == 2
+    assert [q.result(WAIT) for q in queued] == [0, 2, 4]
+    assert queued[0].status().state == "done"
+
+
+def test_cancel_and_close_leave_nothing_waiting() -> None:
+    pool = Pool(1, long_workers=1, budget=30.0, start_method="fork").start()
+    running = pool.submit("a", jobs.sleep_then, 20.0, long=True)
+    queued = pool.submit("b", jobs.sleep_then, 20.0, long=True)
+    queued.cancel()
+    with pytest.raises(Superseded):
+        queued.result(WAIT)
+    _until(lambda: running.status().state == "running")
+    pids = pool.pids()
+    started = time.monotonic()
+    pool.close()
+    with pytest.raises(PoolClosed):
+        running.result(WAIT)
+    assert time.monotonic() - started < 10
+    with pytest.raises(PoolClosed):
+        pool.submit("c", jobs.add, 1, 1)
+    for pid in pids:  # every worker is gone
+        _until(lambda pid=pid: not _alive(pid))
+
+
+def test_arguments_that_do_not_pickle_fail_the_job_not_the_pool(pool: Pool) -> None:
+    with pytest.raises(PoolError, match="could not be sent"):
+        pool.submit("a", jobs.add, threading.Lock(), 1).result(WAIT)
+    assert pool.submit("a", jobs.add, 1, 1).result(WAIT) == 2
+
+
+def test_the_pool_is_sized_by_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("EXPLORER_WORKERS", raising=False)
+    assert configured_workers() == usable_cores() == len(os.sched_getaffinity(0))
+    monkeypatch.setenv("EXPLORER_WORKERS", "0")
+    assert configured_workers() == 0
+    monkeypatch.setenv("EXPLORER_WORKERS", "3")
+    assert configured_workers() == 3 and configured_long_workers(3) == 1
+    monkeypatch.setenv("EXPLORER_LONG_WORKERS", "2")
+    assert configured_long_workers(3) == 2
+    monkeypatch.setenv("EXPLORER_JOB_SECONDS", "12.5")
+    assert configured_budget() == 12.5
+    for bad in ("two", "-1", "1.5"):
+        monkeypatch.setenv("EXPLORER_WORKERS", bad)
+        with pytest.raises(PoolError, match="EXPLORER_WORKERS"):
+            configured_workers()
+
+
+def test_the_cost_model_calls_an_rte_pair_short_and_the_slow_methods_on_a_long_pair_long() -> None:
+    from explorer.pairs import Pair
+    from explorer.scorers import SCORERS
+
+    rte = Pair("r", "Ilse Marrow bought a new car in Kettleby on 3 May, her neighbours said. " * 2,
+               "Ilse Marrow purchased an automobile.")
+    hostile = Pair("h", " ".join(["word"] * 1999), " ".join(["other"] * 50))
+    everything = list(SCORERS)
+    fast = [n for n, info in SCORERS.items() if info.interactive]
+    slow = [n for n, info in SCORERS.items() if not info.interactive]
+    assert not cost.is_long([rte], everything)
+    assert cost.is_long([hostile], slow) and cost.is_long([hostile], ["pfsm"])
+    assert not cost.is_long([hostile], fast)  # under a second of CPU even there (measured 0.69 s)
+    assert cost.estimate([hostile], ["bleu", "nist1"]) < 0.01  # the n-gram metrics are linear
+    assert cost.estimate([rte] * 200, ["pfsm"]) == pytest.approx(200 * cost.estimate([rte], ["pfsm"]))
+
+
+
+def test_only_the_itg_lesson_near_the_teaching_limit_is_long() -> None:
+    from components.teach_methods import TEACH_METHODS
+    from explorer.pairs import Pair
+    from explorer.teaching import TEACHING_MAX_TOKENS
+
+    half = TEACHING_MAX_TOKENS // 2  # every word with a link: the ITG chart's most cells
+    limit = Pair("t", " ".join(f"w{i} a" for i in range(half)), " ".join(f"w{i} a" for i in reversed(range(half))))
+    small = Pair("s", "Mira sold her old bicycle to a neighbour on Sunday.", "On Sunday, Mira sold a bicycle.")
+    assert cost.lesson_is_long(limit, "itg")  # measured 2.7 s of CPU
+    assert not any(cost.lesson_is_long(small, m) for m in TEACH_METHODS)
+    assert not any(cost.lesson_is_long(limit, m) for m in TEACH_METHODS if m != "itg")
+
+def _until(condition: object, timeout: float = WAIT) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():  # type: ignore[operator]
+        if time.monotonic() > deadline:
+            raise AssertionError("condition not reached in time")
+        time.sleep(0.02)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as handle:
+            return handle.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def test_a_worker_stopped_from_outside_is_not_replaced(pool: Pool) -> None:
+    """SIGTERM to a worker means its process group is shutting down (the server is being
+    stopped): replacing it would start a new fork server mid-shutdown."""
+    import signal
+
+    victim = pool.submit("a", jobs.pid).result(WAIT)
+    ticket = pool.submit("a", jobs.sleep_then, 20.0)
+    _until(lambda: ticket.status().state == "running")
+    os.kill(victim, signal.SIGTERM)
+    with pytest.raises(WorkerLost):
+        ticket.result(WAIT)
+    _until(lambda: pool.ready == 1)
+    time.sleep(0.5)
+    assert pool.ready == 1 and victim not in pool.pids()

@@ -1,0 +1,57 @@
+"""The worker pool as the app runs it: workers forked from the warm fork server
+(:mod:`explorer.pool.zygote`) give exactly the results of scoring in this process, for every
+registered scorer and aligner, and the fork server reports each warm-up step by name."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from explorer import warmup
+from explorer.aligners import ALIGNERS, get_aligner
+from explorer.datasets import load
+from explorer.pool import Pool, tasks
+from explorer.pool.tasks import Outcome
+from explorer.preprocess import analyze_pair, make_pair
+from explorer.scorers import SCORERS, get_scorer
+
+ROOT = Path(__file__).resolve().parents[2]
+WAIT = 600.0  # the warm-up on a busy shared machine, then three pairs
+
+
+def _in_process(run: Any) -> tuple[str, Any]:
+    try:
+        return "ok", run().to_json()
+    except Exception as err:  # the same refusal is expected from the worker
+        return "error", f"{type(err).__name__}: {err}"
+
+
+@pytest.mark.slow
+def test_workers_of_the_warm_fork_server_give_the_in_process_results() -> None:
+    sample = load(ROOT / "sample_data" / "typical.xml").pairs
+    pairs = [sample[0], sample[7], make_pair("Kettleby's council sold the old ferry in 1999.", "The ferry was sold.")]
+    pool = Pool(1, long_workers=1, budget=WAIT).start()
+    try:
+        for pair in pairs:
+            analyzed = analyze_pair(pair)
+            ticket = pool.submit("test", tasks.score_pair, pair, list(SCORERS))
+            ticket.result(WAIT)
+            outcomes: dict[str, Outcome] = {o.name: o for o in ticket.partial}  # type: ignore[attr-defined]
+            for name in SCORERS:
+                remote = outcomes[name]
+                got = ("ok", remote.result.to_json()) if remote.error is None else \
+                    ("error", f"{type(remote.error).__name__}: {remote.error}")
+                assert got == _in_process(lambda n=name, a=analyzed: get_scorer(n).score(a)), (pair.id, name)
+            for name in ALIGNERS:
+                remote_alignment = pool.submit("test", tasks.align_pair, pair, name).result(WAIT)
+                assert remote_alignment.to_json() == get_aligner(name).align(analyzed).to_json(), (pair.id, name)
+            parse = pool.submit("test", tasks.itg_parse, pair, "itg_lex").result(WAIT)
+            assert parse.to_json() == get_scorer("itg_lex").score(analyzed).to_json()  # type: ignore[attr-defined]
+        status = warmup.read_status(warmup.status_path(os.getpid()))
+        assert status is not None and status.finished
+        assert status.total == len(warmup.default_steps())
+    finally:
+        pool.close()
