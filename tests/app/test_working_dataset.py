@@ -14,6 +14,7 @@ from streamlit.testing.v1 import AppTest
 
 from components import state
 from components.batch_folders import key_of
+from tests.app.test_app import page as go
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 DATASET, EVALUATE, ERRORS = "components/pages/dataset.py", "components/pages/evaluate.py", "components/pages/errors.py"
@@ -35,12 +36,6 @@ def fresh(params: dict[str, str]) -> AppTest:
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.query_params.update(params)
     at.run()
-    assert not at.exception, at.exception
-    return at
-
-
-def go(at: AppTest, page: str) -> AppTest:
-    at.switch_page(page).run()
     assert not at.exception, at.exception
     return at
 
