@@ -54,7 +54,9 @@ def score_scatter(
     if y_cutoff is not None:
         figure.add_hline(y=y_cutoff, line_dash="dot", line_color="#555", annotation_text=f"{y_name} cutoff")
     figure.update_layout(
-        xaxis_title=x_name, yaxis_title=y_name, dragmode="lasso", height=520,
+        # Dragging zooms (double-click resets); a click selects a point, and the modebar's box
+        # and lasso select many: a lasso by default caught every casual drag.
+        xaxis_title=x_name, yaxis_title=y_name, dragmode="zoom", clickmode="event+select", height=520,
         legend={"orientation": "h", "y": -0.15}, margin={"l": 40, "r": 20, "t": 30, "b": 40},
     )
     return figure

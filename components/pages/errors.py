@@ -91,7 +91,8 @@ def main() -> None:
     except StoreError as error:
         st.error(f"The annotation store cannot be opened: {error}")
         return
-    st.caption(f"Tags recorded on **{plain(name)}** (store: `{store.path}`). Tag pairs on the Pair page, "
+    # Not the store's path: on a shared server that is the server's file system, no reader's business.
+    st.caption(f"Tags recorded on **{plain(name)}** in this app's annotation store. Tag pairs on the Pair page, "
                "or many at once under the Dataset table.")
     left, right = st.columns([2, 1])
     with left:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import partial
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -107,6 +108,12 @@ def score_all(loaded: LoadedDataset, names: Sequence[str], dev: LoadedDataset | 
     return scores, dev_scores
 
 
+def scorer_column(rows: Sequence[dict[str, object]]) -> dict[str, Any]:
+    """The summary's scorer column wide enough for the longest name (uncut), pinned left."""
+    longest = max((len(str(r["scorer"])) for r in rows), default=10)
+    return {"scorer": st.column_config.TextColumn(width=min(360, max(120, 8 * longest)), pinned=True)}
+
+
 def _fmt(value: float | None, percent: bool = False) -> str:
     if value is None or not np.isfinite(value):
         return "–"
@@ -139,7 +146,7 @@ def graded_section(loaded: LoadedDataset, names: Sequence[str], scores: dict[str
         })
     st.subheader("Summary")
     st.caption("Graded similarity data: correlation of each scorer with the gold score.")
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", column_config=scorer_column(rows))
     labels = {SCORERS[n].label: scores[n] for n in names}
     charts.plotly_chart(
         figures.graded_scatter(labels, [float(p.score or 0.0) for p in pairs], title="Score against gold similarity"),
@@ -217,7 +224,7 @@ def classification_section(
                               else dev.name if dev and report.cutoff_source == "dev" else f"self ({loaded.name})"),
             **published_columns(key, name, "accuracy"),
         })
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", column_config=scorer_column(rows))
     if key is None:
         st.caption("Published figures are shown for the corpora papers report on (e.g. rte1_dev.xml, rte2_dev.xml).")
 
@@ -314,8 +321,10 @@ def main() -> None:
     # bow is a log score) get a panel each in the curves.
     default = [n for n in DEFAULT_SCORERS if n in SCORERS and SCORERS[n].interactive]
     left, right = st.columns(2)
+    # wrap: every chosen scorer stays in sight in full (in a column, the chips would scroll
+    # on one line, showing only the last ones, their names cut).
     names = left.multiselect(
-        "Scorers", list(SCORERS), default=default, key="evaluate_scorers", persist_state="session",
+        "Scorers", list(SCORERS), default=default, key="evaluate_scorers", persist_state="session", wrap=True,
         help="Any registered scorer; scorers on different scales get a panel each in the curves (or a normalised axis).",
         format_func=lambda n: SCORERS[n].label + ("" if SCORERS[n].interactive else " (slow)"),
     )

@@ -390,13 +390,13 @@ class BatchResult:
         row = rel.fetchone()
         return None if row is None else dict(zip(names, row, strict=True))
 
-    def pairs(self, pair_ids: Sequence[str]) -> Any:
+    def pairs(self, pair_ids: Sequence[str], scorers: Sequence[str] = ()) -> Any:
         """The pair columns of the given ids (at most :data:`MAX_PAGE`), in dataset order,
-        as a DataFrame."""
+        as a DataFrame, with the stored values of ``scorers``."""
         ids = list(dict.fromkeys(str(i) for i in pair_ids))
         if not 0 < len(ids) <= MAX_PAGE:
             raise BatchError(f"ask for 1-{MAX_PAGE} pairs, not {len(ids)}")
-        names = ", ".join(f'"{name}"' for name, _ in PAIR_COLUMNS)
+        names = ", ".join([*(f'"{name}"' for name, _ in PAIR_COLUMNS), *map(self._scorer, scorers)])
         return self.query(
             f"SELECT {names} FROM {{source}} WHERE id IN ({', '.join('?' for _ in ids)}) ORDER BY position", ids
         ).df()

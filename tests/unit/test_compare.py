@@ -30,6 +30,8 @@ def test_score_scatter_has_one_trace_per_group_and_positions_as_customdata() -> 
     assert [t.name for t in figure.data] == [BOTH_RIGHT, "only A correct"]
     assert list(figure.data[0].customdata) == [0, 2]
     assert list(figure.data[0].text) == ["1", "&lt;a href='x'&gt;3&lt;/a&gt;"]  # no tag in the hover, the quotes as typed
+    # A drag zooms; selecting is a click (or the modebar's box and lasso), never the default drag.
+    assert figure.layout.dragmode == "zoom" and "select" in figure.layout.clickmode
     with pytest.raises(ValueError, match="same length"):
         score_scatter(["1"], [0.1, 0.2], [0.3], ["x"], x_name="A", y_name="B")
 
