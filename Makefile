@@ -1,5 +1,6 @@
 # Two entry points for a newcomer: `make run` (the app on its sample data) and
-# `make test` (set up, lint, type-check, every test). Both create .venv on first use.
+# `make test` (set up, lint, type-check, every test; the browser tests as a second step).
+# Both create .venv on first use.
 # While working: `make test-fast` (the unit tests without the slow ones, well under a
 # minute) or one layer with `make test-unit`, `make test-app`, `make test-e2e`.
 PYTHON ?= python3
@@ -47,13 +48,21 @@ serve-class: setup
 	exec $(BIN)/python -m serve
 
 lint: setup-dev
-	$(BIN)/ruff check explorer components serve tests bench app.py
+	$(BIN)/ruff check explorer components serve tests bench experiments app.py
 	$(BIN)/mypy explorer
 	$(BIN)/mypy components app.py
 	$(BIN)/mypy serve
 
+# The browser tests run as their own step after the rest, and both steps always run: a
+# browser test timing out on a loaded machine does not hide the other results, nor the
+# other way round. The target fails when either step does.
 test: lint
-	$(BIN)/python -m pytest -q
+	@rest=0; browser=0; \
+	$(BIN)/python -m pytest -q --ignore=tests/e2e || rest=$$?; \
+	echo "== browser tests (tests/e2e)"; \
+	$(BIN)/python -m pytest -q tests/e2e || browser=$$?; \
+	if [ $$rest -ne 0 ] || [ $$browser -ne 0 ]; then \
+	  echo "make test: the suite exited $$rest, the browser tests $$browser"; exit 1; fi
 
 test-fast: setup-dev
 	$(BIN)/python -m pytest -q -m "unit and not slow" tests/unit

@@ -25,6 +25,7 @@ if _BOOT is not None:
 
     start_early()  # the workers warm up on another core while the modules below load
 
+from components import server_log  # noqa: E402
 from components.access import require_access  # noqa: E402  (after the progress bar: see above)
 from components.charts import format_picker  # noqa: E402
 from components.guard import guarded  # noqa: E402
@@ -49,10 +50,10 @@ PAGES: list[tuple[str, str, str]] = [
 
 
 def sidebar() -> None:
-    """The current dataset and the NLTK resources that are missing, with what degrades."""
+    """The working dataset and the NLTK resources that are missing, with what degrades."""
     loaded = current_dataset()
-    batch_results.sidebar_note()
-    st.sidebar.caption(f"Dataset: **{plain(loaded.name)}** ({count(len(loaded.dataset), 'pair')}, {loaded.origin})")
+    st.sidebar.caption(batch_results.describe()
+                       or f"Dataset: **{plain(loaded.name)}** ({count(len(loaded.dataset), 'pair')}, {loaded.origin})")
     author_box()
     format_picker()
     missing = resources.missing()
@@ -73,10 +74,14 @@ def sidebar() -> None:
 def main() -> None:
     if _BOOT is not None:
         _BOOT.empty()
+    server_log.install()  # a closed tab's failed sends are not errors (once per process)
     if not require_access():
         return
     start_warmup()  # at once, on a thread: it runs while this page imports and draws
     page = st.navigation([st.Page(script, title=title, icon=icon) for script, title, icon in PAGES])
+    # The working dataset before any page: one a fresh session's URL names, and while a
+    # batch result is open, the page of it that pages needing pairs in memory show.
+    guarded(batch_results.ensure_window, what="the batch result")
     if page.title != "Pair":  # the Pair page draws its text boxes first, then waits itself
         guarded(wait_for_warmup, what="the warm-up")
     guarded(page.run, what=f"the {page.title} page")

@@ -50,6 +50,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench import median_seconds  # noqa: E402
+
 SNLI_TRAIN = 570_152
 
 
@@ -291,12 +293,7 @@ def run(args: argparse.Namespace) -> None:
 
 
 def _median_ms(fn, runs: int) -> float:  # type: ignore[no-untyped-def]
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return 1000 * statistics.median(times)
+    return 1000 * median_seconds(fn, runs)
 
 
 def query(args: argparse.Namespace) -> None:
@@ -392,7 +389,7 @@ def pages(args: argparse.Namespace) -> None:
     print(_load_avg())
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     c = sub.add_parser("corpus")
@@ -431,7 +428,7 @@ def main() -> None:
     a = sub.add_parser("pages")
     a.add_argument("--result", default="/tmp/bench500k.out")
     a.add_argument("--runs", type=int, default=3)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     {"pages": pages, "paths": paths, "corpus": corpus, "throughput": throughput, "run": run, "query": query}[args.command](args)
 
 

@@ -24,12 +24,12 @@ sys.path.insert(0, str(ROOT))  # run as a script: the project's packages
 from tests.e2e.browser import streamlit_server  # noqa: E402
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--result", default="/tmp/bench500k.out")
     parser.add_argument("--runs", type=int, default=2)
     parser.add_argument("--shots", help="folder for screenshots")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
     env = dict(os.environ, ENTAILMENT_EXPLORER_STORE=str(Path(tempfile.mkdtemp()) / "store.sqlite3"))

@@ -25,14 +25,14 @@ from explorer.scorers import get_scorer
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     default = ROOT.parent / "shared" / "nltk_data" / "corpora" / "rte" / "rte3_dev.xml"
     if not default.is_file():
         default = ROOT / "sample_data" / "typical.xml"
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", nargs="?", default=str(default))
     parser.add_argument("--runs", type=int, default=5)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     from nltk.translate.bleu_score import sentence_bleu
 

@@ -62,7 +62,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import random
 import statistics
 import subprocess
 import sys
@@ -75,6 +74,7 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+from bench.bench_first_open import synthetic_csv as first_open_csv  # noqa: E402
 from components.timing import ENV as TIMING_ENV  # noqa: E402
 from explorer.pairs import content_mark as mark  # noqa: E402  (the strip's data-pair)
 from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, IDLE, streamlit_server  # noqa: E402  (shared with the browser tests)
@@ -98,9 +98,7 @@ TYPED_HYPOTHESES = [
     "The harbour master spoke on Tuesday.", "Orrin Island has a bridge to Kettleby.",
     "A ferry service is planned.", "Vey said the crossings were cancelled.",
 ]
-NAMES = ["Arlen", "Bexley", "Corran", "Dunmore", "Ellinby", "Fenwick", "Garrow", "Harlen"]
-NOUNS = ["council", "bridge", "harbour", "school", "library", "museum", "brewery", "ferry"]
-VERBS = ["opened", "closed", "repaired", "sold", "visited", "renamed", "expanded", "moved"]
+WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"]
 
 
 def strip_done(text: str, hypothesis: str) -> str:
@@ -480,18 +478,9 @@ def bench_editor(context: Any, url: str, runs: int, results: Results, shots: Pat
 
 
 def synthetic_csv(n: int, seed: int) -> str:
-    rng = random.Random(seed)
-    days = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"]
-    lines = ["id,text,hypothesis,label"]
-    for i in range(n):
-        name, noun, verb, day = rng.choice(NAMES), rng.choice(NOUNS), rng.choice(VERBS), rng.choice(days)
-        text = f"The {noun} in {name} was {verb} on {day} after a long debate among residents"
-        if rng.random() < 0.5:
-            hyp, label = f"The {noun} in {name} was {verb}", "entailment"
-        else:
-            hyp, label = f"The {rng.choice(NOUNS)} in {rng.choice(NAMES)} was {rng.choice(VERBS)}", "non-entailment"
-        lines.append(f"s{seed}-{i},{text},{hyp},{label}")
-    return "\n".join(lines) + "\n"
+    """The upload: :func:`bench.bench_first_open.synthetic_csv` with ids unique to the run
+    and weekdays only."""
+    return first_open_csv(n, seed, id_prefix=f"s{seed}-", days=WEEKDAYS)
 
 
 def bench_upload(context: Any, url: str, runs: int, n: int, results: Results, shots: Path | None) -> None:
@@ -538,7 +527,7 @@ def bench_upload(context: Any, url: str, runs: int, n: int, results: Results, sh
         page.close()
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=5, help="runs per target (default 5)")
     parser.add_argument("--cold-runs", type=int, default=2, help="server starts for the cold target (default 2)")
@@ -547,7 +536,7 @@ def main() -> int:
     parser.add_argument("--only", default="cold,typed,rte2,editor,upload")
     parser.add_argument("--fresh-cutoffs", action="store_true", help="an empty cutoff cache instead of the user's")
     parser.add_argument("--shots", type=Path, help="folder for one screenshot per target")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     shared = ROOT.parent / "shared" / "nltk_data"
     if shared.is_dir():
         os.environ.setdefault("NLTK_DATA", str(shared))

@@ -278,7 +278,7 @@ def server(args: argparse.Namespace) -> Iterator[tuple[str, tuple[str, str] | No
             yield served.url, served.auth, served.pid
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=20)
     parser.add_argument("--duration", type=float, default=240, help="seconds per phase (default 240)")
@@ -298,7 +298,7 @@ def main() -> int:
     parser.add_argument("--no-browser", action="store_true", help="leave out the Chromium tab")
     parser.add_argument("--no-intruder", action="store_true")
     parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     use_shared_nltk_data()
     import nltk
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench import median_seconds
 from explorer.datasets import load
 from explorer.edit_distance.features import FeatureIndex, pair_features
 from explorer.edit_distance.model import Batch, EditDistanceModel, fit, objective
@@ -29,23 +30,14 @@ from explorer.preprocess import analyze_pair
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _median_time(function, runs: int) -> float:  # type: ignore[no-untyped-def]
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     sts = ROOT.parent / "shared" / "data" / "sts2012"
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", nargs="*", default=[str(sts / "MSRpar.train.tsv"), str(sts / "SMTeuroparl.train.tsv")])
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--fit", action="store_true", help="also time a whole fit")
     parser.add_argument("--max-iter", type=int, default=60)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     pairs = [p for path in args.data for p in load(path).pairs]
     analyzed = [analyze_pair(p) for p in pairs]
@@ -80,10 +72,10 @@ def main() -> None:
         model = EditDistanceModel.load(path) if path.is_file() else EditDistanceModel.zero(kind, index)
         batch = Batch.build(encoded, model.index)
         model.predict_batch(batch)  # compile
-        forward = _median_time(lambda: model.predict_batch(batch), args.runs)  # noqa: B023
+        forward = median_seconds(lambda: model.predict_batch(batch), args.runs)  # noqa: B023
         scorer = EditDistanceScorer(kind, model=model)
         scorer.score(analyzed[0])
-        page = [_median_time(lambda: scorer.score(a), 1) for a in analyzed[:50]]  # noqa: B023
+        page = [median_seconds(lambda: scorer.score(a), 1) for a in analyzed[:50]]  # noqa: B023
         print(f"{kind}: forward per pair (batch of {len(batch)}), median of {args.runs}: "
               f"{1000 * forward / len(batch):.3f} ms; Pair page (features + forward + backward + Viterbi), "
               f"median over 50 pairs: {1000 * statistics.median(page):.1f} ms")
@@ -93,7 +85,7 @@ def main() -> None:
         train_batch = Batch.build(encoded, train_index)
         theta = zero.theta()
         objective(zero, train_batch, gold, theta, lam=5.0)
-        evaluation = _median_time(lambda: objective(zero, train_batch, gold, theta, lam=5.0), args.runs)  # noqa: B023
+        evaluation = median_seconds(lambda: objective(zero, train_batch, gold, theta, lam=5.0), args.runs)  # noqa: B023
         print(f"{kind}: one objective evaluation (forward + backward + gradient, {len(train_batch)} pairs), "
               f"median of {args.runs}: {evaluation:.2f} s")
         if args.fit:

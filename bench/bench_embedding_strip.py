@@ -57,12 +57,12 @@ def one_run(pair: Pair, scorers: dict[str, Any]) -> float:
     return time.perf_counter() - start
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--manli-before", type=Path, required=True)
     parser.add_argument("--combined-before", type=Path, required=True)
     parser.add_argument("--runs", type=int, default=30)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     cases = [("sample pair 1", load(ROOT / "sample_data" / "typical.xml").pairs[0])]
     rte1 = Path(os.environ.get("NLTK_DATA", "")) / "corpora" / "rte" / "rte1_dev.xml"
     if rte1.is_file():

@@ -32,18 +32,20 @@ VERBS = ["opened", "closed", "repaired", "sold", "visited", "renamed", "expanded
 DAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 
 
-def synthetic_csv(n: int, seed: int = 7) -> bytes:
+def synthetic_csv(n: int, seed: int = 7, *, id_prefix: str = "", days: list[str] = DAYS) -> str:
+    """``n`` invented pairs as CSV, half restating the text and half naming other things
+    (also the browser timings' upload, with their own ids and days)."""
     rng = random.Random(seed)
     lines = ["id,text,hypothesis,label"]
     for i in range(n):
-        name, noun, verb, day = rng.choice(NAMES), rng.choice(NOUNS), rng.choice(VERBS), rng.choice(DAYS)
+        name, noun, verb, day = rng.choice(NAMES), rng.choice(NOUNS), rng.choice(VERBS), rng.choice(days)
         text = f"The {noun} in {name} was {verb} on {day} after a long debate among residents"
         if rng.random() < 0.5:
             hyp, label = f"The {noun} in {name} was {verb}", "entailment"
         else:
             hyp, label = f"The {rng.choice(NOUNS)} in {rng.choice(NAMES)} was {rng.choice(VERBS)}", "non-entailment"
-        lines.append(f"{i},{text},{hyp},{label}")
-    return ("\n".join(lines) + "\n").encode()
+        lines.append(f"{id_prefix}{i},{text},{hyp},{label}")
+    return "\n".join(lines) + "\n"
 
 
 def open_pair_page(data: bytes) -> tuple[float, float]:
@@ -65,11 +67,11 @@ def open_pair_page(data: bytes) -> tuple[float, float]:
     return first, time.perf_counter() - start
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", default="1000,5000")
     parser.add_argument("--runs", type=int, default=3)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     shared = ROOT.parent / "shared" / "nltk_data"
     if shared.is_dir():
         os.environ.setdefault("NLTK_DATA", str(shared))
@@ -78,11 +80,11 @@ def main() -> None:
     # with the runs timed here. The browser benchmark (bench_browser_timings) keeps it on.
     os.environ.setdefault("EXPLORER_BACKGROUND_CUTOFFS", "0")
     os.environ.setdefault("ENTAILMENT_EXPLORER_STORE", str(Path(tempfile.mkdtemp()) / "store.sqlite3"))
-    open_pair_page(synthetic_csv(50, seed=1))  # imports, lexical resources, numba: once
+    open_pair_page(synthetic_csv(50, seed=1).encode())  # imports, lexical resources, numba: once
     for n in (int(x) for x in args.sizes.split(",")):
         firsts, reruns = [], []
         for run in range(args.runs):
-            first, rerun = open_pair_page(synthetic_csv(n, seed=100 + run))
+            first, rerun = open_pair_page(synthetic_csv(n, seed=100 + run).encode())
             firsts.append(first)
             reruns.append(rerun)
         print(f"{n:>6} pairs: first Pair-page run median {statistics.median(firsts):.2f} s "

@@ -75,11 +75,11 @@ def idle(page: object) -> None:
         page.wait_for_function(IDLE, timeout=WAIT_MS)  # type: ignore[attr-defined]
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=9999, help="how many 'h ' per box (default 9999)")
     parser.add_argument("--screenshot", help="save the page as PNG here at the end")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     shared = ROOT.parent / "shared" / "nltk_data"
     if shared.is_dir():
         os.environ.setdefault("NLTK_DATA", str(shared))

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench import median_seconds
 from explorer.aligners.itg import BracketingItg, ItgConfig, ItgScorer
 from explorer.aligners.itg_kernel import fill_chart
 from explorer.datasets import load
@@ -69,19 +70,10 @@ def per_pair(parser: BracketingItg, pairs: list, runs: int) -> tuple[float, floa
     return statistics.median(times), max(times)
 
 
-def timed(fn, runs: int) -> float:  # type: ignore[no-untyped-def]
-    samples = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
-
-
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     itg = BracketingItg(ItgConfig())
     itg.parse(analyze_pair(make_pair("warm up", "warm up the compiled kernel")))
 
@@ -92,22 +84,22 @@ def main() -> None:
     sizes = [(len(p.text), len(p.hypothesis)) for p in rte2_pairs]
     med1, worst1 = per_pair(itg, rte1_pairs, args.runs)
     med2, worst2 = per_pair(itg, rte2_pairs, args.runs)
-    whole = timed(lambda: evaluate(rte1, ["itg"]), max(1, args.runs // 2))
+    whole = median_seconds(lambda: evaluate(rte1, ["itg"]), max(1, args.runs // 2))
 
     long_pair = analyze_pair(make_pair(LONG_TEXT, LONG_HYPOTHESIS))
-    long_seconds = timed(lambda: itg.parse(long_pair), args.runs)
+    long_seconds = median_seconds(lambda: itg.parse(long_pair), args.runs)
     long_result = itg.parse(long_pair)
 
     dense_pair = analyze_pair(make_pair(" ".join(f"t{i}" for i in range(60)),
                                         " ".join(f"h{i}" for i in range(30))))
     dense = BracketingItg(ItgConfig(), similarity=Dense())
-    dense_seconds = timed(lambda: dense.parse(dense_pair), args.runs)
+    dense_seconds = median_seconds(lambda: dense.parse(dense_pair), args.runs)
     dense_result = dense.parse(dense_pair)
     gain = np.random.default_rng(1).uniform(0.5, 2.0, size=(60, 30))
     allowed = np.ones((60, 30), dtype=bool)
-    chart32 = timed(lambda: fill_chart(gain.astype(np.float32), allowed, np.float32(0.1)), args.runs)
+    chart32 = median_seconds(lambda: fill_chart(gain.astype(np.float32), allowed, np.float32(0.1)), args.runs)
     fill_chart(gain[:2, :2].copy(), allowed[:2, :2].copy(), np.float64(0.1))  # compile float64
-    chart64 = timed(lambda: fill_chart(gain, allowed, np.float64(0.1)), args.runs)
+    chart64 = median_seconds(lambda: fill_chart(gain, allowed, np.float64(0.1)), args.runs)
 
     lex = ItgScorer("itg_lex").parser
     lex.parse(rte2_pairs[0])  # loads WordNet, PPDB and the information content

@@ -62,12 +62,12 @@ def ms(seconds: float) -> str:
     return f"{1000 * seconds:.3f} ms"
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     default = ROOT.parent / "shared" / "nltk_data" / "corpora" / "rte" / "rte2_dev.xml"
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", nargs="?", default=str(default))
     parser.add_argument("--runs", type=int, default=5)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     pairs = [analyze_pair(p) for p in load(args.data).pairs]
     for pair in pairs:

@@ -223,7 +223,7 @@ def _short(outcome: str) -> str:
     return outcome if len(outcome) <= 110 else outcome[:107] + "..."
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--methods", help="comma-separated scorer:NAME / aligner:NAME (default: all)")
     parser.add_argument("--cases", default=",".join(c for c in CASES if c != "h90"),
@@ -232,7 +232,7 @@ def main() -> None:
     parser.add_argument("--cap-gb", type=float, default=4.0, help="address space a child may add, in GB")
     parser.add_argument("--json", action="store_true", help="print the raw JSON rows too")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     cases = [c.strip() for c in args.cases.split(",") if c.strip()]
     unknown = sorted(set(cases) - set(CASES))
     if unknown:

@@ -86,7 +86,7 @@ def write_long_line(path: Path, megabytes: int) -> None:
         out.write('", "sentence2": "y", "pairID": "p1"}\n')
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--command", choices=["load", "read", "corpus-stats", "long-line"], default="load")
     parser.add_argument("--pairs", type=int, default=570_000)
@@ -96,7 +96,7 @@ def main() -> None:
     parser.add_argument("--distinct", action="store_true", help="every sentence different (no analysis cache hits)")
     parser.add_argument("--line-mb", type=int, default=900, help="long-line: the long line's size")
     parser.add_argument("--tree", default=str(ROOT), help="the checkout to import the explorer from")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / f"snli_shaped.{'jsonl' if args.form == 'jsonl' else 'txt'}"
         if args.command == "long-line":

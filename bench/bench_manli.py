@@ -30,7 +30,7 @@ from pathlib import Path  # noqa: E402
 
 from explorer.aligners.evaluation import load_gold  # noqa: E402
 from explorer.aligners.manli import ManliAligner, decode, default_model  # noqa: E402
-from explorer.aligners.manli_learn import TrainConfig, prepare, train  # noqa: E402
+from explorer.aligners.manli.learn import TrainConfig, prepare, train  # noqa: E402
 from explorer.preprocess import analyze_pair, make_pair  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,13 +40,23 @@ def _ms(values: list[float]) -> str:
     return f"median {1000 * statistics.median(values):.2f} ms, p90 {1000 * statistics.quantiles(values, n=10)[-1]:.2f} ms"
 
 
-def main() -> None:
+def _timed_each(function, items):  # type: ignore[no-untyped-def]
+    """``function`` on each item in turn: the results and each call's wall time in seconds."""
+    results, times = [], []
+    for item in items:
+        started = time.perf_counter()
+        results.append(function(item))
+        times.append(time.perf_counter() - started)
+    return results, times
+
+
+def main(argv: list[str] | None = None) -> None:
     shared = ROOT.parent / "shared" / "data" / "msr_align"
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("gold", nargs="*", default=[str(shared / f"RTE2_dev_{x}.align.txt") for x in "ABC"])
     parser.add_argument("--train", action="store_true", help="also time training on every problem")
     parser.add_argument("--limit", type=int, help="use only the first N problems")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {min(os.sched_getaffinity(0))})
 
@@ -67,27 +77,10 @@ def main() -> None:
     aligner.align(typed)
     typed_seconds = time.perf_counter() - started
 
-    feature_times: list[float] = []
-    features = []
-    for a in analysed:
-        started = time.perf_counter()
-        features.append(aligner.features(a))
-        feature_times.append(time.perf_counter() - started)
-    warm_feature_times: list[float] = []
-    for a in analysed:
-        started = time.perf_counter()
-        aligner.features(a)
-        warm_feature_times.append(time.perf_counter() - started)
-    decode_times: list[float] = []
-    for f in features:
-        started = time.perf_counter()
-        decode(f, model.weights, config=aligner.decoder)
-        decode_times.append(time.perf_counter() - started)
-    align_times: list[float] = []
-    for a in analysed:
-        started = time.perf_counter()
-        aligner.align(a)
-        align_times.append(time.perf_counter() - started)
+    features, feature_times = _timed_each(aligner.features, analysed)
+    _, warm_feature_times = _timed_each(aligner.features, analysed)
+    _, decode_times = _timed_each(lambda f: decode(f, model.weights, config=aligner.decoder), features)
+    _, align_times = _timed_each(aligner.align, analysed)
 
     print(f"MANLI on {len(pairs)} problems, one core")
     print(f"  decode (MANLI-ALIGN, N=100 T0=40 r=0.9, max phrase {model.features.max_phrase}): {_ms(decode_times)}")

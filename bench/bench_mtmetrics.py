@@ -30,13 +30,13 @@ ROOT = Path(__file__).resolve().parents[1]
 SCALAR = tuple(g for g in ALL_GROUPS if g != "pos")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     msrp = ROOT.parent / "shared" / "data" / "msrp"
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", nargs="*", default=[str(msrp / "msr-para-train.tsv"), str(msrp / "msr-para-val.tsv")])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--limit", type=int, default=1725)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     from nltk.translate.nist_score import sentence_nist
 

@@ -108,12 +108,12 @@ def ms(values: list[float]) -> str:
     return f"median {1000 * statistics.median(values):.1f} ms (min {1000 * min(values):.1f}, max {1000 * max(values):.1f})"
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--only", default="computation,strip,page",
                         help="which of (a) computation, (c) strip, (b) page to time (comma-separated)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     parts = set(args.only.split(","))
     shared = ROOT.parent / "shared" / "nltk_data"
     if shared.is_dir():

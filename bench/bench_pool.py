@@ -446,7 +446,7 @@ def bench_cold(args: argparse.Namespace) -> None:
         print("\n".join(memory))
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--only", default="warmup,costs,load,cold")
     parser.add_argument("--sessions", type=int, default=20)
@@ -458,7 +458,7 @@ def main() -> int:
     parser.add_argument("--cold-runs", type=int, default=2)
     parser.add_argument("--cold-caches", action="store_true", help="empty cache folders (a first start)")
     parser.add_argument("--root", type=Path, default=ROOT, help="the checkout whose app.py the cold target serves")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.cold_caches:
         os.environ["EXPLORER_CACHE_DIR"] = tempfile.mkdtemp(prefix="explorer-cache-")
         os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="numba-cache-")

@@ -91,13 +91,13 @@ def median_ms(fn: Callable[[], object], runs: int) -> tuple[float, float]:
     return statistics.median(wall), statistics.median(cpu)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=30_000)
     parser.add_argument("--annotations", type=int, default=100_000)
     parser.add_argument("--runs", type=int, default=15)
     parser.add_argument("--seed", type=int, default=7)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     with tempfile.TemporaryDirectory() as folder:
         store = Store(Path(folder) / "bench.sqlite3")

@@ -85,13 +85,13 @@ def step_times(page, url: str, count: int) -> tuple[list[float], list[float]]:  
     return own, seen
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     from components.teach_methods import TEACH_METHODS
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=15, help="single steps timed per method and pair")
     parser.add_argument("--runs", type=int, default=3, help="lesson builds timed per method and pair")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     print(f"load average at start: {load()}", flush=True)
     print("pair       method                       steps  lesson s  sent KB   step ms (page: median / max)"
           "   Playwright ms (median)")

@@ -31,11 +31,11 @@ def _seconds(function: Callable[[], object]) -> float:
     return time.perf_counter() - start
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data", nargs="?", default=str(DEFAULT))
     parser.add_argument("--runs", type=int, default=15)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     try:
         import jiwer
     except ImportError:

@@ -52,13 +52,13 @@ def _kind(outcome: str, detail: str) -> str:
     return next((kind for key, kind in _GARBAGE_KINDS if key in detail), detail[:60])
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--files", type=int, default=20_000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=2.0, help="seconds per file before it counts as a hang")
     parser.add_argument("--against", help="a checkout whose explorer/ to fuzz instead of this one")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     import importlib.util
 
     if args.against:  # that checkout's explorer/ before this one's

@@ -111,12 +111,12 @@ def take(url: str, out: Path, pair: str) -> list[Path]:
     return written
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", default=str(ROOT / "docs" / "screenshots"), help="folder for the PNGs")
     parser.add_argument("--pair", default="5", help="the typical-sample pair on the Pair page (default 5: the methods disagree)")
     parser.add_argument("--only", choices=["teach"], help="only the Teach page's screenshots")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     scratch = Path(tempfile.mkdtemp(prefix="screenshots-"))
     env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
            # A fresh store and cutoff cache: the pages as a first visitor sees them (shipped cutoffs).

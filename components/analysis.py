@@ -16,14 +16,13 @@ still leaves what it finished).
 from __future__ import annotations
 
 import pickle
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, TypeVar
 
 from components import workers
+from components.lru import SizedLRU
 from explorer.pairs import Pair
 from explorer.pool import PoolError, cost, tasks
 from explorer.pool.tasks import Outcome
@@ -48,48 +47,8 @@ def pickled_size(value: Any) -> int:
         return 64 * 2**10
 
 
-class LRU:
-    """A small thread-safe least-recently-used map (Streamlit serves sessions on threads),
-    bounded by entries and by the pickled bytes of its values."""
-
-    def __init__(self, size: int, max_bytes: int = MAX_BYTES) -> None:
-        self.size = size
-        self.max_bytes = max_bytes
-        self.bytes = 0
-        self._data: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def get(self, key: Hashable) -> Any | None:
-        with self._lock:
-            if key not in self._data:
-                return None
-            self._data.move_to_end(key)
-            return self._data[key][0]
-
-    def put(self, key: Hashable, value: Any) -> None:
-        size = pickled_size(value)
-        if size > self.max_bytes:
-            return  # larger than the whole cache: not kept
-        with self._lock:
-            previous = self._data.pop(key, None)
-            if previous is not None:
-                self.bytes -= previous[1]
-            self._data[key] = (value, size)
-            self.bytes += size
-            while len(self._data) > self.size or self.bytes > self.max_bytes:
-                _, (_, dropped) = self._data.popitem(last=False)
-                self.bytes -= dropped
-
-    def __len__(self) -> int:
-        return len(self._data)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._data.clear()
-            self.bytes = 0
-
-
-RESULTS = LRU(MAX_ENTRIES)
+#: Every method's result on a pair, by (method, pair): see :func:`kept`.
+RESULTS: SizedLRU[Hashable, Any] = SizedLRU(MAX_BYTES, max_entries=MAX_ENTRIES)
 
 
 def pair_key(pair: Pair) -> tuple[object, ...]:
@@ -134,7 +93,7 @@ def score_many(names: Sequence[str], analyzed: AnalyzedPair, *, slot: Any = None
         def keep(outcome: Outcome) -> None:
             arrived[outcome.name] = outcome
             if outcome.error is None:
-                RESULTS.put(_key(outcome.name, pair), outcome.result)
+                RESULTS.put(_key(outcome.name, pair), outcome.result, pickled_size(outcome.result))
 
         labels = ", ".join(SCORERS[n].label for n in missing[:3]) + (" …" if len(missing) > 3 else "")
         try:
@@ -175,7 +134,7 @@ def align(name: str, analyzed: AnalyzedPair) -> Any:
     if found is None:
         found = workers.run(tasks.align_pair, analyzed.pair, name, what=f"Aligning with {ALIGNERS[name].label}",
                             long=cost.is_long([analyzed.pair], [name]))
-        RESULTS.put(key, found)
+        RESULTS.put(key, found, pickled_size(found))
     return found
 
 
@@ -184,7 +143,7 @@ def kept(key: tuple[object, ...], compute: Callable[[], T]) -> T:
     found = RESULTS.get(key)
     if found is None:
         found = compute()
-        RESULTS.put(key, found)
+        RESULTS.put(key, found, pickled_size(found))
     return found
 
 

@@ -19,8 +19,9 @@ from typing import TypeVar
 import numpy as np
 import streamlit as st
 
+from components import uploads
 from explorer.cache import cache_dir
-from explorer.datasets import Dataset, load_bytes
+from explorer.datasets import Dataset
 from explorer.decision.cutoffs import CutoffChoice
 from explorer.decision.measures import best_cutoff
 from explorer.decision.resolve import Scored, resolve_cutoff
@@ -80,41 +81,32 @@ class LoadedDataset:
         return self.dataset.kind in ("binary", "three_way")
 
 
+SAMPLE_ORIGIN, RTE_ORIGIN, UPLOAD_ORIGIN = "built-in sample", "NLTK RTE corpus", "uploaded file"
+
+
 def content_key(data: bytes) -> str:
     return hashlib.sha1(data).hexdigest()[:16]
 
 
-# cache_resource, not cache_data: a Dataset is frozen, so every session can share one
-# copy instead of unpickling its own on each rerun.
-@st.cache_resource(show_spinner=False, max_entries=32)
-def _parse(data: bytes, name: str) -> Dataset:
-    return load_bytes(data, name)
-
-
-#: The file content of recently loaded datasets, by dataset key: a background job
-#: (:mod:`explorer.decision.jobs`) reads the same bytes the page parsed. Bounded.
-_SOURCES: dict[str, tuple[str, bytes]] = {}
-MAX_SOURCES = 16
-
-
 def load_uploaded(data: bytes, name: str, *, origin: str = "uploaded file") -> LoadedDataset:
-    """Load bytes as a dataset (cached by content).
+    """Load bytes as a dataset (cached by content, shared by every session). An upload
+    (``origin`` :data:`UPLOAD_ORIGIN`) is read by the bounded reader of
+    :mod:`components.uploads`; the explorer's own files are parsed here.
 
     Raises:
-        DatasetError: with the library's message; nothing is returned in part.
+        DatasetError: with the library's message, or a ``ReadLimitError`` naming the limit
+            passed; nothing is returned in part.
     """
-    loaded = LoadedDataset(_parse(data, name), content_key(data), origin)
-    _SOURCES.pop(loaded.key, None)
-    _SOURCES[loaded.key] = (name, data)  # the newest last
-    while len(_SOURCES) > MAX_SOURCES:
-        _SOURCES.pop(next(iter(_SOURCES)))
+    key = content_key(data)
+    loaded = LoadedDataset(uploads.read_dataset(data, name, key, isolated=origin == UPLOAD_ORIGIN), key, origin)
+    uploads.keep_source(key, name, data)
     return loaded
 
 
 def dataset_source(loaded: LoadedDataset) -> tuple[str, bytes] | None:
     """(file name, content) a dataset was loaded from, when it was loaded from bytes
     recently (None for datasets built in memory, e.g. a page of a batch result)."""
-    return _SOURCES.get(loaded.key)
+    return uploads.SOURCES.get(loaded.key)
 
 
 def load_file(path: Path, *, origin: str) -> LoadedDataset:
@@ -137,16 +129,43 @@ def default_dataset() -> LoadedDataset:
 
 
 SAMPLE_ORIGIN, RTE_ORIGIN, UPLOAD_ORIGIN = "built-in sample", "NLTK RTE corpus", "uploaded file"
+MSR_ORIGIN, BATCH_ORIGIN = "MSR RTE2 dev gold", "batch result"
+#: The MSR RTE2 dev gold alignments (three annotators), beside the repository in ../shared.
+MSR_FILES = tuple(ROOT.parent / "shared" / "data" / "msr_align" / f"RTE2_dev_{x}.align.txt" for x in "ABC")
+MSR_NAME = "rte2-dev"
 
 
-#: Uploaded files kept on this server so the URL can name them (the newest this many).
+def msr_available() -> bool:
+    return all(path.is_file() for path in MSR_FILES)
+
+
+@st.cache_resource(show_spinner="Merging the three annotators...")
+def _msr_dataset() -> Dataset:
+    from explorer.datasets.msr_align import load_annotators
+
+    return load_annotators(MSR_FILES)
+
+
+def load_msr() -> LoadedDataset:
+    """The MSR RTE2 dev gold alignments, the three annotators merged (800 problems).
+
+    Raises:
+        DatasetError: the files are missing or malformed.
+    """
+    return LoadedDataset(_msr_dataset(), "msr-rte2-dev-abc", MSR_ORIGIN)
+
+
+#: Uploaded files kept on this server so the URL can name them: the newest this many, and
+#: together at most :data:`UPLOADS_KEPT_BYTES`.
 UPLOADS_KEPT = 50
+UPLOADS_KEPT_BYTES = 1024 * 1024 * 1024
 _UPLOAD_KEY = re.compile(r"[0-9a-f]{16}")
 
 
 def uploads_dir() -> Path:
-    """Where uploads are kept for ``?dataset=upload:KEY``: ``$EXPLORER_UPLOADS_DIR``, else
-    ``uploads`` in the user cache (never the repository)."""
+    """Where uploads are kept for ``?dataset=upload:KEY`` (and the list of batch result
+    folders a URL can name, :mod:`components.batch_folders`): ``$EXPLORER_UPLOADS_DIR``,
+    else ``uploads`` in the user cache (never the repository)."""
     explicit = os.environ.get("EXPLORER_UPLOADS_DIR")
     return Path(explicit).expanduser() if explicit else cache_dir() / "uploads"
 
@@ -154,8 +173,8 @@ def uploads_dir() -> Path:
 def remember_upload(data: bytes, name: str) -> LoadedDataset:
     """Load an uploaded file and keep a copy on this server, named by its content hash, so
     a reload or a copied link (``?dataset=upload:KEY``) reopens it. Only the newest
-    :data:`UPLOADS_KEPT` are kept; where the cache is not writable, the URL just does not
-    name the upload.
+    :data:`UPLOADS_KEPT`, together at most :data:`UPLOADS_KEPT_BYTES`, are kept; where the
+    cache is not writable, the URL just does not name the upload.
 
     Raises:
         DatasetError: the file does not load (nothing is kept then).
@@ -169,10 +188,13 @@ def remember_upload(data: bytes, name: str) -> LoadedDataset:
             tmp = target.with_suffix(suffix + ".tmp")
             tmp.write_bytes(content)
             tmp.replace(target)
-        kept = sorted(folder.glob("*.bin"), key=lambda p: p.stat().st_mtime, reverse=True)
-        for old in kept[UPLOADS_KEPT:]:
-            old.unlink(missing_ok=True)
-            old.with_suffix(".name").unlink(missing_ok=True)
+        kept = sorted(((p, p.stat()) for p in folder.glob("*.bin")), key=lambda f: f[1].st_mtime, reverse=True)
+        total = 0
+        for number, (old, info) in enumerate(kept):
+            total += info.st_size
+            if number >= UPLOADS_KEPT or (number and total > UPLOADS_KEPT_BYTES):
+                old.unlink(missing_ok=True)
+                old.with_suffix(".name").unlink(missing_ok=True)
     except OSError:
         pass
     return loaded
@@ -180,20 +202,31 @@ def remember_upload(data: bytes, name: str) -> LoadedDataset:
 
 def dataset_ref(loaded: LoadedDataset) -> str | None:
     """How the URL names a dataset (``sample:typical.xml``, ``rte:rte2_dev.xml``,
-    ``upload:KEY`` for an upload kept by :func:`remember_upload`), so a reload or a copied
-    link reopens it; None for data that cannot be reopened."""
+    ``upload:KEY`` for an upload kept by :func:`remember_upload`, ``msr:rte2-dev`` for the
+    MSR gold alignments), so a reload or a copied link reopens it; None for data that
+    cannot be reopened (a batch result's ref is :func:`components.batch_folders.ref_of`)."""
     if loaded.origin == SAMPLE_ORIGIN:
         return f"sample:{loaded.name}"
     if loaded.origin == RTE_ORIGIN:
         return f"rte:{loaded.name}"
     if loaded.origin == UPLOAD_ORIGIN and (uploads_dir() / f"{loaded.key}.bin").is_file():
         return f"upload:{loaded.key}"
+    if loaded.origin == MSR_ORIGIN:
+        return f"msr:{MSR_NAME}"
     return None
 
 
 def load_ref(ref: str) -> LoadedDataset | None:
     """The dataset a :func:`dataset_ref` names, or None when it names nothing available
-    (only files listed in the sample directory or NLTK's RTE corpus are opened)."""
+    (only files listed in the sample directory or NLTK's RTE corpus, kept uploads and the
+    MSR gold alignments are opened; a batch result is :mod:`components.batch_folders`'). An
+    upload is read again under the upload limits.
+
+    Raises:
+        DatasetError: the named file no longer loads, or passes a limit.
+    """
+    from explorer.datasets.reading import check_size
+
     kind, _, name = ref.partition(":")
     if kind == "sample":
         files = {p.name: p for p in SAMPLE_DIR.iterdir() if p.is_file() and p.name != "README.md"}
@@ -203,12 +236,16 @@ def load_ref(ref: str) -> LoadedDataset | None:
         path = nltk_rte_files().get(name)
         return load_file(path, origin=RTE_ORIGIN) if path else None
     if kind == "upload" and _UPLOAD_KEY.fullmatch(name):  # a hash, never a path
+        path = uploads_dir() / f"{name}.bin"
         try:
-            data = (uploads_dir() / f"{name}.bin").read_bytes()
             file_name = (uploads_dir() / f"{name}.name").read_text(encoding="utf-8")
+            check_size(path.stat().st_size, file_name, uploads.LIMITS.bytes)  # before it is read
+            data = path.read_bytes()
         except OSError:
             return None
         return load_uploaded(data, file_name)
+    if kind == "msr" and name == MSR_NAME and msr_available():
+        return load_msr()
     return None
 
 
@@ -248,17 +285,42 @@ def _chunk_scores(key: str, scorer: str, start: int, pairs: Sequence[Pair]) -> n
 _SCORED: set[tuple[str, str]] = set()
 
 
+def stored_dataset_scores(loaded: LoadedDataset, scorer: str) -> np.ndarray | None:
+    """The scores of a dataset's labelled pairs that its background cutoff job stored
+    (:mod:`explorer.decision.pair_scores`), when every one of them is there (a pair the
+    scorer refused is not: the page then scores, and reports the refusal); else None."""
+    from explorer.decision import pair_scores
+    from explorer.decision.cutoffs import DATASET
+
+    fp = fingerprint_of(loaded)
+    if fp is None:
+        return None
+    found = pair_scores.load(fp, scorer, DATASET)
+    if found is None or len(found) != labelled_count(loaded) or not np.isfinite(found).all():
+        return None
+    return found
+
+
 def dataset_scores(
     loaded: LoadedDataset, scorer: str, *, progress: Callable[[int, int], None] | None = None
 ) -> np.ndarray:
-    """Every pair's score under one registered scorer, cached per chunk of pairs."""
+    """Every pair's score under one registered scorer, cached per chunk of pairs. Chunks of
+    labelled pairs whose scores the background cutoff job stored are read, not scored
+    (:func:`stored_dataset_scores`): no work done twice."""
     pairs = loaded.dataset.pairs
+    stored = stored_dataset_scores(loaded, scorer)
+    mask = labelled_mask(loaded) if stored is not None else None
+    at = np.cumsum(mask) - 1 if mask is not None else None  # each pair's index among the labelled
     parts = []
     size = CHUNK if scorer not in SCORERS or SCORERS[scorer].capabilities.interactive else CHUNK_SLOW
     for start in range(0, len(pairs), size):
-        parts.append(_chunk_scores(loaded.key, scorer, start, pairs[start : start + size]))
+        end = min(start + size, len(pairs))
+        if stored is not None and mask is not None and at is not None and mask[start:end].all():
+            parts.append(np.array(stored[at[start:end]], dtype=np.float64))
+        else:
+            parts.append(_chunk_scores(loaded.key, scorer, start, pairs[start:end]))
         if progress is not None:
-            progress(min(start + size, len(pairs)), len(pairs))
+            progress(end, len(pairs))
     _SCORED.add((loaded.key, scorer))
     return np.concatenate(parts) if parts else np.empty(0)
 
@@ -298,6 +360,10 @@ def dataset_best_cutoff(loaded: LoadedDataset, scorer: str) -> tuple[float, floa
 #: result opened on the Pair page keeps the cutoffs of the whole result
 #: (:mod:`components.sections.batch_results` fills it).
 KNOWN_CUTOFFS: dict[str, dict[str, CutoffChoice]] = {}
+#: Scores stored with such a dataset's pairs, by dataset key: scorer -> pair id -> value
+#: (a page of a batch result carries the values the batch stored; the Pair page reads them
+#: instead of scoring). Filled and bounded by the same section.
+KNOWN_SCORES: dict[str, dict[str, dict[str, float]]] = {}
 
 
 T = TypeVar("T")

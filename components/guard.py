@@ -17,6 +17,8 @@ from typing import Literal, TypeVar
 
 import streamlit as st
 
+from components.text import plain
+
 log = logging.getLogger(__name__)
 
 T = TypeVar("T")
@@ -40,7 +42,7 @@ def attempt(
     except catch as err:  # one failing method must not hide the others
         log.info("%s failed %s", what, where, exc_info=True)
         show = st.warning if level == "warning" else st.error
-        show(f"{what} failed{' ' + where if where else ''}: {type(err).__name__}: {err}{then}")
+        show(f"{what} failed{' ' + where if where else ''}: {type(err).__name__}: {plain(err)}{then}")
         return None
 
 
@@ -51,6 +53,6 @@ def guarded(body: Callable[[], None], *, what: str = "this page") -> None:
     except Exception as err:  # the last line of defence: report, log, carry on
         log.exception("error while drawing %s", what)
         st.error(
-            f"Something went wrong while drawing {what}: {type(err).__name__}: {err}. "
+            f"Something went wrong while drawing {what}: {type(err).__name__}: {plain(err)}. "
             "Try other input, or reload the page."
         )

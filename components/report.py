@@ -19,11 +19,13 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 import plotly.graph_objects as go
 import plotly.io as pio
 from plotly.offline import get_plotlyjs
 
+from explorer.api import import_attr
 from explorer.pairs import Pair
 from explorer.preprocess import AnalyzedPair
 
@@ -144,7 +146,7 @@ def report_html(
 # -- each method's figures for one pair ---------------------------------------------------------
 
 
-def _ngram(pair: AnalyzedPair) -> list[ReportFigure]:
+def ngram_figures(pair: AnalyzedPair) -> list[ReportFigure]:
     from components.figures.ngram_grid import ngram_grid
     from explorer.metrics.bleu import ngram_matches
 
@@ -152,7 +154,7 @@ def _ngram(pair: AnalyzedPair) -> list[ReportFigure]:
     return [ReportFigure("N-gram match grid", ngram_grid(ngram_matches(h.lower, p.lower, 4), p.tokens, h.tokens))]
 
 
-def _wer(pair: AnalyzedPair) -> list[ReportFigure]:
+def wer_figures(pair: AnalyzedPair) -> list[ReportFigure]:
     from components.figures.mtmetrics import edit_sequence
     from explorer.metrics.wer import wer_tokens
 
@@ -160,7 +162,7 @@ def _wer(pair: AnalyzedPair) -> list[ReportFigure]:
     return [ReportFigure("WER edit script", edit_sequence(wer, pair.text.tokens, pair.hypothesis.tokens))]
 
 
-def _bow(pair: AnalyzedPair) -> list[ReportFigure]:
+def bow_figures(pair: AnalyzedPair) -> list[ReportFigure]:
     from components.figures.alignment import alignment_grid
     from components.figures.bow import bow_contributions
     from components.panels.shared import registered
@@ -173,7 +175,7 @@ def _bow(pair: AnalyzedPair) -> list[ReportFigure]:
             ReportFigure("Bag-of-words contributions", bow_contributions(result, t, h))]
 
 
-def _itg(pair: AnalyzedPair) -> list[ReportFigure]:
+def itg_figures(pair: AnalyzedPair) -> list[ReportFigure]:
     from components.figures.itg import alignment_figure, tree_figure
     from components.panels.shared import registered
     from explorer.aligners.itg import ItgScorer
@@ -189,7 +191,7 @@ def _itg(pair: AnalyzedPair) -> list[ReportFigure]:
             ReportFigure("Bracketing ITG alignment", alignment_figure(parse, t, h))]
 
 
-def _manli(pair: AnalyzedPair) -> list[ReportFigure]:
+def manli_figures(pair: AnalyzedPair) -> list[ReportFigure]:
     from components.figures.alignment import alignment_grid
     from components.figures.manli import contribution_figure
     from components.panels.shared import registered
@@ -214,16 +216,37 @@ def _edit(kind: str, pair: AnalyzedPair) -> list[ReportFigure]:
                          edit_sequence_figure(result.steps, result.probabilities, t, h, title=f"{kind}: best edit sequence"))]
 
 
-#: (title of the method, its figures); each runs alone, so one failure hides nothing else.
-METHOD_FIGURES: tuple[tuple[str, Callable[[AnalyzedPair], list[ReportFigure]]], ...] = (
-    ("N-gram match grid", _ngram),
-    ("WER", _wer),
-    ("Bag of words", _bow),
-    ("Bracketing ITG", _itg),
-    ("MANLI", _manli),
-    ("pFSM", lambda pair: _edit("pfsm", pair)),
-    ("pPDA", lambda pair: _edit("ppda", pair)),
-)
+def combined_figures(pair: AnalyzedPair) -> list[ReportFigure]:
+    from components.figures.combined import push_bars
+    from explorer.scorers import get_scorer
+
+    result: Any = get_scorer("combined").score(pair)  # a CombinedResult
+    return [ReportFigure("Combined classifier: what pushed the decision", push_bars(result.contributions, result.intercept))]
+
+
+def embed_figures(pair: AnalyzedPair) -> list[ReportFigure]:
+    from components.figures.alignment import alignment_grid
+    from explorer.aligners import get_aligner
+
+    result = get_aligner("embed").align(pair)
+    return [ReportFigure("Static-embedding alignment", alignment_grid(result.alignment, pair.text.tokens,
+                                                                      pair.hypothesis.tokens,
+                                                                      title="Static-embedding alignment"))]
+
+
+def pfsm_figures(pair: AnalyzedPair) -> list[ReportFigure]:
+    return _edit("pfsm", pair)
+
+
+def ppda_figures(pair: AnalyzedPair) -> list[ReportFigure]:
+    return _edit("ppda", pair)
+
+
+def method_figures() -> list[tuple[str, Callable[[AnalyzedPair], list[ReportFigure]]]]:
+    """(title, draw) of every panel's report figures (``components.panels.PANELS``)."""
+    from components.panels import report_parts
+
+    return [(part.title, import_attr(part.draw)) for part in report_parts()]
 
 
 def pair_report(pair: Pair, *, where: str, rows: Sequence[ScoreRow], notes: Sequence[str] = ()) -> str:
@@ -239,7 +262,7 @@ def pair_figures(pair: AnalyzedPair) -> list[ReportFigure]:
     """Every method's figures for ``pair``; a method that fails (a refusal past its limits,
     a missing model) becomes a note naming it and the reason."""
     out: list[ReportFigure] = []
-    for title, draw in METHOD_FIGURES:
+    for title, draw in method_figures():
         try:
             out += draw(pair)
         except Exception as err:  # noqa: BLE001 - reported in the file, the other methods go on

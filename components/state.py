@@ -21,6 +21,7 @@ from typing import Any, Generic, TypeVar, cast
 
 import streamlit as st
 
+from components import batch_folders
 from components.data import LoadedDataset, dataset_ref, default_dataset, load_ref
 from components.text import plain
 from explorer.alignment import Alignment, Link
@@ -104,15 +105,21 @@ TEXT_WIDGET: Slot[str] = Slot("pair_text")
 HYPOTHESIS_WIDGET: Slot[str] = Slot("pair_hypothesis")
 AUTHOR_WIDGET: Slot[str] = Slot("annotation_author")
 DATASET_SOURCE: Slot[str] = Slot("dataset_source")
+#: The Dataset page's file pickers of each source (set to follow a dataset opened elsewhere).
+DATASET_SAMPLE: Slot[str] = Slot("dataset_sample")
+DATASET_RTE: Slot[str] = Slot("dataset_nltk")
+DATASET_UPLOAD: Slot[Any] = Slot("dataset_upload")
+#: The dataset key the Dataset page's controls were last set to show (they follow a dataset
+#: opened elsewhere; using them opens another).
+SOURCE_SHOWN: Slot[str] = Slot("explorer_source_shown")
+#: Why the file chosen on the Dataset page did not load (shown once by the page).
+DATASET_ERROR: Slot[str] = Slot("explorer_dataset_error")
 #: The Dataset table's selection event (tests set it to click a row).
 DATASET_TABLE: Slot[Any] = Slot("dataset_table")
 EVALUATE_DEV: Slot[str] = Slot("evaluate_dev")
 #: The lesson the Teach page last sent to the browser (its id: method, option, pair); when
 #: another is sent, it starts at its first step. The step itself lives in the browser.
 TEACH_SHOWN: Slot[str] = Slot("teach_shown")
-#: The Pair page's open method tab (its label); only that tab's panel is drawn. The key is
-#: also the query parameter the tab is kept in (``?tab=MANLI``: a reload or a link reopens it).
-PAIR_METHOD_TAB: Slot[str] = Slot("tab")
 #: The batch result table's selection event (tests set it to click a row).
 BATCH_TABLE: Slot[Any] = Slot("batch_table")
 #: What every figure's camera icon saves, "png" or "svg" (the sidebar's choice, components/charts.py).
@@ -169,27 +176,55 @@ def alignment_editor(key: str) -> Slot[EditorState]:
 
 
 # -- the dataset and the pair ------------------------------------------------------------------
+#
+# One working dataset: whatever was opened last (a file, an upload, the MSR gold alignments,
+# a batch result) is every page's until another is chosen, and the URL names it
+# (``?dataset=``), so a reload or a copied link reopens it. A batch result is browsed from
+# its folder (:data:`BATCH_DIR`); the pages that need pairs in memory get a page of it
+# (:data:`BATCH_WINDOW`, built by :func:`components.sections.batch_results.ensure_window`).
 
-#: The query parameter naming the current dataset (:func:`components.data.dataset_ref`).
+#: The query parameter naming the current dataset (:func:`working_ref`).
 DATASET_PARAM = "dataset"
+#: The query parameter naming the pair shown.
+PAIR_PARAM = "pair"
 
 
 def _from_url() -> LoadedDataset | None:
+    """The dataset a fresh session's URL names (a batch result's folder goes into
+    :data:`BATCH_DIR`; the in-memory dataset is then the sample); None when it names none."""
     ref = st.query_params.get(DATASET_PARAM)
     if not ref:
         return None
+    ref = str(ref)
+    if ref.startswith(batch_folders.PREFIX):
+        folder = batch_folders.folder_of(ref)
+        if folder is None:
+            st.toast(f"The link names a batch result not opened on this server ({plain(ref)}); showing the sample.")
+        else:
+            BATCH_DIR.set(folder)
+        return None
     try:
-        found = load_ref(str(ref))
-    except DatasetError:
-        found = None
+        found = load_ref(ref)
+    except DatasetError as err:
+        st.toast(f"The dataset this link names could not be opened, so the sample is shown: {plain(err)}")
+        return None
     if found is None:
         st.toast(f"The link names a dataset that is not available here ({plain(ref)}); showing the sample.")
     return found
 
 
-def _sync_url(loaded: LoadedDataset) -> None:
-    """Keep ``?dataset=`` naming the current dataset (page switches drop query params)."""
-    ref = dataset_ref(loaded)
+def working_ref() -> str | None:
+    """How the URL names the working dataset (None for data that cannot be reopened)."""
+    directory = BATCH_DIR.get()
+    if directory:
+        return batch_folders.ref_of(directory)
+    loaded = DATASET.get()
+    return None if loaded is None else dataset_ref(loaded)
+
+
+def sync_url() -> None:
+    """Keep ``?dataset=`` naming the working dataset (a page switch drops query params)."""
+    ref = working_ref()
     if ref is None:
         st.query_params.pop(DATASET_PARAM, None)
     elif st.query_params.get(DATASET_PARAM) != ref:
@@ -198,20 +233,51 @@ def _sync_url(loaded: LoadedDataset) -> None:
 
 def current_dataset() -> LoadedDataset:
     """The dataset the pages work on: the one the URL names on a fresh session (a reload
-    or a shared link), else the built-in typical sample until another is loaded."""
+    or a shared link), else the built-in typical sample until another is opened; while a
+    batch result is open, the page of it the Pair page shows."""
     loaded = DATASET.setdefault(lambda: _from_url() or default_dataset())
-    _sync_url(loaded)
-    return loaded
+    window = BATCH_WINDOW.get() if BATCH_DIR.get() else None
+    sync_url()
+    return window or loaded
+
+
+def batch_open() -> bool:
+    """Whether a batch result is the working dataset."""
+    current_dataset()  # a fresh session's URL may name one
+    return bool(BATCH_DIR.get())
+
+
+def _forget_pair() -> None:
+    PAIR_ID.pop()
+    st.query_params.pop(PAIR_PARAM, None)
 
 
 def set_dataset(loaded: LoadedDataset) -> None:
-    """Make ``loaded`` the current dataset; a pair opened from the old one is forgotten."""
+    """Make ``loaded`` the working dataset (closing an open batch result); a pair opened
+    from the old one is forgotten."""
     previous = DATASET.get()
+    changed = previous is None or previous.key != loaded.key or bool(BATCH_DIR.get())
+    BATCH_DIR.pop()
+    BATCH_WINDOW.pop()
     DATASET.set(loaded)
-    if previous is None or previous.key != loaded.key:
-        PAIR_ID.pop()
-        st.query_params.pop("pair", None)
-    _sync_url(loaded)
+    if changed:
+        _forget_pair()
+    sync_url()
+
+
+def set_batch(directory: str | None) -> None:
+    """Make the batch result in ``directory`` the working dataset (None: close it, and the
+    dataset opened before it is the working one again)."""
+    if directory == BATCH_DIR.get():
+        return
+    BATCH_WINDOW.pop()
+    if directory:
+        batch_folders.remember(directory)
+        BATCH_DIR.set(directory)
+    else:
+        BATCH_DIR.pop()
+    _forget_pair()
+    sync_url()
 
 
 def dev_dataset() -> LoadedDataset | None:
@@ -237,16 +303,15 @@ def selected_pair_id() -> str | None:
     parameter (so a link can open a pair)."""
     pair_id = PAIR_ID.get()
     if pair_id is None:
-        pair_id = st.query_params.get("pair")
+        pair_id = st.query_params.get(PAIR_PARAM)
     return None if pair_id is None else str(pair_id)
 
 
 def open_pair(pair_id: str) -> None:
-    """Open a pair of the current dataset on the Pair page."""
+    """Open a pair of the working dataset on the Pair page."""
     PAIR_ID.set(pair_id)
-    params = {"pair": pair_id}
-    current = DATASET.get()
-    ref = dataset_ref(current) if current is not None else None
+    params = {PAIR_PARAM: pair_id}
+    ref = working_ref()
     if ref is not None:
         params[DATASET_PARAM] = ref
     st.switch_page(PAIR_PAGE, query_params=params)
@@ -255,8 +320,7 @@ def open_pair(pair_id: str) -> None:
 def select_pair(pair_id: str | None) -> None:
     """Remember the pair shown on the Pair page without switching page."""
     if pair_id is None:
-        PAIR_ID.pop()
-        st.query_params.pop("pair", None)
+        _forget_pair()
     else:
         PAIR_ID.set(pair_id)
-        st.query_params["pair"] = pair_id
+        st.query_params[PAIR_PARAM] = pair_id

@@ -14,6 +14,7 @@ import streamlit as st
 
 from components import state
 from components.data import LoadedDataset, dataset_best_cutoff, dataset_scores
+from components.sections.browser_memory import AUTHOR_COOKIE, remember, remembered
 from components.text import plain
 from explorer import __version__
 from explorer.scorers import SCORERS
@@ -44,26 +45,31 @@ def store_dataset_id(loaded: LoadedDataset) -> int:
 
 
 def _default_author() -> str:
-    """``$ENTAILMENT_EXPLORER_AUTHOR`` for a one-person install, else nobody: on a shared
-    server every browser session is asked for its own name (the server's login name would
-    put one person's name on everyone's annotations)."""
-    return os.environ.get("ENTAILMENT_EXPLORER_AUTHOR", "").strip()
+    """The name this browser gave before (its cookie, :mod:`components.sections.browser_memory`),
+    else ``$ENTAILMENT_EXPLORER_AUTHOR`` for a one-person install, else nobody: on a shared
+    server every browser is asked for its own name (the server's login name would put one
+    person's name on everyone's annotations)."""
+    return remembered(AUTHOR_COOKIE) or os.environ.get("ENTAILMENT_EXPLORER_AUTHOR", "").strip()
 
 
 def author() -> str:
-    """Who is annotating in this browser session ("" until they say)."""
-    typed = str(state.AUTHOR_WIDGET.get() or "").strip()
-    if typed:  # the box's value is known from the start of the run, wherever it is drawn
-        state.AUTHOR.set(typed)
+    """Who is annotating in this browser ("" until they say)."""
+    if state.AUTHOR_WIDGET.present():  # the box's value is known from the start of the run, wherever it is drawn
+        state.AUTHOR.set(str(state.AUTHOR_WIDGET.get() or "").strip())
     return state.AUTHOR.setdefault(_default_author)
 
 
 def author_box() -> str:
-    """The annotator's name box (in the sidebar, one per browser session); returns the name."""
+    """The annotator's name box (in the sidebar); returns the name, which this browser
+    remembers for its next tabs and reloads (a cookie; an emptied box forgets it)."""
     state.AUTHOR_WIDGET.setdefault(author)
     st.sidebar.text_input("Annotator", key=state.AUTHOR_WIDGET.key, placeholder="your name",
-                          help="Saved with every tag, note and alignment you record in this browser session.")
-    return author()
+                          help="Saved with every tag, note and alignment you record; this browser remembers it.")
+    name = author()
+    if name != remembered(AUTHOR_COOKIE):
+        with st.sidebar:
+            remember(AUTHOR_COOKIE, name, key="remember_author")
+    return name
 
 
 def author_caption(container: object = None) -> str:

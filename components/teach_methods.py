@@ -45,7 +45,8 @@ class TeachOption:
 
 @dataclass(frozen=True)
 class TeachMethod:
-    """A method the Teach page steps through. ``trace`` and ``figure`` are ``"module:attr"``
+    """A method the Teach page steps through (the scorers it steps through name it in their
+    registry row: ``ScorerInfo.teach``). ``trace`` and ``figure`` are ``"module:attr"``
     (imported on first use): ``trace(pair, **{option.argument: value})`` returns a trace
     whose ``steps`` each have an ``explain`` sentence; ``figure(trace, index, large=...)``
     returns that step's :class:`StepFigure`."""
@@ -55,6 +56,11 @@ class TeachMethod:
     trace: str
     figure: str
     option: TeachOption | None = field(default=None)
+    #: The lesson's estimated CPU seconds per squared text x hypothesis token pair, by which
+    #: the server's workers tell a long lesson (:func:`explorer.pool.cost.lesson_is_long`):
+    #: the ITG trace reads every cell of its chart, about (p x h)² / 4 of them (2.7 s for the
+    #: 30 x 30 pair at the teaching limit); the other lessons stay under 0.3 s there.
+    lesson_seconds: float = 0.0
 
     def option_value(self, value: str | None) -> str | None:
         """``value`` checked against the option's choices (``None``: the default)."""
@@ -89,7 +95,8 @@ TEACH_METHODS: Registry[TeachMethod] = Registry("teaching method", [
     TeachMethod("wer", "Word error rate (WER)", "explorer.teaching.wer:trace_wer", f"{_FIGURES}:wer_figure"),
     TeachMethod("itg", "Bracketing ITG", "explorer.teaching.itg:trace_itg", f"{_FIGURES}:itg_figure",
                 TeachOption("Variant", "variant", {"itg": "exact matches", "itg_entail": "cheap text nulls",
-                                                   "itg_stop": "stoplist", "itg_lex": "lexical similarity"}, "itg")),
+                                                   "itg_stop": "stoplist", "itg_lex": "lexical similarity"}, "itg"),
+                lesson_seconds=3.3e-6),
     TeachMethod("manli", "MANLI", "explorer.teaching.manli:trace_manli", f"{_FIGURES}:manli_figure"),
     TeachMethod("edit", "pFSM / pPDA edit distance", "explorer.teaching.edit:trace_edit", f"{_FIGURES}:edit_figure",
                 TeachOption("Model", "kind", {"ppda": "pPDA (with jumps)", "pfsm": "pFSM"}, "ppda")),

@@ -78,6 +78,11 @@ NEEDS: tuple[str, ...] = ("wordnet", "tagger", "ppdb", "brown", "model", "embedd
                           "gold_alignments")
 
 
+#: CPU seconds per pair and per token pair of a method that states none: the n-gram
+#: metrics' (linear, well under a millisecond on an RTE pair).
+DEFAULT_SECONDS: tuple[float, float] = (2e-4, 0.0)
+
+
 @dataclass(frozen=True)
 class Capabilities:
     """What a method needs (a subset of :data:`NEEDS`) and whether it is fast enough to
@@ -119,6 +124,16 @@ class MethodInfo:
     factory: Callable[[], object]
     capabilities: Capabilities = field(default_factory=Capabilities)
     model: str | None = None
+    #: The key of its cost model in :data:`explorer.limits.COST_MODELS`, which
+    #: :func:`explorer.limits.check` applies to a pair before the method starts (None: a
+    #: method that runs others, each bounded by its own).
+    cost: str | None = field(default=None, kw_only=True)
+    #: Estimated CPU seconds per pair and per text x hypothesis token pair, by which the
+    #: app's worker pool tells a long job from a short one (:mod:`explorer.pool.cost`).
+    seconds: tuple[float, float] = field(default=DEFAULT_SECONDS, kw_only=True)
+    #: What its first run loads besides the shared resources (the app's warm-up step
+    #: names it, :mod:`explorer.warmup`), e.g. ``"model and numba search kernels"``.
+    loads: str = field(default="", kw_only=True)
 
     def build(self) -> object:
         return self.factory()
@@ -134,6 +149,13 @@ class ScorerInfo(MethodInfo):
     """
 
     cutoff: float | None = None
+    #: The result's scalar fields a batch stores as columns ``NAME__FIELD``, to filter
+    #: and sort by (:func:`breakdown_value` reads them; a nested result gives its value).
+    breakdown: tuple[str, ...] = field(default=(), kw_only=True)
+    #: The Teach page's method that steps through this scorer (a name of
+    #: ``components.teach_methods.TEACH_METHODS``; its option offers this scorer when it
+    #: has variants), or None.
+    teach: str | None = field(default=None, kw_only=True)
 
 
 class AlignerInfo(MethodInfo):
@@ -258,7 +280,55 @@ class ScoreResult(Protocol):
 
 
 class Scorer(Named, Protocol):
+    """``score(pair)`` is the contract. A scorer may also have ``score_many(pairs)``:
+    every pair's result in one go (values and breakdown, without what only the Pair page
+    draws), raising when any pair is refused; :func:`score_many` uses it when there is
+    one, and loops over ``score`` otherwise."""
+
     def score(self, pair: AnalyzedPair) -> ScoreResult: ...
+
+
+@dataclass(frozen=True)
+class Value:
+    """A bare value: what a ``score_many`` that computes no breakdown returns per pair."""
+
+    value: float
+
+    def to_json(self) -> dict[str, object]:
+        return {"value": self.value}
+
+    def format(self) -> str:
+        return fixed(self.value)
+
+
+def score_many(scorer: Scorer, pairs: Sequence[AnalyzedPair]) -> list[ScoreResult | Exception]:
+    """Every pair's result, or the exception it raised (a refusal past the limits, an
+    error of the method): the one loop behind every batch of pairs, with one refusal
+    policy (a refused pair never stops the others).
+
+    The scorer's own ``score_many`` is tried first; when it raises, the pairs are scored
+    one by one to find which were refused.
+    """
+    many = getattr(scorer, "score_many", None)
+    if many is not None and pairs:
+        try:
+            return list(many(pairs))
+        except Exception:  # noqa: BLE001 - some pair was refused: found below, one by one
+            pass
+    out: list[ScoreResult | Exception] = []
+    for pair in pairs:
+        try:
+            out.append(scorer.score(pair))
+        except Exception as err:  # noqa: BLE001 - the refusal is the pair's result
+            out.append(err)
+    return out
+
+
+def breakdown_value(result: object, name: str) -> object:
+    """A result's breakdown field ``name``: the attribute, or its ``value`` when the
+    attribute is itself a result (BLEU-n's ``hypothesis_candidate``)."""
+    got = getattr(result, name, None)
+    return getattr(got, "value", got)
 
 
 @runtime_checkable
@@ -442,6 +512,7 @@ __all__ = [
     "AlignResult",
     "NEEDS",
     "Capabilities",
+    "DEFAULT_SECONDS",
     "caps",
     "fixed",
     "LoaderInfo",
@@ -454,11 +525,14 @@ __all__ = [
     "ScorerInfo",
     "TrainerInfo",
     "UnknownNameError",
+    "Value",
+    "breakdown_value",
     "import_attr",
     "json_safe",
     "lazy",
     "method_signature",
     "model_path",
+    "score_many",
     "signature",
     "shown",
     "signature_text",

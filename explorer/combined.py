@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from explorer.api import ResultMixin, shown
-from explorer.errors import ExplorerError
+from explorer.errors import ExplorerError, read_json
 
 if TYPE_CHECKING:
     from explorer.mtclassify import Report
@@ -81,11 +81,11 @@ FEATURES: dict[str, str] = {
 }
 
 #: The documented default feature set, chosen by cross-set transfer on all seven rows
-#: of ``bench/combined_rte.py`` (docs/RESULTS.md, "Combined classifier"): bag-of-words,
+#: of ``experiments/combined_rte.py`` (docs/RESULTS.md, "Combined classifier"): bag-of-words,
 #: NIST-3, the hypothesis proper nouns MANLI leaves unaligned, BLEU-1 and the
 #: static-embedding sentence cosine, chosen again when bag-of-words and MANLI took static
 #: embeddings on and the cosine joined the candidates (mean of the seven rows 67.76%).
-#: With the tested set kept out of the choice of C (``bench.combined_rte --only honest``)
+#: With the tested set kept out of the choice of C (``experiments.combined_rte --only honest``)
 #: they get 58.7 / 65.5 / 72.9 / 70.2% on RTE1 dev / RTE2 dev / RTE3 dev / RTE3 test
 #: against bag-of-words' 59.4 / 62.3 / 70.1 / 65.1.
 DEFAULT_FEATURES: tuple[str, ...] = (
@@ -329,14 +329,7 @@ class CombinedModel:
 
     @classmethod
     def load(cls, path: str | Path) -> CombinedModel:
-        path = Path(path)
-        try:
-            payload = json.loads(path.read_text(encoding="utf-8"))
-        except OSError as err:
-            raise CombinedError(f"{path}: cannot read ({err.strerror})") from None
-        except json.JSONDecodeError as err:
-            raise CombinedError(f"{path}: not JSON ({err})") from None
-        return cls.from_json(payload, source=str(path))
+        return cls.from_json(read_json(path, CombinedError), source=str(path))
 
 
 def train(

@@ -94,7 +94,7 @@ def caches() -> list[DiskCache]:
                   _resource_file("wordnet", "wordnet-index-*.json")),
         DiskCache("PPDB", "PPDB paraphrase table", 0, 1.6, _resource_file("mwa_ppdb", "ppdb-lexical-*.json")),
         DiskCache("ITG kernel", scorer_step_label("itg"), 1, 2.5, _kernels("aligners/itg_kernel.py")),
-        DiskCache("MANLI kernels", scorer_step_label("manli"), 1, 13.7, _kernels("aligners/manli_kernel.py")),
+        DiskCache("MANLI kernels", scorer_step_label("manli"), 1, 13.7, _kernels("aligners/manli/kernel.py")),
         DiskCache("pFSM/pPDA kernels", scorer_step_label("pfsm"), 1, 8.3,
                   _kernels("edit_distance/automaton.py", "edit_distance/features.py")),
     ]

@@ -8,8 +8,11 @@ once, at its entry, and prints ``error: MESSAGE`` (exit status 2) instead of a t
 
 from __future__ import annotations
 
+import json
 import sys
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 
 class ExplorerError(Exception):
@@ -26,3 +29,15 @@ def command_status(run: Callable[[], object]) -> int:
         print(f"error: {err}", file=sys.stderr)
         return 2
     return 0
+
+
+def read_json(path: str | Path, error: type[ExplorerError]) -> Any:
+    """The JSON in the file ``path`` (a model file, say); a file that cannot be read or is
+    not JSON raises ``error`` with the path and the reason."""
+    path = Path(path)
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as err:
+        raise error(f"{path}: cannot read ({err.strerror})") from None
+    except json.JSONDecodeError as err:
+        raise error(f"{path}: not JSON ({err})") from None

@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from explorer.preprocess import AnalyzedPair
 
 __all__ = [
-    "CLI_OPTIONS", "COST_MODELS", "Cost", "CostModel", "LimitError", "Limits", "check", "current",
+    "CLI_OPTIONS", "COST_MODELS", "Cost", "CostModel", "LimitError", "Limits", "check", "cost_model_of", "current",
     "distinct_words", "estimate", "lexical_words", "manli_candidates", "using",
 ]
 
@@ -202,7 +202,8 @@ def _per_pair(bytes_per_pair: float, fixed: float = 0.0) -> Callable[[int, int, 
     return lambda p, h, _c: bytes_per_pair * (p + 1) * (h + 1) + fixed
 
 
-#: The cost model of each method family. Bytes per text x hypothesis token pair were
+#: The cost model of each method family; a scorer's or aligner's registry row names its
+#: family (``cost="bleu"``). Bytes per text x hypothesis token pair were
 #: measured with bench/bench_limits.py on repeated-word pairs (the worst case) and rounded
 #: up: the lexical similarity (float64 matrices, object-array comparisons) ~ 60; WER's two
 #: Python tables ~ 50; the pFSM / pPDA's per-cell feature rows, sparse matrices, lattice
@@ -236,6 +237,19 @@ COST_MODELS: dict[str, CostModel] = {
     "ppda": CostModel("edit lattice of (|t| + 1)(|h| + 1) cells x 37 control states (jumps of up to 5), "
                       "features per cell (Python)", True, _per_pair(2_000.0)),
 }
+
+
+def cost_model_of(method: str) -> str:
+    """The cost model a registered scorer's or aligner's row names (its ``cost``); a name
+    no row has is taken as a key of :data:`COST_MODELS` itself."""
+    from explorer.aligners import ALIGNERS
+    from explorer.scorers import SCORERS
+
+    for registry in (SCORERS, ALIGNERS):
+        info = registry.get(method)
+        if info is not None and info.cost is not None:
+            return info.cost
+    return method
 
 
 @dataclass(frozen=True)
@@ -286,7 +300,8 @@ def check(method: str, p_len: int, h_len: int, *, model: str | None = None, limi
     Args:
         method: the method's name, for the message (``itg_lex``, ``bleu3``, ...).
         p_len, h_len: tokens of the text and of the hypothesis.
-        model: the key of its cost model in :data:`COST_MODELS` (``method`` by default).
+        model: the key of its cost model in :data:`COST_MODELS` (by default the one its
+            registry row names, :func:`cost_model_of`).
         limits: the limits to apply; :func:`current` when None.
         candidates: a tighter MANLI candidate bound (see :func:`estimate`).
         words: distinct words of the text and of the hypothesis, for methods that look up
@@ -303,7 +318,7 @@ def check(method: str, p_len: int, h_len: int, *, model: str | None = None, limi
     longest = max(p_len, h_len)
     if longest > lim.max_tokens:
         raise LimitError(method, "max_tokens", longest, lim.max_tokens, "tokens on one side", size)
-    key = model or method
+    key = model or cost_model_of(method)
     cost = estimate(key, p_len, h_len, candidates=candidates, method=method)
     if COST_MODELS[key].quadratic and cost.token_pairs > lim.max_token_pairs:
         raise LimitError(method, "max_token_pairs", cost.token_pairs, lim.max_token_pairs,

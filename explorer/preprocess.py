@@ -51,13 +51,18 @@ def clean_text(text: str) -> str:
     """Normalise Unicode (NFC), drop control characters, collapse white space."""
     if not isinstance(text, str):
         raise InputError(f"expected text, got {type(text).__name__}")
-    # Fast paths with the same result (loaders clean every sentence of a corpus): ASCII
-    # needs no NFC and its only control characters are C0 and DEL; a printable string
-    # has no control or format characters at all.
+    # Fast paths with the same result (loaders clean every sentence of a corpus): a
+    # printable string has no control, format or separator character but the ASCII space
+    # (str.isprintable), so only runs of spaces and the ends need work, and ASCII needs
+    # no NFC; other ASCII has only C0 and DEL as control characters.
+    if text.isprintable():
+        if not text.isascii() and not unicodedata.is_normalized("NFC", text):
+            text = unicodedata.normalize("NFC", text)
+        if "  " in text:
+            text = _WHITESPACE.sub(" ", text)
+        return text.strip(" ")
     if text.isascii():
         return _WHITESPACE.sub(" ", _ASCII_CONTROL.sub(" ", text)).strip()
-    if text.isprintable():
-        return _WHITESPACE.sub(" ", unicodedata.normalize("NFC", text)).strip()
     text = unicodedata.normalize("NFC", text)
     text = "".join(
         ch if not unicodedata.category(ch).startswith("C") or ch in "\t\n" else " "

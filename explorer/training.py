@@ -31,7 +31,7 @@ class TrainingDataError(ExplorerError, ValueError):
 
 
 TRAINERS: Registry[TrainerInfo] = Registry("trainer", [
-    TrainerInfo("manli", "MANLI feature weights (averaged perceptron on gold alignments)", "explorer.aligners.manli_learn:train_command",
+    TrainerInfo("manli", "MANLI feature weights (averaged perceptron on gold alignments)", "explorer.aligners.manli.learn:train_command",
                 caps("gold_alignments")),
     TrainerInfo("pfsm", "probabilistic edit distance FSM (regression on graded STS/SICK scores)", "explorer.edit_distance.training:train_pfsm",
                 caps("graded")),

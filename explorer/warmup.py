@@ -73,18 +73,11 @@ class WarmupStatus:
         return 1.0 if not self.total else self.done / self.total
 
 
-#: What a method's first run loads besides the resources listed before it.
-LOADS = {
-    "itg": "numba chart kernel", "itg_lex": "lexical similarity", "manli": "model and numba search kernels",
-    "pfsm": "model and numba lattice kernels", "ppda": "model", "combined": "model",
-}
-
-
 def scorer_step_label(name: str) -> str:
     """The label of a registered scorer's step ("Bracketing ITG (scorer: numba chart kernel)")."""
     from explorer.scorers import SCORERS
 
-    loads = f": {LOADS[name]}" if name in LOADS else ""
+    loads = f": {SCORERS[name].loads}" if SCORERS[name].loads else ""
     return f"{SCORERS[name].label} (scorer{loads})"
 
 

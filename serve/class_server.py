@@ -17,11 +17,14 @@ Streamlit process that exits on its own is reported and restarted (up to
 connection, sends its browsers to the others). The in-app password form is not used here: the proxy is
 the gate, so students are asked once.
 
-Defaults (a first choice, to be tuned by measurement, docs/BENCHMARKS.md): one Streamlit
-process per 4 cores (at least one), each with ``max(2, cores / processes - 1)`` workers:
-a Streamlit process mostly waits on its workers, and each costs its own memory (the app,
-its caches and lexicons), so on this 2-core machine one process with two workers; and half
-as many for long pairs (at least one), the pool's own default.
+Defaults (measured, docs/BENCHMARKS.md "A class on one server"): one Streamlit process per
+2 cores (two on a 2-core machine, at most :data:`MAX_DEFAULT_PROCESSES`), each with
+``max(2, cores / processes - 1)`` scoring workers, and half as many for long pairs (at least
+one), the pool's own default. The scoring runs on the workers, but each page's own run (its
+controls, the figures drawn from the results) holds its Streamlit process's interpreter lock:
+with 20 students on 2 cores one process gave an RTE pair's verdicts at p95 4.9 s, two
+processes at 0.9 s. Each process costs its own memory (about 0.8 GB PSS with its workers),
+hence the cap.
 """
 
 from __future__ import annotations
@@ -40,6 +43,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from components.streamlit_config import max_upload_mb
 from explorer.pool import LONG_WORKERS_ENV, default_long_workers
 from serve.caddy import CaddyError, caddy_command, caddy_environment, check_password, find_caddy, hash_password
 from serve.processes import Child, say, stop_all, stop_with_parent
@@ -49,8 +53,6 @@ PASSWORD_VAR = "ENTAILMENT_EXPLORER_PASSWORD"
 WORKERS_VAR = "EXPLORER_WORKERS"
 DEFAULT_PORT = 8501
 DEFAULT_USER = "class"
-#: Streamlit's upload limit (``server.maxUploadSize``, MiB); Caddy's body limit follows it.
-MAX_UPLOAD_MIB = 200
 MAX_RESTARTS = 5
 RESTART_WINDOW_S = 300.0
 START_TIMEOUT_S = 180.0
@@ -81,9 +83,14 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
+#: The most Streamlit processes chosen by default (each costs about 0.8 GB PSS).
+MAX_DEFAULT_PROCESSES = 8
+
+
 def default_processes(cores: int) -> int:
-    """Streamlit processes for a machine with ``cores`` cores: one per four, at least one."""
-    return max(1, cores // 4)
+    """Streamlit processes for a machine with ``cores`` cores: one per two, at least one
+    (two on a 2-core machine), at most :data:`MAX_DEFAULT_PROCESSES`."""
+    return max(1, min(MAX_DEFAULT_PROCESSES, cores if cores <= 2 else cores // 2))
 
 
 def default_workers(cores: int, processes: int) -> int:
@@ -124,7 +131,7 @@ def parse_options(argv: Sequence[str] | None = None, environ: dict[str, str] | N
     parser = argparse.ArgumentParser(prog="make serve-class", description=__doc__.splitlines()[0])
     parser.add_argument("--port", default=env.get("PORT") or DEFAULT_PORT, help="public port (PORT; default 8501)")
     parser.add_argument("--processes", default=env.get("PROCESSES") or None,
-                        help="Streamlit processes (PROCESSES; default one per 4 cores)")
+                        help="Streamlit processes (PROCESSES; default one per 2 cores, at most 8)")
     parser.add_argument("--workers", default=env.get(WORKERS_VAR) or None,
                         help="scoring workers per Streamlit process (EXPLORER_WORKERS; 0: none, score in it)")
     parser.add_argument("--long-workers", default=env.get(LONG_WORKERS_ENV) or None,
@@ -173,11 +180,13 @@ def check_port_free(port: int) -> None:
                              f"e.g. make serve-class PORT={port + 1}") from None
 
 
-def streamlit_command(port: int) -> list[str]:
+def streamlit_command(port: int, upload_mb: int) -> list[str]:
+    """A Streamlit process on ``port`` (127.0.0.1 only) refusing uploads past ``upload_mb``
+    MiB (:func:`components.streamlit_config.max_upload_mb`)."""
     return [
         sys.executable, "-m", "streamlit", "run", "app.py",
         "--server.address", "127.0.0.1", "--server.port", str(port), "--server.headless", "true",
-        "--server.maxUploadSize", str(MAX_UPLOAD_MIB), "--server.enableXsrfProtection", "true",
+        "--server.maxUploadSize", str(upload_mb), "--server.enableXsrfProtection", "true",
         "--server.enableCORS", "true", "--browser.gatherUsageStats", "false",
         # /_stcore/script-health-check runs the app once in a throwaway session: warm() uses it
         # on the internal port (behind Caddy it asks for the password like every path).
@@ -287,6 +296,29 @@ def public_addresses(port: int) -> str:
     return " or ".join(f"http://{name}:{port}/" for name in dict.fromkeys(names))
 
 
+def children(options: Options, caddy: str, password_hash: str, ports: list[int],
+             state: Path) -> tuple[list[Child], Child]:
+    """The Streamlit processes (one per port) and Caddy in front of them, not started. Both
+    take the upload size from .streamlit/config.toml (:func:`components.streamlit_config.max_upload_mb`):
+    Streamlit refuses past it, Caddy past it and Streamlit's multipart allowance.
+
+    Raises:
+        ServeError: the upload size cannot be read.
+    """
+    try:
+        upload_mb = max_upload_mb()
+    except (OSError, ValueError) as err:
+        raise ServeError(f"cannot read the upload size: {err}") from None
+    environment = streamlit_environment(options.workers, options.long_workers)
+    apps = [Child(f"app {i + 1}", streamlit_command(port, upload_mb), environment, cwd=ROOT, quiet=_streamlit_banner)
+            for i, port in enumerate(ports)]
+    proxy = Child("caddy", caddy_command(caddy),
+                  caddy_environment(port=options.port, user=options.user, password_hash=password_hash,
+                                    upstreams=ports, max_upload_mib=upload_mb, state_dir=state),
+                  cwd=state, quiet=_caddy_info)
+    return apps, proxy
+
+
 def serve(options: Options) -> int:
     """Start Streamlit and Caddy, supervise them until a signal, then stop them all."""
     say(f"serve-class: serving the explorer on ALL network interfaces, port {options.port}, on purpose: "
@@ -308,13 +340,7 @@ def serve(options: Options) -> int:
         signal.signal(sig, lambda *_: stopping.set())
     with tempfile.TemporaryDirectory(prefix="explorer-class-") as state:
         ports = free_local_ports(options.processes)
-        environment = streamlit_environment(options.workers, options.long_workers)
-        apps = [Child(f"app {i + 1}", streamlit_command(port), environment, cwd=ROOT, quiet=_streamlit_banner)
-                for i, port in enumerate(ports)]
-        proxy = Child("caddy", caddy_command(caddy),
-                      caddy_environment(port=options.port, user=options.user, password_hash=password_hash,
-                                        upstreams=ports, max_upload_mib=MAX_UPLOAD_MIB, state_dir=Path(state)),
-                      cwd=Path(state), quiet=_caddy_info)
+        apps, proxy = children(options, caddy, password_hash, ports, Path(state))
         code = 0
         try:
             for app in apps:

@@ -15,6 +15,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from components.figures import svg_plain
 from explorer.alignment import Alignment, Edit, EditKind, Link
 
 
@@ -109,11 +110,15 @@ def alignment_grid(
     gold: Alignment | None = None,
     title: str = "",
 ) -> go.Figure:
-    """Draw ``alignment`` as a hypothesis x text grid, against ``gold`` when given.
+    """Draw ``alignment`` as a hypothesis x text grid, against ``gold`` when given. Tokens
+    are escaped: Plotly draws tags in tick and hover labels, and a file's tokens are
+    whatever it says.
 
     Raises:
         ValueError: if the token lists do not match the alignment's lengths.
     """
+    text_tokens = [svg_plain(t) for t in text_tokens]
+    hypothesis_tokens = [svg_plain(t) for t in hypothesis_tokens]
     if (len(text_tokens), len(hypothesis_tokens)) != (alignment.p_len, alignment.h_len):
         raise ValueError(
             f"alignment is {alignment.p_len} x {alignment.h_len} tokens but "

@@ -11,13 +11,14 @@ grid with one node's block of cells outlined, which is how the Pair page links t
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
+from components.figures import svg_plain
 from components.figures.alignment import alignment_grid
-from explorer.aligners.itg import ItgNode, ItgParse, NodeKind
+from explorer.aligners.itg import ItgParse
+from explorer.aligners.itg_tree import ItgNode, NodeKind
 from explorer.alignment import Alignment
 
 #: Marker symbol, colour and legend name per node kind.
@@ -131,8 +132,8 @@ def tree_figure(
             continue
         hover = []
         for n in members:
-            p_words = html.escape(" ".join(text_tokens[n.p_span[0]:n.p_span[1]])) or "ε"
-            h_words = html.escape(" ".join(hypothesis_tokens[n.h_span[0]:n.h_span[1]])) or "ε"
+            p_words = svg_plain(" ".join(text_tokens[n.p_span[0]:n.p_span[1]])) or "ε"
+            h_words = svg_plain(" ".join(hypothesis_tokens[n.h_span[0]:n.h_span[1]])) or "ε"
             lines = [f"<b>{name}</b>",
                      f"text [{n.p_span[0]}, {n.p_span[1]}): {p_words}",
                      f"hypothesis [{n.h_span[0]}, {n.h_span[1]}): {h_words}"]
@@ -153,7 +154,7 @@ def tree_figure(
     figure.add_trace(go.Scatter(
         x=[position[id(n)][0] for n in leaves],
         y=[position[id(n)][1] - (0.5 if k % 2 == 0 else 1.2) for k, n in enumerate(leaves)],
-        mode="text", text=[html.escape(node_label(n, text_tokens, hypothesis_tokens, width=14)) for n in leaves],
+        mode="text", text=[svg_plain(node_label(n, text_tokens, hypothesis_tokens, width=14)) for n in leaves],
         textfont={"size": 10}, hoverinfo="skip", showlegend=False,
     ))
     if highlight is not None and id(highlight) in position:

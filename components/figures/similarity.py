@@ -10,12 +10,12 @@ it came from (WordNet, PPDB, embedding, spelling, ...) and whether the cell is l
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
 
+from components.figures import svg_plain
 from components.figures.alignment import token_grid_layout
 from explorer.alignment import Alignment
 
@@ -50,12 +50,14 @@ def similarity_heatmap(
     for name, alignment in (("links", links), ("gold", gold)):
         if alignment is not None and (alignment.p_len, alignment.h_len) != (p_len, h_len):
             raise ValueError(f"the {name} cover {alignment.p_len} x {alignment.h_len} tokens, not {p_len} x {h_len}")
+    text_tokens = [svg_plain(t) for t in text_tokens]  # for the axes and the hover: shown as given
+    hypothesis_tokens = [svg_plain(t) for t in hypothesis_tokens]
     linked = links.links if links is not None else frozenset()
     sure = gold.sure if gold is not None else frozenset()
     hover = [
         [
-            f"text[{i}] <b>{html.escape(text_tokens[i])}</b> · hypothesis[{j}] "
-            f"<b>{html.escape(hypothesis_tokens[j])}</b><br>"
+            f"text[{i}] <b>{text_tokens[i]}</b> · hypothesis[{j}] "
+            f"<b>{hypothesis_tokens[j]}</b><br>"
             f"similarity {matrix[i, j]:.3f} · from: {sources[i][j]}"
             + ("<br>linked" if (i, j) in linked else "")
             + ("<br>gold SURE link" if (i, j) in sure else "")

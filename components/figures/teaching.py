@@ -16,7 +16,6 @@ the title, so nothing prints over column labels at the top.
 
 from __future__ import annotations
 
-import html
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,6 +23,7 @@ from typing import Any
 
 from plotly.colors import sequential
 
+from components.figures import svg_plain
 from components.figures.itg import tree_figure
 from explorer.teaching.bleu import BleuTrace
 from explorer.teaching.edit import KIND_LABELS, EditTrace, class_words
@@ -61,7 +61,7 @@ def font_size(large: bool) -> int:
 
 def _labels(tokens: Sequence[str]) -> list[str]:
     """Unique, escaped axis labels (a repeated word keeps its own column)."""
-    return [f"{html.escape(t)}<sub>{k + 1}</sub>" for k, t in enumerate(tokens)]
+    return [f"{svg_plain(t)}<sub>{k + 1}</sub>" for k, t in enumerate(tokens)]
 
 
 def _axis(**extra: Any) -> dict[str, Any]:
@@ -107,7 +107,7 @@ def bleu_figure(trace: BleuTrace, index: int, *, large: bool = False) -> StepFig
     final score."""
     step = trace.steps[index]
     if step.phase in ("match", "clip"):
-        grams = [html.escape(" ".join(c.gram)) for c in step.counts]
+        grams = [svg_plain(" ".join(c.gram)) for c in step.counts]
         data: list[dict[str, Any]] = [
             {"type": "bar", "x": grams, "y": [c.in_hypothesis for c in step.counts], "name": "in the hypothesis",
              "marker": {"color": GREY}},
@@ -214,7 +214,7 @@ def itg_figure(trace: ItgTrace, index: int, *, large: bool = False) -> StepFigur
     marks = [[""] * n for _ in range(n)]
     for cell in step.cells:
         z[cell.u][cell.v - 1] = cell.gain
-        marks[cell.u][cell.v - 1] = f"{cell.gain:.1f}<br>{html.escape(RULE_MARK[cell.rule])}" if cell.gain > 1e-4 else "0"
+        marks[cell.u][cell.v - 1] = f"{cell.gain:.1f}<br>{svg_plain(RULE_MARK[cell.rule])}" if cell.gain > 1e-4 else "0"
     labels = _labels(h_kept)
     data = [_heatmap(
         z, [f"to {lab}" for lab in labels], [f"from {lab}" for lab in labels], text=marks, texttemplate="%{text}",
@@ -320,7 +320,7 @@ def edit_figure(trace: EditTrace, index: int, *, large: bool = False) -> StepFig
         })
         group["x"] += [s.start[0], s.end[0], None]
         group["y"] += [s.start[1], s.end[1], None]
-        group["hovertext"] += [html.escape(s.explain)] * 2 + [""]
+        group["hovertext"] += [svg_plain(s.explain)] * 2 + [""]
     named: set[str] = set()
     for (name, _, _), group in sorted(kinds.items(), key=lambda item: item[0][2]):  # the current move on top
         group["showlegend"] = name not in named
@@ -328,9 +328,9 @@ def edit_figure(trace: EditTrace, index: int, *, large: bool = False) -> StepFig
         data.append(group)
     # A word sits between the two lattice points that reading it moves between.
     layout = {
-        "xaxis": _axis(tickvals=[i + 0.5 for i in range(n)], ticktext=[html.escape(t) for t in trace.text],
+        "xaxis": _axis(tickvals=[i + 0.5 for i in range(n)], ticktext=[svg_plain(t) for t in trace.text],
                        title=_title("text"), range=[-0.5, n + 0.5], side="top"),
-        "yaxis": _axis(tickvals=[j + 0.5 for j in range(m)], ticktext=[html.escape(t) for t in trace.hypothesis],
+        "yaxis": _axis(tickvals=[j + 0.5 for j in range(m)], ticktext=[svg_plain(t) for t in trace.hypothesis],
                        title=_title("hypothesis (as read)"), range=[m + 0.5, -0.5]),
         "legend": {"orientation": "h", "yanchor": "top", "y": -0.02, "x": 0},
     }
@@ -362,7 +362,7 @@ def _pieces(tokens: Sequence[str], pieces: Sequence[Sequence[str]], large: bool,
     width = max((len(p) for p in pieces), default=1) or 1
     columns = [f"piece {k + 1}" for k in range(width)]
     z = [[1.0 if k < len(p) else None for k in range(width)] for p in pieces]
-    text = [[html.escape(p[k]) if k < len(p) else "" for k in range(width)] for p in pieces]
+    text = [[svg_plain(p[k]) if k < len(p) else "" for k in range(width)] for p in pieces]
     return _heatmap(z, columns, _labels(tokens), text=text, texttemplate="%{text}", zmin=0, zmax=1,
                     colorscale=[[0, "#e3f2fd"], [1, "#bbdefb"]], textfont=_cell_font(large, rows),
                     hovertemplate="%{y}: %{text}<extra></extra>")

@@ -10,9 +10,10 @@ import pandas as pd
 import streamlit as st
 
 from components import analysis, workers
-from components.data import SAMPLE_DIR, LoadedDataset, load_file
+from components.data import SAMPLE_DIR, SAMPLE_ORIGIN, LoadedDataset, load_file, load_msr, msr_available
 from components.guard import guarded
 from components.state import current_dataset, open_pair, set_dataset
+from components.text import plain
 from explorer.aligners import ALIGNERS
 from explorer.alignment import Alignment
 from explorer.pairs import Pair
@@ -24,8 +25,6 @@ SAMPLE_GOLD = {
     "Hand-written, typical sample (sample_data/typical_align.txt, 6 pairs)": SAMPLE_DIR / "typical_align.txt",
     "Hand-written, blind spots (sample_data/blind_spots_align.txt, 6 pairs)": SAMPLE_DIR / "blind_spots_align.txt",
 }
-MSR_DIR = SAMPLE_DIR.parents[1] / "shared" / "data" / "msr_align"
-MSR_FILES = tuple(MSR_DIR / f"RTE2_dev_{x}.align.txt" for x in "ABC")
 MAX_PROBLEMS = 800
 
 
@@ -96,31 +95,20 @@ def gold_source() -> LoadedDataset | None:
     if loaded.dataset.has_gold_alignments:
         return loaded
     st.info(
-        f"The current dataset ({loaded.name}) has no gold alignments. Load an MSR "
+        f"The current dataset ({plain(loaded.name)}) has no gold alignments. Load an MSR "
         "`.align.txt` or Edinburgh++ JSON file on the Dataset page, or pick one here."
     )
     options = {label: str(path) for label, path in SAMPLE_GOLD.items()}
-    if all(path.is_file() for path in MSR_FILES):
+    if msr_available():
         options["MSR RTE2 dev, annotators A/B/C merged (800 problems)"] = "msr"
     choice = st.selectbox("Gold alignments", list(options), key="aligners_gold")
     if st.button("Use these gold alignments", key="aligners_load"):
         if options[choice] == "msr":
-            set_dataset(_load_msr())
+            set_dataset(load_msr())
         else:
-            set_dataset(load_file(Path(options[choice]), origin="built-in sample"))
+            set_dataset(load_file(Path(options[choice]), origin=SAMPLE_ORIGIN))
         st.rerun()
     return None
-
-
-@st.cache_resource(show_spinner="Merging the three annotators...")
-def _load_msr_dataset():  # type: ignore[no-untyped-def]
-    from explorer.datasets.msr_align import load_annotators
-
-    return load_annotators(MSR_FILES)
-
-
-def _load_msr() -> LoadedDataset:
-    return LoadedDataset(_load_msr_dataset(), "msr-rte2-dev-abc", "MSR RTE2 dev gold")
 
 
 def is_manli_training_data(loaded: LoadedDataset, model: str | None = None) -> bool:
@@ -182,7 +170,7 @@ def body() -> None:
         for name in chosen:
             frames[name] = _evaluate(loaded.key, name, limit, tuple(loaded.dataset.pairs),
                                      model if name == "manli" else "")
-    st.subheader(f"{loaded.name}: {limit} of {n_gold} problems")
+    st.subheader(f"{plain(loaded.name)}: {limit} of {n_gold} problems")
     training = "manli" in chosen and is_manli_training_data(loaded, model)
     if training:
         shipped = SHIPPED_MODELS[model]
@@ -208,7 +196,8 @@ def body() -> None:
     if rows:
         open_pair(str(shown.iloc[rows[0]]["id"]))
     pick = st.selectbox("Open a problem on the Pair page", list(shown["id"]), key="aligners_pick")
-    if st.button("Open", key="aligners_open"):
+    # Named in full: a bare "Open" is also every select box's dropdown button (its aria-label).
+    if st.button("Open on the Pair page", key="aligners_open"):
         open_pair(str(pick))
 
 

@@ -8,13 +8,13 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from components import charts, state, workers
-from components.data import LoadedDataset, dataset_best_cutoff, dataset_scores
+from components import charts, state, uploads, workers
+from components.data import LoadedDataset, dataset_best_cutoff, dataset_scores, load_uploaded
 from components.figures.compare import agreement, score_scatter, selected_ids
 from components.guard import attempt
 from components.sections import batch_results
 from components.state import current_dataset, open_pair
-from components.text import count
+from components.text import count, plain
 from explorer.aligners.comparison import agreement as annotator_agreement
 from explorer.aligners.comparison import f1_differences
 from explorer.alignment import Alignment
@@ -96,20 +96,21 @@ def aligner_section(loaded: LoadedDataset) -> None:
 def annotator_section() -> None:
     """Annotators (e.g. MSR's A, B and C) as systems: their pairwise agreement."""
     st.subheader("Annotator agreement")
-    uploads = st.file_uploader(
+    files = st.file_uploader(
         "Two or more alignment files of the same problems (e.g. RTE2_dev_A/B/C.align.txt)",
-        accept_multiple_files=True, key="compare_annotators")
-    if not uploads or len(uploads) < 2:
+        accept_multiple_files=True, key="compare_annotators", max_upload_size=uploads.MAX_UPLOAD_MB,
+        help=uploads.describe_limits())
+    if not files or len(files) < 2:
         st.caption("Upload the annotators' files to see how often they agree.")
         return
-    from explorer.datasets import DatasetError, load_bytes
+    from explorer.datasets import DatasetError
 
     systems = {}
-    for upload in uploads:
+    for upload in files:
         try:
-            data = load_bytes(upload.getvalue(), upload.name)
+            data = load_uploaded(upload.getvalue(), upload.name).dataset
         except DatasetError as error:
-            st.error(f"{upload.name} could not be read: {error}")
+            st.error(f"{plain(upload.name)} could not be read: {plain(error)}")
             return
         systems[upload.name] = {p.id: p.gold_alignment for p in data.pairs if p.gold_alignment is not None}
     rows = annotator_agreement(systems)
@@ -146,9 +147,9 @@ def scorer_section(loaded: LoadedDataset) -> None:
     if x_name == y_name:
         st.info("Choose two different scorers.")
         return
-    with st.spinner(f"Scoring {loaded.name} with both..."):
+    with st.spinner(f"Scoring {plain(loaded.name)} with both..."):
         scored = attempt(lambda: (dataset_scores(loaded, x_name), dataset_scores(loaded, y_name)),
-                         "Scoring", where=f"on {loaded.name}", then=". Choose other scorers.")
+                         "Scoring", where=f"on {plain(loaded.name)}", then=". Choose other scorers.")
     if scored is None:
         return
     x, y = scored
@@ -171,14 +172,14 @@ def scorer_section(loaded: LoadedDataset) -> None:
     })
     counts = table["agreement"].value_counts()
     n_labelled = sum(p.entails is not None for p in pairs)
-    on = loaded.name if n_labelled == len(pairs) else \
-        f"the {n_labelled} labelled pairs of {loaded.name} ({len(pairs) - n_labelled} unlabelled left out)"
+    on = plain(loaded.name) if n_labelled == len(pairs) else \
+        f"the {n_labelled} labelled pairs of {plain(loaded.name)} ({len(pairs) - n_labelled} unlabelled left out)"
     st.caption(" · ".join(f"{group}: {n}" for group, n in counts.items())
                + ("" if x_cut is None else f" — cutoffs {x_cut:.4f} / {y_cut:.4f}, best on {on}"))
     figure = score_scatter(list(table["id"]), list(x), list(y), groups, x_name=x_label, y_name=y_label,
                            x_cutoff=x_cut, y_cutoff=y_cut)
     event = charts.plotly_chart(figure, key=CHART, on_select="rerun", selection_mode=("box", "lasso", "points"))
-    chosen = selected_ids(event.selection.points) if event is not None and event.selection else []
+    chosen = selected_ids(event.selection.points, list(table["id"])) if event is not None and event.selection else []
     show_only = st.radio("Show", ["all pairs", "disagreements only"], horizontal=True, key="compare_show")
     shown = table
     if chosen:

@@ -4,19 +4,30 @@ page."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from components import state
+from components import state, uploads
 from components.data import (
+    DEFAULT_SAMPLE,
+    MSR_ORIGIN,
+    RTE_ORIGIN,
     SAMPLE_ABOUT,
+    SAMPLE_DIR,
+    SAMPLE_ORIGIN,
     SAMPLES,
+    UPLOAD_ORIGIN,
     LoadedDataset,
     dataset_best_cutoff,
     dataset_scores,
     labelled_mask,
     load_file,
+    load_msr,
+    msr_available,
     nltk_rte_files,
     remember_upload,
 )
@@ -31,51 +42,113 @@ from explorer.scorers import SCORERS
 SAMPLE = "Built-in sample"
 UPLOAD = "Upload a file"
 NLTK = "NLTK RTE corpus"
+GOLD = "MSR gold alignments"
 ALL, CORRECT, WRONG = "all", "correct", "incorrect"
+#: Which source each origin of a dataset belongs to.
+SOURCE_OF = {SAMPLE_ORIGIN: SAMPLE, UPLOAD_ORIGIN: UPLOAD, RTE_ORIGIN: NLTK, MSR_ORIGIN: GOLD}
 
 
-def source_controls() -> LoadedDataset | None:
-    """Where the data comes from; returns a newly chosen dataset, or None to keep the
-    current one. A file that fails to load is reported and changes nothing."""
+def _samples(current: LoadedDataset) -> dict[str, Path]:
+    """The built-in samples, and the current dataset when it is another file of the sample
+    folder (the hand-written gold alignments the Aligners page opens)."""
+    found = dict(SAMPLES)
+    if current.origin == SAMPLE_ORIGIN and current.name not in {p.name for p in found.values()}:
+        found[current.name] = SAMPLE_DIR / current.name
+    return found
+
+
+def _load_into(load: Callable[[], LoadedDataset]) -> None:
+    """Open what a control chose (a widget callback): a file that fails to load changes
+    nothing and its error is shown by the page."""
+    try:
+        set_dataset(load())
+    except DatasetError as err:
+        state.DATASET_ERROR.set(str(err))
+
+
+def _chosen_source() -> None:
+    """The source changed: open what its picker shows (an upload waits for its file)."""
+    source = state.DATASET_SOURCE.get()
+    if source == SAMPLE:
+        samples = _samples(current_dataset())
+        path = samples.get(str(state.DATASET_SAMPLE.get()), DEFAULT_SAMPLE)
+        _load_into(lambda: load_file(path, origin=SAMPLE_ORIGIN))
+    elif source == NLTK:
+        files = nltk_rte_files()
+        name = str(state.DATASET_RTE.get() or next(iter(files), ""))
+        if name in files:
+            _load_into(lambda: load_file(files[name], origin=RTE_ORIGIN))
+    elif source == GOLD:
+        _load_into(load_msr)
+
+
+def _sync_controls(current: LoadedDataset) -> None:
+    """Show the working dataset in the controls when it was opened elsewhere (another page,
+    a link): the controls only change the dataset when they are used."""
+    if state.SOURCE_SHOWN.get() == current.key:
+        return
+    state.SOURCE_SHOWN.set(current.key)
+    source = SOURCE_OF.get(current.origin)
+    if source is not None:
+        state.DATASET_SOURCE.set(source)
+    if current.origin == SAMPLE_ORIGIN:
+        state.DATASET_SAMPLE.set(next(n for n, p in _samples(current).items() if p.name == current.name))
+    elif current.origin == RTE_ORIGIN:
+        state.DATASET_RTE.set(current.name)
+
+
+def source_controls() -> None:
+    """Where the data comes from. Nothing changes the working dataset but using a control
+    (opening this page keeps the dataset another page opened, the MSR gold alignments of
+    the Aligners page say); a file that fails to load is reported and changes nothing."""
     current = current_dataset()
+    _sync_controls(current)
     rte_files = nltk_rte_files()
-    options = [SAMPLE, UPLOAD] + ([NLTK] if rte_files else [])
-    by_origin = {"built-in sample": SAMPLE, "uploaded file": UPLOAD, "NLTK RTE corpus": NLTK}
-    state.DATASET_SOURCE.setdefault(lambda: by_origin.get(current.origin, SAMPLE))
-    source = st.radio("Source", options, horizontal=True, key=state.DATASET_SOURCE.key)
+    options = [SAMPLE, UPLOAD] + ([NLTK] if rte_files else []) + ([GOLD] if msr_available() else [])
+    state.DATASET_SOURCE.setdefault(lambda: SOURCE_OF.get(current.origin, SAMPLE))
+    source = st.radio("Source", options, horizontal=True, key=state.DATASET_SOURCE.key, on_change=_chosen_source)
     if not rte_files:
         st.caption("NLTK's RTE corpus is not installed (`python -m explorer resources --download`); the sample and uploads still work.")
     if source == SAMPLE:
-        names = list(SAMPLES)
-        index = next((i for i, n in enumerate(names) if SAMPLES[n].name == current.name), 0)
-        choice = st.selectbox("Sample", names, index=index, key="dataset_sample")
-        if SAMPLES[choice].name in SAMPLE_ABOUT:
-            st.caption(SAMPLE_ABOUT[SAMPLES[choice].name])
-        return load_file(SAMPLES[choice], origin="built-in sample")
-    if source == NLTK:
-        names = list(rte_files)
-        index = names.index(current.name) if current.name in names else 0
-        choice = st.selectbox("RTE file", names, index=index, key="dataset_nltk")
-        return load_file(rte_files[choice], origin="NLTK RTE corpus")
+        samples = _samples(current)
+        choice = st.selectbox("Sample", list(samples), key=state.DATASET_SAMPLE.key, on_change=lambda: _load_into(
+            lambda: load_file(samples[state.DATASET_SAMPLE.value()], origin=SAMPLE_ORIGIN)))
+        if samples[choice].name in SAMPLE_ABOUT:
+            st.caption(SAMPLE_ABOUT[samples[choice].name])
+    elif source == NLTK:
+        st.selectbox("RTE file", list(rte_files), key=state.DATASET_RTE.key, on_change=lambda: _load_into(
+            lambda: load_file(rte_files[state.DATASET_RTE.value()], origin=RTE_ORIGIN)))
+    elif source == GOLD:
+        st.caption("The MSR RTE2 dev gold alignments, the three annotators merged (800 problems; 400 carry "
+                   "NLTK's RTE2 entailment labels). The Aligners page scores aligners on them.")
+    else:
+        _upload_control(current)
+
+
+def _upload_control(current: LoadedDataset) -> None:
     formats = "; ".join(f"{info.description}" for info in LOADERS.values())
-    upload = st.file_uploader("Dataset file", key="dataset_upload", help=f"Recognised by content and extension: {formats}.")
+
+    def uploaded() -> None:
+        upload = state.DATASET_UPLOAD.get()
+        if upload is not None:
+            _load_into(lambda: remember_upload(upload.getvalue(), upload.name))
+
+    upload = st.file_uploader("Dataset file", key=state.DATASET_UPLOAD.key, on_change=uploaded,
+                              max_upload_size=uploads.MAX_UPLOAD_MB,
+                              help=f"Recognised by content and extension: {formats}. {uploads.describe_limits()}")
     if upload is None:
-        if current.origin == "uploaded file":
-            st.caption(f"Showing the uploaded {current.name}; upload another file to replace it.")
+        if current.origin == UPLOAD_ORIGIN:
+            st.caption(f"Showing the uploaded {plain(current.name)}; upload another file to replace it.")
         else:
             st.info(f"Upload a dataset file. Formats: {formats}.")
-        return None
-    return remember_upload(upload.getvalue(), upload.name)
 
 
 def choose_dataset() -> LoadedDataset:
-    try:
-        chosen = source_controls()
-    except DatasetError as err:
-        st.error(f"Could not load this file, so the dataset is unchanged: {err}")
-        return current_dataset()
-    if chosen is not None:
-        set_dataset(chosen)
+    source_controls()
+    error = state.DATASET_ERROR.get()
+    if error is not None:
+        state.DATASET_ERROR.pop()
+        st.error(f"Could not load this file, so the dataset is unchanged: {plain(error)}")
     return current_dataset()
 
 
@@ -150,11 +223,11 @@ def main() -> None:
     st.caption(
         f"**{plain(loaded.name)}** ({loaded.origin}): {count(len(dataset), 'pair')}, "
         + label_kind(dataset.kind, int(labelled_mask(loaded).sum()), len(dataset))
-        + (f", tasks {', '.join(dataset.tasks)}" if dataset.tasks else "")
+        + (f", tasks {plain(', '.join(dataset.tasks))}" if dataset.tasks else "")
         + f"; read as {LOADERS[dataset.format].description}."
     )
     for note in dataset.notes:
-        st.caption(note)
+        st.caption(plain(note))
     interactive = SCORERS.names(interactive=True)
     names = interactive + [n for n in SCORERS if n not in interactive]
     left, right = st.columns([1, 3])
@@ -164,7 +237,7 @@ def main() -> None:
         key="dataset_scorer", persist_state="session",
     )
     with st.spinner(f"Scoring {len(dataset)} pairs with {SCORERS[scorer].label}..."):
-        built = attempt(lambda: build_table(loaded, scorer), SCORERS[scorer].label, where=f"on {loaded.name}",
+        built = attempt(lambda: build_table(loaded, scorer), SCORERS[scorer].label, where=f"on {plain(loaded.name)}",
                         then=". Choose another scorer.")
     if built is None:  # the other scorers remain choosable
         return

@@ -36,7 +36,7 @@ def run_controls(loaded_name: str, stored: list[str] | None = None) -> str | Non
     choice = st.selectbox(
         "Correct / incorrect under", options, index=default, key="errors_scorer",
         format_func=lambda n: n if n == NO_RUN or n not in SCORERS else SCORERS[n].label,
-        help=f"The scorer's decision (score > its best cutoff on {loaded_name}) against the gold label. "
+        help=f"The scorer's decision (score > its best cutoff on {plain(loaded_name)}) against the gold label. "
              "The run is recorded in the store the first time.",
     )
     return None if choice == NO_RUN else choice
@@ -55,7 +55,7 @@ def taxonomy_editor() -> None:
                     store.add_tag(name, description)
                     st.success(f"Added {plain(name.strip().lower())}.")
                 except StoreError as error:
-                    st.error(str(error))
+                    st.error(plain(error))
         tags = store.tags()
         st.dataframe(pd.DataFrame([{"tag": t.name, "description": t.description} for t in tags]),
                      hide_index=True, width="stretch")
@@ -77,7 +77,7 @@ def taxonomy_editor() -> None:
                 st.toast(f"Deleted {plain(old)}" + (f" and removed it from {n} pairs." if n else "."))
                 st.rerun()
         except StoreError as error:
-            st.error(str(error))
+            st.error(plain(error))
 
 
 def main() -> None:
@@ -91,7 +91,8 @@ def main() -> None:
     except StoreError as error:
         st.error(f"The annotation store cannot be opened: {error}")
         return
-    st.caption(f"Tags recorded on **{plain(name)}** (store: `{store.path}`). Tag pairs on the Pair page, "
+    # Not the store's path: on a shared server that is the server's file system, no reader's business.
+    st.caption(f"Tags recorded on **{plain(name)}** in this app's annotation store. Tag pairs on the Pair page, "
                "or many at once under the Dataset table.")
     left, right = st.columns([2, 1])
     with left:
@@ -104,7 +105,7 @@ def main() -> None:
         else:
             with st.spinner(f"Scoring {name} with {SCORERS[scorer].label}..."):
                 # A failing scorer is reported; counting still works without it.
-                run_id = attempt(lambda: scorer_run(loaded, scorer), SCORERS[scorer].label, where=f"on {name}")
+                run_id = attempt(lambda: scorer_run(loaded, scorer), SCORERS[scorer].label, where=f"on {plain(name)}")
     table = crosstab(store, dataset_id, run_id)
     if run_id is not None:
         cut = table.cutoff

@@ -5,14 +5,15 @@ Pearson/Spearman instead. All figures come from :mod:`explorer.decision.measures
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from components import charts, state
+from components import charts, state, uploads
 from components.data import (
     SAMPLES,
     LoadedDataset,
@@ -27,7 +28,7 @@ from components.figures import evaluation as figures
 from components.guard import attempt
 from components.sections import batch_results
 from components.state import current_dataset, dev_dataset, set_dev_dataset
-from components.text import count, label_kind, plain
+from components.text import count, label_kind, plain, svg_plain
 from explorer import published
 from explorer.datasets import DatasetError
 from explorer.decision.measures import classification_report, graded_report, sweep
@@ -60,16 +61,17 @@ def dev_controls(loaded: LoadedDataset) -> LoadedDataset | None:
         elif choice in rte:
             chosen = load_file(rte[choice], origin="NLTK RTE corpus")
         else:
-            upload = st.file_uploader("Development set", key="evaluate_dev_upload")
+            upload = st.file_uploader("Development set", key="evaluate_dev_upload", max_upload_size=uploads.MAX_UPLOAD_MB,
+                                      help=uploads.describe_limits())
             if upload is None:
                 st.info("Upload a development set, or choose another option.")
                 return current if current is not None and current.origin == "uploaded file" else None
             chosen = load_uploaded(upload.getvalue(), upload.name)
     except DatasetError as err:
-        st.error(f"Could not load the development set, so cutoffs are chosen on the data itself: {err}")
+        st.error(f"Could not load the development set, so cutoffs are chosen on the data itself: {plain(err)}")
         chosen = None
     if chosen is not None and not chosen.binary_labels:
-        st.error(f"{chosen.name} has no entailment labels, so it cannot choose a cutoff; using the data itself.")
+        st.error(f"{plain(chosen.name)} has no entailment labels, so it cannot choose a cutoff; using the data itself.")
         chosen = None
     if chosen is not None and chosen.key == loaded.key:
         chosen = None  # the same data: the cutoff is chosen on itself either way
@@ -89,12 +91,12 @@ def score_all(loaded: LoadedDataset, names: Sequence[str], dev: LoadedDataset | 
             continue
 
         def report(i: int, n: int, index: int = index, name: str = name, data: LoadedDataset = data) -> None:
-            bar.progress((index + i / max(n, 1)) / len(jobs), text=f"{SCORERS[name].label} on {data.name}: {i}/{n} pairs")
+            bar.progress((index + i / max(n, 1)) / len(jobs), text=f"{SCORERS[name].label} on {plain(data.name)}: {i}/{n} pairs")
 
         if name in failed:
             continue
         result = attempt(partial(dataset_scores, data, name, progress=report),
-                         SCORERS[name].label, where=f"on {data.name}", then=". It is left out.")
+                         SCORERS[name].label, where=f"on {plain(data.name)}", then=". It is left out.")
         if result is None:
             failed.add(name)
         else:
@@ -104,6 +106,12 @@ def score_all(loaded: LoadedDataset, names: Sequence[str], dev: LoadedDataset | 
         scores.pop(name, None)
         dev_scores.pop(name, None)
     return scores, dev_scores
+
+
+def scorer_column(rows: Sequence[dict[str, object]]) -> dict[str, Any]:
+    """The summary's scorer column wide enough for the longest name (uncut), pinned left."""
+    longest = max((len(str(r["scorer"])) for r in rows), default=10)
+    return {"scorer": st.column_config.TextColumn(width=min(360, max(120, 8 * longest)), pinned=True)}
 
 
 def _fmt(value: float | None, percent: bool = False) -> str:
@@ -138,7 +146,7 @@ def graded_section(loaded: LoadedDataset, names: Sequence[str], scores: dict[str
         })
     st.subheader("Summary")
     st.caption("Graded similarity data: correlation of each scorer with the gold score.")
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", column_config=scorer_column(rows))
     labels = {SCORERS[n].label: scores[n] for n in names}
     charts.plotly_chart(
         figures.graded_scatter(labels, [float(p.score or 0.0) for p in pairs], title="Score against gold similarity"),
@@ -191,8 +199,11 @@ def classification_section(
     key = published.dataset_key(loaded.name)
     if loaded.dataset.kind == "three_way":
         st.caption("3-way labels: *entailment* against *neutral* and *contradiction* together.")
-    source_text = f"chosen on {dev.name} (development set)" if dev else f"chosen on {loaded.name} itself (no development set)"
-    st.caption(f"Cutoffs {source_text}" + (f" by the `{DEFAULT_RULE}` rule (explorer/decision/rules.py)" if dev else "")
+    def chosen_on(inert: Callable[[object], str]) -> str:
+        return (f"chosen on {inert(dev.name)} (development set)" if dev
+                else f"chosen on {inert(loaded.name)} itself (no development set)")
+
+    st.caption(f"Cutoffs {chosen_on(plain)}" + (f" by the `{DEFAULT_RULE}` rule (explorer/decision/rules.py)" if dev else "")
                + ". A pair is judged entailed when score > cutoff.")
     reports = {}
     for name in names:
@@ -213,7 +224,7 @@ def classification_section(
                               else dev.name if dev and report.cutoff_source == "dev" else f"self ({loaded.name})"),
             **published_columns(key, name, "accuracy"),
         })
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", column_config=scorer_column(rows))
     if key is None:
         st.caption("Published figures are shown for the corpora papers report on (e.g. rte1_dev.xml, rte2_dev.xml).")
 
@@ -222,17 +233,17 @@ def classification_section(
     cutoffs = {label[n]: reports[n].cutoff for n in names}
     axes = curve_axes(curves)
     charts.plotly_chart(
-        figures.accuracy_curves(curves, cutoffs, title=f"{loaded.name}: cutoffs {source_text}", axes=axes,
+        figures.accuracy_curves(curves, cutoffs, title=f"{svg_plain(loaded.name)}: cutoffs {chosen_on(svg_plain)}", axes=axes,
                                 scores={label[n]: scores[n] for n in names}),
         key="accuracy_curves",
     )
 
     if dev:
-        with st.expander(f"Accuracy against cutoff on the development set, {dev.name}"):
+        with st.expander(f"Accuracy against cutoff on the development set, {plain(dev.name)}"):
             charts.plotly_chart(
                 figures.accuracy_curves(
                     {label[n]: sweep(dev_scores[n], dev_gold) for n in names}, cutoffs,
-                    title=f"{dev.name}: where each cutoff was chosen", axes=axes,
+                    title=f"{svg_plain(dev.name)}: where each cutoff was chosen", axes=axes,
                     scores={label[n]: dev_scores[n] for n in names},
                 ),
                 key="dev_accuracy_curves",
@@ -250,7 +261,7 @@ def classification_section(
     tasks = loaded.dataset.tasks
     if tasks:
         st.subheader("By task")
-        by_task = {label[n]: {t: r.accuracy for t, r in reports[n].by_task.items()} for n in names}
+        by_task = {label[n]: {svg_plain(t): r.accuracy for t, r in reports[n].by_task.items()} for n in names}
         charts.plotly_chart(figures.task_accuracy(by_task, title="Accuracy per task"), key="task_accuracy")
         table = []
         for task in tasks:
@@ -270,7 +281,6 @@ def transfer_section(
 ) -> None:
     """Cutoff transfer: each scorer's cutoff chosen on the development set (A) by a rule,
     applied to this data (B), beside the accuracy B's own best cutoff would give."""
-    from components.text import plain
     from explorer.decision.rules import CUTOFF_RULES, transfer_table
 
     st.subheader(f"Cutoff transfer: {plain(dev.name)} → {plain(loaded.name)}")
@@ -305,14 +315,16 @@ def main() -> None:
     st.caption(f"**{plain(loaded.name)}** ({loaded.origin}): {count(len(dataset), 'pair')}, "
                f"{label_kind(dataset.kind, int(labelled_mask(loaded).sum()), len(dataset))}. Change it on the Dataset page.")
     if dataset.kind == "unlabelled":
-        st.warning(f"{loaded.name} has no labels or gold scores, so there is nothing to evaluate against.")
+        st.warning(f"{plain(loaded.name)} has no labels or gold scores, so there is nothing to evaluate against.")
         return
     # The BLEU family by default (one scale); scorers on other scales (NIST runs to ~10,
     # bow is a log score) get a panel each in the curves.
     default = [n for n in DEFAULT_SCORERS if n in SCORERS and SCORERS[n].capabilities.interactive]
     left, right = st.columns(2)
+    # wrap: every chosen scorer stays in sight in full (in a column, the chips would scroll
+    # on one line, showing only the last ones, their names cut).
     names = left.multiselect(
-        "Scorers", list(SCORERS), default=default, key="evaluate_scorers", persist_state="session",
+        "Scorers", list(SCORERS), default=default, key="evaluate_scorers", persist_state="session", wrap=True,
         help="Any registered scorer; scorers on different scales get a panel each in the curves (or a normalised axis).",
         format_func=lambda n: SCORERS[n].label + ("" if SCORERS[n].capabilities.interactive else " (slow)"),
     )

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import streamlit as st
 
+from components import uploads
 from components.data import LoadedDataset, load_file, load_uploaded, nltk_rte_files
 from components.sections.mt_experiment import render_corpus_statistics, render_mtmetrics_comparison
 from components.state import current_dataset
-from components.text import count
+from components.text import count, plain
 from explorer.datasets import DatasetError
 
 NONE = "none: cross-validate on the training data"
@@ -27,23 +28,24 @@ def test_controls(loaded: LoadedDataset) -> LoadedDataset | None:
         if choice in rte:
             return load_file(rte[choice], origin="NLTK RTE corpus")
         if choice == UPLOAD:
-            upload = st.file_uploader("Test set", key="mtmetrics_test_upload")
+            upload = st.file_uploader("Test set", key="mtmetrics_test_upload", max_upload_size=uploads.MAX_UPLOAD_MB,
+                                      help=uploads.describe_limits())
             return load_uploaded(upload.getvalue(), upload.name) if upload is not None else None
     except DatasetError as err:
-        st.error(f"Could not load the test set: {err}")
+        st.error(f"Could not load the test set: {plain(err)}")
     return None
 
 
 def main() -> None:
     st.title("MT metrics")
     loaded = current_dataset()
-    st.subheader(f"Corpus statistics: {loaded.name}")
+    st.subheader(f"Corpus statistics: {plain(loaded.name)}")
     render_corpus_statistics(loaded.dataset)
     st.subheader("Classifier over MT-metric features")
     if not loaded.binary_labels:
-        st.info(f"{loaded.name} has no entailment labels; load a labelled dataset on the Dataset page to train.")
+        st.info(f"{plain(loaded.name)} has no entailment labels; load a labelled dataset on the Dataset page to train.")
         return
-    st.caption(f"Training data: **{loaded.name}** ({count(len(loaded.dataset), 'pair')}).")
+    st.caption(f"Training data: **{plain(loaded.name)}** ({count(len(loaded.dataset), 'pair')}).")
     test = test_controls(loaded)
     render_mtmetrics_comparison(loaded.dataset, test.dataset if test is not None else None)
 

@@ -11,6 +11,7 @@ import streamlit as st
 
 from components import analysis, charts, state
 from components.data import (
+    BATCH_ORIGIN,
     BLIND_SPOTS,
     SAMPLE_ABOUT,
     SAMPLE_ORIGIN,
@@ -24,6 +25,7 @@ from components.guard import attempt
 from components.panels import PANELS
 from components.sections import batch_results
 from components.sections.annotation import render_annotation_section
+from components.sections.browser_memory import intro_line, tabs_in_url
 from components.sections.report_download import render_report_download
 from components.sections.verdicts import (
     AUTO_SLOW_MAX_TOKENS,
@@ -37,7 +39,7 @@ from components.sections.verdicts import (
     verdicts,
 )
 from components.state import current_dataset, dev_dataset, select_pair, selected_pair_id
-from components.text import plain
+from components.text import count, plain
 from components.timing import PageTimer
 from components.warmup import wait_for_warmup
 from explorer import limits
@@ -46,6 +48,9 @@ from explorer.pairs import Pair
 from explorer.preprocess import AnalyzedPair, InputError, analyze_pair, make_pair, tokenize
 from explorer.scorers import SCORERS
 
+#: The first screen's line: what the explorer shows and what to try first (until dismissed).
+INTRO = ("See how each method decides whether a hypothesis follows from a text: pick a pair or type one, "
+         "hover a verdict, open a method's tab.")
 #: Each text box and where its value is kept while the box is not drawn.
 TEXT_BOXES = ((state.TEXT_WIDGET, state.TYPED_TEXT), (state.HYPOTHESIS_WIDGET, state.TYPED_HYPOTHESIS))
 #: Longer sides are drawn truncated in the grid (the scores use every token).
@@ -77,23 +82,38 @@ def _copy_widget(widget: state.Slot[str], kept: state.Slot[str]) -> None:
     kept.set(widget.value())
 
 
+def unknown_pair(loaded: LoadedDataset, wanted: str) -> str:
+    """What the page says for a link to a pair the dataset lacks (its id and the size)."""
+    total = batch_results.size() if loaded.origin == BATCH_ORIGIN else None
+    return (f"There is no pair {plain(wanted)} in {plain(loaded.name)} "
+            f"({count(len(loaded.dataset) if total is None else total, 'pair')}). Choose one below.")
+
+
 def pair_controls(loaded: LoadedDataset) -> Pair | None:
     """The pair picker and the two text boxes; returns the pair to analyse.
 
     A pair from the dataset stays that pair (with its label and tokens) until its text
-    is edited; then it becomes the user's own pair.
+    is edited; then it becomes the user's own pair. A link to a pair the dataset lacks
+    shows no other pair in its place: the page says so and offers the picker.
     """
     pairs = loaded.dataset.pairs
     ids = [p.id for p in pairs]
     by_id = {p.id: p for p in pairs}
     wanted = selected_pair_id()
-    if wanted not in by_id:
+    if wanted is not None and wanted not in by_id:
+        st.warning(unknown_pair(loaded, wanted))
+        pick = state.pair_pick(loaded.key)
+        pick.pop()
+        st.selectbox(f"Pair from {loaded.name}", ids, index=None, key=pick.key, placeholder="choose a pair",
+                     format_func=lambda i: _pair_caption(by_id[i]), on_change=lambda: select_pair(pick.get()))
+        return None
+    if wanted is None:
         wanted = ids[0]
     if len(pairs) <= PICKER_MAX_OPTIONS:
         pick = state.pair_pick(loaded.key)
         pick.set(wanted)
         st.selectbox(
-            f"Pair from {loaded.name}",
+            f"Pair from {plain(loaded.name)}",
             ids,
             key=pick.key,
             format_func=lambda i: _pair_caption(by_id[i]),
@@ -105,11 +125,11 @@ def pair_controls(loaded: LoadedDataset) -> Pair | None:
         number = state.pair_number(loaded.key)
         number.set(ids.index(wanted) + 1)
         st.number_input(
-            f"Pair of {loaded.name} (1 to {len(ids):,}; too many to list)", min_value=1, max_value=len(ids),
+            f"Pair of {plain(loaded.name)} (1 to {len(ids):,}; too many to list)", min_value=1, max_value=len(ids),
             step=1, key=number.key, on_change=lambda: select_pair(ids[int(number.value()) - 1]),
             help="Or find one on the Dataset page (search, filters) and open it; or type your own pair below.",
         )
-        st.caption(_pair_caption(by_id[wanted]))
+        st.caption(plain(_pair_caption(by_id[wanted])))
     chosen = by_id[wanted]
     if state.PAIR_SHOWN.get() != (loaded.key, chosen.id) or not state.TYPED_TEXT.present():
         _show_pair(chosen)
@@ -120,7 +140,8 @@ def pair_controls(loaded: LoadedDataset) -> Pair | None:
         column.text_area(label, key=widget.key, height=130, on_change=_copy_widget, args=(widget, kept))
     text, hypothesis = state.TYPED_TEXT.value(), state.TYPED_HYPOTHESIS.value()
     if text == chosen.text and hypothesis == chosen.hypothesis:
-        st.caption(f"Pair **{chosen.id}** of {loaded.name}" + (f", gold label: **{chosen.label}**" if chosen.label else ""))
+        st.caption(f"Pair **{plain(chosen.id)}** of {plain(loaded.name)}"
+                   + (f", gold label: **{chosen.label}**" if chosen.label else ""))
         if chosen.note:
             st.info(f"**What this pair shows:** {plain(chosen.note)}")
         return chosen
@@ -232,8 +253,8 @@ def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair, timer: PageTim
             "cutoff": round(cut.value, 4),
             "decision": _decision(float(result.value), cut.value),
             "what it is": SCORERS[name].description,
-            "cutoff from": cut.origin,
-            "score from": "stored by the background cutoff job" if isinstance(result, StoredScore) else "this page",
+            "cutoff from": plain(cut.origin),  # st.table renders Markdown in its cells
+            "score from": f"stored by {result.by}" if isinstance(result, StoredScore) else "this page",
         })
     st.subheader("Scores")
     # A static table: every row on screen (no 10-row scroll box hiding the slow methods) and
@@ -275,7 +296,7 @@ def decision_section(loaded: LoadedDataset, pair: Pair, results: dict[str, Any])
     cutoff = right.slider(
         "Cutoff (score > cutoff means entails)", min_value=float(low), max_value=float(high),
         value=float(cut.value), step=0.001, format="%.3f", key=f"cutoff_{name}_{loaded.key}_{cut.source}",
-        help=f"Starts at {cut.origin}.",
+        help=f"Starts at {plain(cut.origin)}.",
     )
     decision = _decision(value, cutoff)
     message = f"{SCORERS[name].label} = {value:.4f} {'>' if value > cutoff else '≤'} {cutoff:.3f}: **{decision}**"
@@ -312,17 +333,26 @@ def gold_alignment_section(analyzed: AnalyzedPair) -> None:
         )
 
 
+#: The query parameter naming the open method tab (``?tab=MANLI``; none for the first).
+TAB_PARAM = "tab"
+#: The element holding the method tabs (its CSS class is ``st-key-`` + this).
+TABS_KEY = "method_tabs"
+
+
 def panels_section(analyzed: AnalyzedPair) -> None:
-    """One tab per method panel; only the open tab is drawn (switching tabs reruns the page),
-    so a rerun pays for one panel, not all of them. The open tab is in the URL
-    (``?tab=MANLI``; none for the first tab), so a reload or a copied link reopens it."""
+    """One tab per method panel, every tab drawn: switching tabs stays in the browser
+    (instant, no run on the server). A new pair's tabs come in the run after its verdict
+    strip (:func:`figures_follow`), so drawing them all does not delay the verdicts. The
+    open tab is in the URL (``?tab=MANLI``; none for the first tab), kept there by the
+    browser as tabs are switched, so a reload or a copied link reopens it."""
     if not PANELS:
         return
-    tabs = st.tabs([panel.label for panel in PANELS.values()], key=state.PAIR_METHOD_TAB.key, on_change="rerun",
-                   bind="query-params")
+    labels = [panel.label for panel in PANELS.values()]
+    wanted = st.query_params.get(TAB_PARAM)
+    with st.container(key=TABS_KEY):
+        tabs = st.tabs(labels, default=wanted if wanted in labels else None)
+    tabs_in_url(f"st-key-{TABS_KEY}", TAB_PARAM, labels[0], key="method_tabs_url")
     for tab, panel in zip(tabs, PANELS.values(), strict=True):
-        if tab.open is False:  # None: the tabs do not track state; draw them all
-            continue
         with tab:
             # Each panel's widgets and charts are keyed under its name.
             attempt(partial(panel.render, analyzed, key=panel.name), panel.label,
@@ -368,7 +398,8 @@ def within_token_limit(pair: Pair) -> bool:
 def main() -> None:
     timer = PageTimer()  # EXPLORER_TIMING_LOG only (the browser benchmark)
     st.title("Pair")
-    loaded = batch_results.pair_dataset() or current_dataset()
+    intro_line(INTRO, key="intro")
+    loaded = current_dataset()
     if loaded.origin == SAMPLE_ORIGIN and loaded.name == BLIND_SPOTS.name:
         st.caption(SAMPLE_ABOUT[BLIND_SPOTS.name])  # what the blind-spot set is for
     pair = pair_controls(loaded)

@@ -50,10 +50,10 @@ def _lesson(method: str, option: str | None, key: tuple[object, ...], large: boo
     job per session, like the Pair page's: the ITG lesson at the teaching limit is seconds
     of CPU, and takes the long lane) and kept for the whole server per pair, method, option
     and layout (``key`` identifies the pair)."""
-    label = TEACH_METHODS[method].label
+    row = TEACH_METHODS[method]
     return analysis.kept(("teach", method, option, large, *key), lambda: workers.run(
-        lesson_of, method, option, pair, large=large, what=f"Tracing {label} on this pair",
-        long=cost.lesson_is_long(pair, method)))
+        lesson_of, method, option, pair, large=large, what=f"Tracing {row.label} on this pair",
+        long=cost.lesson_is_long(pair, row.lesson_seconds)))
 
 
 def _pick_pair() -> Pair | None:
@@ -80,7 +80,7 @@ def _pick_pair() -> Pair | None:
         hyp = by_id[pair_id].hypothesis
         return f"{pair_id} — {hyp if len(hyp) <= 70 else hyp[:67] + '...'}"
 
-    pair_id = st.selectbox(f"Pair of {loaded.name}", ids, index=index, format_func=caption, key="teach_pair")
+    pair_id = st.selectbox(f"Pair of {plain(loaded.name)}", ids, index=index, format_func=caption, key="teach_pair")
     if pair_id != current:
         select_pair(pair_id)  # ?pair= (shared with the Pair page): a link reopens it
     return find_pair(loaded, pair_id)

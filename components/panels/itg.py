@@ -10,7 +10,8 @@ from components import analysis, charts, state, workers
 from components.figures.itg import alignment_figure, internal_nodes, node_at, node_label, tree_figure
 from components.panels.shared import fitting_gold
 from components.sections.verdicts import verdict_line
-from explorer.aligners.itg import MAX_CHART_CELLS, VARIANTS, ItgNode, ItgParse, NodeKind
+from explorer.aligners.itg import MAX_CHART_CELLS, VARIANTS, ItgParse
+from explorer.aligners.itg_tree import ItgNode, NodeKind
 from explorer.pool import cost, tasks
 from explorer.preprocess import AnalyzedPair
 

@@ -147,7 +147,7 @@ def _render_editor(loaded: LoadedDataset, pair: Pair) -> None:
                  help=None if who else "Type your name in the sidebar's Annotator box first."):
         store.add_gold_alignment(dataset_id, pair.id, working, author=who,
                                  text_tokens=p_tokens, hypothesis_tokens=h_tokens)
-        st.success(f"Saved {len(working.links)} links for pair {pair.id}.")
+        st.success(f"Saved {len(working.links)} links for pair {plain(pair.id)}.")
         saved = store.gold_alignment(dataset_id, pair.id)
     if saved is not None:
         st.caption(f"Saved correction: {len(saved.alignment.links)} links, by {plain(saved.author)} "
@@ -187,7 +187,7 @@ def _render_manli_decision(loaded: LoadedDataset, pair: Pair, working: Alignment
         gold_note = f" — gold: {pair.label} ({'right' if (edited > cut.value) == pair.entails else 'wrong'})"
     st.markdown(
         f"**MANLI on this alignment**: entailment score {edited:.4f} "
-        f"({'>' if edited > cut.value else '≤'} cutoff {cut.value:.3f}, {cut.origin}): "
+        f"({'>' if edited > cut.value else '≤'} cutoff {cut.value:.3f}, {plain(cut.origin)}): "
         f"**{verdict}**{gold_note}. MANLI's own alignment scores {decoded_score:.4f}."
     )
     if dropped:

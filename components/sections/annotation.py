@@ -72,7 +72,7 @@ def _annotation_form(loaded: LoadedDataset, pair: Pair) -> None:
         left, right = st.columns([3, 1])
         chosen = left.multiselect(
             "Tags", taxonomy, key=tag_widget.key, help="Why does the method get this pair wrong (or right)? "
-            + "; ".join(f"{n}: {d}" for n, d in descriptions.items() if d),
+            + "; ".join(f"{plain(n)}: {plain(d)}" for n, d in descriptions.items() if d),
         )
         who = author_caption(right)
         note = st.text_input("Add a note", key=note_widget.key,
@@ -87,7 +87,7 @@ def _annotation_form(loaded: LoadedDataset, pair: Pair) -> None:
         seen.pop(key, None)  # re-read what is stored now, other sessions' changes included
         saves[key] = saves.get(key, 0) + 1
         tag_widget.pop()
-        st.toast(f"Saved the annotation of pair {pair.id}.")
+        st.toast(f"Saved the annotation of pair {plain(pair.id)}.")
         st.rerun()
     stored = store.pair_tags(dataset_id, pair.id)
     st.caption("Stored tags: " + (", ".join(plain(t) for t in stored) if stored else "none yet"))

@@ -23,12 +23,12 @@ import pandas as pd
 import streamlit as st
 
 from components import charts, state
-from components.data import KNOWN_CUTOFFS, LoadedDataset
+from components.data import BATCH_ORIGIN, KNOWN_CUTOFFS, KNOWN_SCORES, LoadedDataset
 from components.figures import batch as batch_figures
 from components.figures import evaluation as figures
 from components.figures.compare import agreement, score_scatter, selected_ids
 from components.state import open_pair
-from components.text import plain
+from components.text import label_kind, plain, svg_plain
 from explorer.batch.query import (
     ALL,
     CORRECT,
@@ -73,10 +73,10 @@ def open_result(directory: str) -> BatchResult:
 
 
 def active() -> BatchResult | None:
-    """The batch result this session browses, if one is open."""
-    directory = state.BATCH_DIR.get()
-    if not directory:
+    """The batch result this session browses, if one is open (the working dataset)."""
+    if not state.batch_open():
         return None
+    directory = str(state.BATCH_DIR.get())
     try:
         return open_result(directory)
     except (BatchError, OSError) as err:
@@ -86,8 +86,7 @@ def active() -> BatchResult | None:
 
 
 def close() -> None:
-    state.BATCH_DIR.pop()
-    state.BATCH_WINDOW.pop()
+    state.set_batch(None)
 
 
 def _label(scorer: str) -> str:
@@ -100,7 +99,7 @@ def _header(result: BatchResult) -> None:
     rows = result.count()
     state = "complete" if m.complete else f"partial: {rows:,} of {m.n_pairs:,} pairs scored so far"
     st.caption(
-        f"Batch result **{plain(m.dataset)}** ({plain(result.directory)}): {m.n_pairs:,} pairs, {plain(m.kind)} labels, "
+        f"Batch result **{plain(m.dataset)}** ({plain(result.directory)}): {m.n_pairs:,} pairs, {label_kind(m.kind)}, "
         f"scorers {plain(', '.join(m.scorers))}; {state}."
         + ("" if not any(m.refused.values()) else
            " Refused pairs (no value): " + ", ".join(f"{plain(s)} {n:,}" for s, n in m.refused.items() if n) + ".")
@@ -122,15 +121,25 @@ def opener() -> bool:
         folder = left.text_input("Result folder (the --out of `batch`)", key="batch_folder",
                                  placeholder="/path/to/result")
         right.write("")
-        if right.button("Open", key="batch_open") and folder.strip():
+        if right.button("Open the result", key="batch_open") and folder.strip():
             try:
                 open_result(folder.strip())
             except (BatchError, OSError) as err:
                 st.error(f"Cannot open {plain(folder.strip())}: {plain(err)}")
                 return False
-            state.BATCH_DIR.set(folder.strip())
+            state.set_batch(folder.strip())
             st.rerun()
     return False
+
+
+#: Text columns a pair may lack (SNLI has no task): shown empty, not as "None".
+OPTIONAL_TEXT = ("task", "label")
+
+
+def _blank_missing(rows: pd.DataFrame) -> pd.DataFrame:
+    """The rows with a missing task or label as an empty cell."""
+    present = [c for c in OPTIONAL_TEXT if c in rows.columns]
+    return rows.assign(**{c: rows[c].fillna("") for c in present}) if present else rows
 
 
 def _best_cutoff(result: BatchResult, scorer: str) -> float | None:
@@ -140,39 +149,68 @@ def _best_cutoff(result: BatchResult, scorer: str) -> float | None:
     return choice.value if choice.source in (MODEL, DATASET) else None
 
 
+#: Pages of batch pairs kept for the Pair page (their cutoffs and scores), at most this many.
+MAX_WINDOWS = 64
+
+
 def _window(result: BatchResult, rows: pd.DataFrame, pair_id: str) -> None:
-    """Remember the pairs of the page a pair was opened from, for the Pair page."""
+    """Remember the pairs of the page a pair was opened from, for the Pair page, with the
+    cutoffs chosen on the whole result and the scores the batch stored for them."""
     if rows.empty:
         return
-    found = result.pairs(list(rows["id"]))
+    m = result.manifest
+    found = result.pairs(list(rows["id"]), m.scorers)
     pairs = [
         Pair(id=str(r.id), text=r.text, hypothesis=r.hypothesis, label=r.label if isinstance(r.label, str) else None,
              task=r.task if isinstance(r.task, str) else None,
-             score=None if pd.isna(r.gold_score) else float(r.gold_score), source=result.manifest.dataset)
+             score=None if pd.isna(r.gold_score) else float(r.gold_score), source=m.dataset)
         for r in found.itertuples(index=False)
     ]
     if not any(p.id == pair_id for p in pairs):
         return
-    key = f"batch:{result.manifest.fingerprint[-12:]}:{','.join(p.id for p in pairs)[:64]}:{len(pairs)}"
-    name = f"{result.manifest.dataset} (a page of the batch result)"
-    loaded = LoadedDataset(Dataset(name=name, format=result.manifest.format, pairs=tuple(pairs)), key,
-                           "batch result")
-    KNOWN_CUTOFFS[key] = {
-        s: c for s in result.manifest.scorers if (c := result.cutoff(s)).source == DATASET
+    key = f"batch:{m.fingerprint[-12:]}:{','.join(p.id for p in pairs)[:64]}:{len(pairs)}"
+    name = f"{m.dataset} (a page of the batch result)"
+    loaded = LoadedDataset(Dataset(name=name, format=m.format, pairs=tuple(pairs)), key, BATCH_ORIGIN)
+    for kept in (KNOWN_CUTOFFS, KNOWN_SCORES):
+        if len(kept) >= MAX_WINDOWS:
+            kept.clear()
+    KNOWN_CUTOFFS[key] = {s: c for s in m.scorers if (c := result.cutoff(s)).source == DATASET}
+    KNOWN_SCORES[key] = {
+        s: {str(i): float(v) for i, v in zip(found["id"], found[s], strict=True) if pd.notna(v)} for s in m.scorers
     }
     state.BATCH_WINDOW.set(loaded)
     # Tags and notes on these pairs go to the result's dataset in the store, when the
     # batch was registered in the store this app uses.
-    m = result.manifest
     if m.store_dataset_id is not None and m.store == str(default_path()):
         state.STORE_DATASET_IDS.setdefault(dict)[key] = (m.store, m.store_dataset_id)
 
 
-def pair_dataset() -> LoadedDataset | None:
-    """For the Pair page: the page of batch pairs a pair was opened from, if any."""
-    if not state.BATCH_DIR.get():
-        return None
-    return state.BATCH_WINDOW.get()
+def ensure_window() -> None:
+    """While a batch result is the working dataset, the page of its pairs that the Pair
+    page (and every page that needs pairs in memory) works on: the page a pair was opened
+    from; else, reached from the sidebar or a link, the result's first page, with the pair
+    the URL names added when the result has it (a pair it lacks is the Pair page's to
+    report)."""
+    result = active()
+    if result is None:
+        return
+    wanted = state.selected_pair_id()
+    window = state.BATCH_WINDOW.get()
+    if window is not None and (wanted is None or any(p.id == wanted for p in window.dataset.pairs)):
+        return
+    ids = [str(i) for i in result.page(Filters(), limit=PAGE_SIZE, columns=["id"]).rows["id"]]
+    if wanted is not None and wanted not in ids and result.pair(wanted) is not None:
+        ids = [*ids[: PAGE_SIZE - 1], wanted]
+    if window is not None and wanted not in ids:
+        return  # keep the page shown; the Pair page says the pair is not in the result
+    if ids:
+        _window(result, pd.DataFrame({"id": ids}), wanted if wanted in ids else ids[0])
+
+
+def size() -> int | None:
+    """How many pairs the open batch result has (None when none is open)."""
+    result = active()
+    return None if result is None else result.count()
 
 
 # ----------------------------------------------------------------- Dataset page
@@ -221,7 +259,7 @@ def dataset_section() -> bool:
     shown_columns = first_page_columns(scorer)
     page = result.page(filters, sort=sort, descending=descending, offset=(int(page_no) - 1) * PAGE_SIZE,
                        limit=PAGE_SIZE, columns=shown_columns)
-    rows = page.rows
+    rows = _blank_missing(page.rows)
     if cutoff is not None and not rows.empty:
         rows.insert(4, "decision", np.where(rows[scorer] > cutoff, "entails", "does not entail"))
         rows.loc[rows[scorer].isna(), "decision"] = "refused"
@@ -301,7 +339,7 @@ def evaluate_section() -> bool:
     tasks = sorted({t for r in reports.values() for t in r["by_task"]})
     if tasks:
         st.subheader("By task")
-        by_task = {label[n]: {t: f["accuracy"] for t, f in reports[n]["by_task"].items()} for n in names}
+        by_task = {label[n]: {svg_plain(t): f["accuracy"] for t, f in reports[n]["by_task"].items()} for n in names}
         charts.plotly_chart(figures.task_accuracy(by_task, title="Accuracy per task"), key="batch_task_accuracy")
         table = []
         for task in tasks:
@@ -356,12 +394,12 @@ def compare_section() -> bool:
                            x_name=x_label, y_name=y_label, x_cutoff=x_cut, y_cutoff=y_cut)
     event = charts.plotly_chart(figure, key="batch_compare_scatter", on_select="rerun",
                             selection_mode=("box", "lasso", "points"))
-    chosen = selected_ids(event.selection.points) if event is not None and event.selection else []
+    chosen = selected_ids(event.selection.points, list(sample["id"])) if event is not None and event.selection else []
     shown = sample[sample["id"].isin(chosen)] if chosen else sample
     if st.radio("Show", ["all sampled pairs", "disagreements only"], horizontal=True,
                 key="batch_compare_show") == "disagreements only":
         shown = shown[shown["agreement"].str.startswith("only")]
-    table = shown.drop(columns=["entails"]).head(1000)
+    table = _blank_missing(shown.drop(columns=["entails"]).head(1000))
     rows = st.dataframe(table, hide_index=True, width="stretch", key="batch_compare_table",
                         on_select="rerun", selection_mode="single-row")
     picked = rows.selection.rows if rows is not None else []
@@ -405,8 +443,11 @@ def open_batch_pair(pair_id: str) -> None:
     open_pair(pair_id)
 
 
-def sidebar_note() -> None:
-    """A line in the sidebar while a batch result is open."""
-    directory = state.BATCH_DIR.get()
-    if directory:
-        st.sidebar.caption(f"Batch result open: {plain(directory)} (Dataset, Evaluate and Compare pages)")
+def describe() -> str | None:
+    """The sidebar's line for the open batch result (None when none is open)."""
+    result = active()
+    if result is None:
+        return None
+    m = result.manifest
+    return (f"Dataset: **{plain(m.dataset)}** ({m.n_pairs:,} pairs, {label_kind(m.kind)}; a batch result, "
+            f"folder {plain(result.directory.name)})")

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from components.text import plain
 from explorer.datasets import Dataset
 from explorer.metrics.features import ALL_GROUPS, GROUPS
 
@@ -24,7 +25,9 @@ def render_mtmetrics_comparison(train: Dataset, test: Dataset | None = None, *, 
                "The paper's column is its MSRP test accuracy (jackknifing for k-fold 'all').")
     chosen = st.multiselect("Feature sets (each run on its own)", GROUPS + ("all",),
                             default=["per", "bleu1", "pos", "all"], key=f"{key}_sets")
-    protocols = ["k-fold over the training data"] + ([f"train on {train.name}, test on {test.name}"] if test else [])
+    # radio options are Markdown: the names are escaped
+    protocols = ["k-fold over the training data"] + ([f"train on {plain(train.name)}, test on {plain(test.name)}"]
+                                                     if test else [])
     protocol = st.radio("Protocol", protocols, key=f"{key}_protocol", horizontal=True)
     folds = st.number_input("Folds", min_value=2, max_value=20, value=10, key=f"{key}_folds",
                             disabled=not protocol.startswith("k-fold"))
@@ -39,7 +42,7 @@ def render_mtmetrics_comparison(train: Dataset, test: Dataset | None = None, *, 
                                  groups, k, what=f"Computing the {name} features and training", long=True)
             reports.append((name, report))
     except (ClassifyError, ValueError, PoolError) as err:
-        st.error(str(err))
+        st.error(plain(str(err)))
         return
     st.dataframe(comparison_rows(reports), hide_index=True, width="stretch")
 
@@ -58,7 +61,7 @@ def render_corpus_statistics(dataset: Dataset) -> None:
         st.info(str(err))
         return
     except PoolError as err:
-        st.error(str(err))
+        st.error(plain(str(err)))
         return
     st.dataframe(
         [{"group": r.group, "pairs": r.n, "positive": r.positive_share, "text tokens": r.mean_text_length,

@@ -16,14 +16,12 @@ import streamlit as st
 
 from components import workers
 from components.data import LoadedDataset
+from components.panels import report_methods
 from components.report import ScoreRow, pair_report, report_html
 from explorer.decision.cutoffs import CutoffChoice
 from explorer.pool import PoolError, cost
 from explorer.preprocess import AnalyzedPair
 from explorer.scorers import SCORERS
-
-#: The methods whose figures the report draws (for its cost estimate).
-REPORT_METHODS = ("wer", "bow", "itg", "manli", "pfsm", "ppda")
 
 
 def score_rows(results: Mapping[str, Any], cutoffs: Mapping[str, CutoffChoice]) -> list[ScoreRow]:
@@ -57,7 +55,7 @@ def render_report_download(loaded: LoadedDataset, analyzed: AnalyzedPair, result
     def build() -> str:
         try:
             return workers.run(pair_report, pair, where=where, rows=rows, notes=notes, what="Building the report",
-                               long=cost.is_long([pair], REPORT_METHODS), session=session)
+                               long=cost.is_long([pair], report_methods()), session=session)
         except PoolError as err:  # past its budget, say: the file says so instead of failing
             return report_html(text=pair.text, hypothesis=pair.hypothesis, gold_label=pair.label, gold=pair.entails,
                                where=where, rows=rows, figures=[], notes=[*notes, f"No figures: {err}"])

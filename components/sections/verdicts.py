@@ -16,6 +16,7 @@ from typing import Any
 import streamlit as st
 
 from components.data import (
+    KNOWN_SCORES,
     LoadedDataset,
     dataset_source,
     fingerprint_of,
@@ -52,6 +53,8 @@ class Verdict:
     one_sided: bool = False
     #: the score was read from the dataset's stored per-pair scores (:class:`StoredScore`)
     stored: bool = False
+    #: who stored it (:attr:`StoredScore.by`)
+    stored_by: str = ""
 
     @property
     def correct(self) -> bool | None:
@@ -67,18 +70,23 @@ class Verdict:
         if self.one_sided:
             text += " Not counted: this cutoff gives every pair of its set the same decision."
         if self.stored:
-            text += (" Score stored by this dataset's background cutoff job (the same method run on every "
-                     "labelled pair), not recomputed on this page.")
+            text += (f" Score stored by {self.stored_by} (the same method run on every pair), not recomputed "
+                     "on this page.")
         return text
+
+
+#: Who stored a :class:`StoredScore`.
+BY_JOB, BY_BATCH = "this dataset's background cutoff job", "the batch result"
 
 
 @dataclass(frozen=True)
 class StoredScore:
     """A method's score on a dataset pair, read from the scores the background cutoff job
-    stored (:mod:`explorer.decision.pair_scores`) instead of computed on the page; it has the
-    ``value`` every result has and nothing else (no breakdown)."""
+    stored (:mod:`explorer.decision.pair_scores`) or a batch result holds instead of computed
+    on the page; it has the ``value`` every result has and nothing else (no breakdown)."""
 
     value: float
+    by: str = BY_JOB
 
 
 def verdicts(results: Mapping[str, Any], cutoffs: Mapping[str, CutoffChoice], gold: bool | None) -> list[Verdict]:
@@ -87,8 +95,9 @@ def verdicts(results: Mapping[str, Any], cutoffs: Mapping[str, CutoffChoice], go
     for name, result in results.items():
         value, cut = float(result.value), cutoffs[name]
         label = SCORERS[name].label if name in SCORERS else name
+        by = result.by if isinstance(result, StoredScore) else ""
         out.append(Verdict(name, label, value, cut.value, cut.origin, value > cut.value, gold, cut.one_sided,
-                           isinstance(result, StoredScore)))
+                           bool(by), by))
     return out
 
 
@@ -138,8 +147,8 @@ def strip_html(rows: Sequence[Verdict], gold_label: str | None, pending: Sequenc
                     "the same decision)")
     stored = sum(r.stored for r in rows)
     if stored:
-        summary += (f"; {stored} from scores stored by this dataset's background cutoff job "
-                    f"({', '.join(r.label for r in rows if r.stored)})")
+        by = next(r.stored_by for r in rows if r.stored)
+        summary += f"; {stored} from scores stored by {by} ({', '.join(r.label for r in rows if r.stored)})"
     return (f'<div class="verdict-strip" data-pair="{html.escape(mark, quote=True)}" '
             f'data-pending="{len(pending)}" data-methods="{len(rows)}">'
             f'<div style="line-height:1.9">{"".join(chips)}</div>'
@@ -277,14 +286,20 @@ def _labelled_index(loaded: LoadedDataset) -> tuple[dict[tuple[object, ...], int
 
 
 def stored_scores(loaded: LoadedDataset, pair: Pair, names: Sequence[str]) -> dict[str, StoredScore]:
-    """The scores of ``pair`` (a labelled pair of ``loaded``) that this dataset's background
-    cutoff job stored, for those of ``names`` it has; nothing for a typed or unlabelled pair
-    or before the job has stored anything (:mod:`explorer.decision.pair_scores`)."""
+    """The scores of ``pair`` (a pair of ``loaded``) stored already, for those of ``names``
+    that are: a batch result's values for a page of it, else the scores this dataset's
+    background cutoff job stored for a labelled pair (:mod:`explorer.decision.pair_scores`);
+    nothing for a typed pair or before anything was stored."""
     from components.analysis import pair_key
     from explorer.decision import pair_scores
     from explorer.decision.cutoffs import DATASET
 
-    if pair.source == "typed" or pair.entails is None or not names:
+    if pair.source == "typed" or not names:
+        return {}
+    batch = KNOWN_SCORES.get(loaded.key)
+    if batch is not None:
+        return {n: StoredScore(v, BY_BATCH) for n in names if (v := batch.get(n, {}).get(pair.id)) is not None}
+    if pair.entails is None:
         return {}
     fp = fingerprint_of(loaded)
     # Nothing stored yet, or a dataset too large to keep scores for: no index to build.

@@ -3,7 +3,8 @@
 An aligner turns an analysed pair into a frozen result carrying an
 :class:`explorer.alignment.Alignment` (``alignment``) and the number compared to a
 cutoff (``value``), plus whatever breakdown the UI draws. The contracts live in
-:mod:`explorer.api`. Adding an aligner is one module and one line.
+:mod:`explorer.api`. A row names how to build it, what it needs and its cost model;
+adding an aligner is one module and one row.
 """
 
 from __future__ import annotations
@@ -21,13 +22,13 @@ class UnknownAlignerError(UnknownNameError):
 
 
 ALIGNERS: Registry[AlignerInfo] = Registry("aligner", [
-    AlignerInfo("bow", "Bag of words", "each hypothesis word to its most similar text word (Levenshtein on lemmas, or static embeddings)", lazy("explorer.aligners.bow:BowAligner"), caps("brown", "wordnet", "embeddings")),
-    AlignerInfo("itg", "Bracketing ITG", "links of the best Bracketing ITG biparse (exact matches)", lazy("explorer.aligners.itg:ItgAligner", "itg"), caps(interactive=False)),
-    AlignerInfo("itg_lex", "Bracketing ITG (lexical similarity)", "ITG links using the shared WordNet/PPDB similarity and static embeddings", lazy("explorer.aligners.itg:ItgAligner", "itg_lex"), _LEXICAL_EMBEDDINGS),
-    AlignerInfo("manli", "MANLI", "phrase-based NLI aligner (MacCartney et al. 2008), simulated annealing, trained weights", lazy("explorer.aligners.manli:ManliAligner"), _TRAINED, "manli_rte2dev.json"),
-    AlignerInfo("embed", "Static embeddings (SimAlign-style)", "mutual argmax over the cosines of static word vectors (WordLlama's shipped table), links of cosine >= 0.6 (SimAlign's argmax; settings chosen on the MSR gold)", lazy("explorer.aligners.embed:EmbedAligner"), caps("embeddings")),
-    AlignerInfo("pfsm", "pFSM edit sequence", "Viterbi edit sequence of the probabilistic edit-distance FSM (Wang & Cer 2012)", lazy("explorer.edit_distance.scoring:EditDistanceScorer", "pfsm"), _TRAINED, "pfsm_sts_sick.json"),
-    AlignerInfo("ppda", "pPDA edit sequence", "Viterbi edit sequence of the pPDA, with jumps (Wang & Cer 2012)", lazy("explorer.edit_distance.scoring:EditDistanceScorer", "ppda"), _TRAINED, "ppda_sts_sick.json"),
+    AlignerInfo("bow", "Bag of words", "each hypothesis word to its most similar text word (Levenshtein on lemmas, or static embeddings)", lazy("explorer.aligners.bow:BowAligner"), caps("brown", "wordnet", "embeddings"), cost="bow"),
+    AlignerInfo("itg", "Bracketing ITG", "links of the best Bracketing ITG biparse (exact matches)", lazy("explorer.aligners.itg:ItgAligner", "itg"), caps(interactive=False), cost="itg"),
+    AlignerInfo("itg_lex", "Bracketing ITG (lexical similarity)", "ITG links using the shared WordNet/PPDB similarity and static embeddings", lazy("explorer.aligners.itg:ItgAligner", "itg_lex"), _LEXICAL_EMBEDDINGS, cost="itg"),
+    AlignerInfo("manli", "MANLI", "phrase-based NLI aligner (MacCartney et al. 2008), simulated annealing, trained weights", lazy("explorer.aligners.manli:ManliAligner"), _TRAINED, "manli_rte2dev.json", cost="manli"),
+    AlignerInfo("embed", "Static embeddings (SimAlign-style)", "mutual argmax over the cosines of static word vectors (WordLlama's shipped table), links of cosine >= 0.6 (SimAlign's argmax; settings chosen on the MSR gold)", lazy("explorer.aligners.embed:EmbedAligner"), caps("embeddings"), cost="embed"),
+    AlignerInfo("pfsm", "pFSM edit sequence", "Viterbi edit sequence of the probabilistic edit-distance FSM (Wang & Cer 2012)", lazy("explorer.edit_distance.scoring:EditDistanceScorer", "pfsm"), _TRAINED, "pfsm_sts_sick.json", cost="pfsm"),
+    AlignerInfo("ppda", "pPDA edit sequence", "Viterbi edit sequence of the pPDA, with jumps (Wang & Cer 2012)", lazy("explorer.edit_distance.scoring:EditDistanceScorer", "ppda"), _TRAINED, "ppda_sts_sick.json", cost="ppda"),
 ], error=UnknownAlignerError)
 
 

@@ -142,7 +142,7 @@ class BowAligner:
         """Raises :class:`explorer.limits.LimitError` for a pair past the limits."""
         text, hyp = pair.text, pair.hypothesis
         p_len, h_len = len(text), len(hyp)
-        check(self.name, p_len, h_len, model="bow", limits=limits, words=lexical_words(pair))
+        check(self.name, p_len, h_len, limits=limits, words=lexical_words(pair))
         if h_len == 0:
             return BowResult(Alignment(p_len, 0), 0.0)
         if p_len == 0:

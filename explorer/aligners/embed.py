@@ -154,7 +154,7 @@ class EmbedScorer(_StaticEmbeddingsUser):
     def score(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> EmbedScore:
         """Raises :class:`explorer.limits.LimitError` for a pair past the limits."""
         text, hyp = pair.text.lower, pair.hypothesis.lower
-        check(self.name, len(text), len(hyp), model="embed", limits=limits)
+        check(self.name, len(text), len(hyp), limits=limits)
         ids = self.embeddings.token_ids([*text, *hyp])
         return EmbedScore(
             value=self.embeddings.text_similarity(text, hyp),
@@ -212,7 +212,7 @@ class EmbedAligner(_StaticEmbeddingsUser):
     def align(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> EmbedAlignment:
         """Raises :class:`explorer.limits.LimitError` for a pair past the limits."""
         p_len, h_len = len(pair.text), len(pair.hypothesis)
-        check(self.name, p_len, h_len, model="embed", limits=limits)
+        check(self.name, p_len, h_len, limits=limits)
         if p_len == 0 or h_len == 0:
             return EmbedAlignment(Alignment(p_len, h_len), 0.0)
         sims = self.similarity(pair)

@@ -27,12 +27,12 @@ if TYPE_CHECKING:
 
 from explorer.batch.folder import storage_error
 from explorer.batch.schema import (
-    BREAKDOWN,
     CHUNK_DIR,
     CHUNK_GLOB,
     PAIR_COLUMNS,
     BatchError,
     Manifest,
+    breakdown,
     breakdown_column,
     error_column,
     finished_chunks,
@@ -169,7 +169,7 @@ class BatchResult:
     def columns(self) -> list[str]:
         names = [name for name, _ in PAIR_COLUMNS]
         for s in self.manifest.scorers:
-            names += [s, error_column(s), *(breakdown_column(s, f) for f in BREAKDOWN.get(s, ()))]
+            names += [s, error_column(s), *(breakdown_column(s, f) for f in breakdown(s))]
         return names
 
     def _column(self, name: str) -> str:
@@ -401,13 +401,13 @@ class BatchResult:
         row = rel.fetchone()
         return None if row is None else dict(zip(names, row, strict=True))
 
-    def pairs(self, pair_ids: Sequence[str]) -> pd.DataFrame:
+    def pairs(self, pair_ids: Sequence[str], scorers: Sequence[str] = ()) -> pd.DataFrame:
         """The pair columns of the given ids (at most :data:`MAX_PAGE`), in dataset order,
-        as a DataFrame."""
+        as a DataFrame, with the stored values of ``scorers``."""
         ids = list(dict.fromkeys(str(i) for i in pair_ids))
         if not 0 < len(ids) <= MAX_PAGE:
             raise BatchError(f"ask for 1-{MAX_PAGE} pairs, not {len(ids)}")
-        names = ", ".join(f'"{name}"' for name, _ in PAIR_COLUMNS)
+        names = ", ".join([*(f'"{name}"' for name, _ in PAIR_COLUMNS), *map(self._scorer, scorers)])
         return self.query(
             f"SELECT {names} FROM {{source}} WHERE id IN ({', '.join('?' for _ in ids)}) ORDER BY position", ids
         ).df()

@@ -16,7 +16,7 @@ label as loaded: entailment / non-entailment / neutral / contradiction, or null)
 (the graded score, if any), ``text``, ``hypothesis``; then per scorer ``S``: ``S`` (its
 value, float64; null when the scorer refused the pair or gave no finite number),
 ``S__error`` (why it is null, else null) and its breakdown columns ``S__FIELD`` (float64,
-see :data:`BREAKDOWN`).
+see :func:`breakdown`).
 
 A chunk file is written under a temporary name (``.chunk-000001.parquet.tmp-...``, which
 no reader globs) and renamed when complete, so a chunk file that exists is whole.
@@ -42,18 +42,15 @@ CHUNK_GLOB = "chunk-*.parquet"
 FORMAT_VERSION = 1
 _CHUNK_NAME = re.compile(r"^chunk-(\d{6})\.parquet$")
 
-#: Each scorer's breakdown columns: the fields of its result worth filtering and sorting
-#: by (scalars only; n-gram positions, alignments and trees stay on the Pair page).
-BREAKDOWN: dict[str, tuple[str, ...]] = {
-    **{v: ("p1", "p2", "p3", "p4", "brevity_penalty", "hypothesis_length", "text_length")
-       for v in ("bleu", "mbleu", "bleu_pa")},
-    **{f"bleu{n}": ("hypothesis_candidate", "text_candidate") for n in range(1, 5)},
-    **{f"nist{n}": ("hypothesis_candidate", "text_candidate") for n in range(1, 6)},
-    "wer": ("rate", "distance", "text_length", "hypothesis_length"),
-    "per": ("rate", "unmatched", "text_length", "hypothesis_length"),
-    **{v: ("cost", "null_cost", "inversions") for v in ("itg", "itg_stop", "itg_entail", "itg_lex")},
-    "manli": ("total", "n_tokens"),
-}
+def breakdown(scorer: str) -> tuple[str, ...]:
+    """A scorer's breakdown fields: the scalars of its result worth filtering and sorting
+    by, as its registry row names them (``ScorerInfo.breakdown``; none for a name no row
+    has, e.g. a scorer since removed, read from an old batch)."""
+    from explorer.scorers import SCORERS
+
+    info = SCORERS.get(scorer)
+    return info.breakdown if info is not None else ()
+
 
 #: The pair columns every chunk starts with.
 PAIR_COLUMNS: tuple[tuple[str, pa.DataType], ...] = (
@@ -82,7 +79,7 @@ def breakdown_column(scorer: str, field_name: str) -> str:
 
 def scorer_columns(scorer: str) -> list[str]:
     """The columns one scorer adds: value, error, breakdown."""
-    return [scorer, error_column(scorer), *(breakdown_column(scorer, f) for f in BREAKDOWN.get(scorer, ()))]
+    return [scorer, error_column(scorer), *(breakdown_column(scorer, f) for f in breakdown(scorer))]
 
 
 def arrow_schema(scorers: Sequence[str]) -> pa.Schema:
@@ -90,7 +87,7 @@ def arrow_schema(scorers: Sequence[str]) -> pa.Schema:
     for scorer in scorers:
         fields.append(pa.field(scorer, pa.float64()))
         fields.append(pa.field(error_column(scorer), pa.string()))
-        fields.extend(pa.field(breakdown_column(scorer, f), pa.float64()) for f in BREAKDOWN.get(scorer, ()))
+        fields.extend(pa.field(breakdown_column(scorer, f), pa.float64()) for f in breakdown(scorer))
     return pa.schema(fields)
 
 

@@ -27,18 +27,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from explorer.datasets import MAX_BYTES, MAX_FILE_BYTES, Dataset, DatasetError, detect_format, load
+from explorer.datasets import MAX_BYTES, MAX_FILE_BYTES, Dataset, DatasetError, load
+from explorer.datasets.counting import HEAD_BYTES, RANGED_FORMATS, cut_head, has_header, head_format
 from explorer.datasets.reading import MAX_PAIRS, check_size, decode, file_lines
 from explorer.pairs import Pair
 
-#: Formats read in ranges of lines: one record per non-blank line.
-RANGED_FORMATS = frozenset({"jsonl", "csv", "snli", "multinli", "msrp", "sick", "sts"})
-#: Formats whose first non-blank line is a header (SNLI / MultiNLI only in their TSV form).
-_HEADER_FORMATS = frozenset({"csv", "msrp", "sick"})
 #: Formats whose pairs without an id are numbered by record.
 _NUMBERED_FORMATS = frozenset({"jsonl", "csv", "sts"})
-#: Bytes at most decoded to recognise the format.
-_HEAD = 1024 * 1024
 #: Records parsed at a time when the command line reads a whole file (:func:`iter_pairs`).
 STREAM_RECORDS = 20_000
 #: Files in a format read whole (RTE XML, a JSON list, MSR / Edinburgh++ alignments, a file
@@ -98,45 +93,19 @@ def parse_range(fmt: str, text: str, name: str, first_record: int) -> tuple[list
     return list(pairs), tuple(getattr(pairs, "notes", ()))
 
 
-def _has_header(fmt: str, first_line: bytes) -> bool:
-    if fmt in _HEADER_FORMATS:
-        return True
-    return fmt in ("snli", "multinli") and not first_line.lstrip(b"\xef\xbb\xbf \t").startswith(b"{")
-
-
 def _ranged_format(path: Path) -> str | None:
     """The format of a file when it is one read in ranges (from its first MiB, cut at a
     line end), else None."""
     with path.open("rb") as f:
-        head = f.read(_HEAD)
-    if len(head) == _HEAD:
-        cut = head.rfind(b"\n")
-        # no line end in the first MiB: cut before a character the MiB splits
-        head = head[: cut + 1] if cut > 0 else head[: len(head) - _split_character(head)]
+        head = cut_head(f.read(HEAD_BYTES + 1))
     if head.count(b"\r") != head.count(b"\r\n"):
         return None  # lone CR line ends: the whole-file loader reads them
-    try:
-        text = decode(head, str(path), max_bytes=MAX_FILE_BYTES)
-        fmt = detect_format(text, str(path))
-    except DatasetError:
-        return None  # the whole-file loader gives the precise error
+    fmt = head_format(head, str(path))  # None: the whole-file loader gives the precise error
     if fmt not in RANGED_FORMATS:
         return None
-    if fmt == "jsonl" and not text.lstrip("\ufeff \n\t").startswith("{"):
+    if fmt == "jsonl" and not head.lstrip(b"\xef\xbb\xbf \n\t").startswith(b"{"):
         return None  # a JSON list, not JSON lines
     return fmt
-
-
-def _split_character(data: bytes) -> int:
-    """How many bytes at the end of ``data`` begin a UTF-8 character they do not finish."""
-    for back in range(1, min(4, len(data)) + 1):
-        byte = data[-back]
-        if byte < 0x80:
-            return 0
-        if byte >= 0xC0:  # a lead byte: 110xxxxx needs 2 bytes, 1110xxxx 3, 11110xxx 4
-            need = 2 if byte < 0xE0 else 3 if byte < 0xF0 else 4
-            return back if back < need else 0
-    return 0
 
 
 def scan(path: str | Path, chunk_size: int) -> FileSource | None:
@@ -170,7 +139,7 @@ def scan(path: str | Path, chunk_size: int) -> FileSource | None:
                 if not line.strip().lstrip(b"\xef\xbb\xbf"):
                     continue
                 if need_header is None:
-                    need_header = _has_header(fmt, line)
+                    need_header = has_header(fmt, line)
                     if need_header:
                         continue
                 if records % chunk_size == 0:

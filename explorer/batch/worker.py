@@ -5,16 +5,13 @@ process, so a worker loads models and lexical resources (MANLI weights, the Brow
 information table, WordNet, the numba kernels) once, not per chunk; :class:`WarmScorers`
 does that as the worker starts, so the first chunk is not slower than the rest.
 
-Each pair is analysed (tokenised) once and shared by all scorers. A pair a scorer
-refuses (a bounded method's limit, a side too long to tokenise, any error of the method)
-gets a null value and the reason; the chunk goes on. The limits are the client's
-(:attr:`ChunkTask.limits`: ``batch --max-tokens ...``), not the worker's defaults.
-
-Batch paths: the BLEU family, BLEU-n and WER store values and breakdown fields without
-computing what only the Pair page draws (n-gram positions, the WER edit alignment),
-after the same limit check as their scorers;
-the edit-distance scorers use their ``score_many``. Measured in docs/BENCHMARKS.md:
-tokenising a pair costs more than any of these scorers.
+Each pair is analysed (tokenised) once and shared by all scorers, which score a chunk
+through :func:`explorer.api.score_many`: a scorer's own ``score_many`` where it has one
+(the BLEU family, BLEU-n and WER leave out what only the Pair page draws, n-gram
+positions and the WER edit alignment; the edit-distance models score in one batch), else
+one pair at a time. A pair a scorer refuses (a bounded method's limit, a side too long to
+tokenise, any error of the method) gets a null value and the reason; the chunk goes on.
+Measured in docs/BENCHMARKS.md: tokenising a pair costs more than any of these scorers.
 """
 
 from __future__ import annotations
@@ -23,7 +20,7 @@ import math
 import os
 import socket
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,9 +29,10 @@ import numpy as np
 import pyarrow as pa
 from distributed.diagnostics.plugin import WorkerPlugin
 
+from explorer.api import breakdown_value, score_many
 from explorer.batch.folder import seal
-from explorer.batch.schema import BREAKDOWN, CHUNK_DIR, arrow_schema, breakdown_column, chunk_name, error_column
-from explorer.limits import Limits, check, using
+from explorer.batch.schema import CHUNK_DIR, arrow_schema, breakdown, breakdown_column, chunk_name, error_column
+from explorer.limits import Limits, using
 from explorer.pairs import Pair
 from explorer.preprocess import AnalyzedPair, analyze_pair
 
@@ -59,76 +57,6 @@ def _number(value: object) -> float | None:
         v = float(value)
         return v if math.isfinite(v) else None
     return None
-
-
-def _bleu_path(variant: str) -> Callable[[AnalyzedPair], Row]:
-    from explorer.metrics.bleu import brevity_penalty, combine, order_counts
-
-    def score(a: AnalyzedPair) -> Row:
-        h, p = a.hypothesis.lower, a.text.lower
-        check(variant, len(p), len(h), model="bleu")
-        orders = order_counts(h, p, 4)
-        bp = brevity_penalty(len(h), len(p))
-        fields: dict[str, float | None] = {f"p{o.n}": o.precision for o in orders}
-        fields.update(brevity_penalty=bp, hypothesis_length=len(h), text_length=len(p))
-        return combine(orders, bp, variant), fields  # type: ignore[arg-type]
-
-    return score
-
-
-def _bleu_n_path(n: int) -> Callable[[AnalyzedPair], Row]:
-    from explorer.metrics.bleu import bleu_both_ways
-
-    def score(a: AnalyzedPair) -> Row:
-        check(f"bleu{n}", len(a.text), len(a.hypothesis), model="bleu")
-        r = bleu_both_ways(a.text.lower, a.hypothesis.lower, n, with_matches=False)
-        return r.value, {"hypothesis_candidate": r.hypothesis_candidate.value, "text_candidate": r.text_candidate.value}
-
-    return score
-
-
-def _wer_path(a: AnalyzedPair) -> Row:
-    from explorer.metrics.wer import wer_tokens
-
-    check("wer", len(a.text), len(a.hypothesis), model="wer")
-    r = wer_tokens(a.text.lower, a.hypothesis.lower, with_alignment=False)
-    return r.value, {"rate": r.rate, "distance": r.distance, "text_length": r.text_length,
-                     "hypothesis_length": r.hypothesis_length}
-
-
-def _generic_path(name: str) -> Callable[[AnalyzedPair], Row]:
-    from explorer.scorers import get_scorer
-
-    scorer = get_scorer(name)
-    wanted = BREAKDOWN.get(name, ())
-
-    def score(a: AnalyzedPair) -> Row:
-        result = scorer.score(a)
-        fields = {f: _number(getattr(result, f)) if hasattr(result, f) else None for f in wanted}
-        return float(result.value), fields
-
-    return score
-
-
-def pair_path(name: str) -> Callable[[AnalyzedPair], Row]:
-    """How one pair is scored in a batch: a batch path where there is one."""
-    if name in ("bleu", "mbleu", "bleu_pa"):
-        return _bleu_path(name)
-    if name in ("bleu1", "bleu2", "bleu3", "bleu4"):
-        return _bleu_n_path(int(name[-1]))
-    if name == "wer":
-        return _wer_path
-    return _generic_path(name)
-
-
-def _many_path(name: str) -> Callable[[Sequence[AnalyzedPair]], Sequence[float]] | None:
-    """A scorer's own values-only batch method, used when it has no breakdown columns
-    and no batch path of ours (the edit-distance models)."""
-    if name in BREAKDOWN or name in ("bleu", "mbleu", "bleu_pa", "bleu1", "bleu2", "bleu3", "bleu4", "wer"):
-        return None
-    from explorer.scorers import get_scorer
-
-    return getattr(get_scorer(name), "score_many", None)
 
 
 def compact_pair(pair: Pair) -> Pair:
@@ -342,54 +270,30 @@ def score_chunk(pairs: Sequence[Pair], scorers: Sequence[str]) -> dict[str, list
     return columns
 
 
-def _values_only(name: str) -> Callable[[AnalyzedPair], Row]:
-    from explorer.scorers import get_scorer
-
-    scorer = get_scorer(name)
-
-    def score(a: AnalyzedPair) -> Row:
-        return float(scorer.score(a).value), {}
-
-    return score
-
-
 def _score_with(name: str, analysed: Sequence[AnalyzedPair | None],
                 analysis_error: Sequence[str | None]) -> dict[str, list[Any]]:
-    """One scorer's columns for analysed pairs (None where analysis failed)."""
+    """One scorer's columns for analysed pairs (None where analysis failed): its value,
+    the reason it refused a pair, and the breakdown its registry row names."""
+    from explorer.scorers import get_scorer
+
     n = len(analysed)
     values: list[float | None] = [None] * n
     errors: list[str | None] = list(analysis_error)
-    fields: dict[str, list[float | None]] = {f: [None] * n for f in BREAKDOWN.get(name, ())}
+    fields: dict[str, list[float | None]] = {f: [None] * n for f in breakdown(name)}
     todo = [i for i in range(n) if analysed[i] is not None]
-    one: Callable[[AnalyzedPair], Row] | None = None
     try:
-        many = _many_path(name)
-        if many is None:
-            one = pair_path(name)
+        results = score_many(get_scorer(name), [a for a in analysed if a is not None])
     except Exception as err:  # the scorer cannot even be built: every pair refused
         reason = _reason(err)
         errors = [e or reason for e in errors]
-        many, todo = None, []
-    if many is not None and todo:
-        try:
-            got = many([a for a in analysed if a is not None])
-            for i, v in zip(todo, got, strict=True):
-                values[i] = float(v)
-            todo = []
-        except Exception:  # some pair failed the batch: score one by one to find it
-            one = _values_only(name)
-    for i in todo:
-        pair = analysed[i]
-        assert pair is not None and one is not None
-        try:
-            value, extra = one(pair)
-        except Exception as err:  # a refusal (bounded method) or a method's error
-            errors[i] = _reason(err)
+        todo, results = [], []
+    for i, result in zip(todo, results, strict=True):
+        if isinstance(result, Exception):  # a refusal (bounded method) or a method's error
+            errors[i] = _reason(result)
             continue
-        values[i] = value
-        for f, field_value in extra.items():
-            if f in fields:
-                fields[f][i] = _number(field_value)
+        values[i] = float(result.value)
+        for f, column in fields.items():
+            column[i] = _number(breakdown_value(result, f))
     for i, got_value in enumerate(values):
         if got_value is not None and not math.isfinite(got_value):
             values[i] = None

@@ -47,6 +47,14 @@ MAX_SENTENCE_CHARS = MAX_CHARS
 MAX_ID_CHARS = 200
 
 
+class PairLimitError(DatasetError):
+    """A file with more records than :data:`MAX_PAIRS`; ``count`` is how many were seen."""
+
+    def __init__(self, message: str, count: int) -> None:
+        super().__init__(message)
+        self.count = count
+
+
 class ParsedPairs(list[Pair]):
     """The pairs a parser returns, with notes for the dataset's summary (for example how
     many pairs were kept unlabelled because annotators did not agree)."""
@@ -142,11 +150,13 @@ def lines(text: str, name: str) -> list[str]:
     result = text.split("\n")
     if result and result[-1] == "":
         result.pop()
-    if len(result) > MAX_PAIRS + 1 and sum(1 for line in result if line.strip()) > MAX_PAIRS + 1:
-        raise DatasetError(
-            f"{name}: {len(result):,} lines is over the {MAX_PAIRS:,}-pair limit (datasets.reading.MAX_PAIRS); "
-            "split the file"
-        )
+    if len(result) > MAX_PAIRS + 1:
+        records = sum(1 for line in result if line.strip())
+        if records > MAX_PAIRS + 1:
+            raise PairLimitError(
+                f"{name}: {len(result):,} lines is over the {MAX_PAIRS:,}-pair limit (datasets.reading.MAX_PAIRS); "
+                "split the file", records - 1
+            )
     if len(text) > MAX_LINE_CHARS:
         for number, line in enumerate(result, start=1):
             if len(line) > MAX_LINE_CHARS:
@@ -230,9 +240,9 @@ def file_lines(stream: BinaryIO, name: str, *, seen: Callable[[bytes], None] | N
 
 def check_count(count: int, name: str) -> None:
     if count > MAX_PAIRS:
-        raise DatasetError(
+        raise PairLimitError(
             f"{name}: {count:,} records is over the {MAX_PAIRS:,}-pair limit (datasets.reading.MAX_PAIRS); "
-            "split the file"
+            "split the file", count
         )
 
 
@@ -294,11 +304,11 @@ def _parse_constant(raw: str) -> Any:
 
 
 def _object(items: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in items:
-        if key in result:
-            raise _Refused(f"the key {key[:40]!r} occurs twice in one object")
-        result[key] = value
+    result = dict(items)
+    if len(result) != len(items):  # a key given twice: find the first
+        seen: set[str] = set()
+        key = next(key for key, _ in items if key in seen or seen.add(key))  # type: ignore[func-returns-value]
+        raise _Refused(f"the key {key[:40]!r} occurs twice in one object")
     return result
 
 
@@ -335,8 +345,21 @@ def loads(text: str, name: str, where: str = "", *, line_offset: int = 0) -> Any
         raise DatasetError(f"{prefix}JSON nested too deeply") from None
 
 
+_MISSING = object()
+
+
 def json_lines(text: str, name: str) -> Iterator[tuple[int, Any]]:
-    """``(line number, value)`` for every non-blank line of a JSON-lines file."""
+    """``(line number, value)`` for every non-blank line of a JSON-lines file, each parsed
+    as :func:`loads` parses it. A line with at most :data:`MAX_JSON_DEPTH` brackets cannot
+    nest deeper, so it is decoded at once; a line that fails is parsed again by
+    :func:`loads` for its message."""
     for number, line in enumerate(lines(text, name), start=1):
-        if line.strip():
-            yield number, loads(line, name, f"line {number}")
+        if not line.strip():
+            continue
+        value = _MISSING
+        if line.count("{") + line.count("[") <= MAX_JSON_DEPTH:
+            try:
+                value = _DECODER.decode(line)
+            except (json.JSONDecodeError, _Refused, RecursionError):
+                pass
+        yield number, loads(line, name, f"line {number}") if value is _MISSING else value

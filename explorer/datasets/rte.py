@@ -44,6 +44,19 @@ def _parse_bounded(DET: Any, data: bytes, name: str) -> Any:
     return root
 
 
+def _children(pair: Any) -> tuple[Any, Any, Any]:
+    """A pair element's first ``<t>``, ``<h>`` and ``<note>`` (None where absent)."""
+    found: dict[str, Any] = {}
+    for child in pair:
+        found.setdefault(child.tag, child)
+    return found.get("t"), found.get("h"), found.get("note")
+
+
+def _text(element: Any) -> str:
+    """An element's text with that of any markup inside it."""
+    return (element.text or "") if len(element) == 0 else "".join(element.itertext())
+
+
 def parse_rte_xml(text: str, name: str) -> list[Pair]:
     """Parse an RTE XML document into pairs.
 
@@ -78,19 +91,19 @@ def parse_rte_xml(text: str, name: str) -> list[Pair]:
             raise DatasetError(f"{where}: missing id attribute")
         pair_id = F.identifier(element.get("id"), where)
         where = f"{name}: pair id={pair_id}"
-        t, h = element.find("t"), element.find("h")
+        t, h, note = _children(element)
         if t is None or h is None:
             raise DatasetError(f"{where}: expected both <t> and <h> elements")
         raw_label = next((element.get(a) for a in _LABEL_ATTRIBUTES if element.get(a) is not None), None)
         pairs.append(
             Pair(
                 id=pair_id,
-                text=F.sentence("".join(t.itertext()), where, "<t>"),
-                hypothesis=F.sentence("".join(h.itertext()), where, "<h>"),
+                text=F.sentence(_text(t), where, "<t>"),
+                hypothesis=F.sentence(_text(h), where, "<h>"),
                 label=F.label(raw_label, where),
                 task=F.optional_identifier(element.get("task"), where, "task"),
                 source=name,
-                note=F.note("".join(n.itertext()) if (n := element.find("note")) is not None else None, where),
+                note=F.note(_text(note) if note is not None else None, where),
             )
         )
     return pairs

@@ -99,22 +99,33 @@ _ID_KEYS = ("id", "pairid")
 _TASK_KEYS = ("task", "genre")
 
 
+def _first_key(fields: dict[str, object], keys: tuple[str, ...]) -> str | None:
+    for key in keys:
+        if key in fields:
+            return key
+    return None
+
+
 def _first(fields: dict[str, object], keys: tuple[str, ...]) -> object:
-    return next((fields[k] for k in keys if k in fields), None)
+    key = _first_key(fields, keys)
+    return None if key is None else fields[key]
 
 
-def _record_to_pair(record: object, index: int, name: str, where: str) -> Pair:
+def _record_to_pair(record: object, index: int, name: str, where: str, *, folded: bool = False) -> Pair:
+    """One record as a pair; ``folded``: its field names are already stripped and lower
+    case (a CSV header)."""
     place = f"{name}: {where}"
     if not isinstance(record, dict):
         raise DatasetError(f"{place}: expected an object with text and hypothesis")
-    fields: dict[str, object] = {}
-    for key, value in record.items():
-        folded = str(key).strip().lower()
-        if folded in fields:
-            raise DatasetError(f"{place}: the field {folded[:40]!r} is given twice (names are not case-sensitive)")
-        fields[folded] = value
-    text_key = next((k for k in _TEXT_KEYS if k in fields), None)
-    hyp_key = next((k for k in _HYPOTHESIS_KEYS if k in fields), None)
+    fields: dict[str, object] = record if folded else {}
+    if not folded:
+        for key, value in record.items():
+            key = str(key).strip().lower()
+            if key in fields:
+                raise DatasetError(f"{place}: the field {key[:40]!r} is given twice (names are not case-sensitive)")
+            fields[key] = value
+    text_key = _first_key(fields, _TEXT_KEYS)
+    hyp_key = _first_key(fields, _HYPOTHESIS_KEYS)
     if text_key is None or hyp_key is None:
         raise DatasetError(f"{place}: needs string fields 'text' (or 'premise') and 'hypothesis'")
     pair_id = F.optional_identifier(_first(fields, _ID_KEYS), place, "id")
@@ -173,7 +184,7 @@ def parse_csv(text: str, name: str, *, first_record: int = 1) -> list[Pair]:
             index += 1
             check_count(index - first_record + 1, name)
             record = {key: value for key, value in zip(header, row) if key}
-            pairs.append(_record_to_pair(record, index, name, f"line {end}"))
+            pairs.append(_record_to_pair(record, index, name, f"line {end}", folded=True))
     except csv.Error as err:
         raise DatasetError(
             f"{name}: line {end + 1}: {err}; check the double quotes from this line on (a field that starts with a "

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from explorer.api import method_signature, shown
+from explorer.api import method_signature, score_many, shown
 from explorer.datasets import Dataset
 from explorer.decision.measures import (
     ClassificationReport,
@@ -35,23 +35,24 @@ Progress = Callable[[int, int], None]
 def score_pairs(
     pairs: Sequence[Pair], scorer_name: str, *, progress: Progress | None = None
 ) -> np.ndarray:
-    """Score every pair with one registered scorer."""
+    """Score every pair with one registered scorer (:func:`explorer.api.score_many`): 200
+    pairs at a time for a scorer with a batch path of its own, one at a time otherwise,
+    so progress still moves.
+
+    Raises:
+        the first refusal (an evaluation needs every pair's score).
+    """
     scorer = get_scorer(scorer_name)
     out = np.empty(len(pairs))
-    score_many = getattr(scorer, "score_many", None)
-    if score_many is not None:
-        # Scorers with a batch path score in chunks so progress still moves.
-        chunk = 200
-        for start in range(0, len(pairs), chunk):
-            batch = [analyze_pair(p) for p in pairs[start : start + chunk]]
-            out[start : start + len(batch)] = score_many(batch)
-            if progress is not None:
-                progress(start + len(batch), len(pairs))
-        return out
-    for i, pair in enumerate(pairs):
-        out[i] = scorer.score(analyze_pair(pair)).value
+    chunk = 200 if hasattr(scorer, "score_many") else 1
+    for start in range(0, len(pairs), chunk):
+        results = score_many(scorer, [analyze_pair(p) for p in pairs[start : start + chunk]])
+        for offset, result in enumerate(results):
+            if isinstance(result, Exception):
+                raise result
+            out[start + offset] = result.value
         if progress is not None:
-            progress(i + 1, len(pairs))
+            progress(start + len(results), len(pairs))
     return out
 
 

@@ -105,7 +105,9 @@ class JobStatus:
         if self.state == QUEUED:
             return f"waiting for another dataset's job to finish ({len(self.scorers)} methods to do)"
         if self.state == RUNNING:
-            now = f"; {label(self.scorer)}: {self.pairs_done:,} / {self.pairs:,} pairs" if self.scorer else ""
+            # No "0 / 0 pairs" while a scorer starts (its count comes with its first progress).
+            now = (f"; {label(self.scorer)}: " + (f"{self.pairs_done:,} / {self.pairs:,} pairs" if self.pairs
+                                                  else "starting")) if self.scorer else ""
             return f"{self.finished} of {len(self.scorers)} methods done{now} ({self.seconds:.0f} s)"
         if self.state == DONE:
             return f"all {len(self.scorers)} methods done in {self.seconds:.0f} s"

@@ -1,8 +1,10 @@
 """Probabilistic edit distance for sentence similarity (Wang & Cer, SemEval-2012).
 
-* :mod:`~explorer.edit_distance.automaton` — control states of both machines
-  (:func:`~explorer.edit_distance.automaton.build_automaton`: ``"pfsm"`` has one mode,
-  ``"ppda"`` adds jump modes) and the numba forward / backward / Viterbi kernels;
+* :mod:`~explorer.edit_distance.states` — control states of both machines
+  (:func:`~explorer.edit_distance.states.build_automaton`: ``"pfsm"`` has one mode,
+  ``"ppda"`` adds jump modes);
+* :mod:`~explorer.edit_distance.automaton` — the numba forward / backward / Viterbi
+  kernels over them (linear, and log-space twins for long pairs);
 * :mod:`~explorer.edit_distance.features` — operation features of a pair;
 * :mod:`~explorer.edit_distance.model` — the log-linear model, its regression
   objective, L-BFGS training and JSON files;

@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit
 from scipy import sparse
 
-from explorer.edit_distance.automaton import C_LEMMA, C_OTHER, C_PARA, C_PUNC, C_SYN, C_WORD, CLASSES
+from explorer.edit_distance.states import C_LEMMA, C_OTHER, C_PARA, C_PUNC, C_SYN, C_WORD, CLASSES
 from explorer.lexical import LexicalSimilarity, load_ppdb
 from explorer.preprocess import Analysis, AnalyzedPair
 

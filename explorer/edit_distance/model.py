@@ -24,7 +24,9 @@ import numpy as np
 from scipy import sparse
 
 from explorer.edit_distance import automaton as fsa
-from explorer.edit_distance.automaton import (
+from explorer.edit_distance import states
+from explorer.edit_distance.features import TABLES, FeatureIndex, PairFeatures, pair_features, reorder_hypothesis
+from explorer.edit_distance.states import (
     CLASSES,
     LAST,
     N_CLASSES,
@@ -35,7 +37,6 @@ from explorer.edit_distance.automaton import (
     Automaton,
     build_automaton,
 )
-from explorer.edit_distance.features import TABLES, FeatureIndex, PairFeatures, pair_features, reorder_hypothesis
 from explorer.errors import ExplorerError
 from explorer.preprocess import AnalyzedPair
 
@@ -355,14 +356,14 @@ class EditDistanceModel:
         out = []
         for op_f, i_f, j_f, cls_f, w in steps:
             op, i, j, cls = int(op_f), int(i_f), int(j_f), int(cls_f)
-            kind = OP_NAMES[min(op, fsa.JUMP_F)]
-            t_len = OP_TEXT[op] if op < fsa.JUMP_F else 0
-            h_len = OP_HYP[op] if op < fsa.JUMP_F else 0
+            kind = OP_NAMES[min(op, states.JUMP_F)]
+            t_len = OP_TEXT[op] if op < states.JUMP_F else 0
+            h_len = OP_HYP[op] if op < states.JUMP_F else 0
             log_w_step = float(w) if in_log else math.log(w) + float(shift[0]) * (t_len + h_len)
             out.append(EditStep(
                 op=kind, cls=CLASSES[cls], text_span=(i, i + t_len) if t_len else None,
                 hyp_span=(j, j + h_len) if h_len else None, log_weight=log_w_step,
-                jump=(op - fsa.JUMP_F + 1) if op >= fsa.JUMP_F else (0 if op != fsa.JUMP_B else -1),
+                jump=(op - states.JUMP_F + 1) if op >= states.JUMP_F else (0 if op != states.JUMP_B else -1),
                 text_position=i, hyp_position=j,
             ))
         if in_log:

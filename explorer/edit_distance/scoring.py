@@ -22,12 +22,10 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-import numpy as np
-
 from explorer.alignment import Alignment, Edit, EditKind
-from explorer.api import ResultMixin
-from explorer.edit_distance.automaton import C_JUMP_B, CLASSES, MATCH_CLASSES
+from explorer.api import ResultMixin, Value
 from explorer.edit_distance.model import Batch, Counts, EditDistanceModel, EditStep
+from explorer.edit_distance.states import C_JUMP_B, CLASSES, MATCH_CLASSES
 from explorer.lexical import LexicalSimilarity
 from explorer.limits import Limits, check, lexical_words
 from explorer.preprocess import AnalyzedPair
@@ -155,7 +153,7 @@ class EditDistanceScorer:
     def score(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> EditDistanceResult:
         """Raises :class:`explorer.limits.LimitError` for a pair past the limits, and
         :class:`explorer.edit_distance.model.ModelError` for an empty side."""
-        check(self.name, len(pair.text), len(pair.hypothesis), model=self.kind, limits=limits,
+        check(self.name, len(pair.text), len(pair.hypothesis), limits=limits,
               words=lexical_words(pair))
         model = self.model
         feats, order = model.features(pair)
@@ -169,12 +167,12 @@ class EditDistanceScorer:
         return EditDistanceResult(value, float(log_z[0]), best, tuple(steps), probabilities, alignment, self.kind,
                                   order)
 
-    def score_many(self, pairs: Sequence[AnalyzedPair], *, limits: Limits | None = None) -> np.ndarray:
+    def score_many(self, pairs: Sequence[AnalyzedPair], *, limits: Limits | None = None) -> list[Value]:
         """Values only (no Viterbi decoding), in one batch."""
         for pair in pairs:
-            check(self.name, len(pair.text), len(pair.hypothesis), model=self.kind, limits=limits,
+            check(self.name, len(pair.text), len(pair.hypothesis), limits=limits,
                   words=lexical_words(pair))
-        return self.model.predict(list(pairs))
+        return [Value(float(v)) for v in self.model.predict(list(pairs))]
 
     def align(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> EditDistanceResult:
         return self.score(pair, limits=limits)

@@ -204,7 +204,7 @@ def train_ppda(pairs: Sequence[Pair], out: Path, options: dict[str, str], log: L
     _train("ppda", pairs, out, options, log)
 
 
-# -- settings compared across files (bench/edit_distance_transfer.py) ----------------------
+# -- settings compared across files (experiments/edit_distance_transfer.py) ----------------------
 
 #: Regression targets. ``norm`` is the paper's ``log Z / (|t| + |h|) + alpha``;
 #: ``affine`` adds a free (unregularised) scale, ``beta * log Z / (|t| + |h|) + alpha``,
@@ -345,8 +345,8 @@ def _target_objective(model: EditDistanceModel, batch: Batch, gold: np.ndarray, 
     ``lam * ||weights||²``, and its gradient. ``theta`` is the model's parameters
     (whose own ``alpha`` is unused here) followed by one offset and one scale per group
     (``group[i]`` of pair ``i``); scales stay 1 under the ``norm`` target."""
-    from explorer.edit_distance.automaton import N_CLASSES, N_LAST
     from explorer.edit_distance.features import TABLES
+    from explorer.edit_distance.states import N_CLASSES, N_LAST
 
     k = groups
     offsets, scales = theta[-2 * k : -k], (theta[-k:] if target in ("affine", "plain") else np.ones(k))

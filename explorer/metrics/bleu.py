@@ -82,6 +82,14 @@ class BleuResult(ResultMixin):
         counts = " ".join(f"{o.matched}/{o.total}" for o in self.orders)
         unused = " (not applied)" if self.variant == "mbleu" else ""
         return f"n-grams matched {counts}, brevity penalty {self.brevity_penalty:.3f}{unused}"
+    def _precision(self, n: int) -> float | None:
+        return self.orders[n - 1].precision if n <= len(self.orders) else None
+
+    # The clipped precisions by order: the breakdown a batch stores (``bleu__p1``, ...).
+    p1 = property(lambda self: self._precision(1))
+    p2 = property(lambda self: self._precision(2))
+    p3 = property(lambda self: self._precision(3))
+    p4 = property(lambda self: self._precision(4))
 
 
 def ngrams(tokens: tuple[str, ...], n: int) -> list[tuple[str, ...]]:
@@ -221,20 +229,17 @@ class BleuScorer:
 
     def score(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> BleuResult:
         """Raises :class:`explorer.limits.LimitError` for a pair past the limits."""
-        check(self.name, len(pair.text), len(pair.hypothesis), model="bleu", limits=limits)
+        check(self.name, len(pair.text), len(pair.hypothesis), limits=limits)
         return bleu_tokens(
             pair.hypothesis.lower, pair.text.lower, variant=self.variant, max_n=self.max_n
         )
 
-    def score_many(self, pairs: Sequence[AnalyzedPair], *, limits: Limits | None = None) -> list[float]:
-        """Values only (no n-gram positions): the dataset-evaluation path."""
-        values = []
+    def score_many(self, pairs: Sequence[AnalyzedPair], *, limits: Limits | None = None) -> list[BleuResult]:
+        """Without the n-gram positions only the Pair page draws: the dataset path."""
         for pair in pairs:
-            check(self.name, len(pair.text), len(pair.hypothesis), model="bleu", limits=limits)
-            h, p = pair.hypothesis.lower, pair.text.lower
-            orders = order_counts(h, p, self.max_n)
-            values.append(combine(orders, brevity_penalty(len(h), len(p)), self.variant))
-        return values
+            check(self.name, len(pair.text), len(pair.hypothesis), limits=limits)
+        return [bleu_tokens(a.hypothesis.lower, a.text.lower, variant=self.variant, max_n=self.max_n,
+                            with_matches=False) for a in pairs]
 
 
 @dataclass(frozen=True)
@@ -278,10 +283,10 @@ class BleuNScorer:
         return f"bleu{self.n}"
 
     def score(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> SymmetricBleuResult:
-        check(self.name, len(pair.text), len(pair.hypothesis), model="bleu", limits=limits)
+        check(self.name, len(pair.text), len(pair.hypothesis), limits=limits)
         return bleu_both_ways(pair.text.lower, pair.hypothesis.lower, self.n)
 
-    def score_many(self, pairs: Sequence[AnalyzedPair], *, limits: Limits | None = None) -> list[float]:
+    def score_many(self, pairs: Sequence[AnalyzedPair], *, limits: Limits | None = None) -> list[SymmetricBleuResult]:
         for a in pairs:
-            check(self.name, len(a.text), len(a.hypothesis), model="bleu", limits=limits)
-        return [bleu_both_ways(a.text.lower, a.hypothesis.lower, self.n, with_matches=False).value for a in pairs]
+            check(self.name, len(a.text), len(a.hypothesis), limits=limits)
+        return [bleu_both_ways(a.text.lower, a.hypothesis.lower, self.n, with_matches=False) for a in pairs]

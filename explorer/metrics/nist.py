@@ -288,5 +288,5 @@ class NistScorer:
         return f"nist{self.max_n}"
 
     def score(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> NistResult:
-        check(self.name, len(pair.text), len(pair.hypothesis), model="nist", limits=limits)
+        check(self.name, len(pair.text), len(pair.hypothesis), limits=limits)
         return nist_tokens(pair.text.lower, pair.hypothesis.lower, max_n=self.max_n)

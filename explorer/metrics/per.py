@@ -99,7 +99,7 @@ class PerScorer:
     name: str = "per"
 
     def score(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> PerResult:
-        check(self.name, len(pair.text), len(pair.hypothesis), model="per", limits=limits)
+        check(self.name, len(pair.text), len(pair.hypothesis), limits=limits)
         return per_tokens(pair.text.lower, pair.hypothesis.lower)
 
 
@@ -248,7 +248,7 @@ class PosPerScorer:
     synonyms: bool = False
 
     def score(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> PosPerResult:
-        check(self.name, len(pair.text), len(pair.hypothesis), model="pos_per", limits=limits)
+        check(self.name, len(pair.text), len(pair.hypothesis), limits=limits)
         synonym = None
         if self.synonyms:
             from explorer.metrics.jcn import jcn_synonym

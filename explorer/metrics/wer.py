@@ -239,10 +239,11 @@ class WerScorer:
     def score(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> WerResult:
         """Raises :class:`explorer.limits.LimitError` for a pair past the limits (the
         edit script fills a ``|t| x |h|`` table)."""
-        check(self.name, len(pair.text), len(pair.hypothesis), model="wer", limits=limits)
+        check(self.name, len(pair.text), len(pair.hypothesis), limits=limits)
         return wer_tokens(pair.text.lower, pair.hypothesis.lower)
 
-    def score_many(self, pairs: Sequence[AnalyzedPair], *, limits: Limits | None = None) -> list[float]:
+    def score_many(self, pairs: Sequence[AnalyzedPair], *, limits: Limits | None = None) -> list[WerResult]:
+        """Without the edit alignment only the Pair page draws: the dataset path."""
         for a in pairs:
-            check(self.name, len(a.text), len(a.hypothesis), model="wer", limits=limits)
-        return [wer_tokens(a.text.lower, a.hypothesis.lower, with_alignment=False).value for a in pairs]
+            check(self.name, len(a.text), len(a.hypothesis), limits=limits)
+        return [wer_tokens(a.text.lower, a.hypothesis.lower, with_alignment=False) for a in pairs]

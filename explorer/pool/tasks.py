@@ -109,7 +109,7 @@ def similarity_matrix(pair: Pair, name: str) -> SimilarityView:
     """The word-similarity matrix aligner ``name`` reads its links off, with each cell's
     source (the Pair page's similarity heatmap)."""
     from explorer.aligners import get_aligner
-    from explorer.similarity_view import similarity_view
+    from explorer.aligners.similarity_view import similarity_view
 
     return similarity_view(get_aligner(name), analyze_pair(pair))
 

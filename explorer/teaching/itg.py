@@ -14,7 +14,8 @@ from typing import Literal
 
 import numpy as np
 
-from explorer.aligners.itg import _TIE, VARIANTS, ItgError, ItgParse, ItgScorer
+from explorer.aligners.itg import VARIANTS, ItgParse, ItgScorer
+from explorer.aligners.itg_tree import TIE, ItgError
 from explorer.preprocess import AnalyzedPair
 from explorer.teaching import check_size
 
@@ -66,16 +67,16 @@ class ItgTrace:
 def cell_rule(chart: np.ndarray, i: int, j: int, u: int, v: int, inversion: float) -> Rule:
     """The rule of a filled cell, in the order the parser reads its tree back."""
     g = chart[i, j, u, v]
-    if g <= _TIE:
+    if g <= TIE:
         return "empty"
-    t = g - _TIE
+    t = g - TIE
     if chart[i + 1, j, u, v] >= t or chart[i, j - 1, u, v] >= t or chart[i, j, u + 1, v] >= t or chart[i, j, u, v - 1] >= t:
         return "null"
     if j - i == 1 and v - u == 1:
         return "link"
     straight = max(chart[i, s, u, w] + chart[s, j, w, v] for s in range(i + 1, j) for w in range(u + 1, v))
     inverted = max(chart[i, s, w, v] + chart[s, j, u, w] for s in range(i + 1, j) for w in range(u + 1, v))
-    return "straight" if straight >= inverted - inversion - _TIE else "inverted"
+    return "straight" if straight >= inverted - inversion - TIE else "inverted"
 
 
 def _words(tokens: tuple[str, ...], kept: tuple[int, ...], a: int, b: int) -> str:
@@ -119,7 +120,7 @@ def trace_itg(pair: AnalyzedPair, *, variant: str = "itg") -> ItgTrace:
             )
             best = max(cells, key=lambda c: (c.gain, -(c.v - c.u)), default=None)
             whole = float(chart[i, j, 0, h_len])
-            if best is None or best.gain <= _TIE:
+            if best is None or best.gain <= TIE:
                 explain = f"Text {_words(text, p_keep, i, j)}: no hypothesis span links to it; every cell gains 0."
             else:
                 rule = {"link": "a single link", "null": "a smaller cell plus unaligned words",

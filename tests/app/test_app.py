@@ -179,21 +179,15 @@ def broken_panel_registered() -> Iterator[None]:
         del panels.PANELS["broken"]
 
 
-def open_tab(at: AppTest, label: str) -> AppTest:
-    """Open one of the Pair page's method tabs (only the open one is drawn)."""
-    at.session_state[state.PAIR_METHOD_TAB.key] = label
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
 def test_a_failing_method_panel_is_reported_in_its_tab(broken_panel_registered: None) -> None:
     at = start()
     assert [t.label for t in at.tabs][-1] == "Broken method"
-    assert not any("deliberately broken" in e.value for e in at.error)  # only the open tab is drawn
-    open_tab(at, "Broken method")
-    assert any("deliberately broken" in e.value for e in at.error)
+    broken = next(t for t in at.tabs if t.label == "Broken method")
+    # Every tab is drawn (switching stays in the browser): the broken one says so in its tab.
+    assert any("deliberately broken" in e.value for e in broken.error)
     assert page_charts(at) == 1  # the rest of the page is still drawn
+    others = [t for t in at.tabs if t.label in {p.label for n, p in panels.PANELS.items() if n != "broken"}]
+    assert others and all(len(list(t.get("plotly_chart"))) + len(t.markdown) > 0 for t in others)
 
 
 def test_guard_turns_an_error_into_a_message() -> None:
@@ -503,9 +497,11 @@ def test_a_pair_of_a_dataset_whose_job_has_run_shows_the_stored_verdicts_without
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The slow methods' verdicts come from the scores the cutoff job stored, equal to what
-    scoring the pair gives, and the page says so; nothing slow is scored for the strip."""
+    scoring the pair gives, and the page says so; nothing slow is scored for the strip (the
+    method tabs, drawn in the run after it, compute their breakdowns)."""
     from components import analysis
     from components.data import LoadedDataset
+    from components.sections import verdicts
     from explorer.datasets import Dataset, load
     from explorer.decision import cutoffs
     from explorer.pool import tasks
@@ -527,6 +523,13 @@ def test_a_pair_of_a_dataset_whose_job_has_run_shows_the_stored_verdicts_without
         real(pair, names)
 
     monkeypatch.setattr(tasks, "score_pair", spy)
+    real_strip = verdicts.render_strip
+
+    def strip_spy(*args: object, **kwargs: object) -> None:
+        scored.append("(strip)")
+        real_strip(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(verdicts, "render_strip", strip_spy)
     at = AppTest.from_file(APP, default_timeout=TIMEOUT)
     at.session_state[state.DATASET.key] = LoadedDataset(small, "six-test", "test")
     at.session_state[state.PAIR_ID.key] = pair.id
@@ -537,11 +540,12 @@ def test_a_pair_of_a_dataset_whose_job_has_run_shows_the_stored_verdicts_without
     assert 'data-pending="0"' in strip
     table = frame(at, "score from").set_index("name")
     for name in slow:
-        assert table.loc[name, "score from"] == "stored by the background cutoff job"
+        assert table.loc[name, "score from"] == "stored by this dataset's background cutoff job"
         assert table.loc[name, "value"] == round(live[name], 4)
     assert (table.drop(index=slow)["score from"] == "this page").all()
-    assert not set(scored) & set(slow), scored  # no slow method was scored on the page
-    assert set(scored) == set(SCORERS) - set(slow)  # the fast ones were (they carry the breakdown)
+    before_strip = scored[: scored.index("(strip)")]
+    assert not set(before_strip) & set(slow), scored  # no slow method was scored for the strip
+    assert set(before_strip) == set(SCORERS) - set(slow)  # the fast ones were (they carry the breakdown)
 
 
 def test_a_pair_with_a_gold_alignment_shows_it() -> None:
@@ -730,11 +734,8 @@ def test_slow_method_tabs_give_their_verdict_and_identical_figures_do_not_clash(
     at.text_area(key="pair_text").set_value("Oskar bought a new car last week.")
     at.text_area(key="pair_hypothesis").set_value("Last week, Oskar purchased a new automobile.").run()
     assert not at.exception and not at.error, [e.value for e in at.error]
-    verdicts = []
-    for label in [p.label for p in panels.PANELS.values()]:
-        open_tab(at, label)
-        verdicts += [m.value for tab in at.tabs for m in tab.markdown if m.value.startswith("**Verdict:")]
-    assert len(verdicts) >= 4  # MANLI, ITG, pFSM, pPDA
+    verdicts = [m.value for tab in at.tabs for m in tab.markdown if m.value.startswith("**Verdict:")]
+    assert len(verdicts) >= 4  # MANLI, ITG, pFSM, pPDA (every tab is drawn)
     assert all("shipped default" in v and "rte1_dev.xml + rte2_dev.xml + rte3_dev.xml" in v for v in verdicts)
 
 

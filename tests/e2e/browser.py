@@ -28,6 +28,10 @@ CHROMIUM_ARGS = [
 IDLE = """() => !document.querySelector(
     '[data-testid="stStatusWidgetRunningIcon"], [data-testid="stStatusWidgetRunningManIcon"], [data-stale="true"]')"""
 START_TIMEOUT = 90.0  # generous: CI machines are shared
+#: Milliseconds any one browser wait may take (a page's heading, a figure, a settled run).
+#: Generous on purpose: the browser tests run after the rest of the suite, on a machine
+#: other work shares; every wait is for a condition, so a fast machine never waits this long.
+STEP_MS = 90_000
 
 
 def settle(page, timeout: float, *, pause_ms: int = 300, rounds: int = 2) -> None:  # type: ignore[no-untyped-def]
@@ -152,6 +156,7 @@ def checked_page(viewport: dict[str, int], **options: Any) -> Iterator[Any]:
     Streamlit exception and raised no JavaScript error."""
     with chromium() as browser:
         tab = browser.new_page(viewport=viewport, **options)
+        tab.set_default_timeout(STEP_MS)  # waits without their own timeout
         errors: list[str] = []
         tab.on("pageerror", lambda err: errors.append(str(err)))
         yield tab

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, ROOT, require_chromium, served_app, settle
+from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, ROOT, STEP_MS, require_chromium, served_app, settle
 
-STEP = 45_000  # ms per browser wait: the CI machine is shared
+STEP = STEP_MS  # ms per browser wait
 DATA = ROOT / "sample_data" / "pairs.csv"
 NOTE = "the hypothesis adds an arrest the text never mentions"
 
@@ -73,6 +73,7 @@ def test_tag_persist_and_export_in_chromium(served: tuple[str, Path]) -> None:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+            page.set_default_timeout(STEP)
             errors: list[str] = []
             page.on("pageerror", lambda err: errors.append(str(err)))
             page.goto(url, wait_until="domcontentloaded", timeout=STEP)

@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.browser import checked_page
+from tests.e2e.browser import STEP_MS, checked_page
 from tests.e2e.browser import settle as settle_page
 
-STEP = 60_000  # ms per browser wait: the machine is shared
+STEP = STEP_MS  # ms per browser wait
 HOSTILE = "Ann sold <script>window.pwned = 1</script> her car on Monday."
 
 

@@ -3,7 +3,9 @@ one feature of one candidate block."""
 
 from __future__ import annotations
 
-from explorer.aligners.manli_features import INDEX, SurfaceSimilarity, extract
+from explorer.aligners.manli.evidence import SurfaceSimilarity
+from explorer.aligners.manli.features import extract
+from explorer.aligners.manli.names import INDEX
 from explorer.pairs import Pair
 from explorer.preprocess import analyze_pair
 

@@ -77,3 +77,11 @@ def test_clicked_cells_toggle_links() -> None:
     figure = clickable_grid(Alignment.from_links(3, 2, {(0, 0)}), ["a", "b", "c"], ["x", "y"], gold=None)
     cells = figure.data[-1]
     assert len(cells.x) == 6 and set(zip(cells.x, cells.y, strict=True)) == {(p, h) for p in range(3) for h in range(2)}
+
+
+def test_a_files_tokens_are_labels_never_tags() -> None:
+    # Tokens given by a file (MSR, Edinburgh++) are split on white space only: "<b>x</b>"
+    # can be one, and Plotly would draw it bold in the tick and hover labels.
+    figure = alignment_grid(Alignment.from_links(2, 1, {(0, 0)}), ["<b>x</b>", "&y"], ["<i>z"])
+    assert list(figure.layout.xaxis.ticktext) == ["&lt;b&gt;x&lt;/b&gt;", "&amp;y"]
+    assert "<i>" not in str(figure.data[0].customdata)

@@ -144,21 +144,26 @@ def test_the_embedding_scorer_scores_a_chunk_like_the_registered_scorer_and_refu
 
 
 def test_a_scorer_that_raises_on_one_pair_refuses_only_that_pair(monkeypatch: pytest.MonkeyPatch) -> None:
-    from explorer.batch import worker
+    from explorer import scorers
 
-    real = worker.pair_path("mbleu")
+    real = scorers.get_scorer("mbleu")
 
-    def flaky(name: str):  # type: ignore[no-untyped-def]
-        def score(a):  # type: ignore[no-untyped-def]
+    class Flaky:  # its batch path and its pair path both refuse the bad pair
+        name = "mbleu"
+
+        def score(self, a):  # type: ignore[no-untyped-def]
             if a.pair.id == "bad":
                 raise ValueError("pair over the method's limit of 3 tokens")
-            return real(a)
-        return score
+            return real.score(a)
 
-    monkeypatch.setattr(worker, "pair_path", flaky)
+        def score_many(self, pairs):  # type: ignore[no-untyped-def]
+            return [self.score(a) for a in pairs]
+
+    monkeypatch.setattr(scorers, "get_scorer", lambda name: Flaky())
     pairs = [Pair(id=i, text="A dog ran home.", hypothesis="A dog ran.") for i in ("a", "bad", "c")]
     columns = score_chunk(pairs, ["mbleu"])
     assert columns["mbleu"][0] is not None and columns["mbleu"][2] is not None
+    assert columns["mbleu__p1"][0] == pytest.approx(1.0) and columns["mbleu__p1"][1] is None
     assert columns["mbleu"][1] is None
     assert columns["mbleu__error"][1] == "ValueError: pair over the method's limit of 3 tokens"
 

@@ -18,7 +18,7 @@ PASSWORD = {"ENTAILMENT_EXPLORER_PASSWORD": "choose-one"}
 
 
 @pytest.mark.parametrize(("cores", "processes", "workers"), [
-    (1, 1, 2), (2, 1, 2), (4, 1, 3), (8, 2, 3), (16, 4, 3), (64, 16, 3),
+    (1, 1, 2), (2, 2, 2), (4, 2, 2), (8, 4, 2), (16, 8, 2), (64, 8, 7),
 ], ids=lambda v: str(v))
 def test_default_sizing_follows_the_cores(cores: int, processes: int, workers: int) -> None:
     assert class_server.default_processes(cores) == processes
@@ -75,9 +75,35 @@ def test_streamlit_gets_no_password_and_its_pool_size(monkeypatch: pytest.Monkey
     env = class_server.streamlit_environment(3, 1)
     assert "ENTAILMENT_EXPLORER_PASSWORD" not in env  # one prompt: the proxy's
     assert (env["EXPLORER_WORKERS"], env["EXPLORER_LONG_WORKERS"]) == ("3", "1")
-    command = class_server.streamlit_command(12345)
+    command = class_server.streamlit_command(12345, 64)
     assert command[command.index("--server.address") + 1] == "127.0.0.1"
-    assert command[command.index("--server.maxUploadSize") + 1] == str(class_server.MAX_UPLOAD_MIB)
+    assert command[command.index("--server.maxUploadSize") + 1] == "64"
+
+
+def test_streamlit_caddy_and_the_apps_reader_take_one_upload_size(monkeypatch: pytest.MonkeyPatch,
+                                                                    tmp_path: Path) -> None:
+    """The upload size is set once, in .streamlit/config.toml: the app's reader, every
+    class-server Streamlit process and Caddy's body limit follow it."""
+    from components import streamlit_config, uploads
+
+    assert uploads.MAX_UPLOAD_MB == streamlit_config.max_upload_mb()
+    assert uploads.LIMITS.bytes == uploads.MAX_UPLOAD_MB * 1024 * 1024
+    config = tmp_path / "config.toml"
+    config.write_text("[server]\naddress = '127.0.0.1'\nmaxUploadSize = 64\n", encoding="utf-8")
+    monkeypatch.setattr(streamlit_config, "CONFIG", config)
+    options = class_server.Options(port=8501, processes=2, workers=2, long_workers=1, user="class",
+                                   password="choose-one")
+    apps, proxy = class_server.children(options, "caddy", "$2a$14$hash", [4001, 4002], tmp_path)
+    for app in apps:
+        assert app.argv[app.argv.index("--server.maxUploadSize") + 1] == "64"
+        assert (app.env["EXPLORER_WORKERS"], app.env["EXPLORER_LONG_WORKERS"]) == ("2", "1")
+    assert proxy.env["EXPLORER_BODY_MAX"] == "65MiB"  # and Streamlit's multipart allowance
+    caddyfile = " ".join(caddy.CADDYFILE.read_text(encoding="utf-8").split())
+    assert "request_body { max_size {$EXPLORER_BODY_MAX} }" in caddyfile  # Caddy's one body limit is that value
+    for broken in ("[server]\n", "[server]\nmaxUploadSize = true\n", "[server]\nmaxUploadSize = 0\n"):
+        config.write_text(broken, encoding="utf-8")
+        with pytest.raises(class_server.ServeError, match="maxUploadSize must be a positive whole number"):
+            class_server.children(options, "caddy", "$2a$14$hash", [4001], tmp_path)
 
 
 def test_caddy_gets_the_hash_not_the_password(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

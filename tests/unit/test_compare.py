@@ -23,19 +23,22 @@ def test_agreement_groups(x_ok: bool | None, y_ok: bool | None, expected: str) -
     assert agreement(x_ok, y_ok, x_name="A", y_name="B") == expected
 
 
-def test_score_scatter_has_one_trace_per_group_and_ids_as_customdata() -> None:
-    figure = score_scatter(["1", "2", "3"], [0.1, 0.5, 0.9], [0.2, 0.4, 0.8],
+def test_score_scatter_has_one_trace_per_group_and_positions_as_customdata() -> None:
+    figure = score_scatter(["1", "2", "<a href='x'>3</a>"], [0.1, 0.5, 0.9], [0.2, 0.4, 0.8],
                            [BOTH_RIGHT, "only A correct", BOTH_RIGHT], x_name="A", y_name="B",
                            x_cutoff=0.3, y_cutoff=0.5)
     assert [t.name for t in figure.data] == [BOTH_RIGHT, "only A correct"]
-    assert list(figure.data[0].customdata) == ["1", "3"]
+    assert list(figure.data[0].customdata) == [0, 2]
+    assert list(figure.data[0].text) == ["1", "&lt;a href='x'&gt;3&lt;/a&gt;"]  # no tag in the hover, the quotes as typed
+    # A drag zooms; selecting is a click (or the modebar's box and lasso), never the default drag.
+    assert figure.layout.dragmode == "zoom" and "select" in figure.layout.clickmode
     with pytest.raises(ValueError, match="same length"):
         score_scatter(["1"], [0.1, 0.2], [0.3], ["x"], x_name="A", y_name="B")
 
 
 def test_selected_ids_reads_streamlit_selection_points() -> None:
-    points = [{"customdata": ["7"]}, {"customdata": "3"}, {"customdata": ["7"]}, {"x": 1}]
-    assert selected_ids(points) == ["7", "3"]
+    points = [{"customdata": [2]}, {"customdata": 0}, {"customdata": [2]}, {"x": 1}, {"customdata": 9}]
+    assert selected_ids(points, ["a", "b", "c"]) == ["c", "a"]
 
 
 def test_f1_differences_and_annotator_agreement() -> None:

@@ -107,6 +107,9 @@ def test_progress_is_described_with_counts() -> None:
     assert running.share == pytest.approx((1 + 0.25) / 4)
     assert running.describe() == "1 of 4 methods done; mbleu: 5,000 / 20,000 pairs (12 s)"
     assert "waiting" in cutoff_jobs.JobStatus("f", "x", cutoff_jobs.QUEUED, ("bleu",)).describe()
+    # A scorer that has just started has no count yet: no "0 / 0 pairs".
+    starting = cutoff_jobs.JobStatus("f", "x", cutoff_jobs.RUNNING, ("bleu", "wer"), finished=1, scorer="wer")
+    assert starting.describe() == "1 of 2 methods done; wer: starting (0 s)"
 
 
 def test_jobs_can_be_switched_off(monkeypatch: pytest.MonkeyPatch) -> None:

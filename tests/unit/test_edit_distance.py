@@ -9,7 +9,11 @@ import numpy as np
 import pytest
 
 from explorer.edit_distance import automaton as fsa
-from explorer.edit_distance.automaton import (
+from explorer.edit_distance import states
+from explorer.edit_distance.features import FeatureIndex, PairFeatures, pair_features
+from explorer.edit_distance.model import Batch, EditDistanceModel, ModelError, fit, objective
+from explorer.edit_distance.scoring import EditDistanceScorer, steps_to_alignment
+from explorer.edit_distance.states import (
     C_OTHER,
     C_WORD,
     DEL,
@@ -21,9 +25,6 @@ from explorer.edit_distance.automaton import (
     SUB,
     build_automaton,
 )
-from explorer.edit_distance.features import FeatureIndex, PairFeatures, pair_features
-from explorer.edit_distance.model import Batch, EditDistanceModel, ModelError, fit, objective
-from explorer.edit_distance.scoring import EditDistanceScorer, steps_to_alignment
 from explorer.pairs import Pair
 from explorer.preprocess import analyze_pair
 
@@ -38,12 +39,12 @@ def random_tables(n: int, m: int, seed: int, *, classes: np.ndarray | None = Non
     return fsa.tables(n, m, sub_w, sub_cls, *blocks, rng.uniform(0.2, 2.0, m), rng.uniform(0.2, 2.0, n))
 
 
-def kernel_args(a: fsa.Automaton, seed: int) -> tuple[np.ndarray, np.ndarray]:
+def kernel_args(a: states.Automaton, seed: int) -> tuple[np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed + 100)
-    return rng.uniform(0.3, 1.5, max(a.max_jump, 1)), rng.uniform(0.5, 1.5, (fsa.N_LAST, fsa.N_CLASSES))
+    return rng.uniform(0.3, 1.5, max(a.max_jump, 1)), rng.uniform(0.5, 1.5, (states.N_LAST, states.N_CLASSES))
 
 
-def enumerate_paths(a: fsa.Automaton, n: int, m: int, emis: np.ndarray, cls: np.ndarray,
+def enumerate_paths(a: states.Automaton, n: int, m: int, emis: np.ndarray, cls: np.ndarray,
                     jump_w: np.ndarray, trans: np.ndarray) -> list[tuple[float, list[tuple[int, int, int, int, int]]]]:
     """Every complete edit sequence by plain recursion: (weight, [(op, i, j, q, next q)])."""
     out: list[tuple[float, list[tuple[int, int, int, int, int]]]] = []
@@ -51,20 +52,20 @@ def enumerate_paths(a: fsa.Automaton, n: int, m: int, emis: np.ndarray, cls: np.
 
     def rec(i: int, j: int, q: int, w: float, path: list[tuple[int, int, int, int, int]]) -> None:
         if i == n and j == m and a.final[q]:
-            out.append((w * trans[a.last[q], fsa.C_END], path))
+            out.append((w * trans[a.last[q], states.C_END], path))
         for k in range(a.ops[q, 0]):
             op = int(a.ops[q, k + 1])
             if op < 6:
                 weight, c, dj = emis[op, i, j], int(cls[op, i, j]), dj_of[op]
             elif op == JUMP_B:
-                weight, c, dj = 1.0, fsa.C_JUMP_B, 0
+                weight, c, dj = 1.0, states.C_JUMP_B, 0
             else:
                 if i + op - 6 >= n:
                     continue
-                weight, c, dj = jump_w[op - 7], fsa.C_JUMP_F, 0
+                weight, c, dj = jump_w[op - 7], states.C_JUMP_F, 0
             if weight == 0.0:
                 continue
-            tq = int(a.next_state[q, op, int(fsa.is_match(c))])
+            tq = int(a.next_state[q, op, int(states.is_match(c))])
             ti = i + int(a.text_move[q, op])
             if tq < 0 or not 0 <= ti <= n:
                 continue
@@ -74,7 +75,7 @@ def enumerate_paths(a: fsa.Automaton, n: int, m: int, emis: np.ndarray, cls: np.
     return out
 
 
-def run_forward(a: fsa.Automaton, n: int, m: int, emis: np.ndarray, cls: np.ndarray,
+def run_forward(a: states.Automaton, n: int, m: int, emis: np.ndarray, cls: np.ndarray,
                 jump_w: np.ndarray, trans: np.ndarray) -> tuple[float, np.ndarray]:
     alpha = np.zeros((m + 1, n + 1, a.n_states))
     z = fsa.forward(n, m, emis, cls, jump_w, trans, a.last, a.order, a.rank_ptr, a.next_state,
@@ -107,11 +108,11 @@ def test_forward_one_by_one_by_hand() -> None:
     s, x, y = 0.7, 0.3, 0.4
     emis, cls = fsa.tables(1, 1, np.array([s]), np.array([C_OTHER]), np.zeros(1), np.zeros(1), np.zeros(1),
                            np.array([x]), np.array([y]))
-    trans = np.ones((fsa.N_LAST, fsa.N_CLASSES))
+    trans = np.ones((states.N_LAST, states.N_CLASSES))
     z, _ = run_forward(PFSM, 1, 1, emis, cls, np.ones(1), trans)
     assert z == pytest.approx(s + 2 * x * y)
     # A transition weight on INS -> DEL only touches the INS-then-DEL sequence.
-    trans[fsa.L_INS, fsa.C_DEL] = 3.0
+    trans[states.L_INS, states.C_DEL] = 3.0
     z, _ = run_forward(PFSM, 1, 1, emis, cls, np.ones(1), trans)
     assert z == pytest.approx(s + x * y + 3.0 * x * y)
 
@@ -121,7 +122,7 @@ def test_forward_one_by_one_by_hand() -> None:
     [(PFSM, 2, 3, 0), (PFSM, 3, 3, 1), (PPDA2, 3, 2, 2), (PPDA2, 3, 3, 3), (PPDA3, 4, 3, 4)],
     ids=["pfsm-2x3", "pfsm-3x3", "ppda2-3x2", "ppda2-3x3", "ppda3-4x3"],
 )
-def test_forward_equals_brute_force(automaton: fsa.Automaton, n: int, m: int, seed: int) -> None:
+def test_forward_equals_brute_force(automaton: states.Automaton, n: int, m: int, seed: int) -> None:
     emis, cls = random_tables(n, m, seed)
     jump_w, trans = kernel_args(automaton, seed)
     paths = enumerate_paths(automaton, n, m, emis, cls, jump_w, trans)
@@ -130,14 +131,14 @@ def test_forward_equals_brute_force(automaton: fsa.Automaton, n: int, m: int, se
 
 
 @pytest.mark.parametrize(("automaton", "n", "m"), [(PFSM, 3, 4), (PPDA3, 4, 4)], ids=["pfsm", "ppda"])
-def test_posteriors_sum_to_one_per_token(automaton: fsa.Automaton, n: int, m: int) -> None:
+def test_posteriors_sum_to_one_per_token(automaton: states.Automaton, n: int, m: int) -> None:
     emis, cls = random_tables(n, m, 7)
     jump_w, trans = kernel_args(automaton, 7)
     z, alpha = run_forward(automaton, n, m, emis, cls, jump_w, trans)
     beta = np.zeros_like(alpha)
     counts = [np.zeros(n * m) for _ in range(4)]
     c_ins, c_del = np.zeros(m), np.zeros(n)
-    c_jump, c_trans = np.zeros(max(automaton.max_jump, 1)), np.zeros((fsa.N_LAST, fsa.N_CLASSES))
+    c_jump, c_trans = np.zeros(max(automaton.max_jump, 1)), np.zeros((states.N_LAST, states.N_CLASSES))
     z_back = fsa.backward_counts(n, m, emis, cls, jump_w, trans, automaton.last, automaton.order,
                                  automaton.rank_ptr, automaton.next_state, automaton.text_move,
                                  automaton.final, automaton.ops, alpha, beta, z, *counts, c_ins, c_del,
@@ -152,10 +153,10 @@ def test_posteriors_sum_to_one_per_token(automaton: fsa.Automaton, n: int, m: in
     hyp_mass[1:] += b12.sum(0)[:-1] + b22.sum(0)[:-1]
     np.testing.assert_allclose(text_mass, 1.0, rtol=1e-9)
     np.testing.assert_allclose(hyp_mass, 1.0, rtol=1e-9)
-    assert c_trans[:, fsa.C_END].sum() == pytest.approx(1.0)
+    assert c_trans[:, states.C_END].sum() == pytest.approx(1.0)
     # Forward and backward jumps pair up in the pPDA.
-    assert c_trans[:, fsa.C_JUMP_F].sum() == pytest.approx(c_trans[:, fsa.C_JUMP_B].sum())
-    assert c_jump.sum() == pytest.approx(c_trans[:, fsa.C_JUMP_F].sum())
+    assert c_trans[:, states.C_JUMP_F].sum() == pytest.approx(c_trans[:, states.C_JUMP_B].sum())
+    assert c_jump.sum() == pytest.approx(c_trans[:, states.C_JUMP_F].sum())
 
 
 # -- the jumps of the pPDA -----------------------------------------------------------------
@@ -174,9 +175,9 @@ def _swap_tables(n: int) -> tuple[np.ndarray, np.ndarray]:
 
 def test_ppda_expresses_a_swap_pfsm_cannot() -> None:
     emis, cls = _swap_tables(2)
-    trans = np.ones((fsa.N_LAST, fsa.N_CLASSES))
+    trans = np.ones((states.N_LAST, states.N_CLASSES))
 
-    def linked_both(a: fsa.Automaton) -> bool:
+    def linked_both(a: states.Automaton) -> bool:
         paths = enumerate_paths(a, 2, 2, emis, cls, np.ones(max(a.max_jump, 1)), trans)
         return any({(i, j) for op, i, j, *_ in path if op == SUB} == {(0, 1), (1, 0)} for _, path in paths)
 
@@ -204,7 +205,7 @@ def test_ppda_jump_constraints_hold_on_every_path() -> None:
             if op >= JUMP_F:
                 jumped += 1
                 assert mode_after == MODE_LANDED
-                assert nxt is not None and nxt[0] in (SUB, fsa.B12, fsa.B21, fsa.B22)
+                assert nxt is not None and nxt[0] in (SUB, states.B12, states.B21, states.B22)
             if op == JUMP_B:
                 # No deletion until a substitution after jumping back.
                 rest = [p[0] for p in path[path.index((op, *_rest, tq)) + 1 :]]
@@ -225,7 +226,7 @@ def test_max_jump_limits_the_distance() -> None:
         classes[i * 3 + j] = C_WORD
     z = np.zeros(9)
     emis, cls = fsa.tables(3, 3, sub_w, classes, z, z, z, np.full(3, 0.05), np.full(3, 0.05))
-    trans = np.ones((fsa.N_LAST, fsa.N_CLASSES))
+    trans = np.ones((states.N_LAST, states.N_CLASSES))
     for max_jump, expected in ((2, False), (3, True)):
         a = build_automaton("ppda", max_jump)
         paths = enumerate_paths(a, 3, 3, emis, cls, np.ones(max_jump), trans)
@@ -606,8 +607,8 @@ def test_preorder_makes_word_order_free(kind: str) -> None:
 
 
 def test_reordered_features_keep_blocks_only_over_adjacent_words() -> None:
-    from explorer.edit_distance.automaton import C_WORD
     from explorer.edit_distance.features import reorder_hypothesis
+    from explorer.edit_distance.states import C_WORD
 
     p = analyze_pair(Pair(id="b", text="we visit the web site daily", hypothesis="daily we visit the website"))
     feats = pair_features(p, similarity=np.zeros((len(p.text), len(p.hypothesis))))
@@ -673,8 +674,8 @@ def test_swap_sides_reads_the_pair_the_other_way(toy: tuple[list, np.ndarray]) -
 
 
 def test_soft_preorder_moves_words_without_an_exact_match_by_their_lemma() -> None:
-    from explorer.edit_distance.automaton import C_LEMMA, C_OTHER
     from explorer.edit_distance.features import reorder_hypothesis
+    from explorer.edit_distance.states import C_LEMMA, C_OTHER
 
     # text "a b c", hypothesis "C' a b" where C' matches c only by lemma
     n, m = 3, 3

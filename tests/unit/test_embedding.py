@@ -144,7 +144,7 @@ def test_every_embedding_method_runs_with_the_network_blocked(no_network: list[s
     assert similarity.word("automobile", None, "car", None) > 0.5
     # The Pair page's heatmap and the Teach lesson read the same table.
     from components.figures.similarity import similarity_heatmap
-    from explorer.similarity_view import similarity_view
+    from explorer.aligners.similarity_view import similarity_view
     from explorer.teaching.embed import trace_embed
 
     view = similarity_view(get_aligner("embed"), pair)

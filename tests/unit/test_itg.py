@@ -1,4 +1,4 @@
-"""Tests for the Bracketing ITG biparser (explorer/aligners/itg.py) and its figures."""
+"""Tests for the Bracketing ITG biparser (explorer/aligners/itg.py, itg_tree.py) and its figures."""
 
 from __future__ import annotations
 
@@ -11,15 +11,8 @@ import numpy as np
 import pytest
 
 from explorer.aligners import ALIGNERS, get_aligner
-from explorer.aligners.itg import (
-    BracketingItg,
-    ExactSimilarity,
-    ItgConfig,
-    ItgError,
-    ItgNode,
-    ItgParse,
-    NodeKind,
-)
+from explorer.aligners.itg import BracketingItg, ExactSimilarity, ItgConfig, ItgParse
+from explorer.aligners.itg_tree import ItgError, ItgNode, NodeKind
 from explorer.alignment import EditKind
 from explorer.preprocess import Analysis, analyze_pair, make_pair
 from explorer.scorers import SCORERS, get_scorer

@@ -9,9 +9,13 @@ import pytest
 
 from explorer import limits
 from explorer.aligners import ALIGNERS, get_aligner
-from explorer.aligners import manli_features as mf
+from explorer.aligners.manli import context
+from explorer.aligners.manli.evidence import SurfaceSimilarity
+from explorer.aligners.manli.features import FeatureConfig, extract
+from explorer.aligners.manli.names import ANCHOR_WINDOW
 from explorer.edit_distance import automaton as fsa
-from explorer.edit_distance.automaton import build_automaton
+from explorer.edit_distance import states
+from explorer.edit_distance.states import build_automaton
 from explorer.limits import LimitError, Limits, check, estimate, manli_candidates
 from explorer.preprocess import analyze_pair, make_pair
 from explorer.scorers import SCORERS, get_scorer
@@ -59,7 +63,7 @@ def test_word_pairs_apply_only_when_given() -> None:
 
 def test_manli_candidate_bound_is_exact_when_every_word_pair_is_similar() -> None:
     pair = analyze_pair(make_pair("h " * 9, "h " * 7))
-    feats = mf.extract(pair, mf.SurfaceSimilarity(), config=mf.FeatureConfig(contextual=False))
+    feats = extract(pair, SurfaceSimilarity(), config=FeatureConfig(contextual=False))
     assert len(feats) == manli_candidates(9, 7) == manli_candidates(9, 7, 6)
     assert manli_candidates(3, 2, 6) == 6 * 3  # phrases are capped by the sentence length
 
@@ -142,7 +146,7 @@ def test_log_space_kernels_agree_with_the_linear_ones(kind: str, max_jump: int, 
 
     def counts() -> list[np.ndarray]:
         return [np.zeros(n * m) for _ in range(4)] + [
-            np.zeros(m), np.zeros(n), np.zeros(max(max_jump, 1)), np.zeros((fsa.N_LAST, fsa.N_CLASSES))]
+            np.zeros(m), np.zeros(n), np.zeros(max(max_jump, 1)), np.zeros((states.N_LAST, states.N_CLASSES))]
 
     linear, logged = counts(), counts()
     fsa.backward_counts(n, m, emis, cls, jump_w, trans, *args, a.final, a.ops, alpha, np.zeros_like(alpha), z, *linear)
@@ -187,14 +191,14 @@ def test_anchor_lookup_matches_brute_force() -> None:
     ap, ah = np.nonzero(anchors)
 
     def brute(gap_p: np.ndarray, gap_h: np.ndarray) -> np.ndarray:
-        w = mf.ANCHOR_WINDOW
+        w = ANCHOR_WINDOW
         ok = (gap_p >= 1) & (gap_h >= 1) & (gap_p <= w) & (gap_h <= w) & (np.abs(gap_p - gap_h) <= 1)
         return ok.any(axis=0)
 
     left = brute(p_start[None, :] - ap[:, None], h_start[None, :] - ah[:, None])
     right = brute(ap[:, None] - (p_end[None, :] - 1), ah[:, None] - (h_end[None, :] - 1))
-    np.testing.assert_array_equal(mf._anchored(anchors, p_start, h_start, -1), left)
-    np.testing.assert_array_equal(mf._anchored(anchors, p_end - 1, h_end - 1, +1), right)
+    np.testing.assert_array_equal(context.anchored(anchors, p_start, h_start, -1), left)
+    np.testing.assert_array_equal(context.anchored(anchors, p_end - 1, h_end - 1, +1), right)
 
 
 # -- the command line ------------------------------------------------------------------------

@@ -20,17 +20,10 @@ from explorer.aligners.manli import (
     decode,
     default_model,
 )
-from explorer.aligners.manli_features import (
-    FEATURES,
-    INDEX,
-    N_FEATURES,
-    FeatureConfig,
-    PairFeatures,
-    SurfaceSimilarity,
-    chunk_boundaries,
-    extract,
-)
-from explorer.aligners.manli_learn import Problem, TrainConfig, gold_blocks, train
+from explorer.aligners.manli.evidence import SurfaceSimilarity, chunk_boundaries
+from explorer.aligners.manli.features import FeatureConfig, PairFeatures, extract
+from explorer.aligners.manli.learn import Problem, TrainConfig, TrainingError, gold_blocks, train
+from explorer.aligners.manli.names import FEATURES, INDEX, N_FEATURES
 from explorer.alignment import Alignment, Edit, EditKind
 from explorer.pairs import Pair
 from explorer.preprocess import analyze_pair, make_pair
@@ -202,6 +195,28 @@ def test_perceptron_learns_a_separable_toy_problem() -> None:
     for problem in held_out:
         chosen, _ = decode(problem.features, weights)
         assert sorted(chosen.tolist()) == sorted(problem.gold.tolist())
+
+
+def test_training_mask_holds_features_at_zero_and_problem_weights_scale_updates() -> None:
+    rng = np.random.default_rng(2)
+    problems = [_toy_problem(rng, int(rng.integers(2, 6))) for _ in range(12)]
+    config = TrainConfig(epochs=3, burn_in=1)
+    plain = train(problems, config=config)
+    assert np.array_equal(train(problems, config=config, mask=np.ones(N_FEATURES)), plain)
+    assert np.array_equal(train(problems, config=config, problem_weights=[1.0] * len(problems)), plain)
+    mask = np.ones(N_FEATURES)
+    mask[INDEX["sub:eq"]] = 0.0
+    masked = train(problems, config=config, mask=mask)
+    assert plain[INDEX["sub:eq"]] != 0 and masked[INDEX["sub:eq"]] == 0
+    assert np.linalg.norm(masked) == pytest.approx(1.0)
+    # A problem weighted 0 never moves the weights: the same as training without it, in the
+    # same shuffled order (one problem alone, so the order cannot differ).
+    zeroed = train(problems[:1], config=config, problem_weights=[0.0])
+    assert not zeroed.any()
+    with pytest.raises(TrainingError, match="mask"):
+        train(problems, config=config, mask=np.ones(3))
+    with pytest.raises(TrainingError, match="problem weights"):
+        train(problems, config=config, problem_weights=[1.0])
 
 
 def test_training_orders_average_the_runs_of_successive_seeds() -> None:

@@ -18,7 +18,8 @@ from explorer.aligners.manli import (
     shipped_model,
     training_set_of,
 )
-from explorer.aligners.manli_features import FEATURES, SurfaceSimilarity
+from explorer.aligners.manli.evidence import SurfaceSimilarity
+from explorer.aligners.manli.names import FEATURES
 
 
 def test_shipped_models_are_named_complete_and_differ(repo_root: Path) -> None:

@@ -11,7 +11,10 @@ import pytest
 
 from explorer import resources
 from explorer.aligners.manli import SHIPPED_MODELS
-from explorer.aligners.manli_features import INDEX, MAX_SPAN_READ, SurfaceSimilarity, extract
+from explorer.aligners.manli.evidence import SurfaceSimilarity
+from explorer.aligners.manli.features import extract
+from explorer.aligners.manli.names import INDEX
+from explorer.aligners.manli.number_features import MAX_SPAN_READ
 from explorer.lexical.numbers import MAX_NUMBER_CHARS, MAX_NUMBER_SPAN, span_number, token_number
 from explorer.preprocess import analyze_pair
 

@@ -7,7 +7,9 @@ from __future__ import annotations
 import pytest
 
 from explorer import resources
-from explorer.aligners.manli_features import INDEX, SurfaceSimilarity, excess, extract
+from explorer.aligners.manli.evidence import SurfaceSimilarity
+from explorer.aligners.manli.features import excess, extract
+from explorer.aligners.manli.names import INDEX
 from explorer.preprocess import analyze_pair
 
 from .manli_blocks import block_feature, token_pair

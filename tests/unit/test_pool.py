@@ -235,9 +235,10 @@ def test_only_the_itg_lesson_near_the_teaching_limit_is_long() -> None:
     half = TEACHING_MAX_TOKENS // 2  # every word with a link: the ITG chart's most cells
     limit = Pair("t", " ".join(f"w{i} a" for i in range(half)), " ".join(f"w{i} a" for i in reversed(range(half))))
     small = Pair("s", "Mira sold her old bicycle to a neighbour on Sunday.", "On Sunday, Mira sold a bicycle.")
-    assert cost.lesson_is_long(limit, "itg")  # measured 2.7 s of CPU
-    assert not any(cost.lesson_is_long(small, m) for m in TEACH_METHODS)
-    assert not any(cost.lesson_is_long(limit, m) for m in TEACH_METHODS if m != "itg")
+    rate = {name: row.lesson_seconds for name, row in TEACH_METHODS.items()}
+    assert cost.lesson_is_long(limit, rate["itg"])  # measured 2.7 s of CPU
+    assert not any(cost.lesson_is_long(small, r) for r in rate.values())
+    assert not any(cost.lesson_is_long(limit, r) for m, r in rate.items() if m != "itg")
 
 def _until(condition: object, timeout: float = WAIT) -> None:
     deadline = time.monotonic() + timeout

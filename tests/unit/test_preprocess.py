@@ -64,3 +64,19 @@ def test_make_pair_rejects_bad_input(text, hypothesis, message):
 def test_tokenize_rejects_huge_text():
     with pytest.raises(InputError, match="longer than"):
         tokenize("word " * MAX_CHARS)
+
+
+def test_clean_text_fast_paths_give_the_general_result() -> None:
+    import random
+    import unicodedata
+
+    def general(text: str) -> str:  # the rule in full, without the fast paths
+        text = unicodedata.normalize("NFC", text)
+        text = "".join(ch if not unicodedata.category(ch).startswith("C") or ch in "\t\n" else " " for ch in text)
+        return " ".join(text.split())
+
+    alphabet = list(" ab\t\n\x00\x1f\x7f\x85\xa0é\u0301e\u2028\u3000\u200b\ufeffΩ\u1680\x1c") + ["  "]
+    rng = random.Random(0)
+    for _ in range(20_000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        assert clean_text(text) == general(text), repr(text)

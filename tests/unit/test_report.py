@@ -61,7 +61,7 @@ def test_a_failing_method_becomes_a_note(monkeypatch: pytest.MonkeyPatch) -> Non
     def broken(pair: object) -> list[ReportFigure]:
         raise RuntimeError("model file missing")
 
-    monkeypatch.setattr(report, "METHOD_FIGURES", (("Broken", broken), ("N-gram match grid", report._ngram)))
+    monkeypatch.setattr(report, "method_figures", lambda: [("Broken", broken), ("N-gram match grid", report.ngram_figures)])
     found = pair_figures(analyze_pair(make_pair("A cat sat.", "A cat sat.")))
     assert [f.title for f in found] == ["Broken", "N-gram match grid"]
     assert found[0].figure is None and "RuntimeError: model file missing" in found[0].note
@@ -73,7 +73,8 @@ def test_every_method_draws_for_a_small_pair() -> None:
     found = pair_figures(analyze_pair(make_pair("John bought a new car last week.", "John purchased a car.")))
     assert all(f.figure is not None for f in found), [f.note for f in found if f.figure is None]
     titles = " ".join(f.title for f in found)
-    for method in ("N-gram", "WER", "Bag-of-words", "ITG", "MANLI", "pfsm", "ppda"):
+    for method in ("N-gram", "WER", "Bag-of-words", "ITG", "MANLI", "Combined classifier", "pfsm", "ppda",
+                   "Static-embedding"):
         assert method in titles
 
 

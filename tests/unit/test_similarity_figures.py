@@ -54,7 +54,13 @@ def test_mismatched_shapes_are_refused(values, sources, links, message) -> None:
         similarity_heatmap(values, sources, TEXT, HYP, links=links)
 
 
-def test_typed_words_reach_the_hover_as_text() -> None:
-    text = ["<a href='x'>firm</a>", "<b>", "bought", "cars"]
-    hover = similarity_heatmap(VALUES, SOURCES, text, HYP).data[0].customdata[0][0]
-    assert "&lt;a href=&#x27;x&#x27;&gt;firm&lt;/a&gt;" in hover and "<a " not in hover
+def test_typed_words_reach_the_hover_and_the_axes_as_text() -> None:
+    # A file's tokens are split on white space only: a tag or a quote is one token. Plotly
+    # draws a few tags in labels and decodes &lt; &gt; &amp; and numeric entities, not &quot;.
+    text = ["<a href='x'>firm</a>", "<b>", "bought", '"cars"']
+    figure = similarity_heatmap(VALUES, SOURCES, text, HYP)
+    hover = figure.data[0].customdata[0][0]
+    assert "&lt;a href='x'&gt;firm&lt;/a&gt;" in hover and "<a " not in hover
+    ticks = list(figure.layout.xaxis.ticktext)
+    assert ticks == ["&lt;a href='x'&gt;firm&lt;/a&gt;", "&lt;b&gt;", "bought", '"cars"']
+    assert '"cars"' in figure.data[0].customdata[0][3]

@@ -1,4 +1,4 @@
-"""The word-similarity matrix behind an aligner's links (explorer.similarity_view)."""
+"""The word-similarity matrix behind an aligner's links (explorer.aligners.similarity_view)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import numpy as np
 import pytest
 
 from explorer.aligners import ALIGNERS, get_aligner
+from explorer.aligners.similarity_view import SOURCE_LABELS, NoSimilarityError, similarity_view
 from explorer.lexical.embedding import is_available
 from explorer.limits import LimitError, Limits
 from explorer.preprocess import analyze_pair, make_pair
-from explorer.similarity_view import SOURCE_LABELS, NoSimilarityError, similarity_view
 
 PAIR = analyze_pair(make_pair("The firm bought 5 cars .", "A company purchased five automobiles ."))
 

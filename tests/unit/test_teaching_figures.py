@@ -130,3 +130,21 @@ def test_edit_lattice_draws_one_segment_per_move_so_far_named_in_words(traces: d
     assert names and not any(name.startswith(("S_", "JUMP")) or name in ("DEL", "INS") for name in names)
     caption = TEACH_METHODS["edit"].step_figure(trace, 0).caption
     assert caption.startswith("pPDA edit lattice") and "ppda" not in caption
+
+
+def test_a_files_tokens_show_as_given_in_every_lesson() -> None:
+    # A file's tokens (MSR, Edinburgh++) are split on white space only, so one may hold a
+    # quote or a tag. Plotly decodes &lt; &gt; &amp; and numeric entities but not &quot;:
+    # a quote escaped as an entity showed as "&quot;" on the figure.
+    import json
+
+    from explorer.pairs import Pair
+
+    tokens = ('"Anka"', "met", "<b>Tomas</b>", "&", "co.")
+    pair = analyze_pair(Pair("q1", " ".join(tokens), "Anka met Tomas.", text_tokens=tokens,
+                             hypothesis_tokens=("Anka", "met", "Tomas", ".")))
+    for method in TEACH_METHODS:
+        figures = json.dumps([step["figure"] for step in lesson(method, trace_of(method, None, pair), large=False)])
+        assert "&quot;" not in figures and "<b>Tomas" not in figures, method  # the sentences are set as text
+    labels = [str(x) for x in figure({"wer": trace_of("wer", None, pair)}, "wer", 0)["data"][0]["y"]]
+    assert '"Anka"<sub>1</sub>' in labels and "&lt;b&gt;Tomas&lt;/b&gt;<sub>3</sub>" in labels

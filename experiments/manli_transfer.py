@@ -26,7 +26,7 @@ training may move, so one run compares them on exactly the same candidates.
 
 Test problems are decoded without the gold blocks training adds to the candidates.
 
-Usage: NLTK_DATA=../shared/nltk_data python -m bench.manli_transfer
+Usage: NLTK_DATA=../shared/nltk_data python -m experiments.manli_transfer
        [--protocols msr2edi,edi2msr,folds] [--variants base,all] [--sample-msr N]
        [--sample-edi N] [--epochs 50] [--folds 4] [--json]
 """
@@ -36,24 +36,19 @@ from __future__ import annotations
 import argparse
 import json
 import resource
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
-from bench.manli_experiments import figures, test
+from experiments.common import SHARED, log
+from experiments.manli_folds import figures, test
 from explorer.aligners.evaluation import load_gold
-from explorer.aligners.manli import _lexical_similarity, decode
-from explorer.aligners.manli_features import FEATURES, INDEX, N_FEATURES
-from explorer.aligners.manli_learn import Problem, TrainConfig, lexical_flags_with, prepare
+from explorer.aligners.manli.learn import Problem, TrainConfig, lexical_flags_with, prepare, train
+from explorer.aligners.manli.model import lexical_similarity
+from explorer.aligners.manli.names import FEATURES, INDEX, N_FEATURES
 
-ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "data"
-if not SHARED.is_dir():  # a worktree beside the main checkout
-    SHARED = Path("/work/shared/data")
-
-#: Feature groups beyond the `msr` model's (names in :data:`explorer.aligners.manli_features.FEATURES`).
+#: Feature groups beyond the `msr` model's (names in :data:`explorer.aligners.manli.features.FEATURES`).
 GROUPS: dict[str, tuple[str, ...]] = {
     "stop": ("sub:stop_unsupported",),
     "be": ("sub:be_mixed", "sub:be_unsupported"),
@@ -67,10 +62,6 @@ GROUPS: dict[str, tuple[str, ...]] = {
 NEW: tuple[str, ...] = tuple(name for group in GROUPS.values() for name in group)
 #: The groups the shipped ``msr_edi`` model is trained with.
 MSR_EDI_GROUPS: tuple[str, ...] = ("stop", "be", "num", "ctx2", "rival", "shape")
-
-
-def _log(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
 
 
 def variant_mask(spec: str) -> np.ndarray:
@@ -94,42 +85,6 @@ def variant_mask(spec: str) -> np.ndarray:
     return mask
 
 
-def train_masked(problems: list[Problem], mask: np.ndarray, config: TrainConfig,
-                 scale: dict[int, float] | None = None) -> np.ndarray:
-    """:func:`explorer.aligners.manli_learn.train` with the weights outside ``mask`` held at 0;
-    ``scale`` maps ``id(problem)`` to a factor on that problem's updates (default 1).
-    ``config.orders`` above 1 averages that many runs with successive seeds, as ``train`` does."""
-    if config.orders > 1:
-        from dataclasses import replace
-
-        runs = [train_masked(problems, mask, replace(config, seed=config.seed + k, orders=1), scale)
-                for k in range(config.orders)]
-        mean = np.mean(runs, axis=0)
-        return mean / float(np.linalg.norm(mean))
-    rng = np.random.default_rng(config.seed)
-    weights = np.zeros(N_FEATURES)
-    kept: list[np.ndarray] = []
-    order = np.arange(len(problems))
-    alpha = config.rate
-    for epoch in range(config.epochs):
-        rng.shuffle(order)
-        for i in order.tolist():
-            problem = problems[i]
-            chosen, _ = decode(problem.features, weights, config=config.decoder)
-            if set(chosen.tolist()) != set(problem.gold.tolist()):
-                step = alpha * (scale.get(id(problem), 1.0) if scale else 1.0)
-                weights = weights + step * mask * (problem.gold_vector - problem.features.vector(chosen))
-        norm = float(np.linalg.norm(weights))
-        if norm > 0:
-            weights = weights / norm
-        if epoch >= config.burn_in:
-            kept.append(weights.copy())
-        alpha *= config.decay
-    average = np.mean(kept, axis=0)
-    norm = float(np.linalg.norm(average))
-    return average / norm if norm > 0 else average
-
-
 def _sample(items: list, n: int | None) -> list:  # type: ignore[type-arg]
     if n is None or n >= len(items):
         return items
@@ -145,9 +100,10 @@ def load(name: str, sample: int | None, similarity: object,
         import hashlib
         import pickle
 
-        import explorer.aligners.manli_features as mf
+        import explorer.aligners.manli as manli_package
 
-        key = hashlib.sha1(Path(mf.__file__).read_bytes()).hexdigest()[:12]
+        code = b"".join(p.read_bytes() for p in sorted(Path(manli_package.__file__).parent.glob("*.py")))
+        key = hashlib.sha1(code).hexdigest()[:12]
         tag = f"_with-{lexical.replace(',', '+')}" if lexical else ""
         path = cache / f"manli_{name}_{sample or 'all'}_{key}{tag}.pkl"
         if path.is_file():
@@ -160,13 +116,13 @@ def load(name: str, sample: int | None, similarity: object,
         str(SHARED / "edinburgh" / "gold.train.sure.json")]
     pairs = _sample([p for p in load_gold(paths).pairs if p.gold_alignment is not None], sample)
     started = time.perf_counter()
-    problems = prepare(pairs, similarity, log=_log)  # type: ignore[arg-type]
-    _log(f"{name}: features for {len(problems)} problems in {time.perf_counter() - started:.0f} s, "
+    problems = prepare(pairs, similarity, log=log)  # type: ignore[arg-type]
+    log(f"{name}: features for {len(problems)} problems in {time.perf_counter() - started:.0f} s, "
          f"median {int(np.median([len(p.features) for p in problems]))} candidates")
     return problems, [p.gold_alignment for p in pairs]
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--protocols", default="msr2edi,edi2msr,folds")
     parser.add_argument("--variants", default="base,all")
@@ -190,19 +146,24 @@ def main() -> None:
     parser.add_argument("--with", dest="lexical", default="",
                         help="opt-in lexical components to switch on, comma-separated (embedding)")
     parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     protocols = [p for p in args.protocols.split(",") if p]
     burn_in = args.burn_in if args.burn_in is not None else min(10, args.epochs - 1)
     config = TrainConfig(epochs=args.epochs, burn_in=burn_in, decay=args.decay, seed=args.seed, orders=args.orders)
     flags = lexical_flags_with(args.lexical.split(","))
-    similarity = _lexical_similarity(flags)
+    similarity = lexical_similarity(flags)
     started = time.perf_counter()
     msr, msr_gold = load("msr", args.sample_msr, similarity, args.cache, args.lexical)
     edi, edi_gold = load("edi", args.sample_edi, similarity, args.cache, args.lexical)
     out: dict[str, object] = {"msr": len(msr), "edi": len(edi), "epochs": args.epochs, "lexical": flags, "rows": []}
     rows: list[dict[str, object]] = out["rows"]  # type: ignore[assignment]
     variants = [v for v in args.variants.split(",") if v]
-    scale = {id(p): args.msr_weight for p in msr} if args.msr_weight != 1.0 else None
+    msr_ids = {id(p) for p in msr}
+
+    def weights_of(problems: list[Problem]) -> list[float] | None:
+        """``--msr-weight`` on the MSR problems of a training set (None: every problem counts 1)."""
+        return None if args.msr_weight == 1.0 else [args.msr_weight if id(p) in msr_ids else 1.0 for p in problems]
+
     for variant in variants:
         mask = variant_mask(variant)
         on_msr: np.ndarray | None = None
@@ -210,13 +171,13 @@ def main() -> None:
             on_msr = _save(Path(args.save), variant, mask, msr, edi, config, flags,
                            [m for m in args.save_models.split(",") if m])
         if "msr2edi" in protocols:
-            w = on_msr if on_msr is not None else train_masked(msr, mask, config)
+            w = on_msr if on_msr is not None else train(msr, config=config, mask=mask)
             rows.append({"variant": variant, "protocol": "msr2edi", "test": "edi", **figures(test(edi, edi_gold, w))})
-            _log(json.dumps(rows[-1]))
+            log(json.dumps(rows[-1]))
         if "edi2msr" in protocols:
-            w = train_masked(edi, mask, config)
+            w = train(edi, config=config, mask=mask)
             rows.append({"variant": variant, "protocol": "edi2msr", "test": "msr", **figures(test(msr, msr_gold, w))})
-            _log(json.dumps(rows[-1]))
+            log(json.dumps(rows[-1]))
         if "folds" in protocols:
             k = args.folds
             mb = np.linspace(0, len(msr), k + 1).astype(int)
@@ -225,14 +186,15 @@ def main() -> None:
             es: list = []  # type: ignore[type-arg]
             for i in range(k):
                 m0, m1, e0, e1 = int(mb[i]), int(mb[i + 1]), int(eb[i]), int(eb[i + 1])
-                w = train_masked(msr[:m0] + msr[m1:] + edi[:e0] + edi[e1:], mask, config, scale)
+                training = msr[:m0] + msr[m1:] + edi[:e0] + edi[e1:]
+                w = train(training, config=config, mask=mask, problem_weights=weights_of(training))
                 ms += test(msr[m0:m1], msr_gold[m0:m1], w)
                 es += test(edi[e0:e1], edi_gold[e0:e1], w)
-                _log(f"{variant} fold {i + 1}/{k}: msr so far {figures(ms)}, edi so far {figures(es)}")
+                log(f"{variant} fold {i + 1}/{k}: msr so far {figures(ms)}, edi so far {figures(es)}")
             rows.append({"variant": variant, "protocol": f"folds{k}", "test": "msr", **figures(ms)})
-            _log(json.dumps(rows[-1]))
+            log(json.dumps(rows[-1]))
             rows.append({"variant": variant, "protocol": f"folds{k}", "test": "edi", **figures(es)})
-            _log(json.dumps(rows[-1]))
+            log(json.dumps(rows[-1]))
         for corpus, probs, golds in (("msr", msr, msr_gold), ("edi", edi, edi_gold)):
             if f"{corpus}folds" not in protocols:
                 continue
@@ -241,9 +203,9 @@ def main() -> None:
             ms = []
             for i in range(k):
                 m0, m1 = int(mb[i]), int(mb[i + 1])
-                ms += test(probs[m0:m1], golds[m0:m1], train_masked(probs[:m0] + probs[m1:], mask, config))
+                ms += test(probs[m0:m1], golds[m0:m1], train(probs[:m0] + probs[m1:], config=config, mask=mask))
             rows.append({"variant": variant, "protocol": f"{corpus}{k}", "test": corpus, **figures(ms)})
-            _log(json.dumps(rows[-1]))
+            log(json.dumps(rows[-1]))
     out["seconds"] = round(time.perf_counter() - started, 1)
     out["max_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     if args.json:
@@ -261,21 +223,21 @@ def _save(folder: Path, variant: str, mask: np.ndarray, msr: list[Problem], edi:
     """Train on MSR and / or on MSR + Edinburgh++ (``which``), save them; returns the MSR
     weights (None when not trained)."""
     from explorer.aligners.manli import ManliModel
-    from explorer.aligners.manli_features import FeatureConfig
+    from explorer.aligners.manli.features import FeatureConfig
 
     kept: list[np.ndarray] = []
     for name, problems in (("msr", msr), ("msr_edi", msr + edi)):
         if name not in which:
             continue
         started = time.perf_counter()
-        w = np.where(mask > 0, train_masked(problems, mask, config), 0.0)
+        w = np.where(mask > 0, train(problems, config=config, mask=mask), 0.0)
         kept.append(w)
         info = {"trained_on": len(problems), "variant": variant, "epochs": config.epochs, "burn_in": config.burn_in,
                 "features_off": [FEATURES[i] for i in np.flatnonzero(mask == 0).tolist()],
                 "sure_links": sum(p.n_sure for p in problems), "unreachable_links": sum(p.unreachable for p in problems),
                 "seconds": round(time.perf_counter() - started, 1)}
         ManliModel(w, FeatureConfig(), dict(lexical), info).save(folder / f"manli_{name}.json")
-        _log(f"saved {folder / f'manli_{name}.json'}")
+        log(f"saved {folder / f'manli_{name}.json'}")
     return kept[0] if "msr" in which else None
 
 

@@ -17,8 +17,8 @@ Spearman) go to stdout as a table and are appended as JSON lines to ``--log``.
 
 Usage (NLTK_DATA=../shared/nltk_data):
 
-    nice python bench/edit_distance_transfer.py --exp lofo kind=pfsm lam=5 / kind=pfsm lam=0.05
-    python bench/edit_distance_transfer.py --table LOG.jsonl   # print a table of a log
+    nice python experiments/edit_distance_transfer.py --exp lofo kind=pfsm lam=5 / kind=pfsm lam=0.05
+    python experiments/edit_distance_transfer.py --table LOG.jsonl   # print a table of a log
 """
 
 from __future__ import annotations
@@ -182,7 +182,7 @@ def table(rows: Sequence[dict]) -> str:
     return "\n".join(out)
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("configs", nargs="*", help="key=value items; '/' separates configurations")
     parser.add_argument("--exp", choices=("lofo", "pairs"), default="lofo")
@@ -193,7 +193,7 @@ def main() -> None:
     parser.add_argument("--save", type=Path, help="write models and held-out predictions here")
     parser.add_argument("--test-prep", help="score the held-out sets under these preprocessings (comma-separated) instead")
     parser.add_argument("--table", type=Path, nargs="*", help="print the table of these JSONL logs and stop")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if args.table:
         rows = [json.loads(line) for path in args.table for line in path.read_text().splitlines() if line.strip()]
         print(table(rows))

@@ -15,7 +15,7 @@ Ablations (``--ablation``): ``phrase1`` (max phrase size 1; gold blocks larger t
 1 x 1 are dropped from training), ``no_wordnet``, ``no_ppdb`` (lexical components off),
 ``no_context`` (no distortion, neighbour or anchor features).
 
-Usage: NLTK_DATA=../shared/nltk_data python -m bench.manli_experiments
+Usage: NLTK_DATA=../shared/nltk_data python -m experiments.manli_folds
        [GOLD...] [--protocol split|kfold|both] [--ablation NAME] [--epochs 50] [--json]
 (GOLD defaults to the three MSR RTE2 dev annotator files, merged by majority.)
 """
@@ -25,16 +25,16 @@ from __future__ import annotations
 import argparse
 import json
 import resource
-import sys
 import time
 from pathlib import Path
 
 import numpy as np
 
+from experiments.common import log
 from explorer.aligners.evaluation import load_gold, report, score_pair
-from explorer.aligners.manli import _lexical_similarity, decode
-from explorer.aligners.manli_features import FeatureConfig
-from explorer.aligners.manli_learn import (
+from explorer.aligners.manli import decode, lexical_similarity
+from explorer.aligners.manli.features import FeatureConfig
+from explorer.aligners.manli.learn import (
     Problem,
     TrainConfig,
     lexical_flags_without,
@@ -53,10 +53,6 @@ ABLATIONS = {
     "no_ppdb": (lexical_flags_without(["ppdb"]), FeatureConfig()),
     "no_context": ({}, FeatureConfig(contextual=False)),
 }
-
-
-def _log(message: str) -> None:
-    print(message, file=sys.stderr, flush=True)
 
 
 def test(problems: list[Problem], golds: list[Alignment], weights: np.ndarray) -> list:  # type: ignore[type-arg]
@@ -82,7 +78,7 @@ def figures(scores: list) -> dict[str, float]:  # type: ignore[type-arg]
     }
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     shared = ROOT.parent / "shared" / "data" / "msr_align"
     default = [str(shared / f"RTE2_dev_{x}.align.txt") for x in "ABC"]
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -93,39 +89,39 @@ def main() -> None:
     parser.add_argument("--train-size", type=int, default=600)
     parser.add_argument("--epochs", type=int, default=50)
     parser.add_argument("--json", action="store_true")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     flags, feature_config = ABLATIONS[args.ablation]
     config = TrainConfig(epochs=args.epochs, burn_in=min(10, args.epochs - 1))
     dataset = load_gold(args.gold)
     pairs = [p for p in dataset.pairs if p.gold_alignment is not None]
     started = time.perf_counter()
-    problems = prepare(pairs, _lexical_similarity(flags), config=feature_config, log=_log)
+    problems = prepare(pairs, lexical_similarity(flags), config=feature_config, log=log)
     if feature_config.max_phrase == 1:
         problems = [_token_level(p) for p in problems]
     golds = [p.gold_alignment for p in pairs]
-    _log(f"features for {len(problems)} problems in {time.perf_counter() - started:.0f} s")
+    log(f"features for {len(problems)} problems in {time.perf_counter() - started:.0f} s")
     out: dict[str, object] = {"gold": dataset.name, "ablation": args.ablation, "epochs": args.epochs}
 
     if args.protocol in ("split", "both"):
         k = args.train_size
-        weights = train(problems[:k], config=config, log=_log)
+        weights = train(problems[:k], config=config, log=log)
         out["split"] = {
             "train": f"1-{k}", "test": f"{k + 1}-{len(problems)}",
             **figures(test(problems[k:], golds[k:], weights)),  # type: ignore[arg-type]
             "decoded_ge_gold": score_vs_gold(problems[k:], weights),
         }
-        _log(f"split: {out['split']}")
+        log(f"split: {out['split']}")
     if args.protocol in ("kfold", "both"):
         bounds = np.linspace(0, len(problems), args.folds + 1).astype(int)
         scores: list = []  # type: ignore[type-arg]
         ge: list[dict[str, float]] = []
         for i in range(args.folds):
             lo, hi = int(bounds[i]), int(bounds[i + 1])
-            weights = train(problems[:lo] + problems[hi:], config=config, log=_log)
+            weights = train(problems[:lo] + problems[hi:], config=config, log=log)
             scores += test(problems[lo:hi], golds[lo:hi], weights)  # type: ignore[arg-type]
             ge.append(score_vs_gold(problems[lo:hi], weights))
-            _log(f"fold {i + 1}/{args.folds}: {figures(scores)}")
+            log(f"fold {i + 1}/{args.folds}: {figures(scores)}")
         reachable = sum(g["reachable_problems"] for g in ge)
         out["kfold"] = {
             "folds": args.folds, **figures(scores),

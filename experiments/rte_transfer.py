@@ -1,7 +1,7 @@
 """Cutoff transfer across the labelled RTE sets: every scorer, every cutoff rule, MANLI's
 thresholded number, and the bootstrap spread of the chosen cutoff.
 
-    NLTK_DATA=../shared/nltk_data .venv/bin/python -m bench.rte_transfer [--cache DIR] [--scorers all]
+    NLTK_DATA=../shared/nltk_data .venv/bin/python -m experiments.rte_transfer [--cache DIR] [--scorers all]
         [--resamples 1000] [--only table,rules,manli,bootstrap,why,candidates,nested,paired,select,models]
         [--select TRAIN,TRIAL]
 
@@ -9,7 +9,7 @@ Scores are computed once per (scorer, file) and kept as JSON under ``--cache`` (
 /tmp/explorer-rte-transfer); delete the folder after changing a scorer. Rows: cutoff chosen
 on A, applied to B, for RTE1 dev -> RTE2 dev, RTE2 dev -> RTE3 dev, RTE3 dev -> RTE3 test;
 ``why``, ``candidates``, ``nested`` and ``paired`` use the seven rows of
-bench/combined_rte.py (those three, all dev sets -> RTE3 test, and each dev set left out):
+experiments/combined_rte.py (those three, all dev sets -> RTE3 test, and each dev set left out):
 
 * ``why``: RTE1 dev task by task (bag-of-words against ``manli``, cutoffs from RTE2+3 dev);
 * ``candidates``: a small fixed family of MANLI-derived numbers (:data:`CANDIDATES`) on
@@ -29,15 +29,26 @@ not kept: docs/experiments.md, "The `manli` score").
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from bench.combined_rte import PROTOCOLS
+from experiments.common import (
+    FILES,
+    PROTOCOLS,
+    SHIPPED,
+    aligned_credit,
+    auc,
+    cached_scores,
+    idf_weight,
+    manli_parts,
+    manli_tokens,
+    rte_row_label,
+    similarity_credit,
+    unit_weight,
+    weighted,
+)
 from explorer.datasets import load
 from explorer.decision.evaluation import score_pairs
 from explorer.decision.rules import (
@@ -50,59 +61,9 @@ from explorer.decision.rules import (
 )
 from explorer.pairs import Pair
 from explorer.preprocess import analyze_pair
-from explorer.scorers import SCORERS, get_scorer
+from explorer.scorers import SCORERS
 
-RTE = Path(os.environ.get("NLTK_DATA", "../shared/nltk_data")) / "corpora" / "rte"
 ROWS = (("rte1_dev", "rte2_dev"), ("rte2_dev", "rte3_dev"), ("rte3_dev", "rte3_test"))
-FILES = ("rte1_dev", "rte2_dev", "rte3_dev", "rte3_test")
-SHIPPED = "content coverage + 0.1 x hypothesis side / h (shipped)"
-#: The seven rows (training sets -> target) of bench/combined_rte.py.
-ROWS7 = PROTOCOLS
-
-
-def cached_scores(cache: Path, scorer: str, name: str,
-                  score: Callable[[Sequence[Pair]], Sequence[float]] | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """One registered scorer's values on one RTE file, and its gold labels (cached under
-    ``scorer``); ``score`` scores the pairs instead of the registered scorer of that name."""
-    if scorer == "manli" and score is None:  # one decode serves the scorer and the study of its numbers
-        parts, gold = manli_parts(cache, name)
-        return parts[SHIPPED], gold
-    path = cache / f"{scorer}__{name}.json"
-    if not path.exists():
-        data = load(RTE / f"{name}.xml")
-        start = time.perf_counter()
-        values = np.asarray(score(data.pairs) if score is not None else score_pairs(data.pairs, scorer), dtype=float)
-        path.write_text(json.dumps({"values": values.tolist(), "gold": [bool(p.entails) for p in data.pairs],
-                                    "seconds": time.perf_counter() - start}))
-    payload = json.loads(path.read_text())
-    return np.array(payload["values"], dtype=float), np.array(payload["gold"], dtype=bool)
-
-
-def manli_parts(cache: Path, name: str) -> tuple[dict[str, np.ndarray], np.ndarray]:
-    """Every candidate number MANLI's alignment gives, per pair."""
-    path = cache / f"manli-parts__{name}.json"
-    if not path.exists():
-        data = load(RTE / f"{name}.xml")
-        scorer = get_scorer("manli")
-        rows = []
-        for pair in data.pairs:
-            analysed = analyze_pair(pair)
-            s = scorer.score(analysed)
-            h = max(len(analysed.hypothesis), 1)
-            rows.append({
-                SHIPPED: s.value,
-                "total / (text + hypothesis tokens) (paper)": s.problem_normalized,
-                "total (raw)": s.total,
-                "total / hypothesis tokens": s.total / h,
-                "total / text tokens": s.total / max(s.n_tokens - h, 1),
-                "hypothesis side (total - DEL) / h": s.hypothesis_score,
-                "content coverage": s.content_coverage,
-                "- unaligned content words": -float(len(s.unaligned_content)),
-            })
-        path.write_text(json.dumps({"rows": rows, "gold": [bool(p.entails) for p in data.pairs]}))
-    payload = json.loads(path.read_text())
-    keys = list(payload["rows"][0])
-    return {k: np.array([r[k] for r in payload["rows"]]) for k in keys}, np.array(payload["gold"], dtype=bool)
 
 
 def pct(x: float) -> str:
@@ -190,85 +151,10 @@ def bootstrap(cache: Path, resamples: int) -> None:
 
 # -- can another MANLI number close RTE1? ------------------------------------------------
 
-def manli_tokens(cache: Path, name: str, source: Path | None = None) -> list[dict]:
-    """Per pair, what the candidate numbers need from one MANLI decode: the task, gold,
-    hypothesis content positions, which hypothesis tokens are aligned, each aligned token's
-    lexical similarity to its linked text tokens (MANLI's similarity matrix, block maximum),
-    each token's best similarity anywhere in the text, Brown idf, and the hypothesis side.
-    ``source`` is the file to read (default: the RTE file ``name``)."""
-    path = cache / f"manli-tokens__{name}.json"
-    if not path.exists():
-        from explorer.aligners.bow import idf
-        from explorer.aligners.manli import entailment_score
-        from explorer.combined import _negations, _numbers
-
-        data = load(source if source is not None else RTE / f"{name}.xml")
-        aligner = get_scorer("manli").aligner  # type: ignore[attr-defined]
-        rows = []
-        for pair in data.pairs:
-            analysed = analyze_pair(pair)
-            result = aligner.align(analysed)
-            parts = entailment_score(analysed, result)
-            hyp = analysed.hypothesis
-            matrix = aligner.similarity.matrix(analysed.text, hyp)
-            link = [0.0] * len(hyp)
-            aligned = [False] * len(hyp)
-            for edit in result.edits:
-                if edit.is_aligned and edit.p_span is not None and edit.h_span is not None:
-                    for j in range(*edit.h_span):
-                        aligned[j] = True
-                        link[j] = float(matrix[edit.p_span[0]:edit.p_span[1], j].max())
-            text_numbers = set(_numbers(analysed.text.lower))
-            rows.append({
-                "task": pair.task, "gold": bool(pair.entails), "value": parts.value,
-                "h_len": len(hyp),
-                "unaligned_names": sum(hyp.pos[j].startswith("NNP") for j in parts.unaligned_content),
-                "number_mismatch": sum(v not in text_numbers for v in _numbers(hyp.lower)),
-                "negation_mismatch": (_negations(analysed.text.lower) > 0) != (_negations(hyp.lower) > 0),
-                "content": [j for j in range(len(hyp)) if not (hyp.stop[j] or hyp.is_punct[j])],
-                "aligned": aligned,
-                "link_sim": link,
-                "best_sim": matrix.max(axis=0).tolist() if matrix.size else [0.0] * len(hyp),
-                "idf": [idf(w, lemma) for w, lemma in zip(hyp.lower, hyp.lemmas)],
-                "side": parts.hypothesis_score,
-            })
-        path.write_text(json.dumps(rows))
-    return json.loads(path.read_text())
-
-
-def _weighted(row: dict, weight, credit) -> float:  # type: ignore[no-untyped-def]
-    """Weighted mean of ``credit`` over the hypothesis content words (all tokens when
-    there is none), as the shipped coverage does."""
-    positions = row["content"] or list(range(len(row["link_sim"])))
-    if not positions:
-        return 1.0
-    weights = [weight(row, j) for j in positions]
-    total = sum(weights)
-    if total <= 0:
-        return 1.0
-    return sum(w * credit(row, j) for w, j in zip(weights, positions)) / total
-
-
-def _aligned(row: dict, j: int) -> float:
-    return 1.0 if row["aligned"][j] else 0.0
-
-
-def _similarity(row: dict, j: int) -> float:
-    return float(row["link_sim"][j]) if row["aligned"][j] else 0.0
-
-
-def _unit(row: dict, j: int) -> float:
-    return 1.0
-
-
-def _idf(row: dict, j: int) -> float:
-    return float(row["idf"][j])
-
-
 def _identity_coverage(row: dict) -> float:
     """Probe: the shipped number, but a content word counts only when its link's lexical
     similarity is 1 (identical word or lemma, equal number or name), not for a related word."""
-    return _weighted(row, _unit, lambda r, j: 1.0 if r["aligned"][j] and r["link_sim"][j] >= 1.0 - 1e-9 else 0.0) \
+    return weighted(row, unit_weight, lambda r, j: 1.0 if r["aligned"][j] and r["link_sim"][j] >= 1.0 - 1e-9 else 0.0) \
         + 0.1 * row["side"]
 
 
@@ -284,11 +170,11 @@ def _bow_on_links(row: dict, best: bool = False) -> float:
 #: counts (1, or its link's lexical similarity), with or without the hypothesis side as
 #: a tie-break, and bag-of-words' own formula over MANLI's links.
 CANDIDATES = {
-    "coverage + 0.1 x side (shipped)": lambda r: _weighted(r, _unit, _aligned) + 0.1 * r["side"],
-    "coverage": lambda r: _weighted(r, _unit, _aligned),
-    "idf-weighted coverage + 0.1 x side": lambda r: _weighted(r, _idf, _aligned) + 0.1 * r["side"],
-    "similarity-weighted coverage + 0.1 x side": lambda r: _weighted(r, _unit, _similarity) + 0.1 * r["side"],
-    "idf x similarity coverage + 0.1 x side": lambda r: _weighted(r, _idf, _similarity) + 0.1 * r["side"],
+    "coverage + 0.1 x side (shipped)": lambda r: weighted(r, unit_weight, aligned_credit) + 0.1 * r["side"],
+    "coverage": lambda r: weighted(r, unit_weight, aligned_credit),
+    "idf-weighted coverage + 0.1 x side": lambda r: weighted(r, idf_weight, aligned_credit) + 0.1 * r["side"],
+    "similarity-weighted coverage + 0.1 x side": lambda r: weighted(r, unit_weight, similarity_credit) + 0.1 * r["side"],
+    "idf x similarity coverage + 0.1 x side": lambda r: weighted(r, idf_weight, similarity_credit) + 0.1 * r["side"],
     "bag-of-words formula on MANLI's links": _bow_on_links,
 }
 
@@ -301,7 +187,7 @@ def _series(cache: Path, fn) -> dict[str, tuple[np.ndarray, np.ndarray]]:  # typ
     return out
 
 
-def _rows_accuracy(series: dict[str, tuple[np.ndarray, np.ndarray]], rows=ROWS7) -> np.ndarray:  # type: ignore[no-untyped-def]
+def _rows_accuracy(series: dict[str, tuple[np.ndarray, np.ndarray]], rows=PROTOCOLS) -> np.ndarray:  # type: ignore[no-untyped-def]
     """Accuracy on each row's target with the cutoff chosen (default rule) on its training sets."""
     out = []
     for train, target in rows:
@@ -314,19 +200,6 @@ def _rows_accuracy(series: dict[str, tuple[np.ndarray, np.ndarray]], rows=ROWS7)
 
 def _bow_series(cache: Path) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     return {f: cached_scores(cache, "bow", f) for f in FILES}
-
-
-def _row_label(train: tuple[str, ...], target: str) -> str:
-    return f"RTE{'+'.join(f[3] for f in train)} dev -> {target.replace('rte', 'RTE').replace('_', ' ')}"
-
-
-def _auc(scores: np.ndarray, gold: np.ndarray) -> float:
-    """Area under the ROC curve (ties count one half)."""
-    pos, neg = scores[gold], scores[~gold]
-    if not len(pos) or not len(neg):
-        return float("nan")
-    greater = (pos[:, None] > neg[None, :]).sum() + 0.5 * (pos[:, None] == neg[None, :]).sum()
-    return float(greater / (len(pos) * len(neg)))
 
 
 def why(cache: Path) -> None:
@@ -359,8 +232,8 @@ def why(cache: Path) -> None:
         won = (m == gold) & (b != gold) & k
         print(f"| {task} | {k.sum()} | {pct(gold[k].mean())} | {pct(np.mean(b[k] == gold[k]))} / "
               f"{pct(np.mean(m[k] == gold[k]))} | {pct(b[k].mean())} / {pct(m[k].mean())} | "
-              f"{_auc(bow['rte1_dev'][0][k], gold[k]):.3f} / {_auc(manli['rte1_dev'][0][k], gold[k]):.3f} / "
-              f"{_auc(probe['rte1_dev'][0][k], gold[k]):.3f} / {_auc(identity['rte1_dev'][0][k], gold[k]):.3f} | "
+              f"{auc(bow['rte1_dev'][0][k], gold[k]):.3f} / {auc(manli['rte1_dev'][0][k], gold[k]):.3f} / "
+              f"{auc(probe['rte1_dev'][0][k], gold[k]):.3f} / {auc(identity['rte1_dev'][0][k], gold[k]):.3f} | "
               f"{(lost & ~gold).sum()} / {(lost & gold).sum()} | {(won & ~gold).sum()} / {(won & gold).sum()} |")
     accs = _rows_accuracy(identity)
     print("\nThe identity-only coverage probe on the seven rows (as in `candidates`): "
@@ -385,7 +258,7 @@ def why(cache: Path) -> None:
     cov = _series(cache, CANDIDATES["coverage"])
     for name in FILES:
         c, g = cov[name]
-        print(f"| {name} | {c[g].mean():.3f} | {c[~g].mean():.3f} | {_auc(*bow[name]):.3f} | {_auc(*manli[name]):.3f} |")
+        print(f"| {name} | {c[g].mean():.3f} | {c[~g].mean():.3f} | {auc(*bow[name]):.3f} | {auc(*manli[name]):.3f} |")
 
 
 SHIPPED_CANDIDATE = "coverage + 0.1 x side (shipped)"
@@ -394,15 +267,15 @@ SHIPPED_CANDIDATE = "coverage + 0.1 x side (shipped)"
 def candidates(cache: Path) -> None:
     bow = _rows_accuracy(_bow_series(cache))
     print("\n### MANLI candidates on the seven rows (cutoff `midpoint` on the training sets), accuracy %\n")
-    print("| number | " + " | ".join(_row_label(*r) for r in ROWS7) + " | mean | worst margin over bow | AUC RTE1 / 2 / 3 dev / 3 test |")
-    print("|---|" + "---|" * (len(ROWS7) + 3))
+    print("| number | " + " | ".join(rte_row_label(*r) for r in PROTOCOLS) + " | mean | worst margin over bow | AUC RTE1 / 2 / 3 dev / 3 test |")
+    print("|---|" + "---|" * (len(PROTOCOLS) + 3))
     print("| bag-of-words | " + " | ".join(pct(a) for a in bow) + f" | {pct(bow.mean())} | +0.0 | "
-          + " / ".join(f"{_auc(*v):.3f}" for v in _bow_series(cache).values()) + " |")
+          + " / ".join(f"{auc(*v):.3f}" for v in _bow_series(cache).values()) + " |")
     for label, fn in CANDIDATES.items():
         series = _series(cache, fn)
         accs = _rows_accuracy(series)
         print(f"| {label} | " + " | ".join(pct(a) for a in accs) + f" | {pct(accs.mean())} | "
-              f"{100 * (accs - bow).min():+.1f} | " + " / ".join(f"{_auc(*v):.3f}" for v in series.values()) + " |")
+              f"{100 * (accs - bow).min():+.1f} | " + " / ".join(f"{auc(*v):.3f}" for v in series.values()) + " |")
     shipped = _series(cache, CANDIDATES[SHIPPED_CANDIDATE])
     drift = max(float(np.abs(shipped[f][0] - np.array([r["value"] for r in manli_tokens(cache, f)])).max()) for f in FILES)
     print(f"\n(The shipped candidate reproduces the `manli` scorer's value to {drift:.1e}.)")
@@ -438,7 +311,7 @@ def nested(cache: Path) -> None:
         chosen = _rows_accuracy(_series(cache, CANDIDATES[label]), outer)[0]
         print(f"| {kept} | {label} | {pct(chosen)} | {pct(_rows_accuracy(bow_series, outer)[0])} | "
               f"{pct(_rows_accuracy(shipped, outer)[0])} |", flush=True)
-    label, accs = _choose(cache, ROWS7)
+    label, accs = _choose(cache, PROTOCOLS)
     print(f"\nChosen on all seven rows (not nested): {label}: " + " / ".join(pct(a) for a in accs))
 
 
@@ -449,14 +322,14 @@ def paired(cache: Path, resamples: int) -> None:
     print("|---|---|---|---|")
     bow = _bow_series(cache)
     manli = _series(cache, CANDIDATES[SHIPPED_CANDIDATE])
-    for train, target in ROWS7:
+    for train, target in PROTOCOLS:
         right = {}
         for label, series in (("bow", bow), ("manli", manli)):
             s = np.concatenate([series[f][0] for f in train])
             g = np.concatenate([series[f][1] for f in train])
             right[label] = (series[target][0] > choose_cutoff(s, g, DEFAULT_RULE)) == series[target][1]
         d = paired_difference(right["manli"], right["bow"], resamples=resamples)
-        print(f"| {_row_label(train, target)} | {pct(right['bow'].mean())} | {pct(right['manli'].mean())} | "
+        print(f"| {rte_row_label(train, target)} | {pct(right['bow'].mean())} | {pct(right['manli'].mean())} | "
               f"{100 * d.difference:+.1f} [{100 * d.low:+.1f}, {100 * d.high:+.1f}] |")
 
 
@@ -479,16 +352,16 @@ def select(cache: Path, train: Path, trial: Path) -> None:
         b = np.array([fn(r) for r in sets[trial.stem]], dtype=float)
         cut = choose_cutoff(a, gold[train.stem], DEFAULT_RULE)
         acc = float(np.mean((b > cut) == gold[trial.stem]))
-        auc = _auc(b, gold[trial.stem])
-        print(f"| {label} | {cut:.3f} | {pct(acc)} | {auc:.3f} |")
-        key = (acc, auc, -order)
+        area = auc(b, gold[trial.stem])
+        print(f"| {label} | {cut:.3f} | {pct(acc)} | {area:.3f} |")
+        key = (acc, area, -order)
         if best is None or key > best[0]:
             best = (key, label)
     assert best is not None
     a, b = (score_pairs(load(path).pairs, "bow") for path in (train, trial))
     cut = choose_cutoff(a, gold[train.stem], DEFAULT_RULE)
     print(f"| bag-of-words (for reference, not a candidate) | {cut:.3f} | "
-          f"{pct(float(np.mean((b > cut) == gold[trial.stem])))} | {_auc(b, gold[trial.stem]):.3f} |")
+          f"{pct(float(np.mean((b > cut) == gold[trial.stem])))} | {auc(b, gold[trial.stem]):.3f} |")
     bow = _rows_accuracy(_bow_series(cache))
     accs = _rows_accuracy(_series(cache, CANDIDATES[best[1]]))
     print(f"\nPicked: {best[1]}. Its seven RTE rows (cutoff on each row's RTE training sets): "
@@ -503,8 +376,8 @@ def alignment_models(cache: Path) -> None:
 
     bow = _rows_accuracy(_bow_series(cache))
     print("\n### The `manli` number over each shipped alignment model (cutoff `midpoint` on each row's training sets)\n")
-    print("| model | " + " | ".join(_row_label(*r) for r in ROWS7) + " | mean | worst margin over bow |")
-    print("|---|" + "---|" * (len(ROWS7) + 2))
+    print("| model | " + " | ".join(rte_row_label(*r) for r in PROTOCOLS) + " | mean | worst margin over bow |")
+    print("|---|" + "---|" * (len(PROTOCOLS) + 2))
     print("| bag-of-words | " + " | ".join(pct(a) for a in bow) + f" | {pct(bow.mean())} | +0.0 |")
     for model in SHIPPED_MODELS:
         scorer = ManliScorer(ManliAligner().with_model(model))
@@ -517,7 +390,7 @@ def alignment_models(cache: Path) -> None:
               + f" | {pct(accs.mean())} | {100 * (accs - bow).min():+.1f} |")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cache", type=Path, default=Path("/tmp/explorer-rte-transfer"))
     parser.add_argument("--scorers", default="all")
@@ -525,10 +398,10 @@ def main() -> None:
     parser.add_argument("--only", default="table,rules,manli,bootstrap")
     parser.add_argument("--select", default="",
                         help="`select`: TRAIN,TRIAL labelled files disjoint from RTE (e.g. SICK train and trial)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     args.cache.mkdir(parents=True, exist_ok=True)
     # The shipped combined classifier is trained on every dev set: its rows would be in-sample
-    # (bench/combined_rte.py trains it on A only instead).
+    # (experiments/combined_rte.py trains it on A only instead).
     scorers = [n for n in SCORERS if n != "combined"] if args.scorers == "all" else args.scorers.split(",")
     wanted = set(args.only.split(","))
     if "table" in wanted:

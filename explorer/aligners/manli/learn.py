@@ -29,8 +29,11 @@ from pathlib import Path
 
 import numpy as np
 
-from explorer.aligners.manli import DecoderConfig, ManliModel, decode
-from explorer.aligners.manli_features import N_FEATURES, FeatureConfig, PairFeatures, SimilarityMatrix, extract
+from explorer.aligners.manli.evidence import SimilarityMatrix
+from explorer.aligners.manli.features import FeatureConfig, PairFeatures, extract
+from explorer.aligners.manli.model import DecoderConfig, ManliModel
+from explorer.aligners.manli.names import N_FEATURES
+from explorer.aligners.manli.search import decode
 from explorer.errors import ExplorerError
 from explorer.pairs import Pair
 from explorer.preprocess import analyze_pair
@@ -123,15 +126,28 @@ def prepare(
 
 def train(
     problems: Sequence[Problem], *, config: TrainConfig = _TRAIN, log: Log | None = None,
+    mask: np.ndarray | None = None, problem_weights: Sequence[float] | None = None,
 ) -> np.ndarray:
     """Averaged-perceptron weights (unit L2 norm) for the problems; with ``config.orders``
-    above 1, the normalised mean of that many runs with successive shuffling seeds."""
+    above 1, the normalised mean of that many runs with successive shuffling seeds.
+
+    Args:
+        mask: ``(N_FEATURES,)`` 0/1: the weights training may move; the others stay 0
+            (a feature set compared on the same extracted candidates).
+        problem_weights: a factor per problem on its updates (one corpus counted more
+            than another when both are trained on); 1 for every problem by default.
+    """
+    if mask is not None and np.shape(mask) != (N_FEATURES,):
+        raise TrainingError(f"the mask needs {N_FEATURES} entries, not {np.shape(mask)}")
+    if problem_weights is not None and len(problem_weights) != len(problems):
+        raise TrainingError(f"{len(problem_weights)} problem weights for {len(problems)} problems")
     if config.orders > 1:
         runs = []
         for k in range(config.orders):
             if log:
                 log(f"order {k + 1}/{config.orders} (seed {config.seed + k})")
-            runs.append(train(problems, config=replace(config, seed=config.seed + k, orders=1), log=log))
+            runs.append(train(problems, config=replace(config, seed=config.seed + k, orders=1), log=log,
+                              mask=mask, problem_weights=problem_weights))
         return _unit(np.mean(runs, axis=0))
     rng = np.random.default_rng(config.seed)
     weights = np.zeros(N_FEATURES)
@@ -147,7 +163,9 @@ def train(
             chosen, _ = decode(problem.features, weights, config=config.decoder)
             if set(chosen.tolist()) != set(problem.gold.tolist()):
                 mistakes += 1
-                weights = weights + alpha * (problem.gold_vector - problem.features.vector(chosen))
+                step = alpha if problem_weights is None else alpha * problem_weights[i]
+                weights = weights + (step if mask is None else step * mask) * (
+                    problem.gold_vector - problem.features.vector(chosen))
         norm = float(np.linalg.norm(weights))
         if norm > 0:
             weights = weights / norm
@@ -275,7 +293,7 @@ def train_command(pairs: Sequence[Pair], out: Path, options: dict[str, str], log
     lexical components to switch off, e.g. ``without=wordnet,ppdb``; ``wordnet`` stands
     for every WordNet component) and ``with`` (opt-in components to switch on:
     ``with=embedding``)."""
-    from explorer.aligners.manli import _lexical_similarity
+    from explorer.aligners.manli.model import lexical_similarity
     from explorer.training import TrainingOptionError
 
     known = {"epochs", "burn_in", "seed", "orders", "max_phrase", "contextual", "without", "with"}
@@ -298,7 +316,7 @@ def train_command(pairs: Sequence[Pair], out: Path, options: dict[str, str], log
                  **lexical_flags_without(options.get("without", "").split(","))}
     except ValueError as err:
         raise TrainingOptionError(str(err)) from None
-    similarity = _lexical_similarity(flags)
+    similarity = lexical_similarity(flags)
     model = fit(
         pairs, similarity,
         features=FeatureConfig(max_phrase=max_phrase, contextual=contextual),

@@ -2,7 +2,7 @@
 untrained lexical methods (``bow``, ``itg_lex``) keep the ``embedding`` component on
 (docs/RESULTS.md, "Static embeddings": the rule was written down before these runs).
 
-    NLTK_DATA=../shared/nltk_data .venv/bin/python -m bench.embedding_transfer
+    NLTK_DATA=../shared/nltk_data .venv/bin/python -m experiments.embedding_transfer
         [--only aligner,align,rte] [--cache DIR]
 
 * ``aligner``: the ``embed`` aligner's settings (itermax rounds x least cosine x
@@ -14,7 +14,7 @@ untrained lexical methods (``bow``, ``itg_lex``) keep the ``embedding`` componen
   gold corpora (untrained: every figure is held out).
 * ``rte``: the same scorers, and ``embed``, as entailment scorers: a cutoff chosen on the
   training sets (the default rule) and applied to the test set, on the seven rows of
-  bench/combined_rte.py. Scores are cached under ``--cache`` like bench/rte_transfer.py's.
+  experiments/combined_rte.py. Scores are cached under ``--cache`` like experiments/rte_transfer.py's.
 * ``manli``: the ``manli`` scorer over the shipped ``msr`` model and over ``--manli-model``
   (a model retrained with the component on), on the same seven rows.
 
@@ -31,8 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.manli_transfer import SHARED
-from bench.rte_transfer import ROWS7, cached_scores
+from experiments.common import PROTOCOLS, SHARED, cached_scores
 from explorer.aligners.bow import PAPER_LEXICAL as BOW_LEXICAL
 from explorer.aligners.bow import BowAligner, BowScorer
 from explorer.aligners.embed import EmbedAligner
@@ -116,12 +115,12 @@ def rte_rows(cache: Path, variants: list[tuple[str, str, Callable[[Sequence[Pair
         ("embed (sentence cosine)", "embed", None),
     ]
     heads = [f"{'+'.join(f.replace('_dev', '').replace('_test', ' test') for f in train)} -> "
-             f"{test.replace('_dev', '').replace('_test', ' test')}" for train, test in ROWS7]
+             f"{test.replace('_dev', '').replace('_test', ' test')}" for train, test in PROTOCOLS]
     print("| scorer | " + " | ".join(heads) + " | mean |")
     print("|---|" + "---|" * (len(heads) + 1))
     for label, key, fn in variants:
         accs = []
-        for train, test in ROWS7:
+        for train, test in PROTOCOLS:
             parts = [cached_scores(cache, key, name, fn) for name in train]
             sa = np.concatenate([p[0] for p in parts])
             ga = np.concatenate([p[1] for p in parts])
@@ -130,12 +129,12 @@ def rte_rows(cache: Path, variants: list[tuple[str, str, Callable[[Sequence[Pair
         print(f"| {label} | " + " | ".join(f"{a:.1f}" for a in accs) + f" | {np.mean(accs):.2f} |")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default="aligner,align,rte")
     parser.add_argument("--cache", type=Path, default=Path("/tmp/explorer-embedding-transfer"))
     parser.add_argument("--manli-model", type=Path, help="a MANLI model file for --only manli")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     parts = set(args.only.split(","))
     args.cache.mkdir(parents=True, exist_ok=True)
     if parts & {"aligner", "align"}:

@@ -1,7 +1,7 @@
 """The combined entailment classifier across RTE sets: model, regularisation and features
 chosen by cross-set transfer.
 
-    NLTK_DATA=../shared/nltk_data .venv/bin/python -m bench.combined_rte [--cache DIR]
+    NLTK_DATA=../shared/nltk_data .venv/bin/python -m experiments.combined_rte [--cache DIR]
         [--only models,features,search,nested,honest,extra,extra_why,final] [--save explorer/models/combined_rte.json]
         [--extra FILE,FILE]
 
@@ -17,7 +17,7 @@ sum with nothing chosen, with paired bootstrap intervals against bag-of-words. `
 adds the labelled files of ``--extra`` (e.g. SICK) to every row's *training* data and
 chooses, nested like ``honest``, among C x their weighting x two feature sets
 (docs/experiments.md, "Combined classifier"). Features are computed once per file and kept under
-``--cache`` (default /tmp/explorer-rte-transfer, shared with bench/rte_transfer.py).
+``--cache`` (default /tmp/explorer-rte-transfer, shared with experiments/rte_transfer.py).
 The classifier decides at probability 0.5 (no cutoff tuning); bag-of-words with its
 cutoff chosen on the training set is the baseline row. Prints Markdown.
 """
@@ -25,31 +25,24 @@ cutoff chosen on the training set is the baseline row. Prints Markdown.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import time
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from explorer import combined
-from explorer.datasets import load
-from explorer.decision.evaluation import score_pairs
-from explorer.decision.rules import DEFAULT_RULE, choose_cutoff
-from explorer.preprocess import analyze_pair
-
-RTE = Path(os.environ.get("NLTK_DATA", "../shared/nltk_data")) / "corpora" / "rte"
-FILES = ("rte1_dev", "rte2_dev", "rte3_dev", "rte3_test")
-PROTOCOLS: tuple[tuple[tuple[str, ...], str], ...] = (
-    (("rte1_dev",), "rte2_dev"),
-    (("rte2_dev",), "rte3_dev"),
-    (("rte3_dev",), "rte3_test"),
-    (("rte1_dev", "rte2_dev", "rte3_dev"), "rte3_test"),
-    (("rte2_dev", "rte3_dev"), "rte1_dev"),
-    (("rte1_dev", "rte3_dev"), "rte2_dev"),
-    (("rte1_dev", "rte2_dev"), "rte3_dev"),
+from experiments.common import (
+    FILES,
+    PROTOCOLS,
+    auc,
+    file_features,
+    manli_tokens,
+    matrix,
+    similarity_credit,
+    unit_weight,
+    weighted,
 )
+from explorer import combined
+from explorer.decision.rules import DEFAULT_RULE, choose_cutoff
 
 #: Candidate features of ``search`` and ``nested``, picked by hand: bag-of-words, MANLI's
 #: value and the alignment features with the largest AUC (either way) on the RTE sets,
@@ -67,37 +60,6 @@ EARLIER_DEFAULT: tuple[str, ...] = (
     "scorer:manli", "scorer:bow", "scorer:itg", "manli:problem_score",
     "manli:unaligned_names", "lex:number_mismatch",
 )
-
-
-def file_features(cache: Path, name: str, source: Path | None = None) -> tuple[dict[str, np.ndarray], np.ndarray]:
-    """Every feature of :data:`combined.FEATURES` for one file (cached under ``name``);
-    ``source`` is the file to read (default: the RTE file ``name``)."""
-    path = cache / f"combined-features__{name}.json"
-    if not path.exists():
-        data = load(source if source is not None else RTE / f"{name}.xml")
-        start = time.perf_counter()
-        rows = [combined.alignment_features(analyze_pair(p)) for p in data.pairs]
-        columns = {k: [r[k] for r in rows] for k in rows[0]}
-        for feature in combined.FEATURES:
-            if feature.startswith("scorer:") and feature not in columns:
-                scorer = feature.split(":", 1)[1]
-                scores = cache / f"{scorer}__{name}.json"
-                if scores.exists():  # shared with bench/rte_transfer.py
-                    columns[feature] = json.loads(scores.read_text())["values"]
-                else:
-                    columns[feature] = score_pairs(data.pairs, scorer).tolist()
-        path.write_text(json.dumps({"columns": columns, "gold": [bool(p.entails) for p in data.pairs],
-                                    "seconds": time.perf_counter() - start}))
-        print(f"<!-- features of {name}: {time.perf_counter() - start:.0f} s -->", flush=True)
-    payload = json.loads(path.read_text())
-    return {k: np.array(v, dtype=float) for k, v in payload["columns"].items()}, np.array(payload["gold"], dtype=bool)
-
-
-def matrix(data: dict[str, tuple[dict[str, np.ndarray], np.ndarray]], files: Sequence[str],
-           names: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:
-    x = np.vstack([np.column_stack([data[f][0][n] for n in names]) for f in files])
-    y = np.concatenate([data[f][1] for f in files])
-    return x, y
 
 
 def make(kind: str, c: float):  # type: ignore[no-untyped-def]
@@ -338,7 +300,7 @@ def honest(data, names: Sequence[str]) -> None:  # type: ignore[no-untyped-def]
 #: any result with extra data was seen: the share of hypothesis content words (every token
 #: when there is none) each credited with its MANLI link's lexical similarity (1 for an
 #: identical word, less for a related one, 0 when unaligned). It is
-#: ``bench.rte_transfer``'s candidate "similarity-weighted coverage" without the
+#: ``experiments.rte_transfer``'s candidate "similarity-weighted coverage" without the
 #: hypothesis-side tie-break (that is already in ``scorer:manli``). Bench-only: not in
 #: :data:`combined.FEATURES`.
 SIMILARITY_COVERAGE = "manli:similarity_coverage"
@@ -349,9 +311,7 @@ EXTRA_WEIGHTINGS: tuple[str, ...] = ("none", "pooled", "equal total")
 
 def similarity_coverage(cache: Path, name: str, source: Path | None = None) -> np.ndarray:
     """:data:`SIMILARITY_COVERAGE` for every pair of one file (from the cached MANLI records)."""
-    from bench.rte_transfer import _similarity, _unit, _weighted, manli_tokens
-
-    return np.array([_weighted(r, _unit, _similarity) for r in manli_tokens(cache, name, source)], dtype=float)
+    return np.array([weighted(r, unit_weight, similarity_credit) for r in manli_tokens(cache, name, source)], dtype=float)
 
 
 def extra_name(path: Path) -> str:
@@ -450,8 +410,6 @@ def extra_why(data, extras: Sequence[str], cache: Path, sources: dict[str, Path 
     of the decision's intercept) at the shipped C, per weighting and feature set, and trained
     on the extra data alone; then, per file, how often a hypothesis content word is linked
     to a *related* (not identical) word, by gold label."""
-    from bench.rte_transfer import _auc, manli_tokens
-
     shipped = tuple(combined.DEFAULT_FEATURES)
     c = combined.DEFAULT_C
     print(f"\n### Why: accuracy / share called entailed / AUC on the kept-out set, C = {c:g} (diagnostic)\n")
@@ -478,7 +436,7 @@ def extra_why(data, extras: Sequence[str], cache: Path, sources: dict[str, Path 
                 z = (xt - mean) / scale @ w + b
                 if kept == "rte1_dev" and names == shipped:
                     fitted.append(("extra data alone" if train == tuple(extras) else weighting, w, b))
-                out.append(f"{100 * np.mean((z > 0) == yt):.1f} / {100 * np.mean(z > 0):.1f} / {_auc(z, yt):.3f}")
+                out.append(f"{100 * np.mean((z > 0) == yt):.1f} / {100 * np.mean(z > 0):.1f} / {auc(z, yt):.3f}")
             print(f"| {kept} | {label} | " + " | ".join(out) + " |")
     print("\nThe fitted weights (standardised features) and intercepts, shipped three, RTE1 dev kept out:\n")
     print("| training | " + " | ".join(f"`{n}`" for n in shipped) + " | intercept |")
@@ -497,9 +455,9 @@ def extra_why(data, extras: Sequence[str], cache: Path, sources: dict[str, Path 
                           / max(len(r["content"]), 1) for r in rows])
         gold = np.array([r["gold"] for r in rows], dtype=bool)
         cols, g = data[name]
-        print(f"| {name} | {share[gold].mean():.3f} | {share[~gold].mean():.3f} | {_auc(-share, gold):.3f} | "
-              f"{_auc(cols['scorer:bow'], g):.3f} / {_auc(cols['scorer:manli'], g):.3f} / "
-              f"{_auc(cols[SIMILARITY_COVERAGE], g):.3f} |")
+        print(f"| {name} | {share[gold].mean():.3f} | {share[~gold].mean():.3f} | {auc(-share, gold):.3f} | "
+              f"{auc(cols['scorer:bow'], g):.3f} / {auc(cols['scorer:manli'], g):.3f} / "
+              f"{auc(cols[SIMILARITY_COVERAGE], g):.3f} |")
     rows = manli_tokens(cache, "rte1_dev")
     print("\nThe same share on RTE1 dev, task by task:\n")
     print("| task | pairs | entailed | not entailed | AUC of -share |")
@@ -509,7 +467,7 @@ def extra_why(data, extras: Sequence[str], cache: Path, sources: dict[str, Path 
         share = np.array([sum(r["aligned"][j] and r["link_sim"][j] < 1 - 1e-9 for j in r["content"])
                           / max(len(r["content"]), 1) for r in picked])
         gold = np.array([r["gold"] for r in picked], dtype=bool)
-        print(f"| {task} | {len(picked)} | {share[gold].mean():.3f} | {share[~gold].mean():.3f} | {_auc(-share, gold):.3f} |")
+        print(f"| {task} | {len(picked)} | {share[gold].mean():.3f} | {share[~gold].mean():.3f} | {auc(-share, gold):.3f} |")
 
 
 FAMILIES = {
@@ -625,7 +583,7 @@ def final(data, names: Sequence[str], c: float, save: Path | None) -> None:  # t
         x, y = matrix(data, train_files, names)
         model = combined.train(x, y, names, c=c, info={
             "trained_on_files": list(train_files),
-            "chosen_by": "cross-set transfer, bench.combined_rte (docs/RESULTS.md)",
+            "chosen_by": "cross-set transfer, experiments.combined_rte (docs/RESULTS.md)",
             "transfer_accuracy": {f"{'+'.join(a)}->{b}": round(v, 4) for (a, b), v in zip(PROTOCOLS, accs)},
         })
         model.save(save)
@@ -635,7 +593,7 @@ def final(data, names: Sequence[str], c: float, save: Path | None) -> None:  # t
             print(f"- `{model.features[k]}`: {model.weights[k]:+.3f}")
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cache", type=Path, default=Path("/tmp/explorer-rte-transfer"))
     parser.add_argument("--only", default="models,features,final")
@@ -645,7 +603,7 @@ def main() -> None:
     parser.add_argument("--save", type=Path)
     parser.add_argument("--extra", default="",
                         help="comma list of labelled files added to the training data of `extra` (never tested on)")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     args.cache.mkdir(parents=True, exist_ok=True)
     data = {f: file_features(args.cache, f) for f in FILES}
     extras = [Path(p) for p in args.extra.split(",") if p.strip()]

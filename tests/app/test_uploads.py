@@ -1,0 +1,122 @@
+"""Uploads in the app: read by the bounded reader (never parsed in the server), refused
+past the app's limits with a message naming them (the old dataset stays), and kept in
+caches bounded by measured bytes (components/uploads.py)."""
+
+from __future__ import annotations
+
+import gc
+import tomllib
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from components import data, state, uploads
+from components.data import load_uploaded
+from explorer.datasets import DatasetError
+from explorer.datasets.isolated import ReadLimitError
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = str(ROOT / "app.py")
+DATASET = "components/pages/dataset.py"
+TIMEOUT = 120
+
+
+def sts(n: int, salt: str = "") -> bytes:
+    return "".join(f"{i % 6}\tA man plays guitar {salt}{i}.\tA man plays music.\n" for i in range(n)).encode()
+
+
+@pytest.fixture(autouse=True)
+def empty_caches() -> None:
+    uploads.DATASETS.clear()
+    uploads.SOURCES.clear()
+    gc.collect()
+
+
+def dataset_page() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    at.switch_page(DATASET).run()
+    at.radio(key="dataset_source").set_value("Upload a file").run()
+    assert not at.exception
+    return at
+
+
+def test_streamlit_refuses_files_past_the_apps_upload_limit() -> None:
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    assert config["server"]["maxUploadSize"] == uploads.MAX_UPLOAD_MB
+    assert uploads.LIMITS.bytes == uploads.MAX_UPLOAD_MB * 1024 * 1024
+
+
+def test_an_upload_is_never_parsed_in_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
+    def in_server(*args: object, **kwargs: object) -> None:
+        raise AssertionError("parsed in the server process")
+
+    monkeypatch.setattr(uploads, "load_bytes", in_server)
+    loaded = load_uploaded(sts(5), "five.tsv")
+    assert len(loaded.dataset) == 5
+    with pytest.raises(AssertionError):  # the explorer's own files are parsed here
+        data.load_file(data.DEFAULT_SAMPLE, origin=data.SAMPLE_ORIGIN)
+
+
+def test_the_uploader_says_what_the_limits_are() -> None:
+    at = dataset_page()
+    uploader = at.get("file_uploader")[0]
+    assert "100,000 pairs" in uploader.help and f"{uploads.MAX_UPLOAD_MB} MB" in uploader.help
+    assert "batch" in uploader.help
+    assert uploader.proto.max_upload_size_mb == uploads.MAX_UPLOAD_MB
+
+
+def test_a_file_over_the_pair_limit_is_refused_naming_batch_and_the_dataset_stays() -> None:
+    at = dataset_page()
+    before = at.session_state[state.DATASET.key].key
+    at.file_uploader(key="dataset_upload").set_value(("huge.tsv", sts(100_001), "text/tab-separated-values")).run()
+    assert not at.exception
+    errors = [e.value for e in at.error]
+    assert any("100,001 records is over the 100,000-pair limit" in e and "python -m explorer batch" in e
+               for e in errors), errors
+    assert at.session_state[state.DATASET.key].key == before
+
+
+def test_the_parsed_datasets_are_kept_within_their_byte_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    one = load_uploaded(sts(200, "a"), "a.tsv")
+    size = uploads.DATASETS.total
+    assert size > 200 * 100  # measured, not counted
+    monkeypatch.setattr(uploads.DATASETS, "budget", int(size * 2.5))
+    monkeypatch.setattr(uploads.SOURCES, "budget", len(sts(200, "a")) * 2)
+    for salt in "bcde":
+        load_uploaded(sts(200, salt), f"{salt}.tsv")
+    assert uploads.DATASETS.total <= size * 2.5 and len(uploads.DATASETS) == 2
+    assert uploads.SOURCES.total <= len(sts(200, "a")) * 2 and len(uploads.SOURCES) == 2
+    assert data.dataset_source(one) is None  # the oldest file went first
+
+
+def test_uploads_held_past_the_servers_budget_are_refused_until_one_is_let_go(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    first = load_uploaded(sts(300, "a"), "a.tsv")
+    held = uploads.LIVE.total
+    monkeypatch.setattr(uploads, "LIVE_BYTES", held + held // 2)
+    with pytest.raises(ReadLimitError, match=r"b\.tsv: this server already holds .* MB of uploaded datasets") as err:
+        load_uploaded(sts(300, "b"), "b.tsv")  # the cache let go, but a session still holds the first
+    assert err.value.limit == "live"
+    del first
+    gc.collect()
+    assert len(load_uploaded(sts(300, "b"), "b.tsv").dataset) == 300
+
+
+def test_a_shared_link_to_an_upload_over_the_limits_opens_the_sample_and_says_why() -> None:
+    folder = data.uploads_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    key = "0123456789abcdef"
+    (folder / f"{key}.bin").write_bytes(sts(100_001))
+    (folder / f"{key}.name").write_text("kept.tsv", encoding="utf-8")
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params["dataset"] = f"upload:{key}"
+    at.run()
+    assert not at.exception
+    assert at.session_state[state.DATASET.key].name == data.DEFAULT_SAMPLE.name
+    assert any("100,000-pair limit" in t.value for t in at.toast), [t.value for t in at.toast]
+
+
+def test_a_malformed_upload_still_says_which_line() -> None:
+    with pytest.raises(DatasetError, match="line 2"):
+        load_uploaded(b"1\ta\tb\n2\tc\n", "broken.tsv")
