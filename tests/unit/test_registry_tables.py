@@ -86,7 +86,7 @@ def test_an_aligner_without_a_scorer_of_its_name_has_its_own_cpu_estimate() -> N
 
 
 @pytest.mark.parametrize("name", [  # the slow methods load their lexical resources: seconds
-    pytest.param(n, marks=[] if info.interactive else [pytest.mark.slow])
+    pytest.param(n, marks=[] if info.capabilities.interactive else [pytest.mark.slow])
     for n, info in sorted(SCORERS.items()) if info.breakdown])
 def test_every_breakdown_field_is_a_number_on_the_scorers_batch_result(name: str) -> None:
     """A misspelt field would be a column of nulls in every batch."""
