@@ -162,11 +162,11 @@ def tab_switches(context: Any, url: str, runs: int) -> list[float]:
     return times
 
 
-def main() -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--scored", action="store_true", help="also time MANLI scored once, the stored scores ignored")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     if not job_ran():
         print("RTE2 dev's background job has not stored MANLI's scores here; run it first (see --help).")
         return 2
