@@ -12,12 +12,17 @@ sidebar (:func:`format_picker`).
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import plotly.graph_objects as go
 import streamlit as st
 
 from components import state
+from components.figures.alignment import MAX_GRID_CELLS
+
+if TYPE_CHECKING:
+    from explorer.alignment import Alignment
 
 FORMATS = ("png", "svg")
 
@@ -41,6 +46,24 @@ def figure_format() -> str:
 def plotly_chart(figure: go.Figure, *, key: str, **kwargs: Any) -> Any:
     """``st.plotly_chart`` with the session's image format on the modebar's camera."""
     return st.plotly_chart(figure, key=key, config=export_config(key, figure_format()), **kwargs)
+
+
+def grid_chart(build: Callable[[], go.Figure], p_len: int, h_len: int, *, key: str,
+               links: Alignment | None = None, **kwargs: Any) -> None:
+    """A hypothesis x text token grid (``build`` makes it), drawn only up to
+    :data:`~components.figures.alignment.MAX_GRID_CELLS` cells. Past that it is not built at
+    all (it would hold this server process for about a second per grid, whoever else is
+    waiting, and be too small to read): one line says so, with the links in Sure-align
+    notation (text-hypothesis token positions) when they are given."""
+    cells = p_len * h_len
+    if cells <= MAX_GRID_CELLS:
+        plotly_chart(build(), key=key, **kwargs)
+        return
+    st.info(f"This grid would have {cells:,} cells ({p_len:,} text x {h_len:,} hypothesis tokens; "
+            f"more than {MAX_GRID_CELLS:,}), so it is not drawn"
+            + (": its links, as text-hypothesis token positions, are below." if links is not None else "."))
+    if links is not None:
+        st.code(links.to_sure_align() or "(no links)", language=None, wrap_lines=True)
 
 
 def format_picker() -> None:

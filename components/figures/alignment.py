@@ -102,6 +102,15 @@ def _hover(p: int, h: int, text_tokens: Sequence[str], hypothesis_tokens: Sequen
     return "<br>".join(lines)
 
 
+#: Cells past which a hypothesis x text grid is not drawn (:func:`components.charts.grid_chart`).
+#: A grid is built cell by cell in the server's interpreter: 20,000 cells (400 x 50 tokens)
+#: take about 0.15 s and 3 MB to send; a 1,999 x 50 pair's grid about 1 s and 13 MB, for each
+#: of the Pair page's grids, while every other session of that Streamlit process waits
+#: (docs/BENCHMARKS.md, "A class on one server"). Past a few hundred columns no cell is
+#: legible anyway.
+MAX_GRID_CELLS = 20_000
+
+
 def alignment_grid(
     alignment: Alignment,
     text_tokens: Sequence[str],

@@ -327,9 +327,9 @@ def gold_alignment_section(analyzed: AnalyzedPair) -> None:
     from components.figures.alignment import alignment_grid
 
     with st.expander("Gold alignment (from the dataset)"):
-        charts.plotly_chart(
-            alignment_grid(gold, analyzed.text.tokens, analyzed.hypothesis.tokens, title="Gold alignment"),
-            key="gold_alignment",
+        charts.grid_chart(
+            lambda: alignment_grid(gold, analyzed.text.tokens, analyzed.hypothesis.tokens, title="Gold alignment"),
+            len(analyzed.text.tokens), len(analyzed.hypothesis.tokens), links=gold, key="gold_alignment",
         )
 
 

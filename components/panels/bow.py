@@ -24,9 +24,9 @@ def render_bow_panel(pair: AnalyzedPair, *, key: str = "bow") -> None:
     )
     st.metric("Bag-of-words score", f"{result.value:+.3f}")
     gold = fitting_gold(pair.pair, result.alignment.p_len, result.alignment.h_len)
-    charts.plotly_chart(
-        alignment_grid(result.alignment, text_tokens, hypothesis_tokens, gold=gold,
-                       title="Bag-of-words alignment" + (" vs gold" if gold is not None else "")),
-        key=f"{key}_grid",
+    charts.grid_chart(
+        lambda: alignment_grid(result.alignment, text_tokens, hypothesis_tokens, gold=gold,
+                               title="Bag-of-words alignment" + (" vs gold" if gold is not None else "")),
+        len(text_tokens), len(hypothesis_tokens), links=result.alignment, key=f"{key}_grid",
     )
     charts.plotly_chart(bow_contributions(result, text_tokens, hypothesis_tokens), key=f"{key}_contributions")

@@ -77,8 +77,8 @@ def render_edit_distance_panel(pair: AnalyzedPair, *, key: str = "editdist") -> 
                 edit_sequence_figure(result.steps, result.probabilities, text, read, title="best edit sequence"),
                 width="stretch", key=f"{key}_{kind}_sequence",
             )
-            charts.plotly_chart(
-                alignment_grid(result.alignment, text, hyp, title="links of the best sequence"),
-                width="stretch", key=f"{key}_{kind}_links",
+            charts.grid_chart(
+                partial(alignment_grid, result.alignment, text, hyp, title="links of the best sequence"),
+                len(text), len(hyp), links=result.alignment, width="stretch", key=f"{key}_{kind}_links",
             )
             st.caption(plain(match_note(result, text, read)))

@@ -17,9 +17,6 @@ from explorer.preprocess import AnalyzedPair
 
 #: Trees with more leaves than this are summarised instead of drawn (unreadable).
 MAX_DRAWN_LEAVES = 160
-#: Alignment grids with more cells than this (e.g. 200 x 100 tokens) are not drawn: the
-#: figure would take seconds to build and could not be read.
-MAX_GRID_CELLS = 20_000
 
 
 def _parse(variant: str, pair: AnalyzedPair) -> ItgParse:
@@ -115,17 +112,10 @@ def render_itg_panel(pair: AnalyzedPair, *, key: str = "itg") -> None:
         st.info(f"The tree has {n_leaves} leaves, too many to draw legibly; in bracket notation:")
         st.code(parse.tree.bracketed(text.tokens, hyp.tokens), language=None)
 
-    if len(text) * len(hyp) > MAX_GRID_CELLS:
-        st.info(
-            f"The alignment grid would have {len(text) * len(hyp):,} cells (more than "
-            f"{MAX_GRID_CELLS:,}), so it is not drawn; the ITG links are: "
-            + (parse.alignment.to_sure_align() or "none")
-        )
-        return
     gold = fitting_gold(pair.pair, len(text), len(hyp))
     st.markdown("**ITG alignment**" + (" against the gold alignment" if gold else "")
                 + " — the selected node's block is outlined")
-    charts.plotly_chart(
-        alignment_figure(parse, text.tokens, hyp.tokens, node=selected, gold=gold),
-        key=f"{key}_alignment",
+    charts.grid_chart(
+        lambda: alignment_figure(parse, text.tokens, hyp.tokens, node=selected, gold=gold),
+        len(text), len(hyp), links=parse.alignment, key=f"{key}_alignment",
     )

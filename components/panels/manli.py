@@ -38,10 +38,10 @@ def render_manli_panel(pair: AnalyzedPair, *, key: str = "manli") -> None:
     gold = fitting_gold(pair.pair, result.alignment.p_len, result.alignment.h_len)
     if gold is None and pair.pair.gold_alignment is not None:
         st.info("The gold alignment covers other tokens than this pair's; it is not overlaid.")
-    charts.plotly_chart(
-        alignment_grid(result.alignment, text_tokens, hypothesis_tokens, gold=gold,
-                       title="MANLI alignment" + (" vs gold" if gold is not None else "")),
-        key=f"{key}_grid",
+    charts.grid_chart(
+        lambda: alignment_grid(result.alignment, text_tokens, hypothesis_tokens, gold=gold,
+                               title="MANLI alignment" + (" vs gold" if gold is not None else "")),
+        len(text_tokens), len(hypothesis_tokens), links=result.alignment, key=f"{key}_grid",
     )
     weights = dict(result.weights)
     rows = edit_rows(result.edits, text_tokens, hypothesis_tokens, weights)

@@ -54,7 +54,9 @@ def render_mtmetrics_panel(pair: AnalyzedPair, *, key: str = "mtmetrics") -> Non
                     width="stretch", key=f"{key}_profile")
     charts.plotly_chart(edit_sequence(wer, pair.text.tokens, pair.hypothesis.tokens), width="stretch", key=f"{key}_wer")
     with st.expander("WER edit script as an alignment grid"):
-        charts.plotly_chart(alignment_grid(wer.alignment, pair.text.tokens, pair.hypothesis.tokens,
-                                       title="WER edit script"), width="stretch", key=f"{key}_wer_grid")
+        charts.grid_chart(lambda: alignment_grid(wer.alignment, pair.text.tokens, pair.hypothesis.tokens,
+                                                 title="WER edit script"),
+                          len(pair.text.tokens), len(pair.hypothesis.tokens), links=wer.alignment,
+                          width="stretch", key=f"{key}_wer_grid")
     charts.plotly_chart(bag_matching(pos, pair.text.tokens, pair.hypothesis.tokens), width="stretch", key=f"{key}_per")
     charts.plotly_chart(pos_bars(pos), width="stretch", key=f"{key}_pos_per")

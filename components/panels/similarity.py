@@ -35,10 +35,10 @@ def render_similarity_panel(pair: AnalyzedPair, *, key: str = "similarity") -> N
     aligned = attempt(lambda: analysis.align("embed", pair), "Static-embedding aligner")
     if aligned is not None:
         gold = fitting_gold(pair.pair, aligned.alignment.p_len, aligned.alignment.h_len)
-        charts.plotly_chart(
-            alignment_grid(aligned.alignment, text_tokens, hypothesis_tokens, gold=gold,
-                           title="Static-embedding alignment" + (" vs gold" if gold is not None else "")),
-            key=f"{key}_embed_grid",
+        charts.grid_chart(
+            lambda: alignment_grid(aligned.alignment, text_tokens, hypothesis_tokens, gold=gold,
+                                   title="Static-embedding alignment" + (" vs gold" if gold is not None else "")),
+            len(text_tokens), len(hypothesis_tokens), links=aligned.alignment, key=f"{key}_embed_grid",
         )
 
     st.markdown("#### The similarity behind the links")
@@ -56,11 +56,12 @@ def render_similarity_panel(pair: AnalyzedPair, *, key: str = "similarity") -> N
         return
     links = result.alignment if result is not None else None
     gold = fitting_gold(pair.pair, len(text_tokens), len(hypothesis_tokens))
-    labels = [[view.label(i, j) for j in range(len(hypothesis_tokens))] for i in range(len(text_tokens))]
-    charts.plotly_chart(
-        similarity_heatmap(view.values, labels, text_tokens, hypothesis_tokens, links=links, gold=gold,
-                           title=f"{ALIGNERS[name].label}: word similarity and links"),
-        key=f"{key}_heatmap_{name}",
+    charts.grid_chart(
+        lambda: similarity_heatmap(
+            view.values, [[view.label(i, j) for j in range(len(hypothesis_tokens))] for i in range(len(text_tokens))],
+            text_tokens, hypothesis_tokens, links=links, gold=gold,
+            title=f"{ALIGNERS[name].label}: word similarity and links"),
+        len(text_tokens), len(hypothesis_tokens), links=links, key=f"{key}_heatmap_{name}",
     )
 
 

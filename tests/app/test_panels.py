@@ -206,3 +206,37 @@ def test_edit_distance_links_say_why_a_lemma_match_is_eq() -> None:
     plain_pair = analyze_pair(make_pair("The bridge closed.", "The bridge closed."))
     plain_result = get_scorer("pfsm").score(plain_pair)
     assert "Here" not in match_note(plain_result, plain_pair.text.tokens, plain_pair.hypothesis.tokens)
+
+
+def _heatmap_cells(chart: object) -> int:
+    import json
+
+    spec = json.loads(chart.proto.spec)  # type: ignore[attr-defined]
+    return max((sum(len(row) for row in trace.get("z") or ()) for trace in spec["data"]
+                if trace.get("type") == "heatmap"), default=0)
+
+
+@pytest.mark.slow
+def test_no_panel_builds_a_grid_past_the_cell_limit() -> None:
+    """A 420 x 50-token pair (21,000 cells) inside every method's limits: no panel builds a
+    token grid in the server (about 1 s of its interpreter each at 1,999 x 50); each says why
+    and lists its links instead."""
+    from components.figures.alignment import MAX_GRID_CELLS
+
+    words = "the ferry left the harbour at dawn and reached the island by noon".split()
+    text = " ".join(words[k % len(words)] for k in range(420))
+    hypothesis = " ".join(words[(3 * k) % len(words)] for k in range(50))
+    assert 420 * 50 > MAX_GRID_CELLS
+    from pathlib import Path
+
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "app.py"), default_timeout=240).run()
+    at.text_area(key="pair_text").set_value(text)
+    at.text_area(key="pair_hypothesis").set_value(hypothesis).run()
+    assert not at.exception, at.exception
+    charts = at.get("plotly_chart")
+    assert charts  # the figures that do not grow with both sides are still drawn
+    assert all(_heatmap_cells(c) <= MAX_GRID_CELLS for c in charts), [c.key for c in charts if _heatmap_cells(c)]
+    skipped = [i.value for i in at.info if "so it is not drawn" in i.value]
+    assert len(skipped) >= 4, skipped  # bow, MANLI, WER, pFSM, pPDA, embed, similarity: those not refused
+    assert all("21,000 cells" in s for s in skipped)
+    assert any("-" in c.value for c in at.code)  # the links, as text-hypothesis positions
