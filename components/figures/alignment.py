@@ -111,6 +111,17 @@ def _hover(p: int, h: int, text_tokens: Sequence[str], hypothesis_tokens: Sequen
 MAX_GRID_CELLS = 20_000
 
 
+def check_grid_size(p_len: int, h_len: int) -> None:
+    """Refuse a grid past :data:`MAX_GRID_CELLS` before building any of it.
+
+    Raises:
+        ValueError: naming the cells, the tokens and the limit.
+    """
+    if p_len * h_len > MAX_GRID_CELLS:
+        raise ValueError(f"a grid of {p_len * h_len:,} cells ({p_len:,} text x {h_len:,} hypothesis tokens) is "
+                         f"past the {MAX_GRID_CELLS:,} cells drawn")
+
+
 def alignment_grid(
     alignment: Alignment,
     text_tokens: Sequence[str],
@@ -124,8 +135,10 @@ def alignment_grid(
     whatever it says.
 
     Raises:
-        ValueError: if the token lists do not match the alignment's lengths.
+        ValueError: if the token lists do not match the alignment's lengths, or the grid
+            is past :data:`MAX_GRID_CELLS`.
     """
+    check_grid_size(alignment.p_len, alignment.h_len)
     text_tokens = [svg_plain(t) for t in text_tokens]
     hypothesis_tokens = [svg_plain(t) for t in hypothesis_tokens]
     if (len(text_tokens), len(hypothesis_tokens)) != (alignment.p_len, alignment.h_len):

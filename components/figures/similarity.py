@@ -16,7 +16,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from components.figures import svg_plain
-from components.figures.alignment import token_grid_layout
+from components.figures.alignment import check_grid_size, token_grid_layout
 from explorer.alignment import Alignment
 
 LINK_COLOUR = "#c62828"
@@ -39,9 +39,10 @@ def similarity_heatmap(
 
     Raises:
         ValueError: when the shapes of the matrix, the sources, the tokens and the
-            alignments disagree.
+            alignments disagree, or the grid is past :data:`components.figures.alignment.MAX_GRID_CELLS`.
     """
     p_len, h_len = len(text_tokens), len(hypothesis_tokens)
+    check_grid_size(p_len, h_len)
     matrix = np.asarray(values, dtype=float)
     if matrix.shape != (p_len, h_len):
         raise ValueError(f"a {matrix.shape} similarity matrix for {p_len} text and {h_len} hypothesis tokens")

@@ -85,3 +85,20 @@ def test_a_files_tokens_are_labels_never_tags() -> None:
     figure = alignment_grid(Alignment.from_links(2, 1, {(0, 0)}), ["<b>x</b>", "&y"], ["<i>z"])
     assert list(figure.layout.xaxis.ticktext) == ["&lt;b&gt;x&lt;/b&gt;", "&amp;y"]
     assert "<i>" not in str(figure.data[0].customdata)
+
+
+def test_a_grid_past_the_cell_limit_is_refused_before_it_is_built() -> None:
+    import numpy as np
+
+    from components.figures.alignment import MAX_GRID_CELLS
+    from components.figures.similarity import similarity_heatmap
+
+    h_len = 50
+    p_len = MAX_GRID_CELLS // h_len + 1
+    text, hyp = ["w"] * p_len, ["w"] * h_len
+    links = Alignment.from_links(p_len, h_len, [(j, j) for j in range(h_len)])
+    with pytest.raises(ValueError, match=f"{p_len * h_len:,} cells"):
+        alignment_grid(links, text, hyp)
+    with pytest.raises(ValueError, match=f"past the {MAX_GRID_CELLS:,} cells"):
+        similarity_heatmap(np.zeros((p_len, h_len)), [["same word"] * h_len] * p_len, text, hyp)
+    assert alignment_grid(Alignment.from_links(p_len - 1, h_len, []), text[1:], hyp) is not None  # at the limit
