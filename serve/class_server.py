@@ -51,6 +51,7 @@ from serve.processes import Child, say, stop_all, stop_with_parent
 ROOT = Path(__file__).resolve().parents[1]
 PASSWORD_VAR = "ENTAILMENT_EXPLORER_PASSWORD"
 WORKERS_VAR = "EXPLORER_WORKERS"
+TABS_VAR = "EXPLORER_TABS"
 DEFAULT_PORT = 8501
 DEFAULT_USER = "class"
 MAX_RESTARTS = 5
@@ -199,6 +200,9 @@ def streamlit_environment(workers: int, long_workers: int = 0) -> dict[str, str]
     in-app form stays off and students are asked once), its pool's sizes."""
     env = {k: v for k, v in os.environ.items() if k not in (PASSWORD_VAR, LONG_WORKERS_ENV)}
     env[WORKERS_VAR] = str(workers)
+    # Only the open method tab is drawn: every tab drawn cost each pair 0.4 s of the process
+    # the class shares (components.pages.pair.every_tab_drawn).
+    env.setdefault(TABS_VAR, "open")
     if workers and long_workers:
         env[LONG_WORKERS_ENV] = str(long_workers)
     return env

@@ -3,6 +3,7 @@ n-gram match grid, the decision at a cutoff, and one tab per registered method p
 
 from __future__ import annotations
 
+import os
 from functools import partial
 from typing import Any
 
@@ -339,15 +340,44 @@ TAB_PARAM = "tab"
 TABS_KEY = "method_tabs"
 
 
+#: ``EXPLORER_TABS=open``: draw only the open method tab (a switch is a short rerun), what
+#: ``make serve-class`` sets; unset or ``all``: draw every tab (a switch stays in the browser).
+TABS_ENV = "EXPLORER_TABS"
+
+
+def every_tab_drawn() -> bool:
+    """Whether this server draws every method tab of a pair, or only the open one.
+
+    Every tab costs the Streamlit process about 0.4 s of its interpreter per pair (19 charts
+    against 7), which one person at the desk never notices and a class sharing the process
+    does: 20 students' RTE verdicts came at p95 0.9 s with the open tab drawn and 9.7 s with
+    every tab (docs/BENCHMARKS.md, "A class on one server"). So a class server draws the tab
+    a student opens, and a one-person server every tab.
+    """
+    return os.environ.get(TABS_ENV, "all").strip().lower() != "open"
+
+
 def panels_section(analyzed: AnalyzedPair) -> None:
-    """One tab per method panel, every tab drawn: switching tabs stays in the browser
-    (instant, no run on the server). A new pair's tabs come in the run after its verdict
-    strip (:func:`figures_follow`), so drawing them all does not delay the verdicts. The
-    open tab is in the URL (``?tab=MANLI``; none for the first tab), kept there by the
-    browser as tabs are switched, so a reload or a copied link reopens it."""
+    """One tab per method panel. The open tab is in the URL (``?tab=MANLI``; none for the
+    first tab), so a reload or a copied link reopens it.
+
+    By default every tab is drawn: switching tabs stays in the browser (instant, no run on
+    the server), and a new pair's tabs come in the run after its verdict strip
+    (:func:`figures_follow`), so drawing them all does not delay the verdicts. With
+    ``EXPLORER_TABS=open`` (:func:`every_tab_drawn`) only the open tab is drawn and a switch
+    reruns the page for the tab opened."""
     if not PANELS:
         return
     labels = [panel.label for panel in PANELS.values()]
+    if not every_tab_drawn():
+        with st.container(key=TABS_KEY):
+            tabs = st.tabs(labels, key=TAB_PARAM, bind="query-params")
+        for tab, panel in zip(tabs, PANELS.values(), strict=True):
+            if tab.open:
+                with tab:
+                    attempt(partial(panel.render, analyzed, key=panel.name), panel.label,
+                            where="to draw for this pair")
+        return
     wanted = st.query_params.get(TAB_PARAM)
     with st.container(key=TABS_KEY):
         tabs = st.tabs(labels, default=wanted if wanted in labels else None)

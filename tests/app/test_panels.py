@@ -240,3 +240,27 @@ def test_no_panel_builds_a_grid_past_the_cell_limit() -> None:
     assert len(skipped) >= 4, skipped  # bow, MANLI, WER, pFSM, pPDA, embed, similarity: those not refused
     assert all("21,000 cells" in s for s in skipped)
     assert any("-" in c.value for c in at.code)  # the links, as text-hypothesis positions
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("wanted", [None, "MANLI"])
+def test_a_class_server_draws_only_the_open_tab(monkeypatch: pytest.MonkeyPatch, wanted: str | None) -> None:
+    """``EXPLORER_TABS=open`` (what ``make serve-class`` sets): only the open tab's panel is
+    drawn, the one the link names or the first."""
+    from pathlib import Path
+
+    from components.pages.pair import TAB_PARAM, TABS_ENV
+
+    monkeypatch.setenv(TABS_ENV, "open")
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "app.py"), default_timeout=240)
+    if wanted:
+        at.query_params[TAB_PARAM] = wanted
+    at.run()
+    at.text_area(key="pair_text").set_value(PARAPHRASE[0])
+    at.text_area(key="pair_hypothesis").set_value(PARAPHRASE[1]).run()
+    assert not at.exception, at.exception
+    tabs = {t.label: t for t in at.tabs}
+    assert [p.label for p in PANELS.values()] == [t for t in tabs if t in {p.label for p in PANELS.values()}]
+    open_label = wanted or next(iter(PANELS.values())).label
+    drawn = {label for label, tab in tabs.items() if label in {p.label for p in PANELS.values()} and len(tab.children)}
+    assert drawn == {open_label}

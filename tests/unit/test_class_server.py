@@ -75,6 +75,7 @@ def test_streamlit_gets_no_password_and_its_pool_size(monkeypatch: pytest.Monkey
     env = class_server.streamlit_environment(3, 1)
     assert "ENTAILMENT_EXPLORER_PASSWORD" not in env  # one prompt: the proxy's
     assert (env["EXPLORER_WORKERS"], env["EXPLORER_LONG_WORKERS"]) == ("3", "1")
+    assert env["EXPLORER_TABS"] == "open"  # a class shares the process: only the open tab is drawn
     command = class_server.streamlit_command(12345, 64)
     assert command[command.index("--server.address") + 1] == "127.0.0.1"
     assert command[command.index("--server.maxUploadSize") + 1] == "64"
