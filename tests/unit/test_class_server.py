@@ -154,3 +154,14 @@ def test_missing_caddy_is_installed_with_apt_when_root(monkeypatch: pytest.Monke
     assert found == str(tmp_path / "caddy")
     assert (tmp_path / "apt.log").read_text().splitlines() == ["update -qq", "install -y -qq caddy"]
     assert said and "installing Debian's package" in said[0]
+
+
+def test_a_page_run_does_not_end_in_a_full_collection() -> None:
+    """Streamlit's default gc.collect(2) after every run held each process's interpreter lock
+    for about a third of its time under a class; the config turns it off, for `make run`
+    and every Streamlit process of `make serve-class` (both run from the repository)."""
+    import tomllib
+
+    root = Path(__file__).resolve().parents[2]
+    config = tomllib.loads((root / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    assert config["runner"]["postScriptGC"] is False
