@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from plotly.colors import sequential
 
@@ -45,6 +45,15 @@ def _scale(colours: list[str]) -> list[list[float | str]]:
 
 
 BLUES, GREENS = _scale(sequential.Blues), _scale(sequential.Greens)
+
+
+class LessonStep(TypedDict):
+    """One step of a lesson as the browser shows it: the step's explanation, the figure's
+    caption and the figure."""
+
+    sentence: str
+    caption: str
+    figure: Figure
 
 
 @dataclass(frozen=True)
