@@ -128,7 +128,7 @@ def describe(status: JobStatus, what: str, workers: int) -> str:
     return f"{what}: running on a worker ({status.seconds:.1f} s of a {status.budget:g} s budget)…"
 
 
-def _show(place: Any, ticket: Ticket, what: str, workers: Pool) -> None:
+def _show(place: Any, ticket: Ticket[object], what: str, workers: Pool) -> None:
     status = ticket.status()
     if status.workers == 0:  # a fresh server: the workers are still warming up
         warm = warm_status()
@@ -170,13 +170,13 @@ def run(fn: Callable[..., T], *args: Any, what: str, long: bool = False, slot: A
         ticket.cancel()
         raise
     try:
-        return ticket.result()  # type: ignore[no-any-return]
+        return ticket.result()
     except Superseded:
         st.stop()
         raise  # st.stop raises; this line only satisfies the type checker
 
 
-def _wait(ticket: Ticket, what: str, slot: Any, workers: Pool) -> None:
+def _wait(ticket: Ticket[object], what: str, slot: Any, workers: Pool) -> None:
     if session_id() is None:  # not a page's run: nothing to draw on, nobody to interrupt it
         ticket.wait()
         return
