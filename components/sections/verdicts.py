@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import streamlit as st
 
@@ -28,6 +28,9 @@ from components.text import plain
 from explorer.decision.cutoffs import CutoffChoice
 from explorer.pairs import Pair, content_mark
 from explorer.scorers import SCORERS
+
+if TYPE_CHECKING:
+    from explorer.api import ScoreResult
 
 #: Pairs with at most this many tokens (text + hypothesis) run the slow methods before the
 #: verdict strip is drawn: warm, all of them together take well under half a second there
@@ -89,7 +92,11 @@ class StoredScore:
     by: str = BY_JOB
 
 
-def verdicts(results: Mapping[str, Any], cutoffs: Mapping[str, CutoffChoice], gold: bool | None) -> list[Verdict]:
+#: A method's score as the Pair page holds it: computed here, or read from stored scores.
+PageScore: TypeAlias = "ScoreResult | StoredScore"
+
+
+def verdicts(results: Mapping[str, PageScore], cutoffs: Mapping[str, CutoffChoice], gold: bool | None) -> list[Verdict]:
     """One verdict per scored method, in the order given."""
     out = []
     for name, result in results.items():
