@@ -19,7 +19,7 @@ import pickle
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING, Any, TypeVar, cast
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from components import workers
 from components.lru import SizedLRU
@@ -30,6 +30,8 @@ from explorer.preprocess import AnalyzedPair
 from explorer.scorers import SCORERS
 
 if TYPE_CHECKING:
+    from streamlit.delta_generator import DeltaGenerator
+
     from explorer.api import AlignResult, ScoreResult
 
 T = TypeVar("T")
@@ -82,7 +84,7 @@ class Scored:
     stopped: BaseException | None = None
 
 
-def score_many(names: Sequence[str], analyzed: AnalyzedPair, *, slot: Any = None) -> Scored:
+def score_many(names: Sequence[str], analyzed: AnalyzedPair, *, slot: DeltaGenerator | None = None) -> Scored:
     """Each scorer's result on the pair: the kept ones at once, the rest in one job on the
     server's workers (:mod:`components.workers`; long when the methods' cost model says
     so), each kept as it arrives. ``slot`` shows the job's status while it runs."""
@@ -168,7 +170,7 @@ def kept(key: tuple[object, ...], compute: Callable[[], T]) -> T:
 
 
 def score_each(names: Sequence[str], analyzed: AnalyzedPair,
-               attempt: Callable[[Callable[[], None], str], object], *, slot: Any = None) -> dict[str, ScoreResult]:
+               attempt: Callable[[Callable[[], None], str], object], *, slot: DeltaGenerator | None = None) -> dict[str, ScoreResult]:
     """Each scorer's result (:func:`score_many`); each failing scorer is reported through
     ``attempt`` (which shows the error and returns None) and left out, and a job stopped
     early (its budget) is reported once, naming the scorers it did not finish."""

@@ -4,7 +4,7 @@ n-gram match grid, the decision at a cutoff, and one tab per registered method p
 from __future__ import annotations
 
 from functools import partial
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import streamlit as st
@@ -50,6 +50,8 @@ from explorer.preprocess import AnalyzedPair, InputError, analyze_pair, make_pai
 from explorer.scorers import SCORERS
 
 if TYPE_CHECKING:
+    from streamlit.delta_generator import DeltaGenerator
+
     from explorer.api import ScoreResult
 
 #: The first screen's line: what the explorer shows and what to try first (until dismissed).
@@ -189,7 +191,7 @@ def _decision(value: float, cutoff: float) -> str:
     return "entails" if value > cutoff else "does not entail"
 
 
-def _score_each(names: list[str], analyzed: AnalyzedPair, slot: Any = None) -> dict[str, ScoreResult]:
+def _score_each(names: list[str], analyzed: AnalyzedPair, slot: DeltaGenerator | None = None) -> dict[str, ScoreResult]:
     """Each scorer's result on the pair (kept per pair for the whole server, the rest in one
     job on the server's workers, see :mod:`components.analysis`); a failing scorer is
     reported and left out. ``slot`` shows the job's status while it runs."""
@@ -272,7 +274,7 @@ def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair, timer: PageTim
     return results
 
 
-def scorer_picker(column: Any, names: list[str]) -> str:
+def scorer_picker(column: DeltaGenerator, names: list[str]) -> str:
     """The scorer whose decision is shown; kept in ``?method=`` so a reload keeps it."""
     wanted = st.query_params.get("method")
     index = names.index(wanted) if wanted in names else names.index("mbleu") if "mbleu" in names else 0
