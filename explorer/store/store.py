@@ -35,11 +35,19 @@ import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from explorer.alignment import Alignment
 from explorer.store.alignment_json import alignment_from_dict, alignment_json
-from explorer.store.records import DatasetRecord, GoldAlignmentRecord, Note, RunRecord, TagInfo, dataset_fingerprint
+from explorer.store.records import (
+    DatasetRecord,
+    GoldAlignmentRecord,
+    Note,
+    RunRecord,
+    StoredDataset,
+    TagInfo,
+    dataset_fingerprint,
+)
 from explorer.store.schema import (
     DEFAULT_TAGS,
     ENV_VAR,
@@ -213,7 +221,7 @@ class Store:
         return int(self._read("PRAGMA user_version")[0][0])
 
     # ------------------------------------------------------------------ datasets
-    def add_dataset(self, dataset: Any) -> int:
+    def add_dataset(self, dataset: StoredDataset) -> int:
         """Store a loaded :class:`~explorer.datasets.Dataset` (idempotent); its id.
 
         A dataset with the same content as one already stored maps to that one.
