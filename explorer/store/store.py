@@ -35,19 +35,11 @@ import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from explorer.alignment import Alignment
 from explorer.store.alignment_json import alignment_from_dict, alignment_json
-from explorer.store.records import (
-    DatasetRecord,
-    GoldAlignmentRecord,
-    Note,
-    RunRecord,
-    StoredDataset,
-    TagInfo,
-    dataset_fingerprint,
-)
+from explorer.store.records import DatasetRecord, GoldAlignmentRecord, Note, RunRecord, TagInfo, dataset_fingerprint
 from explorer.store.schema import (
     DEFAULT_TAGS,
     ENV_VAR,
@@ -59,6 +51,9 @@ from explorer.store.schema import (
     statements,
 )
 from explorer.store.schema import now as timestamp
+
+if TYPE_CHECKING:
+    from explorer.store.records import StoredDataset
 
 T = TypeVar("T")
 
@@ -222,10 +217,9 @@ class Store:
 
     # ------------------------------------------------------------------ datasets
     def add_dataset(self, dataset: StoredDataset) -> int:
-        """Store a loaded :class:`~explorer.datasets.Dataset` (idempotent); its id.
-
-        A dataset with the same content as one already stored maps to that one.
-        """
+        """Store a dataset (a loaded :class:`~explorer.datasets.Dataset`, or a batch result's
+        pairs read back) idempotently; its id. A dataset with the same content as one already
+        stored maps to that one."""
         fingerprint = dataset_fingerprint(dataset.name, dataset.pairs)
         rows = self._read("SELECT id FROM datasets WHERE fingerprint = ?", (fingerprint,))
         if rows:
