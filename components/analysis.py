@@ -19,7 +19,7 @@ import pickle
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar, cast
 
 from components import workers
 from components.lru import SizedLRU
@@ -29,7 +29,13 @@ from explorer.pool.tasks import Outcome
 from explorer.preprocess import AnalyzedPair
 from explorer.scorers import SCORERS
 
+if TYPE_CHECKING:
+    from streamlit.delta_generator import DeltaGenerator
+
+    from explorer.api import AlignResult, ScoreResult
+
 T = TypeVar("T")
+R = TypeVar("R")
 
 #: How many (method, pair) results are kept (a result of an RTE pair is a few kB: 4,096 is
 #: about 170 pairs x 24 scorers) ...
@@ -39,7 +45,7 @@ MAX_ENTRIES = 4096
 MAX_BYTES = 64 * 2**20
 
 
-def pickled_size(value: Any) -> int:
+def pickled_size(value: object) -> int:
     """``value``'s size pickled (what the LRU counts; 64 kB assumed for what does not pickle)."""
     try:
         return len(pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
@@ -48,7 +54,7 @@ def pickled_size(value: Any) -> int:
 
 
 #: Every method's result on a pair, by (method, pair): see :func:`kept`.
-RESULTS: SizedLRU[Hashable, Any] = SizedLRU(MAX_BYTES, max_entries=MAX_ENTRIES)
+RESULTS: SizedLRU[Hashable, object] = SizedLRU(MAX_BYTES, max_entries=MAX_ENTRIES)
 
 
 def pair_key(pair: Pair) -> tuple[object, ...]:
@@ -62,9 +68,9 @@ def _key(name: str, pair: Pair) -> tuple[object, ...]:
     return (name, id(SCORERS.get(name)), *pair_key(pair))
 
 
-def cached_result(name: str, analyzed: AnalyzedPair) -> Any | None:
+def cached_result(name: str, analyzed: AnalyzedPair) -> ScoreResult | None:
     """The scorer's kept result on this pair, or None (nothing is computed)."""
-    return RESULTS.get(_key(name, analyzed.pair))
+    return cast("ScoreResult | None", RESULTS.get(_key(name, analyzed.pair)))  # only score_many puts under _key
 
 
 @dataclass(frozen=True)
@@ -73,12 +79,12 @@ class Scored:
     ``errors``, and ``stopped``: why the job ended before the scorers still missing ran (its
     time budget, a lost worker), or None."""
 
-    results: dict[str, Any]
+    results: dict[str, ScoreResult]
     errors: dict[str, BaseException]
     stopped: BaseException | None = None
 
 
-def score_many(names: Sequence[str], analyzed: AnalyzedPair, *, slot: Any = None) -> Scored:
+def score_many(names: Sequence[str], analyzed: AnalyzedPair, *, slot: DeltaGenerator | None = None) -> Scored:
     """Each scorer's result on the pair: the kept ones at once, the rest in one job on the
     server's workers (:mod:`components.workers`; long when the methods' cost model says
     so), each kept as it arrives. ``slot`` shows the job's status while it runs."""
@@ -105,14 +111,14 @@ def score_many(names: Sequence[str], analyzed: AnalyzedPair, *, slot: Any = None
             outcome = arrived.get(name)
             if outcome is None:
                 continue
-            if outcome.error is None:
-                results[name] = outcome.result
-            else:
+            if outcome.error is not None:
                 errors[name] = outcome.error
+            elif outcome.result is not None:  # exactly one of the two is set
+                results[name] = outcome.result
     return Scored({n: results[n] for n in names if n in results}, errors, stopped)
 
 
-def score(name: str, analyzed: AnalyzedPair) -> Any:
+def score(name: str, analyzed: AnalyzedPair) -> ScoreResult:
     """The scorer's result on the pair, computed once and kept.
 
     Raises:
@@ -124,13 +130,13 @@ def score(name: str, analyzed: AnalyzedPair) -> Any:
     raise scored.errors.get(name) or scored.stopped or RuntimeError(f"{name} returned nothing")
 
 
-def align(name: str, analyzed: AnalyzedPair) -> Any:
+def align(name: str, analyzed: AnalyzedPair) -> AlignResult:
     """The aligner's result on the pair, computed once (on a worker) and kept (panels
     redraw on every rerun of the page; the alignment does not change)."""
     from explorer.aligners import ALIGNERS
 
     key = ("align", name, id(ALIGNERS.get(name)), *pair_key(analyzed.pair))
-    found = RESULTS.get(key)
+    found = cast("AlignResult | None", RESULTS.get(key))  # what align_pair returned
     if found is None:
         found = workers.run(tasks.align_pair, analyzed.pair, name, what=f"Aligning with {ALIGNERS[name].label}",
                             long=cost.is_long([analyzed.pair], [name]))
@@ -138,9 +144,25 @@ def align(name: str, analyzed: AnalyzedPair) -> Any:
     return found
 
 
+def score_as(name: str, analyzed: AnalyzedPair, kind: type[R]) -> R:
+    """:func:`score`, checked to be the ``kind`` of result whose fields the caller reads."""
+    return _checked(score(name, analyzed), kind, name)
+
+
+def align_as(name: str, analyzed: AnalyzedPair, kind: type[R]) -> R:
+    """:func:`align`, checked to be the ``kind`` of result whose fields the caller reads."""
+    return _checked(align(name, analyzed), kind, name)
+
+
+def _checked(result: object, kind: type[R], name: str) -> R:
+    if not isinstance(result, kind):
+        raise TypeError(f"{name!r} gave a {type(result).__name__}, not a {kind.__name__}")
+    return result
+
+
 def kept(key: tuple[object, ...], compute: Callable[[], T]) -> T:
     """``compute()`` kept under ``key`` in the server-wide LRU (failures are not kept)."""
-    found = RESULTS.get(key)
+    found = cast("T | None", RESULTS.get(key))  # what compute returned under this key
     if found is None:
         found = compute()
         RESULTS.put(key, found, pickled_size(found))
@@ -148,7 +170,7 @@ def kept(key: tuple[object, ...], compute: Callable[[], T]) -> T:
 
 
 def score_each(names: Sequence[str], analyzed: AnalyzedPair,
-               attempt: Callable[[Callable[[], Any], str], Any | None], *, slot: Any = None) -> dict[str, Any]:
+               attempt: Callable[[Callable[[], None], str], object], *, slot: DeltaGenerator | None = None) -> dict[str, ScoreResult]:
     """Each scorer's result (:func:`score_many`); each failing scorer is reported through
     ``attempt`` (which shows the error and returns None) and left out, and a job stopped
     early (its budget) is reported once, naming the scorers it did not finish."""

@@ -27,12 +27,12 @@ if TYPE_CHECKING:
 FORMATS = ("png", "svg")
 
 
-def export_config(key: str, fmt: str) -> dict[str, Any]:
+def export_config(key: str, fmt: str) -> dict[str, object]:
     """Plotly's config for one chart: the camera button saves ``fmt`` (PNG at twice the
     drawn size), named after the chart's key."""
     if fmt not in FORMATS:
         raise ValueError(f"figure format {fmt!r}: choose one of {', '.join(FORMATS)}")
-    options: dict[str, Any] = {"format": fmt, "filename": key}
+    options: dict[str, object] = {"format": fmt, "filename": key}
     if fmt == "png":
         options["scale"] = 2
     return {"displaylogo": False, "toImageButtonOptions": options}

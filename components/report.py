@@ -19,7 +19,6 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 import plotly.graph_objects as go
 import plotly.io as pio
@@ -218,9 +217,11 @@ def _edit(kind: str, pair: AnalyzedPair) -> list[ReportFigure]:
 
 def combined_figures(pair: AnalyzedPair) -> list[ReportFigure]:
     from components.figures.combined import push_bars
+    from components.panels.shared import registered
+    from explorer.combined import CombinedScorer
     from explorer.scorers import get_scorer
 
-    result: Any = get_scorer("combined").score(pair)  # a CombinedResult
+    result = registered(get_scorer, "combined", CombinedScorer).score(pair)
     return [ReportFigure("Combined classifier: what pushed the decision", push_bars(result.contributions, result.intercept))]
 
 

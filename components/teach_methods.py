@@ -16,13 +16,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
 
-from components.figures.teaching import StepFigure
+from components.figures.teaching import LessonStep, StepFigure
 from explorer.api import Registry, import_attr
 from explorer.errors import ExplorerError
 from explorer.pairs import Pair
 from explorer.preprocess import AnalyzedPair, analyze_pair
+from explorer.teaching import Trace
 
 
 class UnknownTeachingMethod(ExplorerError, KeyError):
@@ -73,12 +73,12 @@ class TeachMethod:
                                         f"choose from: {', '.join(self.option.choices)}")
         return value
 
-    def run(self, pair: AnalyzedPair, option: str | None = None) -> Any:
-        tracer: Callable[..., Any] = import_attr(self.trace)
+    def run(self, pair: AnalyzedPair, option: str | None = None) -> Trace:
+        tracer: Callable[..., Trace] = import_attr(self.trace)
         value = self.option_value(option)
         return tracer(pair) if self.option is None else tracer(pair, **{self.option.argument: value})
 
-    def step_figure(self, trace: Any, index: int, *, large: bool = False) -> StepFigure:
+    def step_figure(self, trace: Trace, index: int, *, large: bool = False) -> StepFigure:
         if not 0 <= index < len(trace.steps):
             raise IndexError(f"step {index} of a {len(trace.steps)}-step trace")
         build: Callable[..., StepFigure] = import_attr(self.figure)
@@ -106,24 +106,24 @@ TEACH_METHODS: Registry[TeachMethod] = Registry("teaching method", [
 ], error=UnknownTeachingMethod)
 
 
-def trace_of(method: str, option: str | None, pair: AnalyzedPair) -> Any:
+def trace_of(method: str, option: str | None, pair: AnalyzedPair) -> Trace:
     """The method's trace on the pair: the one expensive call of a lesson (the method's own
     computation), made once per pair, method and option."""
     return TEACH_METHODS.info(method).run(pair, option)
 
 
-def lesson(method: str, trace: Any, *, large: bool) -> list[dict[str, Any]]:
+def lesson(method: str, trace: Trace, *, large: bool) -> list[LessonStep]:
     """Every step of a trace as the browser shows it: ``sentence`` (the step's explanation),
     ``caption`` and ``figure`` (Plotly JSON). Plain JSON types only."""
     row = TEACH_METHODS.info(method)
-    steps = []
+    steps: list[LessonStep] = []
     for index, step in enumerate(trace.steps):
         shown = row.step_figure(trace, index, large=large)
         steps.append({"sentence": step.explain, "caption": shown.caption, "figure": shown.figure})
     return steps
 
 
-def lesson_of(method: str, option: str | None, pair: Pair, *, large: bool) -> list[dict[str, Any]]:
+def lesson_of(method: str, option: str | None, pair: Pair, *, large: bool) -> list[LessonStep]:
     """The lesson of a pair (:func:`trace_of`, then :func:`lesson`): the job the Teach page
     sends to a worker. Only the steps come back; the trace stays in the worker (the ITG
     chart's at the teaching limit is about 15 MB pickled, 33 MB in memory), which keeps its
@@ -132,5 +132,5 @@ def lesson_of(method: str, option: str | None, pair: Pair, *, large: bool) -> li
 
 
 @lru_cache(maxsize=2)
-def _trace(method: str, option: str | None, pair: Pair) -> Any:
+def _trace(method: str, option: str | None, pair: Pair) -> Trace:
     return trace_of(method, option, analyze_pair(pair))

@@ -20,7 +20,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import streamlit as st
 
@@ -37,6 +37,9 @@ from explorer.pool import (
     configured_workers,
     emitting,
 )
+
+if TYPE_CHECKING:
+    from streamlit.delta_generator import DeltaGenerator
 
 T = TypeVar("T")
 #: Seconds between two redraws of a waiting job's status line.
@@ -128,7 +131,7 @@ def describe(status: JobStatus, what: str, workers: int) -> str:
     return f"{what}: running on a worker ({status.seconds:.1f} s of a {status.budget:g} s budget)…"
 
 
-def _show(place: Any, ticket: Ticket, what: str, workers: Pool) -> None:
+def _show(place: DeltaGenerator, ticket: Ticket[object], what: str, workers: Pool) -> None:
     status = ticket.status()
     if status.workers == 0:  # a fresh server: the workers are still warming up
         warm = warm_status()
@@ -142,7 +145,7 @@ def _show(place: Any, ticket: Ticket, what: str, workers: Pool) -> None:
     place.caption(plain(describe(status, what, workers.sizes["short"])))
 
 
-def run(fn: Callable[..., T], *args: Any, what: str, long: bool = False, slot: Any = None,
+def run(fn: Callable[..., T], *args: object, what: str, long: bool = False, slot: DeltaGenerator | None = None,
         on_partial: Callable[[Any], None] | None = None, session: str | None = None, **kwargs: Any) -> T:
     """``fn(*args, **kwargs)`` on a worker (or here, without a pool), waited for with a
     status line in ``slot`` (an ``st.empty()``; a new one when None).
@@ -170,13 +173,13 @@ def run(fn: Callable[..., T], *args: Any, what: str, long: bool = False, slot: A
         ticket.cancel()
         raise
     try:
-        return ticket.result()  # type: ignore[no-any-return]
+        return ticket.result()
     except Superseded:
         st.stop()
         raise  # st.stop raises; this line only satisfies the type checker
 
 
-def _wait(ticket: Ticket, what: str, slot: Any, workers: Pool) -> None:
+def _wait(ticket: Ticket[object], what: str, slot: DeltaGenerator | None, workers: Pool) -> None:
     if session_id() is None:  # not a page's run: nothing to draw on, nobody to interrupt it
         ticket.wait()
         return

@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, runtime_checkable
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar, overload, runtime_checkable
 
 from explorer.errors import ExplorerError
 
@@ -354,7 +354,11 @@ class Report(Protocol):
     def format(self) -> str: ...
 
 
-def json_safe(value: Any) -> Any:
+@overload
+def json_safe(value: dict[str, object]) -> dict[str, object]: ...
+@overload
+def json_safe(value: object) -> object: ...
+def json_safe(value: object) -> object:
     """NaN and infinities become null (strict JSON); sets become sorted lists, tuples
     lists, dict values recursively safe."""
     if isinstance(value, float) and not math.isfinite(value):
@@ -415,10 +419,10 @@ class ResultMixin:
     def to_json(self) -> dict[str, object]:
         """The dataclass fields, plus ``value`` where it is a property (MANLI's), so every
         method's JSON carries the number compared to a cutoff under one name."""
-        body = asdict(self)  # type: ignore[call-overload]
+        body: dict[str, object] = asdict(self)  # type: ignore[call-overload]
         if "value" not in body:
             body["value"] = self.value
-        return json_safe(body)  # type: ignore[no-any-return]
+        return json_safe(body)
 
     def detail(self) -> str:
         """What explains the value, in a few words (by default the alignment's size)."""

@@ -362,7 +362,7 @@ def load_profile(path: Path = PROFILE_PATH) -> dict[str, Any] | None:
 # -- the paper's figures (in explorer.published), for the side-by-side table ---------------
 
 
-def comparison_rows(reports: Sequence[tuple[str, Report]]) -> list[dict[str, Any]]:
+def comparison_rows(reports: Sequence[tuple[str, Report]]) -> list[dict[str, object]]:
     """One row per experiment: our figures beside the paper's MSRP accuracy, where the
     paper printed one for that feature set."""
     rows = []

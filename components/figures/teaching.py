@@ -17,16 +17,16 @@ the title, so nothing prints over column labels at the top.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from plotly.colors import sequential
 
 from components.figures import svg_plain
 from components.figures.itg import tree_figure
 from explorer.teaching.bleu import BleuTrace
-from explorer.teaching.edit import KIND_LABELS, EditTrace, class_words
+from explorer.teaching.edit import KIND_LABELS, EditTrace, EditTraceStep, class_words
 from explorer.teaching.embed import EmbedTrace
 from explorer.teaching.itg import RULE_MARK, ItgTrace
 from explorer.teaching.manli import ManliTrace
@@ -36,7 +36,7 @@ GREEN, BLUE, ORANGE, RED, GREY = "#2e7d32", "#1565c0", "#ef6c00", "#c62828", "#9
 #: Streamlit's own type face, so the figures read like the page around them.
 FONT = '"Source Sans", "Source Sans Pro", sans-serif'
 
-Figure = dict[str, Any]
+Figure = dict[str, object]
 
 
 def _scale(colours: list[str]) -> list[list[float | str]]:
@@ -45,6 +45,15 @@ def _scale(colours: list[str]) -> list[list[float | str]]:
 
 
 BLUES, GREENS = _scale(sequential.Blues), _scale(sequential.Greens)
+
+
+class LessonStep(TypedDict):
+    """One step of a lesson as the browser shows it: the step's explanation, the figure's
+    caption and the figure."""
+
+    sentence: str
+    caption: str
+    figure: Figure
 
 
 @dataclass(frozen=True)
@@ -64,19 +73,19 @@ def _labels(tokens: Sequence[str]) -> list[str]:
     return [f"{svg_plain(t)}<sub>{k + 1}</sub>" for k, t in enumerate(tokens)]
 
 
-def _axis(**extra: Any) -> dict[str, Any]:
+def _axis(**extra: object) -> dict[str, object]:
     return {"automargin": True, "showgrid": False, "zeroline": False, **extra}
 
 
-def _title(text: str) -> dict[str, Any]:
+def _title(text: str) -> dict[str, object]:
     return {"text": text, "standoff": 6}
 
 
-def _figure(data: list[dict[str, Any]], layout: dict[str, Any], *, large: bool, height: int,
+def _figure(data: Sequence[Mapping[str, object]], layout: Mapping[str, object], *, large: bool, height: int,
             rows: int = 0) -> Figure:
     """The layout every step shares. ``rows`` (the category rows of a table or grid) lets
     the page shrink the type when the figure it fits to the screen is too short for them."""
-    base: dict[str, Any] = {
+    base: dict[str, object] = {
         "font": {"size": font_size(large), "family": FONT},
         "height": int(height * (1.15 if large else 1.0)),
         "margin": {"l": 10, "r": 10, "t": 10, "b": 10},
@@ -84,10 +93,10 @@ def _figure(data: list[dict[str, Any]], layout: dict[str, Any], *, large: bool, 
         "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
         "meta": {"rows": rows},
     }
-    return {"data": data, "layout": {**base, **layout}}
+    return {"data": list(data), "layout": {**base, **layout}}
 
 
-def _heatmap(z: Sequence[Sequence[float | None]], x: list[str], y: list[str], **extra: Any) -> dict[str, Any]:
+def _heatmap(z: Sequence[Sequence[float | None]], x: list[str], y: list[str], **extra: object) -> dict[str, object]:
     return {"type": "heatmap", "z": z, "x": x, "y": y, "showscale": False, "xgap": 1, "ygap": 1, **extra}
 
 
@@ -108,7 +117,7 @@ def bleu_figure(trace: BleuTrace, index: int, *, large: bool = False) -> StepFig
     step = trace.steps[index]
     if step.phase in ("match", "clip"):
         grams = [svg_plain(" ".join(c.gram)) for c in step.counts]
-        data: list[dict[str, Any]] = [
+        data: list[dict[str, object]] = [
             {"type": "bar", "x": grams, "y": [c.in_hypothesis for c in step.counts], "name": "in the hypothesis",
              "marker": {"color": GREY}},
             {"type": "bar", "x": grams, "y": [c.in_text for c in step.counts], "name": "in the text",
@@ -117,7 +126,7 @@ def bleu_figure(trace: BleuTrace, index: int, *, large: bool = False) -> StepFig
         if step.phase == "clip":
             data.append({"type": "bar", "x": grams, "y": [c.clipped for c in step.counts],
                          "name": "counted (clipped)", "marker": {"color": GREEN}})
-        layout: dict[str, Any] = {
+        layout: dict[str, object] = {
             "barmode": "group", "yaxis": _axis(title=_title("count"), dtick=1, rangemode="tozero"),
             "xaxis": _axis(type="category"),
         }
@@ -156,7 +165,7 @@ def wer_figure(trace: WerTrace, index: int, *, large: bool = False) -> StepFigur
     ]
     text = [[str(v) if i < step.rows else "" for v in row] for i, row in enumerate(trace.cost)]
     rows = len(ylabels)
-    data: list[dict[str, Any]] = [_heatmap(
+    data: list[dict[str, object]] = [_heatmap(
         z, xlabels, ylabels, text=text, texttemplate="%{text}", colorscale=BLUES, zmin=0,
         zmax=max(max(r) for r in trace.cost) or 1, textfont=_cell_font(large, rows),
         hovertemplate="text %{y} / hypothesis %{x}: %{z} edits<extra></extra>",
@@ -179,7 +188,7 @@ def wer_figure(trace: WerTrace, index: int, *, large: bool = False) -> StepFigur
 
 def _tree(trace: ItgTrace, *, large: bool) -> Figure:
     assert trace.parse.tree is not None
-    figure: Figure = json.loads(tree_figure(trace.parse.tree, trace.text, trace.hypothesis).to_json())
+    figure: dict[str, Any] = json.loads(tree_figure(trace.parse.tree, trace.text, trace.hypothesis).to_json())  # Plotly's JSON
     layout = figure["layout"]
     layout.pop("template", None)
     layout.pop("width", None)
@@ -242,7 +251,7 @@ def manli_figure(trace: ManliTrace, index: int, *, large: bool = False) -> StepF
         grid[h][p] = 1.0
     shown = trace.steps[: index + 1]
     rounds = [s.round for s in shown]
-    data: list[dict[str, Any]] = [
+    data: list[dict[str, object]] = [
         _heatmap(grid, xl, yl, colorscale=[[0, "#f4f6f8"], [1, BLUE]], zmin=0, zmax=1,
                  hovertemplate="%{y} · %{x}<extra></extra>", xaxis="x", yaxis="y"),
         {"type": "scatter", "x": rounds, "y": [s.total for s in shown], "mode": "lines", "name": "alignment score",
@@ -276,7 +285,7 @@ def manli_figure(trace: ManliTrace, index: int, *, large: bool = False) -> StepF
 
 # -- pFSM / pPDA -----------------------------------------------------------------------------
 
-def _op_style(step: Any) -> tuple[str, str]:
+def _op_style(step: EditTraceStep) -> tuple[str, str]:
     """A move's colour and its name in the legend (a display name, never a class code)."""
     from components.figures.edit_sequence import STEP_COLOURS
 
@@ -299,7 +308,7 @@ def edit_figure(trace: EditTrace, index: int, *, large: bool = False) -> StepFig
     """The edit lattice: a point per (text position, hypothesis position); the Viterbi path
     so far, coloured by operation, jumps dashed, the current move thick."""
     n, m = len(trace.text), len(trace.hypothesis)
-    data: list[dict[str, Any]] = [{
+    data: list[dict[str, object]] = [{
         "type": "scatter", "x": [i for i in range(n + 1) for _ in range(m + 1)],
         "y": [j for _ in range(n + 1) for j in range(m + 1)], "mode": "markers",
         "marker": {"color": "#cfd8dc", "size": 7}, "hoverinfo": "skip", "showlegend": False,
@@ -308,19 +317,24 @@ def edit_figure(trace: EditTrace, index: int, *, large: bool = False) -> StepFig
     current = moves[-1] if moves and trace.steps[index] is moves[-1] else None
     # The moves before the current one, one trace per kind of move (segments split by
     # None): a long path stays a handful of traces, which plotly.js redraws quickly.
-    kinds: dict[tuple[str, str, bool], dict[str, Any]] = {}
+    kinds: dict[tuple[str, str, bool], dict[str, object]] = {}
+    paths: dict[tuple[str, str, bool], tuple[list[int | None], list[int | None], list[str]]] = {}
     for s in moves:
         colour, name = _op_style(s)
         jump = s.phase == "return" or (s.step is not None and s.step.op.startswith("JUMP"))
         width = 8 if s is current else 4
-        group = kinds.setdefault((name, colour, s is current), {
-            "type": "scatter", "x": [], "y": [], "hovertext": [], "mode": "lines+markers", "name": name,
-            "legendgroup": name, "showlegend": False, "hoverinfo": "text", "marker": {"size": 9},
-            "line": {"color": colour, "width": width, "dash": "dash" if jump else "solid"},
-        })
-        group["x"] += [s.start[0], s.end[0], None]
-        group["y"] += [s.start[1], s.end[1], None]
-        group["hovertext"] += [svg_plain(s.explain)] * 2 + [""]
+        key = (name, colour, s is current)
+        if key not in kinds:
+            xs, ys, texts = paths[key] = ([], [], [])
+            kinds[key] = {
+                "type": "scatter", "x": xs, "y": ys, "hovertext": texts, "mode": "lines+markers", "name": name,
+                "legendgroup": name, "showlegend": False, "hoverinfo": "text", "marker": {"size": 9},
+                "line": {"color": colour, "width": width, "dash": "dash" if jump else "solid"},
+            }
+        xs, ys, texts = paths[key]
+        xs += [s.start[0], s.end[0], None]
+        ys += [s.start[1], s.end[1], None]
+        texts += [svg_plain(s.explain)] * 2 + [""]
     named: set[str] = set()
     for (name, _, _), group in sorted(kinds.items(), key=lambda item: item[0][2]):  # the current move on top
         group["showlegend"] = name not in named
@@ -340,12 +354,13 @@ def edit_figure(trace: EditTrace, index: int, *, large: bool = False) -> StepFig
 
 # -- Static embeddings -----------------------------------------------------------------------
 
-def _side_by_side(left: dict[str, Any], right: dict[str, Any], rows: int, *, large: bool) -> Figure:
+def _side_by_side(left: Mapping[str, object], right: Mapping[str, object], right_labels: Sequence[str], rows: int, *,
+                  large: bool) -> Figure:
     """Two heatmaps beside each other (the text's left, the hypothesis's right), each with
     its own axes and its side named above it; the first is the figure's first trace (the
     one a browser test measures). The gap between them holds the right one's row labels
     (automargin grows only the outer margins)."""
-    longest = max((len(str(label)) - len("<sub>1</sub>") for label in right["y"]), default=1)
+    longest = max((len(label) - len("<sub>1</sub>") for label in right_labels), default=1)
     gap = min(0.4, 0.04 + 0.011 * longest * (1.5 if large else 1.0))
     layout = {
         "xaxis": _axis(domain=[0, (1 - gap) / 2], type="category", side="top", anchor="y", title=_title("text")),
@@ -358,7 +373,7 @@ def _side_by_side(left: dict[str, Any], right: dict[str, Any], rows: int, *, lar
                    height=max(420, 36 * rows + 160), rows=rows)
 
 
-def _pieces(tokens: Sequence[str], pieces: Sequence[Sequence[str]], large: bool, rows: int) -> dict[str, Any]:
+def _pieces(tokens: Sequence[str], pieces: Sequence[Sequence[str]], large: bool, rows: int) -> dict[str, object]:
     width = max((len(p) for p in pieces), default=1) or 1
     columns = [f"piece {k + 1}" for k in range(width)]
     z = [[1.0 if k < len(p) else None for k in range(width)] for p in pieces]
@@ -368,7 +383,7 @@ def _pieces(tokens: Sequence[str], pieces: Sequence[Sequence[str]], large: bool,
                     hovertemplate="%{y}: %{text}<extra></extra>")
 
 
-def _numbers(vectors: Any, rows: list[str], large: bool, count: int) -> dict[str, Any]:
+def _numbers(vectors: Iterable[Iterable[float]], rows: list[str], large: bool, count: int) -> dict[str, object]:
     values = [[round(float(v), 2) for v in row] for row in vectors]
     return _heatmap(values, [str(k + 1) for k in range(len(values[0]) if values else 0)], rows,
                     text=[[f"{v:.2f}" for v in row] for row in values], texttemplate="%{text}",
@@ -384,12 +399,13 @@ def embed_figure(trace: EmbedTrace, index: int, *, large: bool = False) -> StepF
     rows = max(len(trace.text), len(trace.hypothesis))
     if step.phase == "tokens":
         figure = _side_by_side(_pieces(trace.text, trace.text_pieces, large, rows),
-                               _pieces(trace.hypothesis, trace.hypothesis_pieces, large, rows), rows, large=large)
+                               _pieces(trace.hypothesis, trace.hypothesis_pieces, large, rows),
+                               _labels(trace.hypothesis), rows, large=large)
         return StepFigure("Each word's subword pieces: the text's left, the hypothesis's right", figure)
     if step.phase == "vectors":
         figure = _side_by_side(_numbers(trace.text_vectors, _labels(trace.text), large, rows),
-                               _numbers(trace.hypothesis_vectors, _labels(trace.hypothesis), large, rows), rows,
-                               large=large)
+                               _numbers(trace.hypothesis_vectors, _labels(trace.hypothesis), large, rows),
+                               _labels(trace.hypothesis), rows, large=large)
         return StepFigure(f"Each word's vector: its first {trace.text_vectors.shape[1]} of {trace.dimensions} "
                           "numbers (blue below 0, red above)", figure)
     if step.phase in ("sentence", "score"):
@@ -407,7 +423,7 @@ def embed_figure(trace: EmbedTrace, index: int, *, large: bool = False) -> StepF
     xl, yl = _labels(trace.text), _labels(trace.hypothesis)
     cosines = [[round(float(trace.similarity[i, j]), 2) for i in range(len(xl))] for j in range(len(yl))]
     n = len(yl)
-    data: list[dict[str, Any]] = [_heatmap(
+    data: list[dict[str, object]] = [_heatmap(
         cosines, xl, yl, text=[[f"{v:.2f}" for v in row] for row in cosines], texttemplate="%{text}",
         colorscale=BLUES, zmin=0, zmax=1, textfont=_cell_font(large, n),
         hovertemplate="hypothesis %{y} · text %{x}: cosine %{z:.2f}<extra></extra>",

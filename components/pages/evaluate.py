@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -35,6 +35,9 @@ from explorer.decision.measures import classification_report, graded_report, swe
 from explorer.decision.resolve import Scored, reported_source, resolve_cutoff
 from explorer.decision.rules import DEFAULT_RULE
 from explorer.scorers import SCORERS
+
+if TYPE_CHECKING:
+    from streamlit.elements.lib.column_types import ColumnConfig
 
 SELF = "this data itself"
 UPLOAD = "an uploaded file"
@@ -108,7 +111,7 @@ def score_all(loaded: LoadedDataset, names: Sequence[str], dev: LoadedDataset | 
     return scores, dev_scores
 
 
-def scorer_column(rows: Sequence[dict[str, object]]) -> dict[str, Any]:
+def scorer_column(rows: Sequence[dict[str, object]]) -> dict[str, ColumnConfig]:
     """The summary's scorer column wide enough for the longest name (uncut), pinned left."""
     longest = max((len(str(r["scorer"])) for r in rows), default=10)
     return {"scorer": st.column_config.TextColumn(width=min(360, max(120, 8 * longest)), pinned=True)}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import streamlit as st
@@ -30,6 +30,7 @@ from components.sections.browser_memory import intro_line, tabs_in_url
 from components.sections.report_download import render_report_download
 from components.sections.verdicts import (
     AUTO_SLOW_MAX_TOKENS,
+    PageScore,
     StoredScore,
     background_cutoffs,
     cutoff_sources,
@@ -48,6 +49,11 @@ from explorer.metrics.bleu import ngram_matches
 from explorer.pairs import Pair
 from explorer.preprocess import AnalyzedPair, InputError, analyze_pair, make_pair, tokenize
 from explorer.scorers import SCORERS
+
+if TYPE_CHECKING:
+    from streamlit.delta_generator import DeltaGenerator
+
+    from explorer.api import ScoreResult
 
 #: The first screen's line: what the explorer shows and what to try first (until dismissed).
 INTRO = ("See how each method decides whether a hypothesis follows from a text: pick a pair or type one, "
@@ -159,7 +165,7 @@ def pair_controls(loaded: LoadedDataset) -> Pair | None:
 NOT_USED = "–"
 
 
-def breakdown_row(label: str, result: Any) -> dict[str, str] | None:
+def breakdown_row(label: str, result: PageScore) -> dict[str, str] | None:
     """Per-order matched/total counts and brevity penalty, for scorers that have them."""
     orders = getattr(result, "orders", None)
     if not orders:
@@ -186,7 +192,7 @@ def _decision(value: float, cutoff: float) -> str:
     return "entails" if value > cutoff else "does not entail"
 
 
-def _score_each(names: list[str], analyzed: AnalyzedPair, slot: Any = None) -> dict[str, Any]:
+def _score_each(names: list[str], analyzed: AnalyzedPair, slot: DeltaGenerator | None = None) -> dict[str, ScoreResult]:
     """Each scorer's result on the pair (kept per pair for the whole server, the rest in one
     job on the server's workers, see :mod:`components.analysis`); a failing scorer is
     reported and left out. ``slot`` shows the job's status while it runs."""
@@ -196,15 +202,15 @@ def _score_each(names: list[str], analyzed: AnalyzedPair, slot: Any = None) -> d
 
 
 
-def _known_slow(loaded: LoadedDataset, analyzed: AnalyzedPair, slow: list[str]) -> dict[str, Any]:
+def _known_slow(loaded: LoadedDataset, analyzed: AnalyzedPair, slow: list[str]) -> dict[str, PageScore]:
     """The slow methods' results at hand without scoring: those already kept for the pair on
     this server, then the dataset's stored scores (:func:`stored_scores`)."""
-    found = {n: r for n in slow if (r := analysis.cached_result(n, analyzed)) is not None}
+    found: dict[str, PageScore] = {n: r for n in slow if (r := analysis.cached_result(n, analyzed)) is not None}
     found.update(stored_scores(loaded, analyzed.pair, [n for n in slow if n not in found]))
     return found
 
 
-def _slow_on_request(analyzed: AnalyzedPair, missing: list[str]) -> dict[str, Any]:
+def _slow_on_request(analyzed: AnalyzedPair, missing: list[str]) -> dict[str, ScoreResult]:
     """On a long pair, a button runs the slow methods still missing."""
     labels = ", ".join(SCORERS[n].label for n in missing)
     if not st.button(f"Run slow methods ({labels})", key="run_slow"):
@@ -212,7 +218,7 @@ def _slow_on_request(analyzed: AnalyzedPair, missing: list[str]) -> dict[str, An
     return _score_each(missing, analyzed)
 
 
-def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair, timer: PageTimer | None = None) -> dict[str, Any]:
+def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair, timer: PageTimer | None = None) -> dict[str, PageScore]:
     """The verdict strip, then every scorer's value, decision and breakdown. The fast
     methods are scored on the pair (well under a millisecond each); the slow ones' scores
     come, in this order, from this server's kept results, from the scores the dataset's
@@ -231,7 +237,7 @@ def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair, timer: PageTim
     missing = [n for n in slow if n not in known]
     # One job for everything the strip needs now: a job per group would queue twice.
     interactive = SCORERS.names(interactive=True)
-    found = {**_score_each(interactive + (missing if auto else []), analyzed, strip), **known}
+    found: dict[str, PageScore] = {**_score_each(interactive + (missing if auto else []), analyzed, strip), **known}
     if missing and not auto:
         found.update(_slow_on_request(analyzed, missing))
     results = {n: found[n] for n in interactive + slow if n in found}
@@ -269,7 +275,7 @@ def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair, timer: PageTim
     return results
 
 
-def scorer_picker(column: Any, names: list[str]) -> str:
+def scorer_picker(column: DeltaGenerator, names: list[str]) -> str:
     """The scorer whose decision is shown; kept in ``?method=`` so a reload keeps it."""
     wanted = st.query_params.get("method")
     index = names.index(wanted) if wanted in names else names.index("mbleu") if "mbleu" in names else 0
@@ -280,7 +286,7 @@ def scorer_picker(column: Any, names: list[str]) -> str:
     return picked
 
 
-def decision_section(loaded: LoadedDataset, pair: Pair, results: dict[str, Any]) -> None:
+def decision_section(loaded: LoadedDataset, pair: Pair, results: dict[str, PageScore]) -> None:
     if not results:
         return
     st.subheader("Decision")

@@ -13,11 +13,11 @@ step (``?step=``).
 from __future__ import annotations
 
 import hashlib
-from typing import Any
 
 import streamlit as st
 
 from components import analysis, state, workers
+from components.figures.teaching import LessonStep
 from components.sections.step_player import STEP_PARAM, initial_step, render_step_player
 from components.state import current_dataset, find_pair, select_pair, selected_pair_id
 from components.teach_methods import TEACH_METHODS, lesson_of
@@ -45,7 +45,7 @@ div[data-testid="stMainBlockContainer"] div[data-testid="stVerticalBlock"] { gap
 """
 
 
-def _lesson(method: str, option: str | None, key: tuple[object, ...], large: bool, pair: Pair) -> list[dict[str, Any]]:
+def _lesson(method: str, option: str | None, key: tuple[object, ...], large: bool, pair: Pair) -> list[LessonStep]:
     """Every step's sentence, caption and figure, built on one of the server's workers (one
     job per session, like the Pair page's: the ITG lesson at the teaching limit is seconds
     of CPU, and takes the long lane) and kept for the whole server per pair, method, option

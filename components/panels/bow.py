@@ -13,8 +13,9 @@ def render_bow_panel(pair: AnalyzedPair, *, key: str = "bow") -> None:
     from components.figures.alignment import alignment_grid
     from components.figures.bow import bow_contributions
     from components.panels.shared import fitting_gold
+    from explorer.aligners.bow import BowResult
 
-    result = analysis.align("bow", pair)  # on a worker, kept per pair: reruns do not align again
+    result = analysis.align_as("bow", pair, BowResult)  # on a worker, kept per pair: reruns do not align again
     text_tokens, hypothesis_tokens = pair.text.tokens, pair.hypothesis.tokens
     st.caption(
         "Each hypothesis word is linked to the text word whose lemma is most similar: in "

@@ -3,15 +3,18 @@ pushed it (one term per feature of the shipped linear model, largest first)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
 from components import analysis, charts
 from explorer.preprocess import AnalyzedPair
 
+if TYPE_CHECKING:
+    from explorer.combined import CombinedResult
 
-def contribution_rows(result: Any, *, top: int | None = None) -> list[dict[str, object]]:
+
+def contribution_rows(result: CombinedResult, *, top: int | None = None) -> list[dict[str, object]]:
     """Table rows for a :class:`explorer.combined.CombinedResult`: feature, what it
     measures, this pair's value, its push on the decision (+ towards entailment)."""
     from explorer.combined import FEATURES
@@ -24,10 +27,10 @@ def contribution_rows(result: Any, *, top: int | None = None) -> list[dict[str, 
 
 
 def render_combined_panel(pair: AnalyzedPair, *, key: str = "combined") -> None:
-    from explorer.combined import default_model
+    from explorer.combined import CombinedResult, default_model
 
     model = default_model()  # its feature names and training files, for the caption
-    result = analysis.score("combined", pair)  # the strip's result (the same explanation), else on a worker
+    result = analysis.score_as("combined", pair, CombinedResult)  # the strip's result (the same explanation), else on a worker
     files = model.info.get("trained_on_files")  # free-form metadata read from the model file
     trained_on = ", ".join(str(f) for f in files) if isinstance(files, list) else ""
     st.caption(

@@ -26,10 +26,7 @@ _LABELS = {"pfsm": "pFSM", "ppda": "pPDA (jumps)"}
 
 
 def _decode(kind: str, pair: AnalyzedPair) -> EditDistanceResult:
-    result = analysis.score(kind, pair)  # the strip's result, kept per pair (else on a worker)
-    if not isinstance(result, EditDistanceResult):
-        raise TypeError(f"{kind!r} gave a {type(result).__name__}, not an edit-distance result")
-    return result
+    return analysis.score_as(kind, pair, EditDistanceResult)  # the strip's result, kept per pair (else on a worker)
 
 
 def _summary(result: EditDistanceResult) -> str:

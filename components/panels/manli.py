@@ -14,8 +14,9 @@ def render_manli_panel(pair: AnalyzedPair, *, key: str = "manli") -> None:
     from components.figures.alignment import alignment_grid
     from components.figures.manli import contribution_figure, edit_rows
     from components.panels.shared import fitting_gold
+    from explorer.aligners.manli import ManliResult, ManliScore
 
-    result = analysis.align("manli", pair)  # on a worker, kept per pair (one decode)
+    result = analysis.align_as("manli", pair, ManliResult)  # on a worker, kept per pair (one decode)
     text_tokens, hypothesis_tokens = pair.text.tokens, pair.hypothesis.tokens
     st.caption(
         "MANLI (MacCartney, Galley & Manning 2008) aligns phrases: EQ and SUB link a text "
@@ -23,7 +24,7 @@ def render_manli_panel(pair: AnalyzedPair, *, key: str = "manli") -> None:
         "annealing searches for the alignment with the highest score; each edit's score is "
         "its learned feature weights times its features (hover a cell to see them)."
     )
-    decision = analysis.score("manli", pair)  # the strip's entailment score of this alignment
+    decision = analysis.score_as("manli", pair, ManliScore)  # the strip's entailment score of this alignment
     left, middle, right = st.columns(3)
     left.metric("Alignment score", f"{result.total:+.3f}", help=f"per token of the problem (the paper's score): {result.normalized:+.4f}")
     middle.metric("Entailment score", f"{decision.value:.4f}",

@@ -8,7 +8,7 @@ the PER word matching and the POS-decomposed PER bars. Figures come from
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
@@ -17,8 +17,12 @@ from components.figures.mtmetrics import bag_matching, edit_sequence, metric_pro
 from explorer.pool import cost, tasks
 from explorer.preprocess import AnalyzedPair
 
+if TYPE_CHECKING:
+    from explorer.metrics.per import PosPerResult
+    from explorer.metrics.wer import WerResult
 
-def metric_rows(pair: AnalyzedPair) -> tuple[list[dict[str, Any]], dict[str, float], Any, Any]:
+
+def metric_rows(pair: AnalyzedPair) -> tuple[list[dict[str, object]], dict[str, float], WerResult, PosPerResult]:
     """Table rows (metric, value, hypothesis->text, text->hypothesis, detail), the
     feature values for the profile, and the WER and POS-PER results: computed on a worker
     (:func:`explorer.metrics.features.metric_breakdown`), kept per pair."""

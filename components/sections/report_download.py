@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING
 
 import streamlit as st
 
@@ -23,8 +23,11 @@ from explorer.pool import PoolError, cost
 from explorer.preprocess import AnalyzedPair
 from explorer.scorers import SCORERS
 
+if TYPE_CHECKING:
+    from components.sections.verdicts import PageScore
 
-def score_rows(results: Mapping[str, Any], cutoffs: Mapping[str, CutoffChoice]) -> list[ScoreRow]:
+
+def score_rows(results: Mapping[str, PageScore], cutoffs: Mapping[str, CutoffChoice]) -> list[ScoreRow]:
     rows = []
     for name, result in results.items():
         cut = cutoffs[name]
@@ -41,7 +44,7 @@ def file_name(loaded: LoadedDataset, analyzed: AnalyzedPair) -> str:
     return re.sub(r"[^A-Za-z0-9._-]+", "-", stem)[:80] + ".html"
 
 
-def render_report_download(loaded: LoadedDataset, analyzed: AnalyzedPair, results: Mapping[str, Any],
+def render_report_download(loaded: LoadedDataset, analyzed: AnalyzedPair, results: Mapping[str, PageScore],
                            cutoffs: Mapping[str, CutoffChoice]) -> None:
     pair = analyzed.pair
     where = "a typed pair" if pair.source == "typed" else f"pair {pair.id} of {loaded.name}"

@@ -15,13 +15,17 @@ Nothing a user typed reaches the page as markup: the player sets every text with
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import streamlit as st
 
 from components import charts
+
+if TYPE_CHECKING:
+    from components.figures.teaching import LessonStep
 
 HERE = Path(__file__).resolve().parent
 #: The query parameter that holds the step (1-based).
@@ -50,12 +54,12 @@ def plotly_chunk() -> str | None:
     return found[0].name if found else None
 
 
-def packed(steps: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def packed(steps: Sequence[LessonStep]) -> tuple[list[dict[str, object]], list[object]]:
     """The steps with each figure's layout replaced by an index into a list of the distinct
     layouts (most steps of a method share one, so it is sent once)."""
-    layouts: list[dict[str, Any]] = []
+    layouts: list[object] = []
     seen: dict[str, int] = {}
-    out = []
+    out: list[dict[str, object]] = []
     for step in steps:
         figure = step["figure"]
         text = json.dumps(figure["layout"], sort_keys=True)
@@ -76,8 +80,8 @@ def initial_step(count: int) -> int:
     return min(max(step, 1), max(count, 1))
 
 
-def player_data(steps: list[dict[str, Any]], *, lesson_id: str, step: int, large: bool,
-                pair: tuple[str, str] | None, key: str) -> dict[str, Any]:
+def player_data(steps: Sequence[LessonStep], *, lesson_id: str, step: int, large: bool,
+                pair: tuple[str, str] | None, key: str) -> dict[str, object]:
     """What the browser receives (plain JSON): the steps, the shared layouts, where to start."""
     shown, layouts = packed(steps)
     config = {**charts.export_config(key, charts.figure_format()), "responsive": True}
@@ -88,7 +92,7 @@ def player_data(steps: list[dict[str, Any]], *, lesson_id: str, step: int, large
     }
 
 
-def render_step_player(steps: list[dict[str, Any]], *, lesson_id: str, step: int, large: bool,
+def render_step_player(steps: Sequence[LessonStep], *, lesson_id: str, step: int, large: bool,
                        pair: tuple[str, str] | None = None, key: str = "teach_player") -> None:
     """Draw the player on ``steps`` (from :func:`components.teach_methods.lesson`), opening
     on ``step`` unless the browser is already showing this lesson (``lesson_id``).

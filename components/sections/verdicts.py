@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, TypeAlias
 
 import streamlit as st
 
@@ -28,6 +28,12 @@ from components.text import plain
 from explorer.decision.cutoffs import CutoffChoice
 from explorer.pairs import Pair, content_mark
 from explorer.scorers import SCORERS
+
+if TYPE_CHECKING:
+    from streamlit.delta_generator import DeltaGenerator
+
+    from explorer.api import ScoreResult
+    from explorer.decision.jobs import JobStatus
 
 #: Pairs with at most this many tokens (text + hypothesis) run the slow methods before the
 #: verdict strip is drawn: warm, all of them together take well under half a second there
@@ -89,7 +95,11 @@ class StoredScore:
     by: str = BY_JOB
 
 
-def verdicts(results: Mapping[str, Any], cutoffs: Mapping[str, CutoffChoice], gold: bool | None) -> list[Verdict]:
+#: A method's score as the Pair page holds it: computed here, or read from stored scores.
+PageScore: TypeAlias = "ScoreResult | StoredScore"
+
+
+def verdicts(results: Mapping[str, PageScore], cutoffs: Mapping[str, CutoffChoice], gold: bool | None) -> list[Verdict]:
     """One verdict per scored method, in the order given."""
     out = []
     for name, result in results.items():
@@ -156,7 +166,7 @@ def strip_html(rows: Sequence[Verdict], gold_label: str | None, pending: Sequenc
             "not; hover a method for its score, cutoff and where the cutoff came from.</div></div>")
 
 
-def render_strip(slot: Any, rows: Sequence[Verdict], gold_label: str | None, pending: Sequence[str] = (), *,
+def render_strip(slot: DeltaGenerator, rows: Sequence[Verdict], gold_label: str | None, pending: Sequence[str] = (), *,
                  mark: str = "") -> None:
     """Draw (or redraw) the strip into a placeholder."""
     slot.html(strip_html(rows, gold_label, pending, mark=mark))
@@ -230,7 +240,7 @@ def _job_progress(fp: str) -> None:
                                        "the page switches when every method is done.")
 
 
-def _job_summary(status: Any, todo: Sequence[str]) -> None:
+def _job_summary(status: JobStatus, todo: Sequence[str]) -> None:
     """What a finished, failed or refused job left (one caption; nothing to redraw)."""
     from explorer.decision import jobs as cutoff_jobs
 

@@ -9,13 +9,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 from explorer.alignment import Alignment
 
 
+class F1Difference(TypedDict):
+    """One problem's F1 under each aligner, and the second's minus the first's."""
+
+    pair_id: str
+    f1_first: float
+    f1_second: float
+    difference: float
+
+
 def f1_differences(first: Mapping[str, Alignment], second: Mapping[str, Alignment],
-                   gold: Mapping[str, Alignment]) -> list[dict[str, Any]]:
+                   gold: Mapping[str, Alignment]) -> list[F1Difference]:
     """Per-problem F1 of two aligners against gold, largest difference first.
 
     Problems missing from either aligner, or whose alignments cover other tokens than
@@ -23,7 +32,7 @@ def f1_differences(first: Mapping[str, Alignment], second: Mapping[str, Alignmen
     """
     from explorer.aligners.evaluation import score_pair
 
-    rows: list[dict[str, Any]] = []
+    rows: list[F1Difference] = []
     for pair_id, reference in gold.items():
         a, b = first.get(pair_id), second.get(pair_id)
         if a is None or b is None:

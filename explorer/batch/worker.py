@@ -20,10 +20,10 @@ import math
 import os
 import socket
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -59,13 +59,17 @@ def _number(value: object) -> float | None:
     return None
 
 
+#: A chunk's columns by name: each column one value (or None) per pair.
+Columns = dict[str, Sequence[object]]
+
+
 def compact_pair(pair: Pair) -> Pair:
     """The part of a pair a chunk needs (no gold alignment, no note): less to ship."""
     return Pair(id=pair.id, text=pair.text, hypothesis=pair.hypothesis, label=pair.label, task=pair.task,
                 score=pair.score, text_tokens=pair.text_tokens, hypothesis_tokens=pair.hypothesis_tokens)
 
 
-def pair_table(pairs: Sequence[Pair], start: int) -> dict[str, list[Any]]:
+def pair_table(pairs: Sequence[Pair], start: int) -> Columns:
     """The pair columns of a chunk (see :mod:`explorer.batch.schema`)."""
     return {
         "position": list(range(start, start + len(pairs))),
@@ -79,7 +83,7 @@ def pair_table(pairs: Sequence[Pair], start: int) -> dict[str, list[Any]]:
     }
 
 
-def chunk_table(pairs: Sequence[Pair], start: int, scores: dict[str, list[Any]], scorers: Sequence[str]) -> pa.Table:
+def chunk_table(pairs: Sequence[Pair], start: int, scores: Mapping[str, Sequence[object]], scorers: Sequence[str]) -> pa.Table:
     """One chunk as an Arrow table: pair columns, then every scorer's."""
     schema = arrow_schema(scorers)
     columns = pair_table(pairs, start)
@@ -250,7 +254,7 @@ def can_share(path: str | None, size: int, out: str) -> bool:
     return True
 
 
-def score_chunk(pairs: Sequence[Pair], scorers: Sequence[str]) -> dict[str, list[Any]]:
+def score_chunk(pairs: Sequence[Pair], scorers: Sequence[str]) -> Columns:
     """Every scorer's columns for one chunk of pairs (see :mod:`explorer.batch.schema`).
 
     Never raises for a pair: a refusal is a null value with its reason.
@@ -264,14 +268,14 @@ def score_chunk(pairs: Sequence[Pair], scorers: Sequence[str]) -> dict[str, list
         except Exception as err:  # a side the tokenizer refuses: every scorer refuses it
             analysed.append(None)
             analysis_error.append(_reason(err))
-    columns: dict[str, list[Any]] = {}
+    columns: Columns = {}
     for name in scorers:
         columns.update(_score_with(name, analysed, analysis_error))
     return columns
 
 
 def _score_with(name: str, analysed: Sequence[AnalyzedPair | None],
-                analysis_error: Sequence[str | None]) -> dict[str, list[Any]]:
+                analysis_error: Sequence[str | None]) -> Columns:
     """One scorer's columns for analysed pairs (None where analysis failed): its value,
     the reason it refused a pair, and the breakdown its registry row names."""
     from explorer.scorers import get_scorer
@@ -298,7 +302,7 @@ def _score_with(name: str, analysed: Sequence[AnalyzedPair | None],
         if got_value is not None and not math.isfinite(got_value):
             values[i] = None
             errors[i] = errors[i] or f"the value {got_value} is not a finite number"
-    out: dict[str, list[Any]] = {name: values, error_column(name): errors}
+    out: Columns = {name: values, error_column(name): errors}
     for f, column in fields.items():
         out[breakdown_column(name, f)] = column
     return out

@@ -11,7 +11,6 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 from explorer.api import Report, json_safe, shown
 from explorer.errors import ExplorerError
@@ -55,7 +54,7 @@ def emit(report: Report, fmt: str) -> int:
     return 0
 
 
-def print_json(payload: Any, *, indent: int | None = 2, ensure_ascii: bool = True) -> None:
+def print_json(payload: object, *, indent: int | None = 2, ensure_ascii: bool = True) -> None:
     """One JSON document on stdout; with ``ensure_ascii=False`` the characters of
     :data:`_UNSAFE_IN_JSON` are written as ``\\uXXXX`` escapes all the same."""
     text = json.dumps(json_safe(payload), indent=indent, ensure_ascii=ensure_ascii)

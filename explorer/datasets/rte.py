@@ -8,21 +8,24 @@ it) is kept as :attr:`Pair.note`."""
 from __future__ import annotations
 
 import io
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from explorer.datasets import DatasetError
 from explorer.datasets import fields as F
 from explorer.datasets.reading import MAX_XML_DEPTH, check_count, check_xml_declaration
 from explorer.pairs import Pair
 
+if TYPE_CHECKING:
+    from xml.etree.ElementTree import Element
+
 _LABEL_ATTRIBUTES = ("value", "entailment")
 
 
-def _parse_bounded(DET: Any, data: bytes, name: str) -> Any:
+def _parse_bounded(DET: Any, data: bytes, name: str) -> Element:
     """The document's root element, parsed incrementally so that nesting deeper than
     :data:`~explorer.datasets.reading.MAX_XML_DEPTH` is refused as soon as it is met."""
     depth = 0
-    root = None
+    root: Element | None = None
     # ``data`` is the text decoded under the one encoding policy, encoded again as UTF-8: say
     # so, so that expat never honours a declaration naming another encoding (mojibake).
     from xml.etree.ElementTree import TreeBuilder
@@ -44,15 +47,15 @@ def _parse_bounded(DET: Any, data: bytes, name: str) -> Any:
     return root
 
 
-def _children(pair: Any) -> tuple[Any, Any, Any]:
+def _children(pair: Element) -> tuple[Element | None, Element | None, Element | None]:
     """A pair element's first ``<t>``, ``<h>`` and ``<note>`` (None where absent)."""
-    found: dict[str, Any] = {}
+    found: dict[str, Element] = {}
     for child in pair:
         found.setdefault(child.tag, child)
     return found.get("t"), found.get("h"), found.get("note")
 
 
-def _text(element: Any) -> str:
+def _text(element: Element) -> str:
     """An element's text with that of any markup inside it."""
     return (element.text or "") if len(element) == 0 else "".join(element.itertext())
 

@@ -40,7 +40,6 @@ import math
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
@@ -409,7 +408,7 @@ def fit_target(model: EditDistanceModel, batch: Batch, gold: np.ndarray, *, lam:
     theta0 = np.concatenate([model.theta(), offsets0, scales0])
 
     calls = [0]
-    best: list[Any] = [math.inf, theta0]
+    best_loss, best_theta = [math.inf], [theta0]
     overflowed = [False]
 
     def fun(theta: np.ndarray) -> tuple[float, np.ndarray]:
@@ -422,8 +421,8 @@ def fit_target(model: EditDistanceModel, batch: Batch, gold: np.ndarray, *, lam:
             # huge loss so the search steps back.
             overflowed[0] = True
             return 1e30, np.zeros_like(theta)
-        if loss < best[0]:
-            best[0], best[1] = loss, theta.copy()
+        if loss < best_loss[0]:
+            best_loss[0], best_theta[0] = loss, theta.copy()
         if progress is not None:
             progress(f"{model.kind}: evaluation {calls[0]}: loss {loss:.3f} ({time.perf_counter() - started:.0f} s)")
         return loss, grad
@@ -436,7 +435,7 @@ def fit_target(model: EditDistanceModel, batch: Batch, gold: np.ndarray, *, lam:
         overflowed[0] = False
         result = minimize(fun, theta, jac=True, method="L-BFGS-B", options={"maxiter": max_iter - iterations})
         iterations += int(result.nit)
-        theta = best[1]
+        theta = best_theta[0]
         if not overflowed[0] or iterations >= max_iter or restarts >= _MAX_RESTARTS:
             break
         restarts += 1
@@ -456,7 +455,7 @@ def fit_target(model: EditDistanceModel, batch: Batch, gold: np.ndarray, *, lam:
         rank_scale = float(centred_u @ centred_g / max(centred_u @ centred_u, 1e-12))
         offsets = np.array([float(np.mean(gold[group == g] - rank_scale * u_fit[group == g])) for g in range(k)])
         params[-1] = float(share @ offsets)
-    fitted = model.with_theta(params, loss=float(best[0]), iterations=iterations, evaluations=calls[0],
+    fitted = model.with_theta(params, loss=float(best_loss[0]), iterations=iterations, evaluations=calls[0],
                               restarts=restarts, stop=str(result.message),
                               seconds=round(time.perf_counter() - started, 1), lam=lam, pairs=len(batch),
                               target=target)

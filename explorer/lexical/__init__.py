@@ -44,34 +44,15 @@ Modules: :mod:`~explorer.lexical.config` (components, scores, :class:`LexicalCon
 :mod:`~explorer.lexical.embedding` (static embeddings),
 :mod:`~explorer.lexical.wordnet` (WordNet profiles and information content),
 :mod:`~explorer.lexical.ppdb` (PPDB) and :mod:`~explorer.lexical.similarity` (the
-combined similarity). Every public name is importable from ``explorer.lexical``.
+combined similarity). Every public function and class, and the component names
+(``COMPONENTS``, ``OPT_IN``, ``NEEDS``), is importable from ``explorer.lexical``; the
+component scores (``SYNONYM``, ``IC_SCALE``, ...) are read from their one home,
+:mod:`~explorer.lexical.config`.
 """
 
 from __future__ import annotations
 
-from explorer.lexical.config import (
-    COMPONENTS,
-    DATE_PARTIAL,
-    DERIVATION,
-    EMBEDDING_FLOOR,
-    EMBEDDING_SCALE,
-    HYPERNYM_ONE_STEP,
-    HYPERNYM_PER_STEP,
-    IC_CACHE_NAME,
-    IC_FLOOR,
-    IC_SCALE,
-    IC_SENSES,
-    MAX_HYPERNYM_DISTANCE,
-    NAME_PARTIAL,
-    NAME_VARIANT,
-    NEEDS,
-    NUMBER,
-    OPT_IN,
-    PPDB,
-    SYNONYM,
-    LexicalConfig,
-    unavailable_components,
-)
+from explorer.lexical.config import COMPONENTS, NEEDS, OPT_IN, LexicalConfig, unavailable_components
 from explorer.lexical.embedding import EmbeddingError, StaticEmbeddings, shared_embeddings
 from explorer.lexical.names import name_similarity
 from explorer.lexical.numbers import month_of, number_value, phrase_date, phrase_number, span_number, token_number

@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -42,6 +42,8 @@ from explorer.lexical.wordnet import (
 )
 
 if TYPE_CHECKING:
+    from nltk.corpus.reader.wordnet import Synset
+
     from explorer.lexical.embedding import StaticEmbeddings
     from explorer.preprocess import Analysis
 
@@ -63,8 +65,8 @@ class LexicalSimilarity:
         self._phrase_cache: dict[tuple[tuple[str, ...], ...], float] = {}
         self._profiles: dict[tuple[str, str | None], _Profile] = {}
         self._ppdb: dict[str, frozenset[str]] | None = None
-        self._lin_cache: dict[tuple[Any, Any], float] = {}
-        self._ancestor_ic: dict[Any, dict[Any, float]] = {}
+        self._lin_cache: dict[tuple[Synset, Synset], float] = {}
+        self._ancestor_ic: dict[Synset, dict[Synset, float]] = {}
         self._embedding_cache: dict[tuple[str, str], float] = {}
         self._embeddings: StaticEmbeddings | None = None
 
@@ -389,7 +391,7 @@ class LexicalSimilarity:
                 best = max(best, value)
         return IC_SCALE * best if best >= IC_FLOOR else 0.0
 
-    def _ancestors_ic(self, synset: Any) -> dict[Any, float]:
+    def _ancestors_ic(self, synset: Synset) -> dict[Synset, float]:
         table = self._ancestor_ic.get(synset)
         if table is None:
             ic = self._ic_table()
@@ -402,7 +404,7 @@ class LexicalSimilarity:
             self._ancestor_ic[synset] = table
         return table
 
-    def _lin_synsets(self, sa: Any, sb: Any) -> float:
+    def _lin_synsets(self, sa: Synset, sb: Synset) -> float:
         ta, tb = self._ancestors_ic(sa), self._ancestors_ic(sb)
         ic_a, ic_b = ta[sa], tb[sb]
         if ic_a + ic_b <= 0 or math.isinf(ic_a) or math.isinf(ic_b):

@@ -7,10 +7,13 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING
 
 from explorer import resources
 from explorer.lexical.config import IC_CACHE_NAME, MAX_HYPERNYM_DISTANCE
+
+if TYPE_CHECKING:
+    from nltk.corpus.reader.wordnet import Synset
 
 _LIGHT_EXTRA = frozenset("'s 're 'm 've 'd 'll n't be have do".split())
 
@@ -41,8 +44,8 @@ def wordnet_class(tag: str | None) -> str | None:
 class _Profile:
     """What WordNet says about one (lemma, class), computed once."""
 
-    synsets: tuple[Any, ...]
-    ancestors: dict[Any, int]  # hypernym synset -> fewest steps up (1..MAX)
+    synsets: tuple[Synset, ...]
+    ancestors: dict[Synset, int]  # hypernym synset -> fewest steps up (1..MAX)
     related: frozenset[str]  # derivationally related and pertainym lemma names
     antonyms: frozenset[str]
 
@@ -59,12 +62,12 @@ def _build_profile(lemma_: str, wn_class: str | None) -> _Profile:
     resources.prepare_wordnet()
 
     name = lemma_.replace(" ", "_")
-    synsets: list[Any] = list(wn.synsets(name, pos=wn_class)) if wn_class else []
+    synsets: list[Synset] = list(wn.synsets(name, pos=wn_class)) if wn_class else []
     if wn_class == "a":
         synsets += [s for s in wn.synsets(name, pos="s") if s not in synsets]
     if not synsets:
         synsets = list(wn.synsets(name))
-    ancestors: dict[Any, int] = {}
+    ancestors: dict[Synset, int] = {}
     frontier = list(synsets)
     for depth in range(1, MAX_HYPERNYM_DISTANCE + 1):
         upper = []

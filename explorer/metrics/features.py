@@ -36,8 +36,8 @@ from explorer.errors import ExplorerError
 from explorer.limits import check
 from explorer.metrics import nist as nist_module
 from explorer.metrics.bleu import OrderStats, combine, order_counts
-from explorer.metrics.per import PENN_TAGS, per_tokens, pos_per
-from explorer.metrics.wer import error_rate, levenshtein
+from explorer.metrics.per import PENN_TAGS, PosPerResult, per_tokens, pos_per
+from explorer.metrics.wer import WerResult, error_rate, levenshtein
 from explorer.preprocess import AnalyzedPair
 
 BLEU_GROUPS = tuple(f"bleu{n}" for n in range(1, 5))
@@ -197,8 +197,8 @@ class MetricBreakdown:
 
     rows: tuple[dict[str, object], ...]
     profile: dict[str, float]
-    wer: object
-    pos: object
+    wer: WerResult
+    pos: PosPerResult
 
 
 def metric_breakdown(pair: AnalyzedPair) -> MetricBreakdown:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import pickle
 from functools import lru_cache
-from typing import Any
 
 #: Similarity from which two words count as synonyms (identical senses give 1e300).
 THRESHOLD = 0.5
@@ -28,8 +27,9 @@ _IC_CACHE = "wordnet_ic_brown_v1.pickle"
 
 
 @lru_cache(maxsize=1)
-def information_content() -> dict[str, Any] | None:
-    """Brown information content for WordNet, or None without WordNet or Brown."""
+def information_content() -> dict[str, dict[int, float]] | None:
+    """Brown information content for WordNet (NLTK's: part of speech -> synset offset ->
+    count, offset 0 the total), or None without WordNet or Brown."""
     from explorer import resources
     from explorer.metrics.nist import cache_dir
 
@@ -47,7 +47,7 @@ def information_content() -> dict[str, Any] | None:
 
     resources.prepare_wordnet()
 
-    ic: dict[str, Any] = wn.ic(brown, False, 0.0)
+    ic: dict[str, dict[int, float]] = wn.ic(brown, False, 0.0)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         with path.open("wb") as out:

@@ -44,7 +44,7 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass
 from multiprocessing.connection import wait as wait_any
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast
 
 from explorer.errors import ExplorerError
 from explorer.pool.worker import serve
@@ -52,6 +52,9 @@ from explorer.pool.worker import serve
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
     from multiprocessing.process import BaseProcess
+
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
 
 SHORT, LONG = "short", "long"
 QUEUED, RUNNING, DONE = "queued", "running", "done"
@@ -120,12 +123,12 @@ class JobStatus:
 
 
 class _Job:
-    def __init__(self, job_id: int, session: str, fn: Callable[..., Any], args: tuple[Any, ...],
-                 kwargs: dict[str, Any], long: bool, budget: float, label: str,
+    def __init__(self, job_id: int, session: str, fn: Callable[..., object], args: tuple[object, ...],
+                 kwargs: dict[str, object], long: bool, budget: float, label: str,
                  on_partial: Callable[[object], None] | None) -> None:
         self.id, self.session, self.fn, self.args, self.kwargs = job_id, session, fn, args, kwargs
         self.long, self.budget, self.label, self.on_partial = long, budget, label, on_partial
-        self.future: Future[Any] = Future()
+        self.future: Future[object] = Future()
         self.partial: list[object] = []
         self.state = QUEUED
         self.submitted = time.monotonic()
@@ -147,8 +150,9 @@ class _Worker:
             pass
 
 
-class Ticket:
-    """A submitted job: wait for it, read its partial results, ask where it stands."""
+class Ticket(Generic[T_co]):
+    """A submitted job: wait for it, read its partial results, ask where it stands.
+    ``T_co`` is what the job's function returns."""
 
     def __init__(self, pool: Pool, job: _Job) -> None:
         self._pool, self._job = pool, job
@@ -168,9 +172,9 @@ class Ticket:
             return False
         return True
 
-    def result(self, timeout: float | None = None) -> Any:
+    def result(self, timeout: float | None = None) -> T_co:
         """The job's result; raises its error (the job's own, or a :class:`PoolError`)."""
-        return self._job.future.result(timeout)
+        return cast(T_co, self._job.future.result(timeout))  # what the job's function returned
 
     @property
     def partial(self) -> list[object]:
@@ -201,12 +205,13 @@ class Pool:
     """
 
     def __init__(self, workers: int, *, long_workers: int | None = None, budget: float = 30.0,
-                 preload: Sequence[str] = ("explorer.pool.zygote",), start_method: str = "forkserver",
+                 preload: Sequence[str] = ("explorer.pool.zygote",), start_method: Literal["forkserver", "fork", "spawn"] = "forkserver",
                  kill_after: float = KILL_AFTER) -> None:
         if workers < 1:
             raise ValueError(f"a pool needs at least one worker, not {workers}")
         if not budget > 0:
             raise ValueError(f"the budget must be positive, not {budget}")
+        # Untyped: typeshed types a context chosen at run time as BaseContext, which declares no Process.
         self._ctx: Any = multiprocessing.get_context(start_method)
         if start_method == "forkserver" and preload:
             self._ctx.set_forkserver_preload(list(preload))
@@ -278,7 +283,7 @@ class Pool:
         with self._lock:
             return [w.process.pid for w in self._workers if w.process.pid is not None]
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self) -> dict[str, object]:
         with self._lock:
             return {
                 "workers": {lane: sum(1 for w in self._workers if w.lane == lane) for lane in self.sizes},
@@ -289,9 +294,9 @@ class Pool:
 
     # -- jobs -----------------------------------------------------------------------------
 
-    def submit(self, session: str | None, fn: Callable[..., Any], *args: Any, long: bool = False,
+    def submit(self, session: str | None, fn: Callable[..., T], *args: object, long: bool = False,
                budget: float | None = None, label: str = "", on_partial: Callable[[object], None] | None = None,
-               **kwargs: Any) -> Ticket:
+               **kwargs: object) -> Ticket[T]:
         """Queue ``fn(*args, **kwargs)`` (``fn`` importable by name: a module-level
         function) for ``session``, superseding that session's previous job. ``None`` as
         the session: a job of its own, superseding nothing. ``on_partial`` is called (on
@@ -333,7 +338,7 @@ class Pool:
             since = job.started if job.state == RUNNING else job.submitted
             return JobStatus(job.state, ahead, now - since, job.budget, job.long, len(self._workers))
 
-    def _resolve(self, job: _Job, error: BaseException | None = None, result: Any = None) -> None:
+    def _resolve(self, job: _Job, error: BaseException | None = None, result: object = None) -> None:
         """Finish a job (under the lock): its future gets the result or the error."""
         if job.state == DONE:
             return

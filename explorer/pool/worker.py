@@ -23,7 +23,7 @@ import pickle
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from explorer.errors import ExplorerError
 
@@ -68,8 +68,8 @@ def portable(error: BaseException) -> BaseException:
     return RemoteError(f"{type(error).__name__}: {error}")
 
 
-def run_job(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any],
-            send: Callable[[object], None]) -> tuple[bool, Any]:
+def run_job(fn: Callable[..., object], args: tuple[object, ...], kwargs: dict[str, object],
+            send: Callable[[object], None]) -> tuple[bool, object]:
     """``fn(*args, **kwargs)`` with :func:`emit` wired to ``send``: ``(True, result)`` or
     ``(False, error)``."""
     try:

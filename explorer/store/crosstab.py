@@ -18,7 +18,6 @@ import sqlite3
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
-from typing import Any
 
 from explorer.store.csv_cells import spreadsheet_safe
 from explorer.store.schema import MAX_MASK_TAG_ID, StoreError
@@ -79,7 +78,7 @@ class CrossTab:
     def tags(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(r.tag for r in self.rows))
 
-    def pivot(self, *, by: str = "outcome", include_totals: bool = True) -> tuple[list[str], list[dict[str, Any]]]:
+    def pivot(self, *, by: str = "outcome", include_totals: bool = True) -> tuple[list[str], list[dict[str, object]]]:
         """Tags as rows, the values of one dimension as columns, plus a ``total`` column.
 
         Returns:
@@ -90,14 +89,14 @@ class CrossTab:
             raise ValueError(f"cannot pivot by {by!r}; choose from {', '.join(DIMENSIONS)}")
         rows = self.rows + (self.totals if include_totals else ())
         columns = sorted({getattr(r, by) for r in rows}, key=_column_order)
-        table: dict[str, dict[str, Any]] = {}
+        counts: dict[str, dict[str, int]] = {}
         for r in rows:
-            record = table.setdefault(r.tag, {"tag": r.tag, **dict.fromkeys(columns, 0), "total": 0})
-            record[getattr(r, by)] += r.count
-            record["total"] += r.count
-        return columns, list(table.values())
+            cells = counts.setdefault(r.tag, {**dict.fromkeys(columns, 0), "total": 0})
+            cells[getattr(r, by)] += r.count
+            cells["total"] += r.count
+        return columns, [{"tag": tag, **cells} for tag, cells in counts.items()]
 
-    def to_records(self) -> list[dict[str, Any]]:
+    def to_records(self) -> list[dict[str, object]]:
         return [asdict(r) for r in self.rows]
 
     def to_csv(self) -> str:
@@ -248,7 +247,7 @@ ANNOTATION_FIELDS = ("pair_id", "task", "label", "score", "outcome", "tags", "no
 
 def annotated_pairs(store: Store, dataset_id: int, run_id: int | None = None, *,
                     cutoff: float | None = None, only_annotated: bool = True,
-                    tag: str | None = None, outcome: str | None = None) -> list[dict[str, Any]]:
+                    tag: str | None = None, outcome: str | None = None) -> list[dict[str, object]]:
     """One record per pair: gold, the run's score and outcome, tags, notes.
 
     Args:

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Protocol
 
 from explorer.alignment import Alignment
 
@@ -73,7 +73,42 @@ class GoldAlignmentRecord:
     hypothesis_tokens: tuple[str, ...] | None = None
 
 
-def dataset_fingerprint(name: str, pairs: Iterable[Any]) -> str:
+class StoredPair(Protocol):
+    """What the store reads of a pair: a loaded :class:`~explorer.pairs.Pair`, or a row of
+    a batch result read back from its chunks."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def text(self) -> str: ...
+    @property
+    def hypothesis(self) -> str: ...
+    @property
+    def label(self) -> str | None: ...
+    @property
+    def task(self) -> str | None: ...
+
+
+class StoredPairs(Protocol):
+    """A dataset's pairs as the store reads them: counted, and iterated (more than once)."""
+
+    def __len__(self) -> int: ...
+    def __iter__(self) -> Iterator[StoredPair]: ...
+
+
+class StoredDataset(Protocol):
+    """What the store reads of a dataset: a loaded :class:`~explorer.datasets.Dataset`, or
+    a batch result's pairs (iterated, not held)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def format(self) -> str: ...
+    @property
+    def pairs(self) -> StoredPairs: ...
+
+
+def dataset_fingerprint(name: str, pairs: Iterable[StoredPair]) -> str:
     """A content hash of a dataset's pairs (ids, texts, labels, tasks).
 
     The same file loaded again maps to the same stored dataset, so its annotations come

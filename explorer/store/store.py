@@ -35,7 +35,7 @@ import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from explorer.alignment import Alignment
 from explorer.store.alignment_json import alignment_from_dict, alignment_json
@@ -51,6 +51,9 @@ from explorer.store.schema import (
     statements,
 )
 from explorer.store.schema import now as timestamp
+
+if TYPE_CHECKING:
+    from explorer.store.records import StoredDataset
 
 T = TypeVar("T")
 
@@ -213,11 +216,10 @@ class Store:
         return int(self._read("PRAGMA user_version")[0][0])
 
     # ------------------------------------------------------------------ datasets
-    def add_dataset(self, dataset: Any) -> int:
-        """Store a loaded :class:`~explorer.datasets.Dataset` (idempotent); its id.
-
-        A dataset with the same content as one already stored maps to that one.
-        """
+    def add_dataset(self, dataset: StoredDataset) -> int:
+        """Store a dataset (a loaded :class:`~explorer.datasets.Dataset`, or a batch result's
+        pairs read back) idempotently; its id. A dataset with the same content as one already
+        stored maps to that one."""
         fingerprint = dataset_fingerprint(dataset.name, dataset.pairs)
         rows = self._read("SELECT id FROM datasets WHERE fingerprint = ?", (fingerprint,))
         if rows:

@@ -15,6 +15,9 @@ Teaching pairs are small by design: both sides are limited to
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import Protocol
+
 from explorer.errors import ExplorerError
 from explorer.preprocess import AnalyzedPair
 
@@ -25,6 +28,20 @@ TEACHING_MAX_TOKENS = 30
 
 class TeachingSizeError(ExplorerError, ValueError):
     """A pair too long to step through; the message names the limit."""
+
+
+class TraceStep(Protocol):
+    """What every trace's step has: its one-line explanation."""
+
+    @property
+    def explain(self) -> str: ...
+
+
+class Trace(Protocol):
+    """What every method's trace has (the Teach page steps through ``steps``)."""
+
+    @property
+    def steps(self) -> Sequence[TraceStep]: ...
 
 
 def check_size(pair: AnalyzedPair, limit: int = TEACHING_MAX_TOKENS) -> None:

@@ -67,8 +67,7 @@ def trace_manli(pair: AnalyzedPair, *, aligner: ManliAligner | None = None) -> M
     weights = aligner.model.weights
     feats = aligner.features(pair)
     base, gain = feats.gains(weights)
-    final, log = anneal_logged(gain, feats.p_start, feats.p_end, feats.h_start, feats.h_end,
-                               feats.p_len, feats.h_len, config=aligner.decoder, record=True)
+    final, log = anneal_logged(gain, feats.spans(), config=aligner.decoder, record=True)
     assert log is not None  # record=True
     n_tokens = max(feats.p_len + feats.h_len, 1)
     p, h = pair.text.tokens, pair.hypothesis.tokens

@@ -50,6 +50,12 @@ def page(at: AppTest, path: str) -> AppTest:
     return at
 
 
+def uploaded(at: AppTest, content: bytes, name: str, path: str) -> AppTest:
+    """Load ``content`` as if uploaded under ``name``, then open the page at ``path``."""
+    at.session_state[state.DATASET.key] = load_uploaded(content, name)
+    return page(at, path)
+
+
 def charts(at: AppTest) -> list[object]:
     return list(at.get("plotly_chart"))
 
@@ -336,9 +342,7 @@ STS_LINES = (
 
 def test_graded_data_gets_correlations_and_no_decisions() -> None:
 
-    at = start()
-    at.session_state[state.DATASET.key] = load_uploaded(STS_LINES.encode(), "tiny_sts.tsv")
-    page(at, EVALUATE)
+    at = uploaded(start(), STS_LINES.encode(), "tiny_sts.tsv", EVALUATE)
     summary = frame(at, "Pearson")
     assert {"Pearson", "Spearman"} <= set(summary.columns) and "accuracy" not in summary.columns
     pearson = summary.set_index("scorer").loc["Modified BLEU", "Pearson"]
@@ -674,9 +678,7 @@ PARTLY_LABELLED = (
 
 
 def test_partly_labelled_data_is_evaluated_on_its_labelled_pairs() -> None:
-    at = start()
-    at.session_state[state.DATASET.key] = load_uploaded(PARTLY_LABELLED.encode(), "partly.csv")
-    page(at, EVALUATE)
+    at = uploaded(start(), PARTLY_LABELLED.encode(), "partly.csv", EVALUATE)
     assert not at.error
     assert any("3 of 5 pairs have an entailment label" in i.value and "2 unlabelled" in i.value for i in at.info)
     assert (frame(at, "cutoff source")["n"] == 3).all()
@@ -743,8 +745,7 @@ def test_aligners_page_says_when_manli_is_scored_on_its_own_training_problems(re
     one_problem = (repo_root / "sample_data" / "typical_align.txt").read_text().split("# sentence pair 9")[0]
     at = start(timeout=180)
     for name, warned in (("RTE2_dev_A.align.txt", True), ("typical_align.txt", False)):
-        at.session_state[state.DATASET.key] = load_uploaded(one_problem.encode(), name)
-        page(at, ALIGNERS)
+        uploaded(at, one_problem.encode(), name, ALIGNERS)
         assert any("training-set figures" in w.value for w in at.warning) is warned, name
 
 
@@ -812,10 +813,7 @@ def test_aligners_page_lets_the_user_choose_the_manli_model(repo_root: Path) -> 
     # combined model only. One tiny hand-written record.
     record = [{"id": "x", "source": "A dog barked loudly .", "target": "The dog barked .",
                "sureAlign": "1-1 2-2 4-3", "possibleAlign": ""}]
-    at = start(timeout=180)
-    at.session_state[state.DATASET.key] = load_uploaded(json.dumps(record).encode(), "gold.train.sure.json")
-    page(at, ALIGNERS)
-    assert not at.exception, at.exception
+    at = uploaded(start(timeout=180), json.dumps(record).encode(), "gold.train.sure.json", ALIGNERS)
     assert not any("training-set figures" in w.value for w in at.warning)
     at.selectbox(key="aligners_manli_model").set_value("msr_edi").run()
     assert not at.exception, at.exception

@@ -11,6 +11,7 @@ import pytest
 
 from explorer.aligners.manli import (
     HYPOTHESIS_SCORE_WEIGHT,
+    CandidateSpans,
     DecoderConfig,
     ManliAligner,
     ManliModel,
@@ -142,7 +143,7 @@ def test_decoder_finds_the_brute_force_optimum(seed: int) -> None:
     blocks = _blocks(p_len, h_len, 2)
     gain = rng.normal(0.0, 1.0, len(blocks))
     arr = np.array(blocks, dtype=np.int64).T
-    chosen = anneal(gain, arr[0], arr[1], arr[2], arr[3], p_len, h_len)
+    chosen = anneal(gain, CandidateSpans(*arr, p_len, h_len))
     used_p = [i for c in chosen for i in range(arr[0][c], arr[1][c])]
     used_h = [j for c in chosen for j in range(arr[2][c], arr[3][c])]
     assert len(used_p) == len(set(used_p)) and len(used_h) == len(set(used_h)), "edits overlap"
@@ -154,13 +155,13 @@ def test_decoder_is_deterministic_for_a_seed() -> None:
     blocks = _blocks(8, 6, 3)
     gain = rng.normal(0.2, 1.0, len(blocks))
     arr = np.array(blocks, dtype=np.int64).T
-    runs = [anneal(gain, *arr, 8, 6, config=DecoderConfig(seed=3)).tolist() for _ in range(2)]
+    runs = [anneal(gain, CandidateSpans(*arr, 8, 6), config=DecoderConfig(seed=3)).tolist() for _ in range(2)]
     assert runs[0] == runs[1]
 
 
 def test_decoder_with_no_positive_gain_returns_the_empty_alignment() -> None:
     arr = np.array(_blocks(3, 3, 1), dtype=np.int64).T
-    assert anneal(-np.ones(arr.shape[1]), *arr, 3, 3).size == 0
+    assert anneal(-np.ones(arr.shape[1]), CandidateSpans(*arr, 3, 3)).size == 0
 
 
 # -- perceptron -------------------------------------------------------------------------------

@@ -192,7 +192,7 @@ def test_manli_recording_does_not_change_the_decoder() -> None:
     pair = analysed(*PAIRS[0])
     feats = aligner.features(pair)
     _, gain = feats.gains(aligner.model.weights)
-    args = (gain, feats.p_start, feats.p_end, feats.h_start, feats.h_end, feats.p_len, feats.h_len)
+    args = (gain, feats.spans())
     plain, none = anneal_logged(*args, config=aligner.decoder)
     logged, log = anneal_logged(*args, config=aligner.decoder, record=True)
     assert none is None and log is not None

@@ -16,6 +16,7 @@ The package's public names; the modules hold the parts:
 
 from explorer.aligners.manli.aligner import ManliAligner, ManliScorer
 from explorer.aligners.manli.entailment import HYPOTHESIS_SCORE_WEIGHT, ManliScore, entailment_score
+from explorer.aligners.manli.features import CandidateSpans
 from explorer.aligners.manli.model import (
     DEFAULT_MODEL,
     DEFAULT_MODEL_NAME,
@@ -36,7 +37,7 @@ from explorer.aligners.manli.search import AnnealLog, anneal, anneal_logged, dec
 
 __all__ = [
     "DEFAULT_MODEL", "DEFAULT_MODEL_NAME", "HYPOTHESIS_SCORE_WEIGHT", "MODELS_DIR", "SHIPPED_MODELS",
-    "AnnealLog", "DecoderConfig", "ManliAligner", "ManliModel", "ManliModelError", "ManliResult",
+    "AnnealLog", "CandidateSpans", "DecoderConfig", "ManliAligner", "ManliModel", "ManliModelError", "ManliResult",
     "ManliScore", "ManliScorer", "ShippedManli", "anneal", "anneal_logged", "decode", "default_model",
     "entailment_score", "lexical_similarity", "model_file", "shipped_model", "training_set_of",
 ]

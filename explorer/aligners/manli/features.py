@@ -43,7 +43,7 @@ part of the best alignment, which lets the decoder drop the rest.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 
@@ -75,6 +75,19 @@ class FeatureConfig:
             raise ValueError(f"max_phrase must be between 1 and 20, not {self.max_phrase}")
 
 
+class CandidateSpans(NamedTuple):
+    """What the decoder needs besides the gains: the candidate edits' spans (``(C,)`` int
+    arrays, text ``[p_start, p_end)`` to hypothesis ``[h_start, h_end)``) and the two
+    sentence lengths."""
+
+    p_start: np.ndarray
+    p_end: np.ndarray
+    h_start: np.ndarray
+    h_end: np.ndarray
+    p_len: int
+    h_len: int
+
+
 @dataclass(frozen=True)
 class PairFeatures:
     """Every candidate edit of one pair with its feature vector.
@@ -104,6 +117,10 @@ class PairFeatures:
 
     def __len__(self) -> int:
         return int(self.p_start.size)
+
+    def spans(self) -> CandidateSpans:
+        """The candidates' spans and the sentence lengths, as the decoder takes them."""
+        return CandidateSpans(self.p_start, self.p_end, self.h_start, self.h_end, self.p_len, self.h_len)
 
     def gains(self, weights: np.ndarray, *, with_added: bool = True) -> tuple[float, np.ndarray]:
         """The empty alignment's score and every candidate's gain over it (minus

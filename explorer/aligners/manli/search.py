@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from explorer.aligners.manli.features import CandidateSpans
 from explorer.aligners.manli.kernel import anneal_walk, climb
 from explorer.aligners.manli.model import DecoderConfig
 
@@ -31,12 +32,7 @@ if TYPE_CHECKING:
 
 def anneal(
     gain: np.ndarray,
-    p_start: np.ndarray,
-    p_end: np.ndarray,
-    h_start: np.ndarray,
-    h_end: np.ndarray,
-    p_len: int,
-    h_len: int,
+    spans: CandidateSpans,
     *,
     config: DecoderConfig = DecoderConfig(),
 ) -> np.ndarray:
@@ -46,7 +42,7 @@ def anneal(
         The indices (into the given arrays) of the aligned edits of the best alignment
         found; tokens outside them are DEL / INS.
     """
-    return anneal_logged(gain, p_start, p_end, h_start, h_end, p_len, h_len, config=config)[0]
+    return anneal_logged(gain, spans, config=config)[0]
 
 
 @dataclass(frozen=True)
@@ -66,18 +62,14 @@ class AnnealLog:
 
 def anneal_logged(
     gain: np.ndarray,
-    p_start: np.ndarray,
-    p_end: np.ndarray,
-    h_start: np.ndarray,
-    h_end: np.ndarray,
-    p_len: int,
-    h_len: int,
+    spans: CandidateSpans,
     *,
     config: DecoderConfig = DecoderConfig(),
     record: bool = False,
 ) -> tuple[np.ndarray, AnnealLog | None]:
     """:func:`anneal`, and with ``record=True`` the walk's log (the same compiled walk,
     writing each round into arrays it is given)."""
+    p_start, p_end, h_start, h_end, p_len, h_len = spans
     useful = np.flatnonzero(gain > 1e-12)
     if useful.size == 0:
         empty = np.zeros(0)
@@ -110,6 +102,5 @@ def decode(
     """The best alignment found for one pair: chosen candidate indices and its score.
     ``with_added=False`` leaves out candidates added for training (gold blocks)."""
     base, gain = features.gains(weights, with_added=with_added)
-    chosen = anneal(gain, features.p_start, features.p_end, features.h_start, features.h_end,
-                    features.p_len, features.h_len, config=config)
+    chosen = anneal(gain, features.spans(), config=config)
     return chosen, base + float(gain[chosen].sum())
