@@ -66,9 +66,9 @@ def test_every_command_prints_text_or_json(name: str, tmp_path: Path, capsys: py
 
 def variants(tmp: Path) -> dict[str, list[str]]:
     """The other records a command prints, by its options (a cutoff from a development set,
-    graded data, a held-out test file, per-task folds, a saved model, links alone)."""
+    graded data, a held-out test file, per-task folds, a saved model, links alone); the
+    graded data is ``tmp/toy_sts.tsv``, written by the test (listing the variants writes nothing)."""
     sts = tmp / "toy_sts.tsv"
-    sts.write_text(STS, encoding="utf-8")
     return {
         "evaluate-dev": ["evaluate", TYPICAL, "--dev", TYPICAL, "--rule", "best", "--scorer", "mbleu,wer"],
         "evaluate-graded": ["evaluate", str(sts), "--scorer", "mbleu"],
@@ -82,6 +82,7 @@ def variants(tmp: Path) -> dict[str, list[str]]:
 @pytest.mark.parametrize("variant", list(variants(Path("."))))
 def test_every_record_a_command_prints_comes_as_text_or_json(variant: str, tmp_path: Path,
                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "toy_sts.tsv").write_text(STS, encoding="utf-8")
     prints_text_and_json(variants(tmp_path)[variant], capsys)
 
 
