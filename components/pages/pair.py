@@ -375,24 +375,21 @@ def panels_section(analyzed: AnalyzedPair) -> None:
     if not PANELS:
         return
     labels = [panel.label for panel in PANELS.values()]
-    if not every_tab_drawn():
-        with st.container(key=TABS_KEY):
-            tabs = st.tabs(labels, key=TAB_PARAM, bind="query-params")
-        for tab, panel in zip(tabs, PANELS.values(), strict=True):
-            if tab.open:
-                with tab:
-                    attempt(partial(panel.render, analyzed, key=panel.name), panel.label,
-                            where="to draw for this pair")
-        return
-    wanted = st.query_params.get(TAB_PARAM)
+    every = every_tab_drawn()
     with st.container(key=TABS_KEY):
-        tabs = st.tabs(labels, default=wanted if wanted in labels else None)
-    tabs_in_url(f"st-key-{TABS_KEY}", TAB_PARAM, labels[0], key="method_tabs_url")
+        if every:  # the browser switches tabs and keeps the open one in the URL
+            wanted = st.query_params.get(TAB_PARAM)
+            tabs = st.tabs(labels, default=wanted if wanted in labels else None)
+        else:  # a switch reruns; Streamlit keeps the open tab in the URL
+            tabs = st.tabs(labels, key=TAB_PARAM, bind="query-params")
+    if every:
+        tabs_in_url(f"st-key-{TABS_KEY}", TAB_PARAM, labels[0], key="method_tabs_url")
     for tab, panel in zip(tabs, PANELS.values(), strict=True):
-        with tab:
-            # Each panel's widgets and charts are keyed under its name.
-            attempt(partial(panel.render, analyzed, key=panel.name), panel.label,
-                    where="to draw for this pair")
+        if every or tab.open:
+            with tab:
+                # Each panel's widgets and charts are keyed under its name.
+                attempt(partial(panel.render, analyzed, key=panel.name), panel.label,
+                        where="to draw for this pair")
 
 
 def figures_follow(loaded: LoadedDataset, pair: Pair) -> bool:
