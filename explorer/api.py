@@ -165,10 +165,24 @@ class AlignerInfo(MethodInfo):
 Parser = Callable[[str, str], "list[Pair]"]  # (file text, display name) -> pairs
 
 
+#: Which first non-blank line of a line format is a header, not a record: none, every
+#: file's (``always``), or only in the format's TSV form (``tsv``: unless the line is a
+#: JSON object, as SNLI and MultiNLI come both ways).
+HEADERS: tuple[str, ...] = ("none", "always", "tsv")
+
+
 @dataclass(frozen=True)
 class LoaderInfo:
     """A dataset format: how to recognise it and how to parse it. ``gives`` says what
-    its pairs carry (``labels``, ``graded``, ``gold_alignments``)."""
+    its pairs carry (``labels``, ``graded``, ``gold_alignments``).
+
+    The line facts say how a file may be read in pieces (:mod:`explorer.batch.source`)
+    and its records counted before parsing (:mod:`explorer.datasets.counting`):
+    ``ranged``, one record per non-blank line, so a byte range cut at line ends parses
+    alone; ``header``, which first line is a header (:data:`HEADERS`); ``numbered``, its
+    parser takes ``first_record=`` (the record number of a range's first line in the
+    whole file), by which pairs without an id are numbered.
+    """
 
     name: str
     description: str
@@ -176,6 +190,21 @@ class LoaderInfo:
     sniff: Callable[[str], bool]
     parse: Parser
     gives: Capabilities = field(default_factory=Capabilities)
+    ranged: bool = field(default=False, kw_only=True)
+    header: str = field(default="none", kw_only=True)
+    numbered: bool = field(default=False, kw_only=True)
+
+    def __post_init__(self) -> None:
+        if self.header not in HEADERS:
+            raise ValueError(f"{self.name}: header {self.header!r}; choose from: {', '.join(HEADERS)}")
+        if not self.ranged and (self.header != "none" or self.numbered):
+            raise ValueError(f"{self.name}: a header or numbering by record is a line format's (ranged=True)")
+
+    def has_header(self, first_line: bytes) -> bool:
+        """Whether a file's first non-blank line (bytes, after any byte-order mark) is its header."""
+        if self.header == "tsv":
+            return not first_line.lstrip(b"\xef\xbb\xbf \t").startswith(b"{")
+        return self.header == "always"
 
 
 Log = Callable[[str], None]
@@ -514,6 +543,7 @@ __all__ = [
     "Aligner",
     "AlignerInfo",
     "AlignResult",
+    "HEADERS",
     "NEEDS",
     "Capabilities",
     "DEFAULT_SECONDS",

@@ -3,8 +3,7 @@
 A registry row describes its method whole (:mod:`explorer.scorers`, :mod:`explorer.aligners`,
 :data:`components.panels.PANELS`, :data:`components.teach_methods.TEACH_METHODS`). The few
 tables still keyed by a method's name sit where layering puts them (cost families in
-:mod:`explorer.limits`, Plotly figure builders in ``components``, the ranged formats of a
-batch); each is checked here against the registries: same names, nothing missing,
+:mod:`explorer.limits`, Plotly figure builders in ``components``); each is checked here against the registries: same names, nothing missing,
 nothing extra, so forgetting one fails here instead of silently elsewhere.
 """
 
@@ -18,6 +17,7 @@ from components.panels import PANELS, report_methods, report_parts
 from components.teach_methods import TEACH_METHODS
 from explorer.aligners import ALIGNERS
 from explorer.api import DEFAULT_SECONDS, Value, breakdown_value, import_attr, score_many
+from explorer.datasets import LOADERS
 from explorer.limits import COST_MODELS, LimitError, cost_model_of, using
 from explorer.pairs import Pair
 from explorer.preprocess import analyze_pair, make_pair
@@ -166,12 +166,56 @@ def test_tables_keyed_by_scorer_names_name_registered_scorers() -> None:
         assert SCORERS[kind].model == path.name, kind
 
 
-def test_a_batchs_ranged_formats_are_registered_loaders() -> None:
-    from explorer.batch import source
-    from explorer.datasets import LOADERS, counting
+# -- a loader's line facts -----------------------------------------------------------------
 
-    assert set(counting.RANGED_FORMATS) <= set(LOADERS)
-    assert set(counting.HEADER_FORMATS) | set(source._NUMBERED_FORMATS) <= set(counting.RANGED_FORMATS)
+
+def _seeds() -> list[tuple[str, str, bytes, str]]:
+    from tests.unit.loader_fuzz import SEEDS
+
+    return [(seed, name, data, fmt) for seed, (name, data, fmt) in sorted(SEEDS.items())]
+
+
+@pytest.mark.parametrize(("seed", "name", "data", "fmt"), _seeds(), ids=[s[0] for s in _seeds()])
+def test_a_rows_line_facts_are_how_a_batch_reads_the_format(tmp_path, seed, name, data, fmt) -> None:  # type: ignore[no-untyped-def]
+    """A ranged format really is cut by lines: read in ranges of one record each, a file
+    gives the whole-file loader's pairs (ids numbered by record), its header is the
+    first line exactly when the row's ``header`` says so, and its records are counted
+    on its bytes; a format not ranged (or a JSON list) is loaded whole."""
+    from explorer.batch.source import _ranges, iter_pairs, scan
+    from explorer.datasets import load
+    from explorer.datasets.counting import count_records
+
+    info = LOADERS[fmt]
+    path = tmp_path / name
+    path.write_bytes(data)
+    whole = load(path)
+    assert whole.format == fmt
+    source = scan(path, 1)
+    if not info.ranged or seed == "json_list":
+        assert source is None
+        return
+    assert source is not None and source.format == fmt and len(source.ranges) == source.records == len(whole)
+    assert bool(source.header) == (info.header == "always" or (info.header == "tsv" and seed.endswith("tsv")))
+    assert count_records(data, name) == len(whole)
+    ranged = [p for pairs, _ in _ranges(source) for p in pairs]
+    assert [(p.id, p.text, p.hypothesis, p.label, p.score) for p in ranged] == \
+        [(p.id, p.text, p.hypothesis, p.label, p.score) for p in whole.pairs]
+    assert sum(len(pairs) for pairs, _ in iter_pairs(path)) == len(whole)
+
+
+@pytest.mark.parametrize("fmt", sorted(LOADERS))
+def test_a_numbered_format_numbers_pairs_without_an_id_from_the_record_given(fmt: str) -> None:
+    """``numbered`` is true exactly for the parsers that take ``first_record=``: a range
+    starting at record 5 numbers its first pair without an id 5."""
+    info = LOADERS[fmt]
+    records = {"jsonl": '{"text": "A b c.", "hypothesis": "A b."}\n',
+               "csv": "text,hypothesis\nA b c.,A b.\n", "sts": "3.0\tA b c.\tA b.\n"}
+    if not info.numbered:
+        with pytest.raises(TypeError):
+            info.parse("", "x", first_record=5)  # type: ignore[call-arg]
+        return
+    pairs: list[Pair] = info.parse(records[fmt], "x", first_record=5)  # type: ignore[call-arg]
+    assert [p.id for p in pairs] == ["5"]
 
 
 def test_the_warmup_labels_what_a_scorer_loads() -> None:
