@@ -126,7 +126,7 @@ class MethodInfo:
     model: str | None = None
     #: The key of its cost model in :data:`explorer.limits.COST_MODELS`, which
     #: :func:`explorer.limits.check` applies to a pair before the method starts (None: a
-    #: method that runs others, each bounded by its own).
+    #: scorer that runs others, whose cost model is derived from theirs, ``runs``).
     cost: str | None = field(default=None, kw_only=True)
     #: Estimated CPU seconds per pair and per text x hypothesis token pair, by which the
     #: app's worker pool tells a long job from a short one (:mod:`explorer.pool.cost`).
@@ -156,6 +156,15 @@ class ScorerInfo(MethodInfo):
     #: ``components.teach_methods.TEACH_METHODS``; its option offers this scorer when it
     #: has variants), or None.
     teach: str | None = field(default=None, kw_only=True)
+    #: The registered scorers it runs on every pair (the combined classifier's), when it
+    #: runs others: its cost model is theirs run in turn (:func:`explorer.limits.cost_model`,
+    #: checked before the first starts) and its CPU estimate the sum of theirs
+    #: (:mod:`explorer.scorers` sets ``seconds``); it names no ``cost`` of its own.
+    runs: tuple[str, ...] = field(default=(), kw_only=True)
+
+    def __post_init__(self) -> None:
+        if self.runs and self.cost is not None:
+            raise ValueError(f"{self.name}: a scorer that runs others takes its cost model from theirs; drop cost=")
 
 
 class AlignerInfo(MethodInfo):
