@@ -443,6 +443,15 @@ def fixed(number: float | None, digits: int = 4) -> str:
     return "-" if number is None else f"{number:.{digits}f}"
 
 
+def both_directions(hypothesis_candidate: float, text_candidate: float) -> str:
+    """The ``detail()`` of a score averaged over its two directions (BLEU-n, NIST).
+
+    >>> both_directions(0.5, 0.25)
+    'hypothesis as candidate 0.5000, text as candidate 0.2500'
+    """
+    return f"hypothesis as candidate {hypothesis_candidate:.4f}, text as candidate {text_candidate:.4f}"
+
+
 class ResultMixin:
     """``to_json()``, ``format()`` and ``str()`` for frozen result dataclasses.
 

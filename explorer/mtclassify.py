@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import statistics
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, astuple, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -273,11 +273,15 @@ class CorpusStatistics:
 
     def format(self) -> str:
         """One row under :data:`CORPUS_HEADER`."""
-        return (f"{shown(self.group):<6} {self.n:>5} {self.positive_share:>6.1%} {self.mean_text_length:>7.2f} "
-                f"{self.mean_hypothesis_length:>7.2f} {self.mean_ldr:>6.3f} {self.mean_edit_distance:>6.2f}")
+        values = (shown(self.group), *astuple(self)[1:])
+        return " ".join(format(value, spec) for value, (_, _, spec) in zip(values, _CORPUS_COLUMNS, strict=True))
 
 
-CORPUS_HEADER = f"{'group':<6} {'n':>5} {'pos.':>6} {'|text|':>7} {'|hyp|':>7} {'LDR':>6} {'edit':>6}"
+#: ``corpus-stats``' columns in field order: heading, heading's alignment and width, the
+#: value's format. One table, so a heading and its column cannot drift apart.
+_CORPUS_COLUMNS = (("group", "<6", "<6"), ("n", ">5", ">5"), ("pos.", ">6", ">6.1%"), ("|text|", ">7", ">7.2f"),
+                   ("|hyp|", ">7", ">7.2f"), ("LDR", ">6", ">6.3f"), ("edit", ">6", ">6.2f"))
+CORPUS_HEADER = " ".join(format(heading, width) for heading, width, _ in _CORPUS_COLUMNS)
 
 
 @dataclass(frozen=True)

@@ -42,13 +42,13 @@ def step_label(step: EditStep, text_tokens: Sequence[str], hypothesis_tokens: Se
     h = _words(hypothesis_tokens, step.hyp_span)
     if step.op == "JUMP_F":
         return f"JUMP_F +{step.jump} (to text token {step.text_position + step.jump + 1})"
-    if step.op == "JUMP_B":
-        return "JUMP_B (back to the skipped words)"
-    if step.op == "DEL":
-        return f"DEL  {t}"
-    if step.op == "INS":
-        return f"INS  {h}"
-    return f"{step.cls}  {t} → {h}"
+    return _LABELS.get(step.op, "{cls}  {t} → {h}").format(t=t, h=h, cls=step.cls)
+
+
+#: The label of each operation that is not a forward jump; any other (a substitution or
+#: a block) is labelled by its class. ``{t}`` and ``{h}`` are the text's and the
+#: hypothesis's words the step covers.
+_LABELS = {"JUMP_B": "JUMP_B (back to the skipped words)", "DEL": "DEL  {t}", "INS": "INS  {h}"}
 
 
 def edit_sequence_figure(

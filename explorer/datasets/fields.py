@@ -35,22 +35,15 @@ _NUMBER = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE][+-]?[0-9]+)?
 _POSITION = re.compile(r"[0-9]{1,9}")
 
 
+#: What a JSON value is, in an error message's words; bool before int (a bool is an int).
+_KINDS = ((bool, "a boolean"), (dict, "an object"), (list, "a list"), (int, "an integer"), (float, "a number"),
+          (str, "a string"))
+
+
 def kind_of(value: object) -> str:
     if value is None:
         return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, dict):
-        return "an object"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, int):
-        return "an integer"
-    if isinstance(value, float):
-        return "a number"
-    if isinstance(value, str):
-        return "a string"
-    return f"a {type(value).__name__}"
+    return next((words for kind, words in _KINDS if isinstance(value, kind)), f"a {type(value).__name__}")
 
 
 def sentence(value: object, where: str, field: str) -> str:

@@ -39,13 +39,22 @@ class EvaluationError(ExplorerError, ValueError):
     """Data that cannot be evaluated the way that was asked."""
 
 
-def _arrays(scores: Floats, gold: Bools) -> tuple[np.ndarray, np.ndarray]:
-    s = np.asarray(scores, dtype=float)
-    g = np.asarray(gold, dtype=bool)
-    if s.shape != g.shape or s.ndim != 1:
-        raise EvaluationError(f"{s.size} scores for {g.size} gold labels")
-    if s.size == 0:
+def per_pair(first: Floats | Bools, second: Floats | Bools, second_type: type, *,
+             names: tuple[str, str]) -> tuple[np.ndarray, np.ndarray]:
+    """``first`` as floats and ``second`` as ``second_type``: one entry per pair each,
+    refused when their lengths differ (the message counts both by ``names``) or when
+    there is no pair."""
+    a = np.asarray(first, dtype=float)
+    b: np.ndarray = np.asarray(second, dtype=second_type)
+    if a.shape != b.shape or a.ndim != 1:
+        raise EvaluationError(f"{a.size} {names[0]} for {b.size} {names[1]}")
+    if a.size == 0:
         raise EvaluationError("no pairs to evaluate")
+    return a, b
+
+
+def _arrays(scores: Floats, gold: Bools) -> tuple[np.ndarray, np.ndarray]:
+    s, g = per_pair(scores, gold, bool, names=("scores", "gold labels"))
     if not np.all(np.isfinite(s)):
         raise EvaluationError("scores must be finite numbers")
     return s, g

@@ -34,7 +34,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from explorer.decision.measures import EvaluationError, accuracy, average_precision, sweep
+from explorer.decision.measures import EvaluationError, accuracy, average_precision, per_pair, sweep
 
 Floats = Sequence[float] | np.ndarray
 Bools = Sequence[bool] | np.ndarray
@@ -304,12 +304,7 @@ def paired_difference(
         raise EvaluationError(f"resamples must be in 1..{MAX_BOOTSTRAP}, got {resamples}")
     if not 0.0 < level < 1.0:
         raise EvaluationError(f"level must be between 0 and 1, got {level}")
-    a = np.asarray(correct_a, dtype=float)
-    b = np.asarray(correct_b, dtype=float)
-    if a.shape != b.shape or a.ndim != 1:
-        raise EvaluationError(f"the two methods were judged on different pairs ({a.shape} vs {b.shape})")
-    if a.size == 0:
-        raise EvaluationError("no pairs to compare")
+    a, b = per_pair(correct_a, correct_b, float, names=("judgements of the first method", "of the second"))
     diff = a - b
     rng = np.random.default_rng(seed)
     picks = rng.integers(0, diff.size, (resamples, diff.size))

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Literal
 
-from explorer.api import ResultMixin
+from explorer.api import ResultMixin, both_directions
 from explorer.limits import Limits, check
 from explorer.preprocess import AnalyzedPair
 
@@ -259,8 +259,7 @@ class SymmetricBleuResult(ResultMixin):
     text_candidate: BleuResult
 
     def detail(self) -> str:
-        return (f"hypothesis as candidate {self.hypothesis_candidate.value:.4f}, "
-                f"text as candidate {self.text_candidate.value:.4f}")
+        return both_directions(self.hypothesis_candidate.value, self.text_candidate.value)
 
 
 def bleu_both_ways(

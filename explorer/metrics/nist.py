@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 
-from explorer.api import ResultMixin
+from explorer.api import ResultMixin, both_directions
 from explorer.limits import Limits, check
 from explorer.preprocess import AnalyzedPair
 
@@ -163,8 +163,7 @@ class NistResult(ResultMixin):
     weights_source: str
 
     def detail(self) -> str:
-        return (f"hypothesis as candidate {self.hypothesis_candidate:.4f}, "
-                f"text as candidate {self.text_candidate:.4f}")
+        return both_directions(self.hypothesis_candidate, self.text_candidate)
 
     def order_score(self, n: int, *, hypothesis_candidate: bool = True) -> float:
         """Order ``n``'s term ``info / #candidate n-grams`` (before the penalty)."""

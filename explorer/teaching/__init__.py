@@ -16,6 +16,7 @@ Teaching pairs are small by design: both sides are limited to
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from explorer.errors import ExplorerError
@@ -28,6 +29,16 @@ TEACHING_MAX_TOKENS = 30
 
 class TeachingSizeError(ExplorerError, ValueError):
     """A pair too long to step through; the message names the limit."""
+
+
+@dataclass(frozen=True)
+class PairTrace:
+    """The start of every method's trace: the method's name and the two token sequences
+    it stepped through (each method's trace adds its own tables, ``steps`` and ``value``)."""
+
+    method: str
+    text: tuple[str, ...]
+    hypothesis: tuple[str, ...]
 
 
 class TraceStep(Protocol):

@@ -21,7 +21,7 @@ from explorer.metrics.bleu import (
     ngrams,
 )
 from explorer.preprocess import AnalyzedPair
-from explorer.teaching import TeachingSizeError, check_size
+from explorer.teaching import PairTrace, TeachingSizeError, check_size
 
 VARIANT_LABELS: dict[str, str] = {
     "bleu": "BLEU (geometric mean x brevity penalty)",
@@ -58,11 +58,8 @@ class BleuStep:
 
 
 @dataclass(frozen=True)
-class BleuTrace:
-    method: str
+class BleuTrace(PairTrace):
     variant: Variant
-    text: tuple[str, ...]
-    hypothesis: tuple[str, ...]
     steps: tuple[BleuStep, ...]
     value: float
 
@@ -130,4 +127,4 @@ def trace_bleu(pair: AnalyzedPair, *, variant: Variant = "mbleu", max_n: int = 4
         how = f"arithmetic mean of ({precisions}) x {final_bp:.3f}"
     steps.append(BleuStep("combine", max_n, f"{VARIANT_LABELS[variant].split(' (')[0]} = {how} = {value:.3f}.",
                           value, (), tuple(orders), final_bp))
-    return BleuTrace("bleu", variant, pair.text.tokens, pair.hypothesis.tokens, tuple(steps), value)
+    return BleuTrace("bleu", pair.text.tokens, pair.hypothesis.tokens, variant, tuple(steps), value)

@@ -16,7 +16,7 @@ from explorer.edit_distance.model import EditStep
 from explorer.edit_distance.scoring import EditDistanceResult, EditDistanceScorer
 from explorer.errors import ExplorerError
 from explorer.preprocess import AnalyzedPair
-from explorer.teaching import check_size, words
+from explorer.teaching import PairTrace, check_size, words
 
 KINDS = ("pfsm", "ppda")
 #: The machines' display names (the steps and the figure say these, never the keys).
@@ -51,14 +51,15 @@ class EditTraceStep:
 
 
 @dataclass(frozen=True)
-class EditTrace:
-    method: str
+class EditTrace(PairTrace):
     kind: str
-    text: tuple[str, ...]
-    hypothesis: tuple[str, ...]
     result: EditDistanceResult
     steps: tuple[EditTraceStep, ...]
-    value: float
+
+    @property
+    def value(self) -> float:
+        """The decoder's score, which the last step reaches."""
+        return self.result.value
 
 
 def class_words(cls: str) -> str:
@@ -162,4 +163,4 @@ def trace_edit(pair: AnalyzedPair, *, kind: str = "ppda") -> EditTrace:
         + f" plus the model's offset gives {result.value:.3f} (on the 0-5 similarity scale).",
         result.value,
     ))
-    return EditTrace("edit", kind, p, h, result, tuple(steps), result.value)
+    return EditTrace("edit", p, h, kind, result, tuple(steps))

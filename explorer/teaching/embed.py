@@ -19,7 +19,7 @@ import numpy as np
 
 from explorer.aligners.embed import EmbedAligner, EmbedScorer, itermax
 from explorer.preprocess import AnalyzedPair
-from explorer.teaching import check_size
+from explorer.teaching import PairTrace, check_size
 
 #: The vector numbers a figure draws (of the table's 256).
 SHOWN_DIMENSIONS = 8
@@ -43,15 +43,12 @@ class EmbedStep:
 
 
 @dataclass(frozen=True)
-class EmbedTrace:
+class EmbedTrace(PairTrace):
     """Everything the figures draw: each word's pieces, the first
     :data:`SHOWN_DIMENSIONS` numbers of each word's (and each sentence's) vector, the word
     cosines (text rows, hypothesis columns) and the least cosine a link needs."""
 
-    method: str
     result: Result
-    text: tuple[str, ...]
-    hypothesis: tuple[str, ...]
     text_pieces: tuple[tuple[str, ...], ...]
     hypothesis_pieces: tuple[tuple[str, ...], ...]
     text_vectors: np.ndarray
@@ -182,6 +179,6 @@ def trace_embed(pair: AnalyzedPair, *, result: Result = "links", aligner: EmbedA
 def _trace(pair: AnalyzedPair, result: Result, t_pieces: tuple[tuple[str, ...], ...],
            h_pieces: tuple[tuple[str, ...], ...], t_vectors: np.ndarray, h_vectors: np.ndarray, sims: np.ndarray,
            sentences: np.ndarray, aligner: EmbedAligner, steps: list[EmbedStep], value: float) -> EmbedTrace:
-    return EmbedTrace("embed", result, pair.text.tokens, pair.hypothesis.tokens, t_pieces, h_pieces, t_vectors,
+    return EmbedTrace("embed", pair.text.tokens, pair.hypothesis.tokens, result, t_pieces, h_pieces, t_vectors,
                       h_vectors, sims, sentences, aligner.min_similarity, aligner.embeddings.dimensions,
                       tuple(steps), value)

@@ -17,7 +17,7 @@ import numpy as np
 from explorer.aligners.itg import VARIANTS, ItgParse, ItgScorer
 from explorer.aligners.itg_tree import TIE, ItgError
 from explorer.preprocess import AnalyzedPair
-from explorer.teaching import check_size
+from explorer.teaching import PairTrace, check_size
 
 #: Cell rules: no link in the span pair, a single link, a boundary word left unaligned
 #: (the cell equals a smaller one), or a split into two halves.
@@ -50,11 +50,8 @@ class ItgStep:
 
 
 @dataclass(frozen=True)
-class ItgTrace:
-    method: str
+class ItgTrace(PairTrace):
     variant: str
-    text: tuple[str, ...]
-    hypothesis: tuple[str, ...]
     text_kept: tuple[int, ...]
     hypothesis_kept: tuple[int, ...]
     allowed: np.ndarray
@@ -136,4 +133,4 @@ def trace_itg(pair: AnalyzedPair, *, variant: str = "itg") -> ItgTrace:
         f"= {parse.value:.3f}.",
         parse.value,
     ))
-    return ItgTrace("itg", variant, text, hyp, p_keep, h_keep, allowed, chart, parse, tuple(steps), parse.value)
+    return ItgTrace("itg", text, hyp, variant, p_keep, h_keep, allowed, chart, parse, tuple(steps), parse.value)

@@ -19,7 +19,7 @@ import numpy as np
 from explorer.aligners.manli import HYPOTHESIS_SCORE_WEIGHT, ManliAligner, ManliResult, anneal_logged, entailment_score
 from explorer.alignment import Alignment, Edit
 from explorer.preprocess import AnalyzedPair
-from explorer.teaching import check_size, words
+from explorer.teaching import PairTrace, check_size, words
 
 
 @dataclass(frozen=True)
@@ -39,10 +39,7 @@ class ManliStep:
 
 
 @dataclass(frozen=True)
-class ManliTrace:
-    method: str
-    text: tuple[str, ...]
-    hypothesis: tuple[str, ...]
+class ManliTrace(PairTrace):
     n_candidates: int
     steps: tuple[ManliStep, ...]
     value: float

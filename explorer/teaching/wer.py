@@ -12,7 +12,7 @@ from typing import Literal
 from explorer.alignment import Edit, EditKind
 from explorer.metrics.wer import backtrace, edit_table, error_rate
 from explorer.preprocess import AnalyzedPair
-from explorer.teaching import check_size
+from explorer.teaching import PairTrace, check_size
 
 _MOVES = ("same word", "substitute", "delete", "insert")
 
@@ -31,10 +31,7 @@ class WerStep:
 
 
 @dataclass(frozen=True)
-class WerTrace:
-    method: str
-    text: tuple[str, ...]
-    hypothesis: tuple[str, ...]
+class WerTrace(PairTrace):
     cost: tuple[tuple[int, ...], ...]
     back: tuple[tuple[int, ...], ...]
     edits: tuple[Edit, ...]

@@ -74,18 +74,20 @@ def _panel_on_a_gold_pair(name: str, text: str, hypothesis: str, links: set[tupl
     PANELS[name].render(analyze_pair(pair), key=name)
 
 
-def test_bow_panel_draws_grid_against_gold_and_contributions() -> None:
-    args = ("bow", "Kim bought red bikes", "Kim purchased bikes", {(0, 0), (1, 1), (3, 2)})
-    at = AppTest.from_function(_panel_on_a_gold_pair, args=args, default_timeout=60).run()
+def _drawn_on_a_gold_pair(name: str, text: str, hypothesis: str, links: set[tuple[int, int]]) -> AppTest:
+    at = AppTest.from_function(_panel_on_a_gold_pair, args=(name, text, hypothesis, links), default_timeout=120).run()
     assert not at.exception, at.exception
+    return at
+
+
+def test_bow_panel_draws_grid_against_gold_and_contributions() -> None:
+    at = _drawn_on_a_gold_pair("bow", "Kim bought red bikes", "Kim purchased bikes", {(0, 0), (1, 1), (3, 2)})
     assert [c.key for c in at.get("plotly_chart")] == ["bow_grid", "bow_contributions"]
     assert at.metric[0].label == "Bag-of-words score"
 
 
 def test_manli_panel_draws_grid_edits_and_contributions() -> None:
-    args = ("manli", "Kim bought two red bikes", "Kim purchased bikes", {(0, 0), (1, 1), (4, 2)})
-    at = AppTest.from_function(_panel_on_a_gold_pair, args=args, default_timeout=120).run()
-    assert not at.exception, at.exception
+    at = _drawn_on_a_gold_pair("manli", "Kim bought two red bikes", "Kim purchased bikes", {(0, 0), (1, 1), (4, 2)})
     assert [c.key for c in at.get("plotly_chart")] == ["manli_grid", "manli_contributions"]
     assert at.metric[0].label == "Alignment score"
     edits = at.dataframe[0].value

@@ -12,20 +12,17 @@ from explorer.datasets import load_bytes
 from explorer.decision import cutoffs
 from explorer.decision import jobs as cutoff_jobs
 
-#: Invented pairs (no corpus text): half restate the text, half change a fact.
-ROWS = [
-    ("1", "The ferry from Kettleby left at noon with forty passengers.", "The ferry left at noon.", "entailment"),
-    ("2", "Marisol Vey opened a bakery on the harbour road in May.", "Marisol Vey opened a bakery.", "entailment"),
-    ("3", "The council of Arlen voted to repair the old bridge.", "The council voted to sell the bridge.", "non-entailment"),
-    ("4", "Heavy snow closed the mountain pass for three days.", "The pass was closed by snow.", "entailment"),
-    ("5", "The museum in Dunmore bought two paintings last year.", "The museum in Dunmore sold its paintings.", "non-entailment"),
-    ("6", "Oskar Brandt won the chess tournament in Fenwick.", "Oskar Brandt lost in Fenwick.", "non-entailment"),
-]
-
-
-def csv_bytes(rows: list[tuple[str, str, str, str]] = ROWS) -> bytes:
-    lines = ["id,text,hypothesis,label"] + [",".join(row) for row in rows]
-    return ("\n".join(lines) + "\n").encode()
+#: Invented pairs (no corpus text) as the CSV file the loader reads: half restate the text,
+#: half change a fact.
+SIX_PAIRS = (
+    b"id,text,hypothesis,label\n"
+    b"1,The ferry from Kettleby left at noon with forty passengers.,The ferry left at noon.,entailment\n"
+    b"2,Marisol Vey opened a bakery on the harbour road in May.,Marisol Vey opened a bakery.,entailment\n"
+    b"3,The council of Arlen voted to repair the old bridge.,The council voted to sell the bridge.,non-entailment\n"
+    b"4,Heavy snow closed the mountain pass for three days.,The pass was closed by snow.,entailment\n"
+    b"5,The museum in Dunmore bought two paintings last year.,The museum in Dunmore sold its paintings.,non-entailment\n"
+    b"6,Oskar Brandt won the chess tournament in Fenwick.,Oskar Brandt lost in Fenwick.,non-entailment\n"
+)
 
 
 @pytest.fixture
@@ -51,7 +48,7 @@ def test_a_job_chooses_the_cutoffs_in_a_child_process_once_per_fingerprint(
         return real_spawn(job)
 
     monkeypatch.setattr(cutoff_jobs, "_spawn", counting)
-    data = csv_bytes()
+    data = SIX_PAIRS
     fp = fingerprint_of(data)
     first = manager.request(fp, data, "six.csv", "six.csv", ["bleu", "mbleu"], n_labelled=6)
     assert first.state in (cutoff_jobs.QUEUED, cutoff_jobs.RUNNING)
@@ -77,7 +74,7 @@ def test_a_job_chooses_the_cutoffs_in_a_child_process_once_per_fingerprint(
 
 
 def test_a_file_that_reads_back_as_other_pairs_fails_with_the_reason(manager: cutoff_jobs.CutoffJobs) -> None:
-    data = csv_bytes()
+    data = SIX_PAIRS
     status = manager.request("0" * 24, data, "six.csv", "six.csv", ["bleu"], n_labelled=6)
     assert status.active
     done = manager.wait("0" * 24, timeout=300)
@@ -94,7 +91,7 @@ def test_slow_scorers_are_left_out_past_the_bound_and_fast_ones_go_first() -> No
 
 def test_a_full_queue_refuses_and_says_why(manager: cutoff_jobs.CutoffJobs, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(cutoff_jobs, "MAX_QUEUED", 0)
-    data = csv_bytes()
+    data = SIX_PAIRS
     status = manager.request(fingerprint_of(data), data, "six.csv", "six.csv", ["bleu"], n_labelled=6)
     assert status.state == cutoff_jobs.REFUSED and not status.active
     assert "waiting for their cutoffs" in status.error

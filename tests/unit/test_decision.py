@@ -110,8 +110,10 @@ def test_paired_difference_brackets_the_observed_difference() -> None:
     assert (same.difference, same.low, same.high) == (0.0, 0.0, 0.0)
     # one method right on every pair the other gets wrong: the interval excludes 0
     assert paired_difference(np.ones(100, bool), np.zeros(100, bool), resamples=50).low == 1.0
-    with pytest.raises(EvaluationError, match="different pairs"):
+    with pytest.raises(EvaluationError, match="400 judgements of the first method for 10 of the second"):
         paired_difference(a, b[:10])
+    with pytest.raises(EvaluationError, match="no pairs"):
+        paired_difference([], [])
     with pytest.raises(EvaluationError, match="level"):
         paired_difference(a, b, level=1.5)
     with pytest.raises(EvaluationError, match="no pairs"):
