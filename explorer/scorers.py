@@ -92,11 +92,17 @@ _ENTRIES: list[ScorerInfo] = [
 
 def _running_others(rows: list[ScorerInfo]) -> list[ScorerInfo]:
     """The rows, a scorer that runs others (``runs``) with their CPU estimates added up
-    (it runs them one after another on the pair)."""
+    (it runs them one after another on the pair) and their needs added to its own (a
+    resource one of them lacks is the combined scorer's missing resource too)."""
     by_name = {row.name: row for row in rows}
-    return [replace(row, seconds=(math.fsum(by_name[n].seconds[0] for n in row.runs),
-                                  math.fsum(by_name[n].seconds[1] for n in row.runs))) if row.runs else row
-            for row in rows]
+
+    def running(row: ScorerInfo) -> ScorerInfo:
+        parts = [by_name[n] for n in row.runs]
+        needs = row.capabilities.needs.union(*(p.capabilities.needs for p in parts))
+        return replace(row, seconds=(math.fsum(p.seconds[0] for p in parts), math.fsum(p.seconds[1] for p in parts)),
+                       capabilities=replace(row.capabilities, needs=needs))
+
+    return [running(row) if row.runs else row for row in rows]
 
 
 class UnknownScorerError(UnknownNameError):

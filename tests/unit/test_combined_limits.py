@@ -110,3 +110,10 @@ def test_the_pools_estimate_is_the_sum_of_what_it_runs() -> None:
 
     runs = SCORERS["combined"].runs
     assert seconds("combined") == pytest.approx((sum(seconds(n)[0] for n in runs), sum(seconds(n)[1] for n in runs)))
+
+
+def test_it_needs_what_the_scorers_it_runs_need() -> None:
+    row = SCORERS["combined"]
+    needed = set().union(*(SCORERS[name].capabilities.needs for name in row.runs))
+    assert needed <= row.capabilities.needs, needed - row.capabilities.needs
+    assert not row.capabilities.interactive
