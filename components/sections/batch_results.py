@@ -109,7 +109,7 @@ def _header(result: BatchResult) -> None:
 def opener() -> bool:
     """The control that opens or closes a batch result; True when one is open."""
     with st.expander("Batch result (a whole corpus scored with `python -m explorer batch`)",
-                     expanded=bool(state.BATCH_DIR.get())):
+                     expanded=bool(state.BATCH_DIR.get()), key="batch_expander"):
         current = state.BATCH_DIR.get()
         if current:
             st.caption(f"Open: {plain(current)}. The pages browse it instead of the dataset chosen below.")
