@@ -126,7 +126,7 @@ class MethodInfo:
     model: str | None = None
     #: The key of its cost model in :data:`explorer.limits.COST_MODELS`, which
     #: :func:`explorer.limits.check` applies to a pair before the method starts (None: a
-    #: method that runs others, each bounded by its own).
+    #: scorer that runs others, whose cost model is derived from theirs, ``runs``).
     cost: str | None = field(default=None, kw_only=True)
     #: Estimated CPU seconds per pair and per text x hypothesis token pair, by which the
     #: app's worker pool tells a long job from a short one (:mod:`explorer.pool.cost`).
@@ -156,6 +156,15 @@ class ScorerInfo(MethodInfo):
     #: ``components.teach_methods.TEACH_METHODS``; its option offers this scorer when it
     #: has variants), or None.
     teach: str | None = field(default=None, kw_only=True)
+    #: The registered scorers it runs on every pair (the combined classifier's), when it
+    #: runs others: its cost model is theirs run in turn (:func:`explorer.limits.cost_model`,
+    #: checked before the first starts) and its CPU estimate the sum of theirs
+    #: (:mod:`explorer.scorers` sets ``seconds``); it names no ``cost`` of its own.
+    runs: tuple[str, ...] = field(default=(), kw_only=True)
+
+    def __post_init__(self) -> None:
+        if self.runs and self.cost is not None:
+            raise ValueError(f"{self.name}: a scorer that runs others takes its cost model from theirs; drop cost=")
 
 
 class AlignerInfo(MethodInfo):
@@ -165,10 +174,24 @@ class AlignerInfo(MethodInfo):
 Parser = Callable[[str, str], "list[Pair]"]  # (file text, display name) -> pairs
 
 
+#: Which first non-blank line of a line format is a header, not a record: none, every
+#: file's (``always``), or only in the format's TSV form (``tsv``: unless the line is a
+#: JSON object, as SNLI and MultiNLI come both ways).
+HEADERS: tuple[str, ...] = ("none", "always", "tsv")
+
+
 @dataclass(frozen=True)
 class LoaderInfo:
     """A dataset format: how to recognise it and how to parse it. ``gives`` says what
-    its pairs carry (``labels``, ``graded``, ``gold_alignments``)."""
+    its pairs carry (``labels``, ``graded``, ``gold_alignments``).
+
+    The line facts say how a file may be read in pieces (:mod:`explorer.batch.source`)
+    and its records counted before parsing (:mod:`explorer.datasets.counting`):
+    ``ranged``, one record per non-blank line, so a byte range cut at line ends parses
+    alone; ``header``, which first line is a header (:data:`HEADERS`); ``numbered``, its
+    parser takes ``first_record=`` (the record number of a range's first line in the
+    whole file), by which pairs without an id are numbered.
+    """
 
     name: str
     description: str
@@ -176,6 +199,21 @@ class LoaderInfo:
     sniff: Callable[[str], bool]
     parse: Parser
     gives: Capabilities = field(default_factory=Capabilities)
+    ranged: bool = field(default=False, kw_only=True)
+    header: str = field(default="none", kw_only=True)
+    numbered: bool = field(default=False, kw_only=True)
+
+    def __post_init__(self) -> None:
+        if self.header not in HEADERS:
+            raise ValueError(f"{self.name}: header {self.header!r}; choose from: {', '.join(HEADERS)}")
+        if not self.ranged and (self.header != "none" or self.numbered):
+            raise ValueError(f"{self.name}: a header or numbering by record is a line format's (ranged=True)")
+
+    def has_header(self, first_line: bytes) -> bool:
+        """Whether a file's first non-blank line (bytes, after any byte-order mark) is its header."""
+        if self.header == "tsv":
+            return not first_line.lstrip(b"\xef\xbb\xbf \t").startswith(b"{")
+        return self.header == "always"
 
 
 Log = Callable[[str], None]
@@ -523,6 +561,7 @@ __all__ = [
     "Aligner",
     "AlignerInfo",
     "AlignResult",
+    "HEADERS",
     "NEEDS",
     "Capabilities",
     "DEFAULT_SECONDS",

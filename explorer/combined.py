@@ -35,6 +35,7 @@ import numpy as np
 
 from explorer.api import ResultMixin, shown
 from explorer.errors import ExplorerError, read_json
+from explorer.limits import Limits, check, cost_model, in_turn, lexical_words, using
 
 if TYPE_CHECKING:
     from explorer.mtclassify import Report
@@ -214,12 +215,30 @@ def alignment_features(pair: AnalyzedPair, *, antonyms_anywhere: bool = True, it
     return out
 
 
+def _needs_alignment(names: Sequence[str]) -> bool:
+    """Whether :func:`alignment_features` runs (it decodes MANLI) for these features."""
+    return any(not n.startswith("scorer:") or n in ("scorer:manli", "scorer:itg") for n in names)
+
+
+def scorers_run(names: Sequence[str]) -> tuple[str, ...]:
+    """The registered scorers :func:`pair_features` runs for these features, in order:
+    MANLI for any feature but another scorer's value, the ITG for its value or inversions,
+    then each other scorer named. The combined scorer's cost model is theirs."""
+    out: list[str] = []
+    if _needs_alignment(names):
+        out.append("manli")
+        if any(n in ("scorer:itg", "itg:inversions") for n in names):
+            out.append("itg")
+    out += [n.split(":", 1)[1] for n in names if n.startswith("scorer:") and n not in ("scorer:manli", "scorer:itg")]
+    return tuple(dict.fromkeys(out))
+
+
 def pair_features(pair: AnalyzedPair, names: Sequence[str] = DEFAULT_FEATURES) -> np.ndarray:
     """One pair's feature vector in the order of ``names``."""
     from explorer.scorers import get_scorer
 
     values: dict[str, float] = {}
-    if any(not n.startswith("scorer:") or n in ("scorer:manli", "scorer:itg") for n in names):
+    if _needs_alignment(names):
         values.update(alignment_features(pair, antonyms_anywhere="lex:antonym_any" in names,
                                          itg=any(n in ("scorer:itg", "itg:inversions") for n in names)))
     for name in names:
@@ -407,8 +426,21 @@ class CombinedScorer:
             self._model = default_model()
         return self._model
 
-    def score(self, pair: AnalyzedPair) -> CombinedResult:
-        return explain(pair, self.model)
+    def check_limits(self, pair: AnalyzedPair, limits: Limits | None = None) -> None:
+        """Refuse a pair past the limits of a scorer the model runs, before any of them
+        starts: the cost model of the scorers it runs, in turn (:func:`explorer.limits.in_turn`)."""
+        model = in_turn([cost_model(name) for name in scorers_run(self.model.features)])
+        check(self.name, len(pair.text), len(pair.hypothesis), model=model, limits=limits,
+              words=lexical_words(pair) if model.word_pairs else None)
+
+    def score(self, pair: AnalyzedPair, *, limits: Limits | None = None) -> CombinedResult:
+        """Raises :class:`explorer.limits.LimitError` for a pair past the limits (each
+        scorer it runs then works under ``limits`` too)."""
+        self.check_limits(pair, limits)
+        if limits is None:
+            return explain(pair, self.model)
+        with using(limits):
+            return explain(pair, self.model)
 
 
 def explain(pair: AnalyzedPair, model: CombinedModel | None = None) -> CombinedResult:

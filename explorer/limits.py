@@ -2,7 +2,8 @@
 
 Every method's cost grows with the sizes of the pair, some linearly and some with the
 product of the two lengths or worse. This module states, per method, how (the *cost
-model*: what grows, and an estimate of the memory the method's own arrays take), and
+model*: what grows, and an estimate of the memory the method's own arrays take; a method
+that runs others, the combined classifier, has theirs in turn, :func:`in_turn`), and
 holds the limits a pair must fit before the method starts:
 
 ========================  ==========  =====================================================
@@ -40,7 +41,7 @@ and 1 GB of peak memory, or refuse it at once (see docs/BENCHMARKS.md, "Limits: 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, fields, replace
@@ -52,8 +53,8 @@ if TYPE_CHECKING:
     from explorer.preprocess import AnalyzedPair
 
 __all__ = [
-    "CLI_OPTIONS", "COST_MODELS", "Cost", "CostModel", "LimitError", "Limits", "check", "cost_model_of", "current",
-    "distinct_words", "estimate", "lexical_words", "manli_candidates", "using",
+    "CLI_OPTIONS", "COST_MODELS", "Cost", "CostModel", "LimitError", "Limits", "check", "cost_model", "cost_model_of",
+    "current", "distinct_words", "estimate", "in_turn", "lexical_words", "manli_candidates", "using",
 ]
 
 MB = 2**20
@@ -179,12 +180,16 @@ class CostModel:
         memory: estimated bytes of the method's own arrays for ``(p_len, h_len, candidates)``.
         candidates: MANLI's candidate bound for ``(p_len, h_len)`` (``max_candidates``
             applies), else None.
+        word_pairs: its methods look up the lexical similarity of every distinct word
+            pair and pass their distinct words to :func:`check` (``max_word_pairs``
+            applies). The ITG family says no: only its lexical variant counts them, itself.
     """
 
     growth: str
     quadratic: bool
     memory: Callable[[int, int, int], float]
     candidates: Callable[[int, int], int] | None = None
+    word_pairs: bool = False
 
 
 def _bleu_memory(p: int, h: int, _c: int) -> float:
@@ -219,7 +224,7 @@ COST_MODELS: dict[str, CostModel] = {
     "wer": CostModel("edit-distance table of (|t| + 1)(|h| + 1) cells, filled in Python (about 1 s per "
                      "million cells)", False, _per_pair(50.0)),
     "bow": CostModel("lexical similarity of every distinct word pair, then |t| |h| float matrices", False,
-                     _per_pair(60.0)),
+                     _per_pair(60.0), word_pairs=True),
     "itg": CostModel(
         "similarity matrix |t| |h|; chart (|t'| + 1)^2 (|h'| + 1)^2 cells over the words with link "
         "candidates, O(|t'|^3 |h'|^3) time, approximated beyond 3.6 M cells (explorer.aligners.itg)",
@@ -228,14 +233,14 @@ COST_MODELS: dict[str, CostModel] = {
     "manli": CostModel(
         "candidate edits: text x hypothesis phrases of up to 6 tokens, at most about 36 |t| |h|; "
         "features about 450 bytes per candidate; the decoder is linear in the candidates per round",
-        True, lambda p, h, c: 300.0 * p * h + 450.0 * c, manli_candidates,
+        True, lambda p, h, c: 300.0 * p * h + 450.0 * c, manli_candidates, word_pairs=True,
     ),
     "embed": CostModel("subword tokens of each word (linear); one |t| x |h| cosine matrix by a matrix product "
                        "and the aligner's masks over it (numpy)", False, _per_pair(80.0)),
     "pfsm": CostModel("edit lattice of (|t| + 1)(|h| + 1) cells x 5 control states, features per cell "
-                      "(Python)", True, _per_pair(1_200.0)),
+                      "(Python)", True, _per_pair(1_200.0), word_pairs=True),
     "ppda": CostModel("edit lattice of (|t| + 1)(|h| + 1) cells x 37 control states (jumps of up to 5), "
-                      "features per cell (Python)", True, _per_pair(2_000.0)),
+                      "features per cell (Python)", True, _per_pair(2_000.0), word_pairs=True),
 }
 
 
@@ -252,6 +257,46 @@ def cost_model_of(method: str) -> str:
     return method
 
 
+def in_turn(models: Sequence[CostModel]) -> CostModel:
+    """The cost model of a method that runs others one after another on the same pair
+    (the combined classifier): quadratic when one of them is, the largest of their memory
+    estimates and candidate bounds (each method's arrays are freed before the next one
+    starts), word pairs bounded when one of them bounds them. A pair passes it exactly
+    when it passes each of theirs, so checking it once before the first starts refuses
+    what one of them would have refused part-way, and nothing else."""
+    if not models:
+        raise ValueError("a method that runs others names at least one")
+    bounded = [m.candidates for m in models if m.candidates is not None]
+
+    def memory(p: int, h: int, c: int) -> float:
+        return max(m.memory(p, h, c if m.candidates is not None else 0) for m in models)
+
+    def candidates(p: int, h: int) -> int:
+        return max(bound(p, h) for bound in bounded)
+
+    return CostModel("; ".join(dict.fromkeys(m.growth for m in models)), any(m.quadratic for m in models),
+                     memory, candidates if bounded else None, word_pairs=any(m.word_pairs for m in models))
+
+
+def cost_model(method: str) -> CostModel:
+    """The cost model of a registered scorer or aligner: the family its row names
+    (``cost``), or, for a scorer that runs others (``runs``), theirs run in turn
+    (:func:`in_turn`); a name no row has is taken as a key of :data:`COST_MODELS`."""
+    from explorer.scorers import SCORERS
+
+    info = SCORERS.get(method)
+    if info is not None and info.runs:
+        return in_turn([cost_model(name) for name in info.runs])
+    return _family(cost_model_of(method))
+
+
+def _family(key: str) -> CostModel:
+    try:
+        return COST_MODELS[key]
+    except KeyError:
+        raise KeyError(f"no cost model {key!r}; choose from {', '.join(COST_MODELS)}") from None
+
+
 @dataclass(frozen=True)
 class Cost:
     """A method's estimated cost on one pair's sizes."""
@@ -264,23 +309,22 @@ class Cost:
     memory_mb: float
 
 
-def estimate(model: str, p_len: int, h_len: int, *, candidates: int | None = None, method: str | None = None) -> Cost:
+def estimate(model: str | CostModel, p_len: int, h_len: int, *, candidates: int | None = None,
+             method: str | None = None) -> Cost:
     """The cost model's estimate for a pair of these sizes (no limit applied).
 
     Args:
-        model: a key of :data:`COST_MODELS`.
+        model: a key of :data:`COST_MODELS`, or a cost model (e.g. :func:`cost_model`'s).
         candidates: MANLI's candidate bound when the caller knows a tighter one (another
             phrase length); by default the model's own.
         method: the name to report (a registry name such as ``itg_lex``); ``model`` by default.
     """
-    try:
-        cost_model = COST_MODELS[model]
-    except KeyError:
-        raise KeyError(f"no cost model {model!r}; choose from {', '.join(COST_MODELS)}") from None
-    if candidates is None and cost_model.candidates is not None:
-        candidates = cost_model.candidates(p_len, h_len)
-    memory = cost_model.memory(p_len, h_len, candidates or 0)
-    return Cost(method or model, p_len, h_len, p_len * h_len, candidates, memory / MB)
+    chosen = _family(model) if isinstance(model, str) else model
+    if candidates is None and chosen.candidates is not None:
+        candidates = chosen.candidates(p_len, h_len)
+    memory = chosen.memory(p_len, h_len, candidates or 0)
+    name = method or (model if isinstance(model, str) else "")
+    return Cost(name, p_len, h_len, p_len * h_len, candidates, memory / MB)
 
 
 def distinct_words(tokens: tuple[str, ...]) -> int:
@@ -293,15 +337,16 @@ def lexical_words(pair: AnalyzedPair) -> tuple[int, int]:
     return distinct_words(pair.text.lower), distinct_words(pair.hypothesis.lower)
 
 
-def check(method: str, p_len: int, h_len: int, *, model: str | None = None, limits: Limits | None = None,
-          candidates: int | None = None, words: tuple[int, int] | None = None) -> Cost:
+def check(method: str, p_len: int, h_len: int, *, model: str | CostModel | None = None,
+          limits: Limits | None = None, candidates: int | None = None,
+          words: tuple[int, int] | None = None) -> Cost:
     """Refuse a pair that does not fit the limits, before the method allocates anything.
 
     Args:
         method: the method's name, for the message (``itg_lex``, ``bleu3``, ...).
         p_len, h_len: tokens of the text and of the hypothesis.
-        model: the key of its cost model in :data:`COST_MODELS` (by default the one its
-            registry row names, :func:`cost_model_of`).
+        model: its cost model or that model's key in :data:`COST_MODELS` (by default the
+            one its registry row gives, :func:`cost_model`).
         limits: the limits to apply; :func:`current` when None.
         candidates: a tighter MANLI candidate bound (see :func:`estimate`).
         words: distinct words of the text and of the hypothesis, for methods that look up
@@ -318,9 +363,9 @@ def check(method: str, p_len: int, h_len: int, *, model: str | None = None, limi
     longest = max(p_len, h_len)
     if longest > lim.max_tokens:
         raise LimitError(method, "max_tokens", longest, lim.max_tokens, "tokens on one side", size)
-    key = model or cost_model_of(method)
-    cost = estimate(key, p_len, h_len, candidates=candidates, method=method)
-    if COST_MODELS[key].quadratic and cost.token_pairs > lim.max_token_pairs:
+    chosen = cost_model(method) if model is None else _family(model) if isinstance(model, str) else model
+    cost = estimate(chosen, p_len, h_len, candidates=candidates, method=method)
+    if chosen.quadratic and cost.token_pairs > lim.max_token_pairs:
         raise LimitError(method, "max_token_pairs", cost.token_pairs, lim.max_token_pairs,
                          "text x hypothesis token pairs", size)
     if words is not None and words[0] * words[1] > lim.max_word_pairs:

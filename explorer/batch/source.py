@@ -1,7 +1,8 @@
 """Where a batch's pairs come from, without the client holding them all.
 
-A file in a line format (JSON lines, CSV, SNLI / MultiNLI, MSRP, SICK, STS: one record
-per non-blank line, after an optional header line) is **scanned**: read once in 8 MiB
+A file in a line format (a loader row with ``ranged=True``: JSON lines, CSV, SNLI /
+MultiNLI, MSRP, SICK, STS: one record per non-blank line, after a header line if the
+row's ``header`` says so) is **scanned**: read once in 8 MiB
 blocks to hash it, count its records and cut it into byte ranges of ``chunk_size``
 records. The client keeps only those ranges (a few numbers per chunk); each worker reads
 its own range, parses it with the format's own loader (the header line put in front, the
@@ -27,13 +28,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from explorer.datasets import MAX_BYTES, MAX_FILE_BYTES, Dataset, DatasetError, load
-from explorer.datasets.counting import HEAD_BYTES, RANGED_FORMATS, cut_head, has_header, head_format
+from explorer.datasets import LOADERS, MAX_BYTES, MAX_FILE_BYTES, Dataset, DatasetError, load
+from explorer.datasets.counting import HEAD_BYTES, cut_head, head_format
 from explorer.datasets.reading import MAX_PAIRS, check_size, decode, file_lines
 from explorer.pairs import Pair
 
-#: Formats whose pairs without an id are numbered by record.
-_NUMBERED_FORMATS = frozenset({"jsonl", "csv", "sts"})
 #: Records parsed at a time when the command line reads a whole file (:func:`iter_pairs`).
 STREAM_RECORDS = 20_000
 #: Files in a format read whole (RTE XML, a JSON list, MSR / Edinburgh++ alignments, a file
@@ -86,10 +85,9 @@ class FileSource:
 
 def parse_range(fmt: str, text: str, name: str, first_record: int) -> tuple[list[Pair], tuple[str, ...]]:
     """Parse one chunk's text with the format's loader; its pairs and notes."""
-    from explorer.datasets import LOADERS
-
-    parse: Any = LOADERS.info(fmt).parse  # the numbered formats' parsers take first_record
-    pairs = parse(text, name, first_record=first_record) if fmt in _NUMBERED_FORMATS else parse(text, name)
+    info = LOADERS.info(fmt)
+    parse: Any = info.parse  # a numbered format's parser takes first_record
+    pairs = parse(text, name, first_record=first_record) if info.numbered else parse(text, name)
     return list(pairs), tuple(getattr(pairs, "notes", ()))
 
 
@@ -101,7 +99,7 @@ def _ranged_format(path: Path) -> str | None:
     if head.count(b"\r") != head.count(b"\r\n"):
         return None  # lone CR line ends: the whole-file loader reads them
     fmt = head_format(head, str(path))  # None: the whole-file loader gives the precise error
-    if fmt not in RANGED_FORMATS:
+    if fmt is None or not LOADERS[fmt].ranged:
         return None
     if fmt == "jsonl" and not head.lstrip(b"\xef\xbb\xbf \n\t").startswith(b"{"):
         return None  # a JSON list, not JSON lines
@@ -139,7 +137,7 @@ def scan(path: str | Path, chunk_size: int) -> FileSource | None:
                 if not line.strip().lstrip(b"\xef\xbb\xbf"):
                     continue
                 if need_header is None:
-                    need_header = has_header(fmt, line)
+                    need_header = LOADERS[fmt].has_header(line)
                     if need_header:
                         continue
                 if records % chunk_size == 0:

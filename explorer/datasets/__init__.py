@@ -133,17 +133,26 @@ def _sniff_csv(text: str) -> bool:
     return "hypothesis" in first and "," in first
 
 
+#: Every format, with its line facts (``ranged``, ``header``, ``numbered``: how a batch cuts
+#: a file into ranges and how its records are counted before parsing).
 LOADERS: Registry[LoaderInfo] = Registry("format", [
     LoaderInfo("rte_xml", "PASCAL RTE XML (RTE1-3)", (".xml",), _sniff_rte, lazy("explorer.datasets.rte:parse_rte_xml"), _LABELS),
-    LoaderInfo("msrp", "Microsoft Research Paraphrase TSV", (".tsv", ".txt"), _sniff_msrp, lazy("explorer.datasets.tabular:parse_msrp"), _LABELS),
-    LoaderInfo("sick", "SICK (SemEval-2014 task 1) TXT", (".txt", ".tsv"), _sniff_sick, lazy("explorer.datasets.tabular:parse_sick"), caps("labels", "graded")),
-    LoaderInfo("sts", "STS TSV: score, sentence 1, sentence 2", (".tsv", ".txt"), _sniff_sts, lazy("explorer.datasets.tabular:parse_sts"), _GRADED),
-    LoaderInfo("jsonl", "JSON lines or a JSON list of {text, hypothesis, label, task, id}", (".jsonl", ".json"), _sniff_jsonl, lazy("explorer.datasets.tabular:parse_jsonl"), _LABELS),
-    LoaderInfo("csv", "CSV with header text (or premise), hypothesis, label, task, id", (".csv",), _sniff_csv, lazy("explorer.datasets.tabular:parse_csv"), _LABELS),
+    LoaderInfo("msrp", "Microsoft Research Paraphrase TSV", (".tsv", ".txt"), _sniff_msrp, lazy("explorer.datasets.tabular:parse_msrp"), _LABELS,
+               ranged=True, header="always"),
+    LoaderInfo("sick", "SICK (SemEval-2014 task 1) TXT", (".txt", ".tsv"), _sniff_sick, lazy("explorer.datasets.tabular:parse_sick"), caps("labels", "graded"),
+               ranged=True, header="always"),
+    LoaderInfo("sts", "STS TSV: score, sentence 1, sentence 2", (".tsv", ".txt"), _sniff_sts, lazy("explorer.datasets.tabular:parse_sts"), _GRADED,
+               ranged=True, numbered=True),
+    LoaderInfo("jsonl", "JSON lines or a JSON list of {text, hypothesis, label, task, id}", (".jsonl", ".json"), _sniff_jsonl, lazy("explorer.datasets.tabular:parse_jsonl"), _LABELS,
+               ranged=True, numbered=True),
+    LoaderInfo("csv", "CSV with header text (or premise), hypothesis, label, task, id", (".csv",), _sniff_csv, lazy("explorer.datasets.tabular:parse_csv"), _LABELS,
+               ranged=True, header="always", numbered=True),
     LoaderInfo("msr_align", "MSR RTE2 gold alignments (GIZA-style .align.txt)", (".txt",), _sniff_msr_align, lazy("explorer.datasets.msr_align:parse_msr_align_labelled"), _GOLD),
     LoaderInfo("edinburgh", "Edinburgh++ paraphrase alignments (JSON with sureAlign)", (".json",), _sniff_edinburgh, lazy("explorer.datasets.edinburgh:parse_edinburgh"), caps("gold_alignments")),
-    LoaderInfo("snli", "SNLI, JSON lines or TSV (sentence1, sentence2, gold_label, pairID)", (".jsonl", ".txt", ".tsv"), _sniff_nli("snli"), lazy("explorer.datasets.nli:parse_snli"), _LABELS),
-    LoaderInfo("multinli", "MultiNLI, JSON lines or TSV (SNLI's fields plus genre as the task)", (".jsonl", ".txt", ".tsv"), _sniff_nli("multinli"), lazy("explorer.datasets.nli:parse_multinli"), _LABELS),
+    LoaderInfo("snli", "SNLI, JSON lines or TSV (sentence1, sentence2, gold_label, pairID)", (".jsonl", ".txt", ".tsv"), _sniff_nli("snli"), lazy("explorer.datasets.nli:parse_snli"), _LABELS,
+               ranged=True, header="tsv"),
+    LoaderInfo("multinli", "MultiNLI, JSON lines or TSV (SNLI's fields plus genre as the task)", (".jsonl", ".txt", ".tsv"), _sniff_nli("multinli"), lazy("explorer.datasets.nli:parse_multinli"), _LABELS,
+               ranged=True, header="tsv"),
 ], error=UnknownFormatError)
 
 

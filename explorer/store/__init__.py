@@ -3,7 +3,8 @@
 * :mod:`~explorer.store.schema` — file location, migrations, default tags;
 * :mod:`~explorer.store.records` — the frozen rows the store returns;
 * :mod:`~explorer.store.alignment_json` — alignments as JSON;
-* :mod:`~explorer.store.store` — :class:`Store`: connections, transactions, reads and writes;
+* :mod:`~explorer.store.database` — the SQLite file: connections, transactions, migrations;
+* :mod:`~explorer.store.store` — :class:`Store`: datasets, runs and annotations read and written;
 * :mod:`~explorer.store.crosstab` — the Errors page's counts in SQL;
 * :mod:`~explorer.store.exports` — CSV/JSON and alignment exports.
 

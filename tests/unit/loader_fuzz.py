@@ -18,7 +18,7 @@ import re
 import unicodedata
 from collections.abc import Callable
 
-from explorer.datasets import Dataset, DatasetError, load_bytes
+from explorer.datasets import LOADERS, Dataset, DatasetError, load_bytes
 
 try:
     from explorer.datasets.reading import MAX_ID_CHARS, MAX_SENTENCE_CHARS
@@ -332,8 +332,6 @@ def mutate(data: bytes, mutations: list[tuple[str, int]]) -> bytes:
 
 _REPR_MARKERS = ("{'", "['", "None", "True", "False")
 _MOJIBAKE = ("\u00c3", "\u00e2\u20ac", "\u00c2", "\ufffd")
-_LINE_RECORD_FORMATS = {"csv", "msrp", "sts", "sick", "snli", "multinli"}
-_HEADER_FORMATS = {"csv", "msrp", "sick"}
 #: MSRP and SICK skip their first line only when it is the header (its first column's name).
 _HEADER_FIRST_COLUMN = {"msrp": "quality", "sick": "pair_id"}
 # The fields each JSON format reads: one of them given as a boolean, object or list must
@@ -393,12 +391,12 @@ def garbage(dataset: Dataset, data: bytes) -> list[str]:
                     problems.append(f"{where}: link {(p, h)} outside {n_p}x{n_h}")
     if dataset.format in _BAD_JSON_FIELD and _BAD_JSON_FIELD[dataset.format].search(source):
         problems.append("a field given as a boolean, object or list was accepted")
-    if dataset.format in _LINE_RECORD_FORMATS or (dataset.format == "jsonl" and not source.lstrip("\ufeff \n\t\r").startswith("[")):
+    loader = LOADERS[dataset.format]  # a line format's facts are on its row
+    if loader.ranged and not (dataset.format == "jsonl" and source.lstrip("\ufeff \n\t\r").startswith("[")):
         normalised = source.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
         records = [line for line in normalised.split("\n")
                    if (line.replace(",", "").replace('"', "") if dataset.format == "csv" else line).strip()]
-        header = dataset.format in _HEADER_FORMATS or (
-            dataset.format in {"snli", "multinli"} and not normalised.lstrip().startswith("{"))
+        header = loader.has_header(normalised.lstrip()[:1].encode())
         if dataset.format in _HEADER_FIRST_COLUMN:
             first = records[0].lstrip("\ufeff").split("\t", 1)[0].strip().lower() if records else ""
             header = first == _HEADER_FIRST_COLUMN[dataset.format]

@@ -3,8 +3,7 @@
 A registry row describes its method whole (:mod:`explorer.scorers`, :mod:`explorer.aligners`,
 :data:`components.panels.PANELS`, :data:`components.teach_methods.TEACH_METHODS`). The few
 tables still keyed by a method's name sit where layering puts them (cost families in
-:mod:`explorer.limits`, Plotly figure builders in ``components``, the ranged formats of a
-batch); each is checked here against the registries: same names, nothing missing,
+:mod:`explorer.limits`, Plotly figure builders in ``components``); each is checked here against the registries: same names, nothing missing,
 nothing extra, so forgetting one fails here instead of silently elsewhere.
 """
 
@@ -18,6 +17,7 @@ from components.panels import PANELS, report_methods, report_parts
 from components.teach_methods import TEACH_METHODS
 from explorer.aligners import ALIGNERS
 from explorer.api import DEFAULT_SECONDS, Value, breakdown_value, import_attr, score_many
+from explorer.datasets import LOADERS
 from explorer.limits import COST_MODELS, LimitError, cost_model_of, using
 from explorer.pairs import Pair
 from explorer.preprocess import analyze_pair, make_pair
@@ -46,27 +46,32 @@ def test_a_method_in_both_registries_has_one_cost_model() -> None:
         assert SCORERS[name].cost == ALIGNERS[name].cost, name
 
 
-def test_every_aligner_and_every_scorer_but_those_running_others_has_a_cost_model() -> None:
-    # The combined classifier runs other scorers, each checking its own limits.
-    assert {n for n, info in METHODS.items() if info.cost is None} == {"combined"}
+def test_every_method_names_its_cost_model_or_the_scorers_it_runs() -> None:
+    """A scorer that runs others (the combined classifier) takes its cost model from
+    theirs; they are registered scorers with cost models of their own."""
+    for name, info in METHODS.items():
+        runs = getattr(info, "runs", ())
+        assert (info.cost is None) == bool(runs), f"{name}: give the row cost= or runs="
+        for part in runs:
+            assert SCORERS[part].cost is not None, f"{name} runs {part}, which has no cost model of its own"
 
 
-@pytest.mark.parametrize("name", sorted(n for n, info in METHODS.items() if info.cost is not None))
+@pytest.mark.parametrize("name", sorted(METHODS))
 def test_a_method_refuses_by_its_rows_cost_model(name: str) -> None:
     """The method's own check finds its row (its built name is the row's name) and refuses
     by the row's cost model: a 300 x 300 pair refused at a memory limit just under the
     model's estimate, before any work."""
-    from explorer.limits import estimate
+    from explorer.limits import cost_model, estimate
 
     info = METHODS[name]
     if _embeddings_missing(info):
         pytest.skip("the wordllama package (its shipped table) is not installed")
-    assert cost_model_of(name) == info.cost
+    assert info.cost is None or cost_model_of(name) == info.cost
     method = (ALIGNERS if name in ALIGNERS else SCORERS).build(name)
     assert method.name == name
     words = " ".join(f"w{i}" for i in range(300))
     pair = analyze_pair(make_pair(words, words))
-    need = estimate(info.cost, 300, 300).memory_mb
+    need = estimate(cost_model(name), 300, 300).memory_mb
     run = method.align if name in ALIGNERS else method.score
     with using(max_memory_mb=need * 0.99, max_token_pairs=10**9, max_candidates=10**12, max_word_pairs=10**9), \
             pytest.raises(LimitError) as refused:
@@ -166,12 +171,56 @@ def test_tables_keyed_by_scorer_names_name_registered_scorers() -> None:
         assert SCORERS[kind].model == path.name, kind
 
 
-def test_a_batchs_ranged_formats_are_registered_loaders() -> None:
-    from explorer.batch import source
-    from explorer.datasets import LOADERS, counting
+# -- a loader's line facts -----------------------------------------------------------------
 
-    assert set(counting.RANGED_FORMATS) <= set(LOADERS)
-    assert set(counting.HEADER_FORMATS) | set(source._NUMBERED_FORMATS) <= set(counting.RANGED_FORMATS)
+
+def _seeds() -> list[tuple[str, str, bytes, str]]:
+    from tests.unit.loader_fuzz import SEEDS
+
+    return [(seed, name, data, fmt) for seed, (name, data, fmt) in sorted(SEEDS.items())]
+
+
+@pytest.mark.parametrize(("seed", "name", "data", "fmt"), _seeds(), ids=[s[0] for s in _seeds()])
+def test_a_rows_line_facts_are_how_a_batch_reads_the_format(tmp_path, seed, name, data, fmt) -> None:  # type: ignore[no-untyped-def]
+    """A ranged format really is cut by lines: read in ranges of one record each, a file
+    gives the whole-file loader's pairs (ids numbered by record), its header is the
+    first line exactly when the row's ``header`` says so, and its records are counted
+    on its bytes; a format not ranged (or a JSON list) is loaded whole."""
+    from explorer.batch.source import _ranges, iter_pairs, scan
+    from explorer.datasets import load
+    from explorer.datasets.counting import count_records
+
+    info = LOADERS[fmt]
+    path = tmp_path / name
+    path.write_bytes(data)
+    whole = load(path)
+    assert whole.format == fmt
+    source = scan(path, 1)
+    if not info.ranged or seed == "json_list":
+        assert source is None
+        return
+    assert source is not None and source.format == fmt and len(source.ranges) == source.records == len(whole)
+    assert bool(source.header) == (info.header == "always" or (info.header == "tsv" and seed.endswith("tsv")))
+    assert count_records(data, name) == len(whole)
+    ranged = [p for pairs, _ in _ranges(source) for p in pairs]
+    assert [(p.id, p.text, p.hypothesis, p.label, p.score) for p in ranged] == \
+        [(p.id, p.text, p.hypothesis, p.label, p.score) for p in whole.pairs]
+    assert sum(len(pairs) for pairs, _ in iter_pairs(path)) == len(whole)
+
+
+@pytest.mark.parametrize("fmt", sorted(LOADERS))
+def test_a_numbered_format_numbers_pairs_without_an_id_from_the_record_given(fmt: str) -> None:
+    """``numbered`` is true exactly for the parsers that take ``first_record=``: a range
+    starting at record 5 numbers its first pair without an id 5."""
+    info = LOADERS[fmt]
+    records = {"jsonl": '{"text": "A b c.", "hypothesis": "A b."}\n',
+               "csv": "text,hypothesis\nA b c.,A b.\n", "sts": "3.0\tA b c.\tA b.\n"}
+    if not info.numbered:
+        with pytest.raises(TypeError):
+            info.parse("", "x", first_record=5)  # type: ignore[call-arg]
+        return
+    pairs: list[Pair] = info.parse(records[fmt], "x", first_record=5)  # type: ignore[call-arg]
+    assert [p.id for p in pairs] == ["5"]
 
 
 def test_the_warmup_labels_what_a_scorer_loads() -> None:
