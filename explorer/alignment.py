@@ -153,49 +153,71 @@ class Alignment:
             The edits (covering every token exactly once) and the unreachable links.
         """
         links = self.links if with_possible else self.sure
-        p_adj: dict[int, set[int]] = {}
-        h_adj: dict[int, set[int]] = {}
-        for p, h in links:
-            p_adj.setdefault(p, set()).add(h)
-            h_adj.setdefault(h, set()).add(p)
         edits: list[Edit] = []
         unreachable: set[Link] = set()
-        p_done: set[int] = set()
-        for start in sorted(p_adj):
-            if start in p_done:
-                continue
-            ps: set[int] = {start}
-            hs: set[int] = set()
-            frontier = [("p", start)]
-            while frontier:
-                side, i = frontier.pop()
-                for j in (p_adj if side == "p" else h_adj).get(i, ()):
-                    target = hs if side == "p" else ps
-                    if j not in target:
-                        target.add(j)
-                        frontier.append(("h" if side == "p" else "p", j))
-            p_done |= ps
-            block = {(p, h) for p in ps for h in hs}
-            contiguous = max(ps) - min(ps) + 1 == len(ps) and max(hs) - min(hs) + 1 == len(hs)
+        for ps, hs in _components(links):
             component_links = {link for link in links if link[0] in ps}
-            if contiguous and component_links == block:
-                edits.append(Edit(EditKind.SUB, (min(ps), max(ps) + 1), (min(hs), max(hs) + 1)))
-            elif partial:
-                kept = best_blocks(component_links)
-                edits += [Edit(EditKind.SUB, p_span, h_span) for p_span, h_span in kept]
-                covered = {(p, h) for p_span, h_span in kept for p in range(*p_span) for h in range(*h_span)}
-                unreachable |= component_links - covered
-            else:
-                unreachable |= component_links
-        aligned_p = {i for e in edits if e.p_span for i in range(*e.p_span)}
-        aligned_h = {i for e in edits if e.h_span for i in range(*e.h_span)}
-        edits += [Edit(EditKind.DEL, (p, p + 1), None) for p in range(self.p_len) if p not in aligned_p]
-        edits += [Edit(EditKind.INS, None, (h, h + 1)) for h in range(self.h_len) if h not in aligned_h]
-        return tuple(edits), frozenset(unreachable)
+            kept, lost = _component_edits(ps, hs, component_links, partial=partial)
+            edits += kept
+            unreachable |= lost
+        return (*edits, *_unaligned_edits(edits, self.p_len, self.h_len)), frozenset(unreachable)
 
     def to_sure_align(self) -> str:
         """The ``"i-j ..."`` string of SURE links used by published aligner outputs."""
         return " ".join(f"{p}-{h}" for p, h in sorted(self.sure))
+
+
+def _components(links: frozenset[Link]) -> list[tuple[set[int], set[int]]]:
+    """The connected components of the link graph as (text tokens, hypothesis tokens),
+    ordered by their first text token."""
+    p_adj: dict[int, set[int]] = {}
+    h_adj: dict[int, set[int]] = {}
+    for p, h in links:
+        p_adj.setdefault(p, set()).add(h)
+        h_adj.setdefault(h, set()).add(p)
+    components: list[tuple[set[int], set[int]]] = []
+    p_done: set[int] = set()
+    for start in sorted(p_adj):
+        if start in p_done:
+            continue
+        ps: set[int] = {start}
+        hs: set[int] = set()
+        frontier = [("p", start)]
+        while frontier:
+            side, i = frontier.pop()
+            for j in (p_adj if side == "p" else h_adj).get(i, ()):
+                target = hs if side == "p" else ps
+                if j not in target:
+                    target.add(j)
+                    frontier.append(("h" if side == "p" else "p", j))
+        p_done |= ps
+        components.append((ps, hs))
+    return components
+
+
+def _component_edits(
+    ps: set[int], hs: set[int], component_links: set[Link], *, partial: bool,
+) -> tuple[list[Edit], set[Link]]:
+    """One component's SUB edits and the links they cannot hold: one edit for a
+    contiguous full block; else, with ``partial``, the best disjoint full blocks
+    (:func:`best_blocks`), without it none."""
+    block = {(p, h) for p in ps for h in hs}
+    contiguous = max(ps) - min(ps) + 1 == len(ps) and max(hs) - min(hs) + 1 == len(hs)
+    if contiguous and component_links == block:
+        return [Edit(EditKind.SUB, (min(ps), max(ps) + 1), (min(hs), max(hs) + 1))], set()
+    if not partial:
+        return [], component_links
+    kept = best_blocks(component_links)
+    covered = {(p, h) for p_span, h_span in kept for p in range(*p_span) for h in range(*h_span)}
+    return [Edit(EditKind.SUB, p_span, h_span) for p_span, h_span in kept], component_links - covered
+
+
+def _unaligned_edits(edits: list[Edit], p_len: int, h_len: int) -> list[Edit]:
+    """A DEL for every text token and an INS for every hypothesis token no edit covers."""
+    aligned_p = {i for e in edits if e.p_span for i in range(*e.p_span)}
+    aligned_h = {i for e in edits if e.h_span for i in range(*e.h_span)}
+    return ([Edit(EditKind.DEL, (p, p + 1), None) for p in range(p_len) if p not in aligned_p]
+            + [Edit(EditKind.INS, None, (h, h + 1)) for h in range(h_len) if h not in aligned_h])
 
 
 def _full_blocks(links: set[Link] | frozenset[Link]) -> list[tuple[Span, Span]]:

@@ -89,6 +89,90 @@ def node_at(tree: ItgNode, x: float, y: float) -> ItgNode | None:
     return None
 
 
+#: Where a node is drawn, by ``id(node)`` (as :func:`layout` returns it).
+Positions = dict[int, tuple[float, float]]
+
+
+def _edges_trace(nodes: Sequence[ItgNode], position: Positions, *, inverted: bool) -> go.Scatter:
+    """The lines from the straight (or, dashed, the inverted) nodes to their children."""
+    xs: list[float | None] = []
+    ys: list[float | None] = []
+    for node in nodes:
+        if node.is_leaf or (node.kind is NodeKind.INVERTED) != inverted:
+            continue
+        x0, y0 = position[id(node)]
+        for child in node.children:
+            x1, y1 = position[id(child)]
+            xs += [x0, x1, None]
+            ys += [y0, y1, None]
+    return go.Scatter(
+        x=xs, y=ys, mode="lines", hoverinfo="skip", showlegend=False,
+        line={"color": "#ef6c00" if inverted else "#90a4ae", "width": 2,
+              "dash": "dash" if inverted else "solid"},
+    )
+
+
+def _node_hover(node: ItgNode, name: str, text_tokens: Sequence[str], hypothesis_tokens: Sequence[str]) -> str:
+    """A node's hover text: its kind, the two spans and their words, a link's similarity."""
+    p_words = svg_plain(" ".join(text_tokens[node.p_span[0]:node.p_span[1]])) or "ε"
+    h_words = svg_plain(" ".join(hypothesis_tokens[node.h_span[0]:node.h_span[1]])) or "ε"
+    lines = [f"<b>{name}</b>",
+             f"text [{node.p_span[0]}, {node.p_span[1]}): {p_words}",
+             f"hypothesis [{node.h_span[0]}, {node.h_span[1]}): {h_words}"]
+    if node.kind is NodeKind.LINK:
+        lines.append(f"similarity {node.similarity:.2f}")
+    return "<br>".join(lines)
+
+
+#: The kinds of node drawn as leaves (smaller markers).
+LEAF_KINDS = (NodeKind.LINK, NodeKind.TEXT_NULL, NodeKind.HYP_NULL)
+
+
+def _nodes_trace(
+    kind: NodeKind, members: Sequence[ItgNode], position: Positions,
+    text_tokens: Sequence[str], hypothesis_tokens: Sequence[str],
+) -> go.Scatter:
+    """The markers of one kind of node, in its symbol and colour, with hover text."""
+    symbol, colour, name = NODE_STYLE[kind]
+    return go.Scatter(
+        x=[position[id(n)][0] for n in members],
+        y=[position[id(n)][1] for n in members],
+        mode="markers",
+        marker={"symbol": symbol, "color": colour, "size": 11 if kind in LEAF_KINDS else 14,
+                "line": {"color": colour, "width": 2}},
+        name=name, customdata=[_node_hover(n, name, text_tokens, hypothesis_tokens) for n in members],
+        hovertemplate="%{customdata}<extra></extra>",
+    )
+
+
+def _leaf_labels_trace(
+    leaves: Sequence[ItgNode], position: Positions, text_tokens: Sequence[str], hypothesis_tokens: Sequence[str],
+) -> go.Scatter:
+    """Leaf labels in two staggered rows, so neighbours' labels do not run into each other."""
+    return go.Scatter(
+        x=[position[id(n)][0] for n in leaves],
+        y=[position[id(n)][1] - (0.5 if k % 2 == 0 else 1.2) for k, n in enumerate(leaves)],
+        mode="text", text=[svg_plain(node_label(n, text_tokens, hypothesis_tokens, width=14)) for n in leaves],
+        textfont={"size": 10}, hoverinfo="skip", showlegend=False,
+    )
+
+
+def _size_tree(figure: go.Figure, position: Positions, n_leaves: int, title: str) -> None:
+    """Height by the tree's depth, width by its leaves (wide trees scroll), legend above the root."""
+    height = max((p[1] for p in position.values()), default=0.0)
+    figure.update_layout(
+        title=title or None,
+        height=int(min(950, max(340, 190 + 24 * height))),
+        width=None if n_leaves <= 40 else 40 + 34 * n_leaves,
+        # The legend sits in a top margin of its own, above the root (it used to cover it).
+        margin={"l": 10, "r": 10, "t": 90 if title else 60, "b": 20},
+        plot_bgcolor="#ffffff",
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
+    )
+    figure.update_xaxes(visible=False, range=[-1, n_leaves])
+    figure.update_yaxes(visible=False, range=[-1.7, height + 0.6])
+
+
 def tree_figure(
     tree: ItgNode,
     text_tokens: Sequence[str],
@@ -110,72 +194,21 @@ def tree_figure(
     position = layout(tree)
     nodes = tree.walk()
     figure = go.Figure()
-    for dashed in (False, True):
-        xs: list[float | None] = []
-        ys: list[float | None] = []
-        for node in nodes:
-            if node.is_leaf or (node.kind is NodeKind.INVERTED) != dashed:
-                continue
-            x0, y0 = position[id(node)]
-            for child in node.children:
-                x1, y1 = position[id(child)]
-                xs += [x0, x1, None]
-                ys += [y0, y1, None]
-        figure.add_trace(go.Scatter(
-            x=xs, y=ys, mode="lines", hoverinfo="skip", showlegend=False,
-            line={"color": "#ef6c00" if dashed else "#90a4ae", "width": 2,
-                  "dash": "dash" if dashed else "solid"},
-        ))
-    for kind, (symbol, colour, name) in NODE_STYLE.items():
+    for inverted in (False, True):
+        figure.add_trace(_edges_trace(nodes, position, inverted=inverted))
+    for kind in NODE_STYLE:
         members = [n for n in nodes if n.kind is kind]
-        if not members:
-            continue
-        hover = []
-        for n in members:
-            p_words = svg_plain(" ".join(text_tokens[n.p_span[0]:n.p_span[1]])) or "ε"
-            h_words = svg_plain(" ".join(hypothesis_tokens[n.h_span[0]:n.h_span[1]])) or "ε"
-            lines = [f"<b>{name}</b>",
-                     f"text [{n.p_span[0]}, {n.p_span[1]}): {p_words}",
-                     f"hypothesis [{n.h_span[0]}, {n.h_span[1]}): {h_words}"]
-            if kind is NodeKind.LINK:
-                lines.append(f"similarity {n.similarity:.2f}")
-            hover.append("<br>".join(lines))
-        leaf = kind in (NodeKind.LINK, NodeKind.TEXT_NULL, NodeKind.HYP_NULL)
-        figure.add_trace(go.Scatter(
-            x=[position[id(n)][0] for n in members],
-            y=[position[id(n)][1] for n in members],
-            mode="markers",
-            marker={"symbol": symbol, "color": colour, "size": 11 if leaf else 14,
-                    "line": {"color": colour, "width": 2}},
-            name=name, customdata=hover, hovertemplate="%{customdata}<extra></extra>",
-        ))
-    # Leaf labels in two staggered rows, so neighbours' labels do not run into each other.
+        if members:
+            figure.add_trace(_nodes_trace(kind, members, position, text_tokens, hypothesis_tokens))
     leaves = [n for n in nodes if n.is_leaf]
-    figure.add_trace(go.Scatter(
-        x=[position[id(n)][0] for n in leaves],
-        y=[position[id(n)][1] - (0.5 if k % 2 == 0 else 1.2) for k, n in enumerate(leaves)],
-        mode="text", text=[svg_plain(node_label(n, text_tokens, hypothesis_tokens, width=14)) for n in leaves],
-        textfont={"size": 10}, hoverinfo="skip", showlegend=False,
-    ))
+    figure.add_trace(_leaf_labels_trace(leaves, position, text_tokens, hypothesis_tokens))
     if highlight is not None and id(highlight) in position:
         x, y = position[id(highlight)]
         figure.add_trace(go.Scatter(
             x=[x], y=[y], mode="markers", name="selected node", hoverinfo="skip",
             marker={"symbol": "circle-open", "size": 26, "color": "#c62828", "line": {"width": 3}},
         ))
-    n_leaves = sum(1 for n in nodes if n.is_leaf)
-    height = max((p[1] for p in position.values()), default=0.0)
-    figure.update_layout(
-        title=title or None,
-        height=int(min(950, max(340, 190 + 24 * height))),
-        width=None if n_leaves <= 40 else 40 + 34 * n_leaves,
-        # The legend sits in a top margin of its own, above the root (it used to cover it).
-        margin={"l": 10, "r": 10, "t": 90 if title else 60, "b": 20},
-        plot_bgcolor="#ffffff",
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
-    )
-    figure.update_xaxes(visible=False, range=[-1, n_leaves])
-    figure.update_yaxes(visible=False, range=[-1.7, height + 0.6])
+    _size_tree(figure, position, len(leaves), title)
     return figure
 
 

@@ -23,6 +23,21 @@ LINK_COLOUR = "#c62828"
 GOLD_COLOUR = "#212121"
 
 
+def _check_shapes(
+    matrix: np.ndarray, sources: Sequence[Sequence[str]], p_len: int, h_len: int, *,
+    links: Alignment | None, gold: Alignment | None,
+) -> None:
+    """Raise ValueError unless the matrix, the sources and both alignments cover
+    ``p_len`` x ``h_len`` tokens."""
+    if matrix.shape != (p_len, h_len):
+        raise ValueError(f"a {matrix.shape} similarity matrix for {p_len} text and {h_len} hypothesis tokens")
+    if len(sources) != p_len or any(len(row) != h_len for row in sources):
+        raise ValueError("the sources must have one name per cell of the matrix")
+    for name, alignment in (("links", links), ("gold", gold)):
+        if alignment is not None and (alignment.p_len, alignment.h_len) != (p_len, h_len):
+            raise ValueError(f"the {name} cover {alignment.p_len} x {alignment.h_len} tokens, not {p_len} x {h_len}")
+
+
 def similarity_heatmap(
     values: np.ndarray,
     sources: Sequence[Sequence[str]],
@@ -44,13 +59,7 @@ def similarity_heatmap(
     p_len, h_len = len(text_tokens), len(hypothesis_tokens)
     check_grid_size(p_len, h_len)
     matrix = np.asarray(values, dtype=float)
-    if matrix.shape != (p_len, h_len):
-        raise ValueError(f"a {matrix.shape} similarity matrix for {p_len} text and {h_len} hypothesis tokens")
-    if len(sources) != p_len or any(len(row) != h_len for row in sources):
-        raise ValueError("the sources must have one name per cell of the matrix")
-    for name, alignment in (("links", links), ("gold", gold)):
-        if alignment is not None and (alignment.p_len, alignment.h_len) != (p_len, h_len):
-            raise ValueError(f"the {name} cover {alignment.p_len} x {alignment.h_len} tokens, not {p_len} x {h_len}")
+    _check_shapes(matrix, sources, p_len, h_len, links=links, gold=gold)
     text_tokens = [svg_plain(t) for t in text_tokens]  # for the axes and the hover: shown as given
     hypothesis_tokens = [svg_plain(t) for t in hypothesis_tokens]
     linked = links.links if links is not None else frozenset()

@@ -131,13 +131,12 @@ def main() -> None:
     annotator_section()
 
 
-def scorer_section(loaded: LoadedDataset) -> None:
-    """Two scorers: one score against the other; a selection filters the table."""
-    st.subheader("Scorers")
+def _choose_scorers() -> tuple[str, str] | None:
+    """The two scorers to compare (x and y axis), or None (with a note) when there are not two."""
     names = SCORERS.names(interactive=True) + SCORERS.names(interactive=False)
     if len(names) < 2:
         st.info("Comparing needs two registered scorers.")
-        return
+        return None
     left, right = st.columns(2)
     x_name = left.selectbox("First run (x axis)", names, index=0, key="compare_x",
                             format_func=lambda n: SCORERS[n].label)
@@ -146,40 +145,32 @@ def scorer_section(loaded: LoadedDataset) -> None:
                              format_func=lambda n: SCORERS[n].label)
     if x_name == y_name:
         st.info("Choose two different scorers.")
-        return
-    with st.spinner(f"Scoring {plain(loaded.name)} with both..."):
-        scored = attempt(lambda: (dataset_scores(loaded, x_name), dataset_scores(loaded, y_name)),
-                         "Scoring", where=f"on {plain(loaded.name)}", then=". Choose other scorers.")
-    if scored is None:
-        return
-    x, y = scored
+        return None
+    return x_name, y_name
+
+
+def _best_cutoff(loaded: LoadedDataset, name: str) -> float | None:
+    best = dataset_best_cutoff(loaded, name)
+    return None if best is None else best[0]
+
+
+def _correct(score: float, cutoff: float | None, gold: bool | None) -> bool | None:
+    """Whether a scorer judged the pair right at its cutoff; None without a gold label or a cutoff."""
+    return None if gold is None or cutoff is None else bool((score > cutoff) == gold)
+
+
+def _labelled_part(loaded: LoadedDataset) -> str:
+    """The data the cutoffs were chosen on: the whole set, or its labelled pairs."""
     pairs = loaded.dataset.pairs
-    x_best, y_best = dataset_best_cutoff(loaded, x_name), dataset_best_cutoff(loaded, y_name)
-    x_cut = None if x_best is None else x_best[0]
-    y_cut = None if y_best is None else y_best[0]
-    x_label, y_label = SCORERS[x_name].label, SCORERS[y_name].label
-    groups = []
-    for pair, xs, ys in zip(pairs, x, y, strict=True):
-        gold = pair.entails
-        x_ok = None if gold is None or x_cut is None else bool((xs > x_cut) == gold)
-        y_ok = None if gold is None or y_cut is None else bool((ys > y_cut) == gold)
-        groups.append(agreement(x_ok, y_ok, x_name=x_label, y_name=y_label))
-    table = pd.DataFrame({
-        "id": [p.id for p in pairs], "task": [p.task or "" for p in pairs],
-        "gold": [p.label or "" for p in pairs],
-        x_label: np.round(x, 4), y_label: np.round(y, 4), "agreement": groups,
-        "text": [p.text for p in pairs], "hypothesis": [p.hypothesis for p in pairs],
-    })
-    counts = table["agreement"].value_counts()
     n_labelled = sum(p.entails is not None for p in pairs)
-    on = plain(loaded.name) if n_labelled == len(pairs) else \
-        f"the {n_labelled} labelled pairs of {plain(loaded.name)} ({len(pairs) - n_labelled} unlabelled left out)"
-    st.caption(" · ".join(f"{group}: {n}" for group, n in counts.items())
-               + ("" if x_cut is None else f" — cutoffs {x_cut:.4f} / {y_cut:.4f}, best on {on}"))
-    figure = score_scatter(list(table["id"]), list(x), list(y), groups, x_name=x_label, y_name=y_label,
-                           x_cutoff=x_cut, y_cutoff=y_cut)
-    event = charts.plotly_chart(figure, key=CHART, on_select="rerun", selection_mode=("box", "lasso", "points"))
-    chosen = selected_ids(event.selection.points, list(table["id"])) if event is not None and event.selection else []
+    if n_labelled == len(pairs):
+        return plain(loaded.name)
+    return f"the {n_labelled} labelled pairs of {plain(loaded.name)} ({len(pairs) - n_labelled} unlabelled left out)"
+
+
+def _pair_table(table: pd.DataFrame, chosen: list[str]) -> None:
+    """The pairs, narrowed to the chart's selection and optionally to disagreements; a row
+    picked opens its pair."""
     show_only = st.radio("Show", ["all pairs", "disagreements only"], horizontal=True, key="compare_show")
     shown = table
     if chosen:
@@ -193,5 +184,39 @@ def scorer_section(loaded: LoadedDataset) -> None:
     if picked:
         open_pair(str(shown.iloc[picked[0]]["id"]))
 
+
+def scorer_section(loaded: LoadedDataset) -> None:
+    """Two scorers: one score against the other; a selection filters the table."""
+    st.subheader("Scorers")
+    chosen_names = _choose_scorers()
+    if chosen_names is None:
+        return
+    x_name, y_name = chosen_names
+    with st.spinner(f"Scoring {plain(loaded.name)} with both..."):
+        scored = attempt(lambda: (dataset_scores(loaded, x_name), dataset_scores(loaded, y_name)),
+                         "Scoring", where=f"on {plain(loaded.name)}", then=". Choose other scorers.")
+    if scored is None:
+        return
+    x, y = scored
+    pairs = loaded.dataset.pairs
+    x_cut, y_cut = _best_cutoff(loaded, x_name), _best_cutoff(loaded, y_name)
+    x_label, y_label = SCORERS[x_name].label, SCORERS[y_name].label
+    groups = [agreement(_correct(xs, x_cut, pair.entails), _correct(ys, y_cut, pair.entails),
+                        x_name=x_label, y_name=y_label)
+              for pair, xs, ys in zip(pairs, x, y, strict=True)]
+    table = pd.DataFrame({
+        "id": [p.id for p in pairs], "task": [p.task or "" for p in pairs],
+        "gold": [p.label or "" for p in pairs],
+        x_label: np.round(x, 4), y_label: np.round(y, 4), "agreement": groups,
+        "text": [p.text for p in pairs], "hypothesis": [p.hypothesis for p in pairs],
+    })
+    counts = table["agreement"].value_counts()
+    st.caption(" · ".join(f"{group}: {n}" for group, n in counts.items())
+               + ("" if x_cut is None else f" — cutoffs {x_cut:.4f} / {y_cut:.4f}, best on {_labelled_part(loaded)}"))
+    figure = score_scatter(list(table["id"]), list(x), list(y), groups, x_name=x_label, y_name=y_label,
+                           x_cutoff=x_cut, y_cutoff=y_cut)
+    event = charts.plotly_chart(figure, key=CHART, on_select="rerun", selection_mode=("box", "lasso", "points"))
+    chosen = selected_ids(event.selection.points, list(table["id"])) if event is not None and event.selection else []
+    _pair_table(table, chosen)
 
 main()

@@ -7,14 +7,16 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from components.data import LoadedDataset
 from components.guard import attempt
 from components.sections import batch_results
+from components.sections.batch_results import BatchRuns
 from components.state import current_dataset, open_pair
 from components.store_access import get_store, scorer_run, store_dataset_id
 from components.text import count, plain
 from explorer.scorers import SCORERS
-from explorer.store import StoreError
-from explorer.store.crosstab import DIMENSIONS, OUTCOMES, annotated_pairs, crosstab
+from explorer.store import Store, StoreError
+from explorer.store.crosstab import DIMENSIONS, OUTCOMES, CrossTab, annotated_pairs, crosstab
 from explorer.store.exports import (
     annotations_to_csv,
     annotations_to_json,
@@ -80,6 +82,86 @@ def taxonomy_editor() -> None:
             st.error(plain(error))
 
 
+#: One download: button label, contents, file-name suffix, MIME type, widget key.
+Download = tuple[str, str, str, str, str]
+
+
+def _downloads(name: str, *downloads: Download) -> None:
+    """Download buttons side by side, each file named after the dataset."""
+    stem = name.rsplit(".", 1)[0]
+    for column, (label, data, suffix, mime, key) in zip(st.columns(len(downloads)), downloads, strict=True):
+        column.download_button(label, data, f"{stem}{suffix}", mime, key=key)
+
+
+def _run_of(scorer: str | None, batch: BatchRuns | None, loaded: LoadedDataset, name: str) -> int | None:
+    """The store's run of ``scorer``: the batch result's, or one recorded now by scoring the
+    dataset (None without a scorer or when scoring fails, which is reported)."""
+    if scorer is None:
+        return None
+    if batch:
+        return batch.runs[scorer]
+    with st.spinner(f"Scoring {name} with {SCORERS[scorer].label}..."):
+        # A failing scorer is reported; counting still works without it.
+        return attempt(lambda: scorer_run(loaded, scorer), SCORERS[scorer].label, where=f"on {plain(name)}")
+
+
+def _crosstab_section(table: CrossTab, by: str, name: str) -> None:
+    """The tags pivoted by the chosen dimension, every cell, and the cross-tab downloads."""
+    if not table.rows:
+        st.info("No pair of this dataset is tagged yet. Open a pair and tag it, or tag the "
+                "filtered rows of the Dataset table at once.")
+        return
+    columns, records = table.pivot(by=by)
+    frame = pd.DataFrame(records, columns=["tag", *columns, "total"])
+    st.subheader("Tags by " + by)
+    st.caption("A pair with several tags counts once under each; the last row counts every pair.")
+    st.dataframe(frame, hide_index=True, width="stretch", key="errors_pivot")
+    detail = pd.DataFrame(table.to_records())
+    with st.expander("Every cell (tag x task x label x outcome)"):
+        st.dataframe(detail, hide_index=True, width="stretch")
+    _downloads(name, ("Cross-tab as CSV", table.to_csv(), "-crosstab.csv", "text/csv", "errors_csv"),
+               ("Cross-tab as JSON", table.to_json(), "-crosstab.json", "application/json", "errors_json"))
+
+
+def _annotated_section(store: Store, dataset_id: int, run_id: int | None, name: str, batch: BatchRuns | None) -> None:
+    """The tagged pairs, filtered by tag and outcome; a row picked opens its pair."""
+    st.subheader("Annotated pairs")
+    f1, f2 = st.columns(2)
+    tag = f1.selectbox("Tag", [ANY, *[t.name for t in store.tags()]], key="errors_tag")
+    outcome = f2.selectbox("Outcome", [ANY, *OUTCOMES], key="errors_outcome")
+    records = annotated_pairs(store, dataset_id, run_id, tag=None if tag == ANY else tag,
+                              outcome=None if outcome == ANY else outcome)
+    if not records:
+        st.caption("No annotated pair matches.")
+        return
+    pairs = pd.DataFrame(records).assign(tags=lambda d: d["tags"].map(", ".join))
+    event = st.dataframe(pairs, hide_index=True, width="stretch", key="errors_pairs",
+                         on_select="rerun", selection_mode="single-row")
+    st.caption("Click a row to open the pair.")
+    rows = event.selection.rows if event is not None else []
+    if rows:
+        (batch_results.open_batch_pair if batch else open_pair)(str(pairs.iloc[rows[0]]["pair_id"]))
+    _downloads(name, ("Annotations as CSV", annotations_to_csv(records), "-annotations.csv", "text/csv",
+                      "annotations_csv"),
+               ("Annotations as JSON", annotations_to_json(records), "-annotations.json", "application/json",
+                "annotations_json"))
+
+
+def _alignment_exports(store: Store, dataset_id: int, name: str) -> None:
+    """Downloads of the corrected alignments, when the dataset has any."""
+    try:
+        aligned = stored_gold_alignments(store, dataset_id)
+    except StoreError as error:
+        st.warning(f"Corrected alignments cannot be exported: {error}")
+        aligned = []
+    if not aligned:
+        return
+    st.subheader("Corrected alignments")
+    st.caption(f"{count(len(aligned), 'pair')} {'has' if len(aligned) == 1 else 'have'} a corrected alignment (the latest of each is exported).")
+    _downloads(name, ("MSR format", to_msr(aligned), ".align.txt", "text/plain", "msr_export"),
+               ("sureAlign JSON lines", to_sure_align_json(aligned), ".sure.jsonl", "application/json", "sure_export"))
+
+
 def main() -> None:
     st.title("Errors")
     loaded = current_dataset()
@@ -98,76 +180,16 @@ def main() -> None:
     with left:
         scorer = run_controls(name, list(batch.runs) if batch else None)
     by = right.radio("Columns", DIMENSIONS, index=DIMENSIONS.index("outcome"), horizontal=True, key="errors_by")
-    run_id = None
-    if scorer is not None:
-        if batch:
-            run_id = batch.runs[scorer]
-        else:
-            with st.spinner(f"Scoring {name} with {SCORERS[scorer].label}..."):
-                # A failing scorer is reported; counting still works without it.
-                run_id = attempt(lambda: scorer_run(loaded, scorer), SCORERS[scorer].label, where=f"on {plain(name)}")
+    run_id = _run_of(scorer, batch, loaded, name)
     table = crosstab(store, dataset_id, run_id)
     if run_id is not None:
         cut = table.cutoff
         st.caption(f"Run #{run_id}: {SCORERS[scorer].label if scorer else ''}, "
                    + (f"cutoff {cut:.4f} (entails when score > cutoff)." if cut is not None
                       else "no cutoff (the dataset has no entailment labels), so no decisions."))
-    if not table.rows:
-        st.info("No pair of this dataset is tagged yet. Open a pair and tag it, or tag the "
-                "filtered rows of the Dataset table at once.")
-    else:
-        columns, records = table.pivot(by=by)
-        frame = pd.DataFrame(records, columns=["tag", *columns, "total"])
-        st.subheader("Tags by " + by)
-        st.caption("A pair with several tags counts once under each; the last row counts every pair.")
-        st.dataframe(frame, hide_index=True, width="stretch", key="errors_pivot")
-        detail = pd.DataFrame(table.to_records())
-        with st.expander("Every cell (tag x task x label x outcome)"):
-            st.dataframe(detail, hide_index=True, width="stretch")
-        c1, c2 = st.columns(2)
-        stem = name.rsplit(".", 1)[0]
-        c1.download_button("Cross-tab as CSV", table.to_csv(), f"{stem}-crosstab.csv", "text/csv",
-                           key="errors_csv")
-        c2.download_button("Cross-tab as JSON", table.to_json(), f"{stem}-crosstab.json", "application/json",
-                           key="errors_json")
-
-    st.subheader("Annotated pairs")
-    f1, f2 = st.columns(2)
-    tag = f1.selectbox("Tag", [ANY, *[t.name for t in store.tags()]], key="errors_tag")
-    outcome = f2.selectbox("Outcome", [ANY, *OUTCOMES], key="errors_outcome")
-    records = annotated_pairs(store, dataset_id, run_id, tag=None if tag == ANY else tag,
-                              outcome=None if outcome == ANY else outcome)
-    if not records:
-        st.caption("No annotated pair matches.")
-    else:
-        pairs = pd.DataFrame(records).assign(tags=lambda d: d["tags"].map(", ".join))
-        event = st.dataframe(pairs, hide_index=True, width="stretch", key="errors_pairs",
-                             on_select="rerun", selection_mode="single-row")
-        st.caption("Click a row to open the pair.")
-        rows = event.selection.rows if event is not None else []
-        if rows:
-            (batch_results.open_batch_pair if batch else open_pair)(str(pairs.iloc[rows[0]]["pair_id"]))
-        c1, c2 = st.columns(2)
-        stem = name.rsplit(".", 1)[0]
-        c1.download_button("Annotations as CSV", annotations_to_csv(records), f"{stem}-annotations.csv",
-                           "text/csv", key="annotations_csv")
-        c2.download_button("Annotations as JSON", annotations_to_json(records), f"{stem}-annotations.json",
-                           "application/json", key="annotations_json")
-
-    try:
-        aligned = stored_gold_alignments(store, dataset_id)
-    except StoreError as error:
-        st.warning(f"Corrected alignments cannot be exported: {error}")
-        aligned = []
-    if aligned:
-        st.subheader("Corrected alignments")
-        st.caption(f"{count(len(aligned), 'pair')} {'has' if len(aligned) == 1 else 'have'} a corrected alignment (the latest of each is exported).")
-        c1, c2 = st.columns(2)
-        stem = name.rsplit(".", 1)[0]
-        c1.download_button("MSR format", to_msr(aligned), f"{stem}.align.txt", "text/plain", key="msr_export")
-        c2.download_button("sureAlign JSON lines", to_sure_align_json(aligned), f"{stem}.sure.jsonl",
-                           "application/json", key="sure_export")
+    _crosstab_section(table, by, name)
+    _annotated_section(store, dataset_id, run_id, name, batch)
+    _alignment_exports(store, dataset_id, name)
     taxonomy_editor()
-
 
 main()

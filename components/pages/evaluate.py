@@ -31,9 +31,10 @@ from components.state import current_dataset, dev_dataset, set_dev_dataset
 from components.text import count, label_kind, plain, svg_plain
 from explorer import published
 from explorer.datasets import DatasetError
-from explorer.decision.measures import classification_report, graded_report, sweep
+from explorer.decision.measures import ClassificationReport, classification_report, graded_report, sweep
 from explorer.decision.resolve import Scored, reported_source, resolve_cutoff
 from explorer.decision.rules import DEFAULT_RULE
+from explorer.pairs import Pair
 from explorer.scorers import SCORERS
 
 if TYPE_CHECKING:
@@ -182,24 +183,79 @@ def curve_axes(curves: dict[str, tuple[np.ndarray, np.ndarray]]) -> str:
     return str(axes)
 
 
+def _labelled_subset(
+    loaded: LoadedDataset, scores: dict[str, np.ndarray],
+) -> tuple[tuple[Pair, ...], np.ndarray, dict[str, np.ndarray]]:
+    """The pairs, gold labels and scores restricted to the labelled pairs; when some are
+    unlabelled, says how many are left out."""
+    pairs = loaded.dataset.pairs
+    g = gold(loaded)
+    mask = labelled_mask(loaded)
+    if mask.all():
+        return pairs, g, scores
+    left_out = int((~mask).sum())
+    st.info(f"{int(mask.sum()):,} of {count(len(pairs), 'pair')} have an entailment label; they are evaluated "
+            f"and the {count(left_out, 'unlabelled pair')} {'is' if left_out == 1 else 'are'} left out.")
+    return tuple(p for p, m in zip(pairs, mask) if m), g[mask], {n: s[mask] for n, s in scores.items()}
+
+
+def _cutoff_source(report: ClassificationReport, loaded: LoadedDataset, dev: LoadedDataset | None) -> str:
+    """Where a report's cutoff came from, in words for the summary table."""
+    if report.cutoff_source == "model":
+        return "the model's own (0.5)"
+    if dev and report.cutoff_source == "dev":
+        return dev.name
+    return f"self ({loaded.name})"
+
+
+def _summary_table(
+    loaded: LoadedDataset, reports: dict[str, ClassificationReport], dev: LoadedDataset | None,
+) -> None:
+    """One row per scorer: accuracy, CWS, AP, the cutoff and its source, beside the published figure."""
+    key = published.dataset_key(loaded.name)
+    st.subheader("Summary")
+    rows = [{
+        "scorer": SCORERS[name].label, "n": report.n,
+        "accuracy": _fmt(report.accuracy, True), "CWS": _fmt(report.cws),
+        "AP": _fmt(report.average_precision), "cutoff": _fmt(report.cutoff),
+        "cutoff source": _cutoff_source(report, loaded, dev),
+        **published_columns(key, name, "accuracy"),
+    } for name, report in reports.items()]
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", column_config=scorer_column(rows))
+    if key is None:
+        st.caption("Published figures are shown for the corpora papers report on (e.g. rte1_dev.xml, rte2_dev.xml).")
+
+
+def _task_section(loaded: LoadedDataset, names: Sequence[str], reports: dict[str, ClassificationReport]) -> None:
+    """Per-task accuracy as a figure and a table (RTE's IE, IR, QA, ... tasks), when the data has tasks."""
+    tasks = loaded.dataset.tasks
+    if not tasks:
+        return
+    label = {n: SCORERS[n].label for n in names}
+    st.subheader("By task")
+    by_task = {label[n]: {svg_plain(t): r.accuracy for t, r in reports[n].by_task.items()} for n in names}
+    charts.plotly_chart(figures.task_accuracy(by_task, title="Accuracy per task"), key="task_accuracy")
+    table = []
+    for task in tasks:
+        row: dict[str, object] = {"task": task, "n": reports[names[0]].by_task[task].n}
+        for n in names:
+            r = reports[n].by_task[task]
+            row[f"{label[n]} accuracy"] = _fmt(r.accuracy, True)
+            row[f"{label[n]} CWS"] = _fmt(r.cws)
+            row[f"{label[n]} AP"] = _fmt(r.average_precision)
+        table.append(row)
+    st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch")
+
+
 def classification_section(
     loaded: LoadedDataset, names: Sequence[str], scores: dict[str, np.ndarray],
     dev: LoadedDataset | None, dev_scores: dict[str, np.ndarray],
 ) -> None:
-    pairs = loaded.dataset.pairs
-    g = gold(loaded)
-    mask = labelled_mask(loaded)
-    if not mask.all():  # partly labelled: evaluate the labelled subset, say how many are out
-        st.info(f"{int(mask.sum()):,} of {count(len(pairs), 'pair')} have an entailment label; they are evaluated "
-                f"and the {count(int((~mask).sum()), 'unlabelled pair')} {'is' if (~mask).sum() == 1 else 'are'} left out.")
-        pairs = tuple(p for p, m in zip(pairs, mask) if m)
-        g = g[mask]
-        scores = {n: s[mask] for n, s in scores.items()}
+    pairs, g, scores = _labelled_subset(loaded, scores)
     if dev is not None:
         dev_mask = labelled_mask(dev)
         dev_gold = gold(dev)[dev_mask]
         dev_scores = {n: s[dev_mask] for n, s in dev_scores.items()}
-    key = published.dataset_key(loaded.name)
     if loaded.dataset.kind == "three_way":
         st.caption("3-way labels: *entailment* against *neutral* and *contradiction* together.")
     def chosen_on(inert: Callable[[object], str]) -> str:
@@ -216,20 +272,7 @@ def classification_section(
                                               source=reported_source(choice))
     label = {n: SCORERS[n].label for n in names}
 
-    st.subheader("Summary")
-    rows = []
-    for name, report in reports.items():
-        rows.append({
-            "scorer": label[name], "n": report.n,
-            "accuracy": _fmt(report.accuracy, True), "CWS": _fmt(report.cws),
-            "AP": _fmt(report.average_precision), "cutoff": _fmt(report.cutoff),
-            "cutoff source": ("the model's own (0.5)" if report.cutoff_source == "model"
-                              else dev.name if dev and report.cutoff_source == "dev" else f"self ({loaded.name})"),
-            **published_columns(key, name, "accuracy"),
-        })
-    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch", column_config=scorer_column(rows))
-    if key is None:
-        st.caption("Published figures are shown for the corpora papers report on (e.g. rte1_dev.xml, rte2_dev.xml).")
+    _summary_table(loaded, reports, dev)
 
     st.subheader("Accuracy against cutoff")
     curves = {label[n]: sweep(scores[n], g) for n in names}
@@ -251,8 +294,6 @@ def classification_section(
                 ),
                 key="dev_accuracy_curves",
             )
-
-    if dev:
         transfer_section(loaded, names, scores, dev, dev_scores)
 
     st.subheader("Scores by gold label")
@@ -260,22 +301,7 @@ def classification_section(
         figures.score_histograms({label[n]: scores[n] for n in names}, g, cutoffs=cutoffs),
         key="score_histograms",
     )
-
-    tasks = loaded.dataset.tasks
-    if tasks:
-        st.subheader("By task")
-        by_task = {label[n]: {svg_plain(t): r.accuracy for t, r in reports[n].by_task.items()} for n in names}
-        charts.plotly_chart(figures.task_accuracy(by_task, title="Accuracy per task"), key="task_accuracy")
-        table = []
-        for task in tasks:
-            row: dict[str, object] = {"task": task, "n": reports[names[0]].by_task[task].n}
-            for n in names:
-                r = reports[n].by_task[task]
-                row[f"{label[n]} accuracy"] = _fmt(r.accuracy, True)
-                row[f"{label[n]} CWS"] = _fmt(r.cws)
-                row[f"{label[n]} AP"] = _fmt(r.average_precision)
-            table.append(row)
-        st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch")
+    _task_section(loaded, names, reports)
 
 
 def transfer_section(

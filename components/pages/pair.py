@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from streamlit.delta_generator import DeltaGenerator
 
     from explorer.api import ScoreResult
+    from explorer.decision.cutoffs import CutoffChoice
 
 #: The first screen's line: what the explorer shows and what to try first (until dismissed).
 INTRO = ("See how each method decides whether a hypothesis follows from a text: pick a pair or type one, "
@@ -218,19 +219,9 @@ def _slow_on_request(analyzed: AnalyzedPair, missing: list[str]) -> dict[str, Sc
     return _score_each(missing, analyzed)
 
 
-def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair, timer: PageTimer | None = None) -> dict[str, PageScore]:
-    """The verdict strip, then every scorer's value, decision and breakdown. The fast
-    methods are scored on the pair (well under a millisecond each); the slow ones' scores
-    come, in this order, from this server's kept results, from the scores the dataset's
-    background cutoff job stored for every labelled pair (:func:`stored_scores`; the strip
-    says which verdicts), or from scoring the pair: on a short pair at once, before the
-    strip is drawn, so the strip appears complete; on a long one on request. Cutoffs are
-    the ones at hand (cached for this dataset, or the shipped RTE-dev defaults); the
-    dataset's own are chosen in the background (:func:`background_cutoffs`): nothing here
-    scores the whole dataset."""
-    pair = analyzed.pair
-    typed = pair.source == "typed"
-    strip = st.empty()
+def _gather_scores(loaded: LoadedDataset, analyzed: AnalyzedPair, strip: DeltaGenerator) -> dict[str, PageScore]:
+    """Every scorer's result at hand, fast methods first: kept or stored slow results, the
+    rest scored now on a short pair or on request on a long one."""
     slow = SCORERS.names(interactive=False)
     auto = len(analyzed.text) + len(analyzed.hypothesis) <= AUTO_SLOW_MAX_TOKENS
     known = _known_slow(loaded, analyzed, slow) if slow else {}
@@ -240,16 +231,11 @@ def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair, timer: PageTim
     found: dict[str, PageScore] = {**_score_each(interactive + (missing if auto else []), analyzed, strip), **known}
     if missing and not auto:
         found.update(_slow_on_request(analyzed, missing))
-    results = {n: found[n] for n in interactive + slow if n in found}
-    cutoffs = page_cutoffs(loaded, list(results), typed=typed)
-    pending = [n for n in slow if n not in results]
-    shown = verdicts(results, cutoffs, pair.entails)
-    render_strip(strip, shown, pair.label, pending=pending, mark=pair_mark(pair))
-    if timer is not None:
-        timer.mark("strip", mark=pair_mark(pair), stored=sum(v.stored for v in shown), pending=len(pending))
-    st.caption(f"Cutoffs: {cutoff_sources(cutoffs)}." + (" A typed pair is judged with these, not with a dataset's own." if typed else ""))
-    if not typed:
-        background_cutoffs(loaded, list(results), cutoffs)
+    return {n: found[n] for n in interactive + slow if n in found}
+
+
+def _scores_table(results: dict[str, PageScore], cutoffs: dict[str, CutoffChoice]) -> None:
+    """One row per scorer: value, cutoff, decision, what it is and where cutoff and score came from."""
     rows = []
     for name, result in results.items():
         cut = cutoffs[name]
@@ -267,11 +253,42 @@ def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair, timer: PageTim
     # A static table: every row on screen (no 10-row scroll box hiding the slow methods) and
     # the descriptions wrapped in full rather than cut at the column's edge.
     st.table(pd.DataFrame(rows), hide_index=True, border="horizontal")
+
+
+def _breakdown_section(results: dict[str, PageScore]) -> None:
+    """The per-n-gram-order breakdown of the scorers that have one."""
     breakdown = [r for r in (breakdown_row(SCORERS[n].label, res) for n, res in results.items()) if r]
     if breakdown:
         st.markdown("**Per-order breakdown** (clipped matched / total hypothesis n-grams = precision; "
                     f"{NOT_USED} where a scorer does not use that order or a brevity penalty)")
         st.table(breakdown_table(breakdown), hide_index=True, border="horizontal")
+
+
+def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair, timer: PageTimer | None = None) -> dict[str, PageScore]:
+    """The verdict strip, then every scorer's value, decision and breakdown. The fast
+    methods are scored on the pair (well under a millisecond each); the slow ones' scores
+    come, in this order, from this server's kept results, from the scores the dataset's
+    background cutoff job stored for every labelled pair (:func:`stored_scores`; the strip
+    says which verdicts), or from scoring the pair: on a short pair at once, before the
+    strip is drawn, so the strip appears complete; on a long one on request. Cutoffs are
+    the ones at hand (cached for this dataset, or the shipped RTE-dev defaults); the
+    dataset's own are chosen in the background (:func:`background_cutoffs`): nothing here
+    scores the whole dataset."""
+    pair = analyzed.pair
+    typed = pair.source == "typed"
+    strip = st.empty()
+    results = _gather_scores(loaded, analyzed, strip)
+    cutoffs = page_cutoffs(loaded, list(results), typed=typed)
+    pending = [n for n in SCORERS.names(interactive=False) if n not in results]
+    shown = verdicts(results, cutoffs, pair.entails)
+    render_strip(strip, shown, pair.label, pending=pending, mark=pair_mark(pair))
+    if timer is not None:
+        timer.mark("strip", mark=pair_mark(pair), stored=sum(v.stored for v in shown), pending=len(pending))
+    st.caption(f"Cutoffs: {cutoff_sources(cutoffs)}." + (" A typed pair is judged with these, not with a dataset's own." if typed else ""))
+    if not typed:
+        background_cutoffs(loaded, list(results), cutoffs)
+    _scores_table(results, cutoffs)
+    _breakdown_section(results)
     return results
 
 

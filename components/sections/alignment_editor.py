@@ -22,6 +22,7 @@ from components.data import LoadedDataset
 from components.figures.alignment import clickable_grid, clicked_links
 from components.guard import attempt, guarded
 from components.panels.shared import fitting_gold
+from components.state import Slot
 from components.store_access import author, get_store, store_dataset_id
 from components.text import plain
 from explorer.aligners.evaluation import score_pair
@@ -29,7 +30,7 @@ from explorer.alignment import Alignment, Link
 from explorer.pairs import Pair
 from explorer.pool import tasks
 from explorer.preprocess import analyze_pair
-from explorer.store import StoreError
+from explorer.store import GoldAlignmentRecord, Store, StoreError
 
 EMPTY = "empty grid"
 STORED = "saved correction"
@@ -77,9 +78,7 @@ def _render_editor(loaded: LoadedDataset, pair: Pair) -> None:
     dataset_id = store_dataset_id(loaded)
     p_tokens, h_tokens = pair_tokens(pair)
     gold = fitting_gold(pair, len(p_tokens), len(h_tokens))
-    saved = store.gold_alignment(dataset_id, pair.id)
-    if saved is not None and (saved.alignment.p_len, saved.alignment.h_len) != (len(p_tokens), len(h_tokens)):
-        saved = None
+    saved = _fitting_saved(store.gold_alignment(dataset_id, pair.id), len(p_tokens), len(h_tokens))
 
     # Aligners last: the default start must not cost a decode on every pair opened.
     starts = ([STORED] if saved else []) + ([GOLD] if gold else []) + [EMPTY] + list(ALIGNERS)
@@ -88,23 +87,10 @@ def _render_editor(loaded: LoadedDataset, pair: Pair) -> None:
     editing = state.alignment_editor(key)
     current = editing.get()
     if current is None or current.start != start:
-        empty = Alignment(len(p_tokens), len(h_tokens))
-        begin = empty
-        if start == STORED and saved is not None:
-            begin = saved.alignment
-        elif start == GOLD and gold is not None:
-            begin = gold
-        elif start in ALIGNERS:
-            aligned = attempt(lambda: analysis.align(start, analyze_pair(pair)).alignment,
-                              ALIGNERS[start].label, where="on this pair", level="warning",
-                              then="; starting from an empty grid.")
-            begin = aligned if aligned is not None else empty
-            if (begin.p_len, begin.h_len) != (len(p_tokens), len(h_tokens)):
-                st.warning("This aligner tokenises differently from the dataset; starting from an empty grid.")
-                begin = empty
+        begin = _starting_alignment(start, pair, (len(p_tokens), len(h_tokens)),
+                                    saved=saved.alignment if saved else None, gold=gold)
         current = state.EditorState(start, begin, begin.sure, begin.possible)
         editing.set(current)
-    begin, links, version = current.begin, current.links, current.version
 
     # Two tokens and a button: the same edit without the mouse (and for keyboard users).
     c1, c2, c3 = st.columns([2, 2, 1])
@@ -113,40 +99,88 @@ def _render_editor(loaded: LoadedDataset, pair: Pair) -> None:
     h = c2.selectbox("Hypothesis token", range(len(h_tokens)), key=f"{key}_h",
                      format_func=lambda i: f"{i}: {h_tokens[i]}")
     if c3.button("Add / remove link", key=f"{key}_toggle") and p is not None and h is not None:
-        links = toggle(links, {(p, h)})
-        version += 1
-        current = replace(current, links=links, version=version)
-        editing.set(current)
+        current = _toggled(editing, current, {(p, h)})
 
     # A click on the grid drawn last time: apply it now, then draw the grid once under a
     # new key (so this selection is never applied twice).
-    changes = _clicked(state.chart_event(f"{key}_grid_{version}").get(), len(p_tokens), len(h_tokens))
+    changes = _clicked(state.chart_event(f"{key}_grid_{current.version}").get(), len(p_tokens), len(h_tokens))
     if changes:
-        links = toggle(links, changes)
-        version += 1
-        current = replace(current, links=links, version=version)
-        editing.set(current)
-    possible = current.possible - links
-    working = Alignment(len(p_tokens), len(h_tokens), sure=links, possible=possible)
+        current = _toggled(editing, current, changes)
+    working = Alignment(len(p_tokens), len(h_tokens), sure=current.links, possible=current.possible - current.links)
     figure = clickable_grid(working, p_tokens, h_tokens, gold=gold)
-    charts.plotly_chart(figure, key=f"{key}_grid_{version}", on_select="rerun", selection_mode="points")
+    charts.plotly_chart(figure, key=f"{key}_grid_{current.version}", on_select="rerun", selection_mode="points")
     st.caption("Click a cell to add or remove that link"
                + (" (colours compare with the dataset's gold alignment)." if gold else "."))
 
+    _edit_metrics(pair, working, current.begin, gold, h_len=len(h_tokens))
+    _render_manli_decision(loaded, pair, working)
+    _save_controls(key, store, dataset_id, pair, working, (p_tokens, h_tokens), saved)
+
+
+def _fitting_saved(saved: GoldAlignmentRecord | None, p_len: int, h_len: int) -> GoldAlignmentRecord | None:
+    """The saved correction, unless it was made on other tokens than the pair has now."""
+    if saved is not None and (saved.alignment.p_len, saved.alignment.h_len) != (p_len, h_len):
+        return None
+    return saved
+
+
+def _starting_alignment(
+    start: str, pair: Pair, shape: tuple[int, int], *, saved: Alignment | None, gold: Alignment | None,
+) -> Alignment:
+    """The alignment an edit begins from: the saved correction, the gold alignment, an
+    aligner's output (empty, with a warning, when it fails or tokenises differently) or
+    an empty grid."""
+    from explorer.aligners import ALIGNERS
+
+    empty = Alignment(*shape)
+    if start == STORED and saved is not None:
+        return saved
+    if start == GOLD and gold is not None:
+        return gold
+    if start not in ALIGNERS:
+        return empty
+    aligned = attempt(lambda: analysis.align(start, analyze_pair(pair)).alignment,
+                      ALIGNERS[start].label, where="on this pair", level="warning",
+                      then="; starting from an empty grid.")
+    if aligned is None:
+        return empty
+    if (aligned.p_len, aligned.h_len) != shape:
+        st.warning("This aligner tokenises differently from the dataset; starting from an empty grid.")
+        return empty
+    return aligned
+
+
+def _toggled(editing: Slot[state.EditorState], current: state.EditorState, changes: set[Link]) -> state.EditorState:
+    """The working copy with ``changes`` toggled, under a new version (so the grid is drawn
+    under a new key), stored in the session."""
+    current = replace(current, links=toggle(current.links, changes), version=current.version + 1)
+    editing.set(current)
+    return current
+
+
+def _edit_metrics(pair: Pair, working: Alignment, begin: Alignment, gold: Alignment | None, *, h_len: int) -> None:
+    """Links and coverage of the edited alignment; with a gold alignment, its precision,
+    recall and F1 against it (the change since the start as the delta)."""
     covered = len({h for _, h in working.links})
     cols = st.columns(4)
     cols[0].metric("Links", len(working.links), delta=len(working.links) - len(begin.links) or None)
-    cols[1].metric("Hypothesis tokens aligned", f"{covered} / {len(h_tokens)}")
+    cols[1].metric("Hypothesis tokens aligned", f"{covered} / {h_len}")
     if gold is not None:
         now, before = score_pair(pair.id, working, gold), score_pair(pair.id, begin, gold)
         cols[2].metric("Precision / recall", f"{now.precision:.2f} / {now.recall:.2f}")
         cols[3].metric("F1 against gold", f"{now.f1:.3f}", delta=round(now.f1 - before.f1, 3) or None)
-    _render_manli_decision(loaded, pair, working)
+
+
+def _save_controls(
+    key: str, store: Store, dataset_id: int, pair: Pair, working: Alignment,
+    tokens: tuple[tuple[str, ...], tuple[str, ...]], saved: GoldAlignmentRecord | None,
+) -> None:
+    """The save button (for a named annotator) and what is saved now."""
     who = author()
     if st.button("Save as corrected alignment", key=f"{key}_save", type="primary", disabled=not who,
                  help=None if who else "Type your name in the sidebar's Annotator box first."):
         store.add_gold_alignment(dataset_id, pair.id, working, author=who,
-                                 text_tokens=p_tokens, hypothesis_tokens=h_tokens)
+                                 text_tokens=tokens[0], hypothesis_tokens=tokens[1])
         st.success(f"Saved {len(working.links)} links for pair {plain(pair.id)}.")
         saved = store.gold_alignment(dataset_id, pair.id)
     if saved is not None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import html
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -290,37 +291,52 @@ def _fmt(value: float | None, percent: bool = False) -> str:
     return f"{100 * value:.2f}%" if percent else f"{value:.4f}"
 
 
-def evaluate_section() -> bool:
-    """The Evaluate page on a batch result: curves, reports, histograms and per-task
-    figures from the stored values; True when a batch result is open."""
-    result = active()
-    if result is None:
-        return False
-    st.title("Evaluate")
-    _header(result)
-    st.caption("Browsing a batch result (close it on the Dataset page). Cutoffs are chosen on the whole result.")
-    m = result.manifest
-    names = st.multiselect("Scorers", m.scorers, default=m.scorers[:3], key="batch_evaluate_scorers",
-                           format_func=_label)
-    if not names:
-        st.info("Choose at least one scorer.")
-        return True
+def _graded_summary(result: BatchResult, names: list[str]) -> None:
+    """Graded (or unlabelled) data: each scorer's correlation with the gold score, and a
+    scatter of a sample against it."""
     label = {n: _label(n) for n in names}
-    if m.kind == "graded" or m.kind == "unlabelled":
-        rows = []
-        for n in names:
-            pearson, spearman = result.correlations(n)
-            rows.append({"scorer": label[n], "n": int(result.scores(n).values.size),
-                         "Pearson": _fmt(pearson), "Spearman": _fmt(spearman)})
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
-        sample = result.sample([*names, "gold_score"], n=SAMPLE_SIZE, seed=0)
-        sample = sample.dropna(subset=["gold_score"])
-        if not sample.empty:
-            charts.plotly_chart(figures.graded_scatter({label[n]: sample[n].fillna(0.0) for n in names},
-                                                   list(sample["gold_score"]),
-                                                   title=f"Score against gold similarity ({len(sample):,}-pair sample)"),
-                            key="batch_graded_scatter")
-        return True
+    rows = []
+    for n in names:
+        pearson, spearman = result.correlations(n)
+        rows.append({"scorer": label[n], "n": int(result.scores(n).values.size),
+                     "Pearson": _fmt(pearson), "Spearman": _fmt(spearman)})
+    st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+    sample = result.sample([*names, "gold_score"], n=SAMPLE_SIZE, seed=0)
+    sample = sample.dropna(subset=["gold_score"])
+    if not sample.empty:
+        charts.plotly_chart(figures.graded_scatter({label[n]: sample[n].fillna(0.0) for n in names},
+                                               list(sample["gold_score"]),
+                                               title=f"Score against gold similarity ({len(sample):,}-pair sample)"),
+                        key="batch_graded_scatter")
+
+
+def _task_row(task: str, names: list[str], reports: dict[str, dict[str, Any]]) -> dict[str, object]:
+    """One task's accuracy, CWS and AP per scorer ("–" where a scorer has none for it)."""
+    row: dict[str, object] = {"task": task}
+    for n in names:
+        f = reports[n]["by_task"].get(task)
+        row["n"] = f["n"] if f else row.get("n", 0)
+        row[f"{_label(n)} accuracy"] = _fmt(f["accuracy"], True) if f else "–"
+        row[f"{_label(n)} CWS"] = _fmt(f["cws"]) if f else "–"
+        row[f"{_label(n)} AP"] = _fmt(f["average_precision"]) if f else "–"
+    return row
+
+
+def _task_section(names: list[str], reports: dict[str, dict[str, Any]]) -> None:
+    """Per-task accuracy as a figure and a table, when the result has tasks."""
+    tasks = sorted({t for r in reports.values() for t in r["by_task"]})
+    if not tasks:
+        return
+    st.subheader("By task")
+    by_task = {_label(n): {svg_plain(t): f["accuracy"] for t, f in reports[n]["by_task"].items()} for n in names}
+    charts.plotly_chart(figures.task_accuracy(by_task, title="Accuracy per task"), key="batch_task_accuracy")
+    st.dataframe(pd.DataFrame([_task_row(task, names, reports) for task in tasks]), hide_index=True, width="stretch")
+
+
+def _classification_summary(result: BatchResult, names: list[str]) -> None:
+    """Labelled data: summary table, accuracy curves, histograms and per-task figures."""
+    m = result.manifest
+    label = {n: _label(n) for n in names}
     # a trained classifier keeps its own cutoff; the others get the best on the result
     reports = {n: result.report(n) for n in names}
     st.subheader("Summary")
@@ -336,22 +352,28 @@ def evaluate_section() -> bool:
     st.subheader("Scores by gold label")
     charts.plotly_chart(batch_figures.binned_histograms({label[n]: result.histogram(n) for n in names}, cutoffs=cutoffs),
                     key="batch_histograms")
-    tasks = sorted({t for r in reports.values() for t in r["by_task"]})
-    if tasks:
-        st.subheader("By task")
-        by_task = {label[n]: {svg_plain(t): f["accuracy"] for t, f in reports[n]["by_task"].items()} for n in names}
-        charts.plotly_chart(figures.task_accuracy(by_task, title="Accuracy per task"), key="batch_task_accuracy")
-        table = []
-        for task in tasks:
-            row: dict[str, object] = {"task": task}
-            for n in names:
-                f = reports[n]["by_task"].get(task)
-                row["n"] = f["n"] if f else row.get("n", 0)
-                row[f"{label[n]} accuracy"] = _fmt(f["accuracy"], True) if f else "–"
-                row[f"{label[n]} CWS"] = _fmt(f["cws"]) if f else "–"
-                row[f"{label[n]} AP"] = _fmt(f["average_precision"]) if f else "–"
-            table.append(row)
-        st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch")
+    _task_section(names, reports)
+
+
+def evaluate_section() -> bool:
+    """The Evaluate page on a batch result: curves, reports, histograms and per-task
+    figures from the stored values; True when a batch result is open."""
+    result = active()
+    if result is None:
+        return False
+    st.title("Evaluate")
+    _header(result)
+    st.caption("Browsing a batch result (close it on the Dataset page). Cutoffs are chosen on the whole result.")
+    m = result.manifest
+    names = st.multiselect("Scorers", m.scorers, default=m.scorers[:3], key="batch_evaluate_scorers",
+                           format_func=_label)
+    if not names:
+        st.info("Choose at least one scorer.")
+        return True
+    if m.kind == "graded" or m.kind == "unlabelled":
+        _graded_summary(result, names)
+        return True
+    _classification_summary(result, names)
     result.save_figures()  # what this paint computed, for the next server (best effort)
     return True
 

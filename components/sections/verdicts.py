@@ -125,28 +125,30 @@ def pair_mark(pair: Pair) -> str:
     return content_mark(pair.text, pair.hypothesis)
 
 
-def strip_html(rows: Sequence[Verdict], gold_label: str | None, pending: Sequence[str] = (), *,
-               mark: str = "") -> str:
-    """The strip as HTML: the gold label first, then one chip per method (✓ entails,
-    ✗ does not), green/red against the gold label, blue without one, grey outline for
-    methods not run yet; the hover text is :attr:`Verdict.reason`. The outer element
-    carries ``data-pair`` (``mark``, see :func:`pair_mark`) and ``data-pending`` (how many
-    methods are still to come), so a browser can tell when the strip is complete."""
+def _gold_chip(gold_label: str | None) -> str:
     if gold_label is None:
-        head = _chip("no gold label", UNKNOWN, "A typed or unlabelled pair: decisions only.", outline=True)
-    else:
-        head = _chip(f"gold: {gold_label}", "#222", "The dataset's label for this pair.")
-    chips = [head]
-    for row in rows:
-        if row.one_sided:  # no information: outlined and marked, not coloured right or wrong
-            chips.append(_chip(f"{'✓' if row.entails else '✗'} {row.label} (uninformative)", PENDING, row.reason,
-                               outline=True))
-            continue
-        colour = UNKNOWN if row.correct is None else RIGHT if row.correct else WRONG
-        chips.append(_chip(f"{'✓' if row.entails else '✗'} {row.label}", colour, row.reason))
-    for name in pending:
-        label = SCORERS[name].label if name in SCORERS else name
-        chips.append(_chip(f"… {label}", PENDING, f"{label}: not run yet (slow method).", outline=True))
+        return _chip("no gold label", UNKNOWN, "A typed or unlabelled pair: decisions only.", outline=True)
+    return _chip(f"gold: {gold_label}", "#222", "The dataset's label for this pair.")
+
+
+def _verdict_chip(row: Verdict) -> str:
+    """A method's chip: green/red against the gold label, blue without one; an
+    uninformative cutoff outlined and marked, not coloured right or wrong."""
+    text = f"{'✓' if row.entails else '✗'} {row.label}"
+    if row.one_sided:
+        return _chip(f"{text} (uninformative)", PENDING, row.reason, outline=True)
+    colour = UNKNOWN if row.correct is None else RIGHT if row.correct else WRONG
+    return _chip(text, colour, row.reason)
+
+
+def _pending_chip(name: str) -> str:
+    label = SCORERS[name].label if name in SCORERS else name
+    return _chip(f"… {label}", PENDING, f"{label}: not run yet (slow method).", outline=True)
+
+
+def _summary(rows: Sequence[Verdict]) -> str:
+    """How many methods agree with the gold label (or say entails, without one), how many
+    are uninformative, and which scores were read from the stored ones."""
     counted = [r for r in rows if not r.one_sided]
     right = sum(r.correct is True for r in counted)
     judged = sum(r.correct is not None for r in counted)
@@ -159,10 +161,21 @@ def strip_html(rows: Sequence[Verdict], gold_label: str | None, pending: Sequenc
     if stored:
         by = next(r.stored_by for r in rows if r.stored)
         summary += f"; {stored} from scores stored by {by} ({', '.join(r.label for r in rows if r.stored)})"
+    return summary
+
+
+def strip_html(rows: Sequence[Verdict], gold_label: str | None, pending: Sequence[str] = (), *,
+               mark: str = "") -> str:
+    """The strip as HTML: the gold label first, then one chip per method (✓ entails,
+    ✗ does not), green/red against the gold label, blue without one, grey outline for
+    methods not run yet; the hover text is :attr:`Verdict.reason`. The outer element
+    carries ``data-pair`` (``mark``, see :func:`pair_mark`) and ``data-pending`` (how many
+    methods are still to come), so a browser can tell when the strip is complete."""
+    chips = [_gold_chip(gold_label), *map(_verdict_chip, rows), *map(_pending_chip, pending)]
     return (f'<div class="verdict-strip" data-pair="{html.escape(mark, quote=True)}" '
             f'data-pending="{len(pending)}" data-methods="{len(rows)}">'
             f'<div style="line-height:1.9">{"".join(chips)}</div>'
-            f'<div style="font-size:0.8em;color:#666">{html.escape(summary)}; ✓ entails, ✗ does '
+            f'<div style="font-size:0.8em;color:#666">{html.escape(_summary(rows))}; ✓ entails, ✗ does '
             "not; hover a method for its score, cutoff and where the cutoff came from.</div></div>")
 
 

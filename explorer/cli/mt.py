@@ -22,7 +22,7 @@ from explorer.cli.output import (
     progress_printer,
     warn_missing_resources,
 )
-from explorer.datasets import load_many
+from explorer.datasets import Dataset, load_many
 from explorer.errors import ExplorerError
 from explorer.metrics.features import ALL_GROUPS, feature_matrix, feature_names, parse_groups
 from explorer.mtclassify import (
@@ -31,6 +31,7 @@ from explorer.mtclassify import (
     CorpusReport,
     CorpusStatistics,
     Features,
+    Report,
     corpus_statistics,
     cross_validate,
     feature_profile,
@@ -111,14 +112,49 @@ def _experiments(groups: tuple[str, ...], *, each: bool, ablate: bool) -> list[t
     return [*experiments, (name, groups)]
 
 
-def run_classify(args: argparse.Namespace) -> int:
-    if not args.folds:
-        if not args.test:
-            raise UsageError("give TEST data, or --folds K for cross-validation over TRAIN")
-        for option, given in (("--per-task", args.per_task), ("--seed", args.seed is not None)):
-            if given:
-                raise UsageError(f"{option} applies to cross-validation; give --folds K with it")
+def _check_protocol(args: argparse.Namespace) -> None:
+    """Without --folds there must be TEST data, and no option that only cross-validation uses."""
+    if args.folds:
+        return
+    if not args.test:
+        raise UsageError("give TEST data, or --folds K for cross-validation over TRAIN")
+    for option, given in (("--per-task", args.per_task), ("--seed", args.seed is not None)):
+        if given:
+            raise UsageError(f"{option} applies to cross-validation; give --folds K with it")
+
+
+def _run_experiment(
+    args: argparse.Namespace, name: str, wanted: tuple[str, ...], pairs: list[Pair],
+    train: Dataset, test: Dataset | None, every: Callable[[Sequence[str]], Features],
+) -> list[tuple[str, Report]]:
+    """One feature set's report (cross-validated, or trained on TRAIN and tested on TEST),
+    then with --per-task one cross-validated report per task."""
     seed = args.seed or 0
+    if args.folds:
+        report = cross_validate(pairs, wanted, folds=args.folds, c=args.c, gamma=args.gamma,
+                                seed=seed, ldr_split=args.ldr_split, features=every(wanted))
+    else:
+        report = train_test(train.pairs, test.pairs if test else (), wanted, c=args.c, gamma=args.gamma,
+                            ldr_split=args.ldr_split, features=every(wanted))
+    reports = [(name, report)]
+    if args.per_task:
+        for task in sorted({p.task for p in pairs if p.task}):
+            subset = [p for p in pairs if p.task == task]
+            reports.append((f"{name} [{task} only]", cross_validate(subset, wanted, folds=args.folds, c=args.c,
+                                                                   gamma=args.gamma, seed=seed,
+                                                                   features=every(wanted))))
+    return reports
+
+
+def _protocol(args: argparse.Namespace, train: Dataset, test: Dataset | None) -> str:
+    """The evaluation protocol in words, for the report's heading."""
+    if args.folds:
+        return f"{args.folds}-fold cross-validation over {train.name}" + (f" + {test.name}" if test else "")
+    return f"train {train.name} ({len(train)}), test {test.name if test else ''}"
+
+
+def run_classify(args: argparse.Namespace) -> int:
+    _check_protocol(args)
     try:
         groups = tuple(parse_groups(args.features))
         experiments = _experiments(groups, each=args.each, ablate=args.ablate)
@@ -129,29 +165,15 @@ def run_classify(args: argparse.Namespace) -> int:
         every = _cached_features(pairs, groups)
         if args.save_profile:
             _save_profile(args.save_profile, train.name, list(train.pairs), every(groups))
-        reports = []
-        for name, wanted in experiments:
-            if args.folds:
-                report = cross_validate(pairs, wanted, folds=args.folds, c=args.c, gamma=args.gamma,
-                                        seed=seed, ldr_split=args.ldr_split, features=every(wanted))
-            else:
-                report = train_test(train.pairs, test.pairs if test else (), wanted, c=args.c, gamma=args.gamma,
-                                    ldr_split=args.ldr_split, features=every(wanted))
-            reports.append((name, report))
-            if args.per_task:
-                for task in sorted({p.task for p in pairs if p.task}):
-                    subset = [p for p in pairs if p.task == task]
-                    report = cross_validate(subset, wanted, folds=args.folds, c=args.c, gamma=args.gamma,
-                                            seed=seed, features=every(wanted))
-                    reports.append((f"{name} [{task} only]", report))
+        reports = [report for name, wanted in experiments
+                   for report in _run_experiment(args, name, wanted, pairs, train, test, every)]
     except ValueError as err:
         if isinstance(err, ExplorerError):
             raise
         return fail(f"invalid option: {err}")
-    protocol = (f"{args.folds}-fold cross-validation over {train.name}" + (f" + {test.name}" if test else "")
-                if args.folds else f"train {train.name} ({len(train)}), test {test.name if test else ''}")
     settings = f"SVM (RBF), C={args.c:g}, gamma={args.gamma}"
-    return emit(ClassifyReport(args.train, args.test, protocol, settings, tuple(reports)), args.format)
+    return emit(ClassifyReport(args.train, args.test, _protocol(args, train, test), settings, tuple(reports)),
+                args.format)
 
 
 def configure_corpus_stats(parser: argparse.ArgumentParser) -> None:

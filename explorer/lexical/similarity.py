@@ -123,43 +123,51 @@ class LexicalSimilarity:
         return next(name for name, value in parts.items() if value == best)
 
     def _classic_breakdown(self, a_lemma: str, a_pos: str | None, b_lemma: str, b_pos: str | None) -> dict[str, float]:
-        config = self.effective
         a, b = a_lemma.lower(), b_lemma.lower()
         out: dict[str, float] = {"identity": 1.0 if a == b else 0.0}
         if a == b:
             return out
+        out.update(self._spelling_parts(a, b))
+        if a in _light_words() or b in _light_words():
+            # Function words and light verbs (be, have, do, 's) have WordNet senses and
+            # PPDB paraphrases that match almost anything ("be" ~ "cost", "'s" ~ "of");
+            # only identity and spelling count for them.
+            return out
+        if self.effective.ppdb:
+            out["ppdb"] = PPDB if b in self._ppdb_table().get(a, ()) else 0.0
+        out.update(self._wordnet_parts(a, a_pos, b, b_pos))
+        return out
+
+    def _spelling_parts(self, a: str, b: str) -> dict[str, float]:
+        """The enabled components that read two lower-cased words' spelling: edit
+        distance, equal numbers, name variants (``U.S.`` ~ ``US``)."""
+        config = self.effective
+        out: dict[str, float] = {}
         if config.levenshtein:
             out["levenshtein"] = levenshtein_similarity(a, b)
         if config.numbers:
             out["numbers"] = self._number_score(a, b)
         if config.names:
             out["names"] = 1.0 if ("." in a or "." in b) and a.replace(".", "") == b.replace(".", "") and len(a.replace(".", "")) > 1 else 0.0
-        if a in _light_words() or b in _light_words():
-            # Function words and light verbs (be, have, do, 's) have WordNet senses and
-            # PPDB paraphrases that match almost anything ("be" ~ "cost", "'s" ~ "of");
-            # only identity and spelling count for them.
-            return out
-        if config.ppdb:
-            out["ppdb"] = PPDB if b in self._ppdb_table().get(a, ()) else 0.0
+        return out
+
+    def _wordnet_parts(self, a: str, a_pos: str | None, b: str, b_pos: str | None) -> dict[str, float]:
+        """The enabled WordNet components: none unless both words have a WordNet class;
+        derivation alone when either word has no synsets."""
+        config = self.effective
         a_class, b_class = wordnet_class(a_pos), wordnet_class(b_pos)
         if a_class == "" or b_class == "" or not (config.wordnet_synonyms or config.hypernyms or config.derivation or config.ic_measure):
-            return out
+            return {}
         pa, pb = self._profile(a, a_class), self._profile(b, b_class)
         if not pa.synsets or not pb.synsets:
-            if config.derivation:
-                out["derivation"] = DERIVATION if b in pa.related or a in pb.related else 0.0
-            return out
+            return {"derivation": _derivation_score(a, pa, b, pb)} if config.derivation else {}
+        out: dict[str, float] = {}
         if config.wordnet_synonyms:
             out["wordnet_synonyms"] = SYNONYM if set(pa.synsets) & set(pb.synsets) else 0.0
         if config.hypernyms:
-            steps = min(
-                [pa.ancestors[s] for s in pb.synsets if s in pa.ancestors]
-                + [pb.ancestors[s] for s in pa.synsets if s in pb.ancestors],
-                default=0,
-            )
-            out["hypernyms"] = HYPERNYM_ONE_STEP - HYPERNYM_PER_STEP * (steps - 1) if steps else 0.0
+            out["hypernyms"] = _hypernym_score(pa, pb)
         if config.derivation:
-            out["derivation"] = DERIVATION if b in pa.related or a in pb.related else 0.0
+            out["derivation"] = _derivation_score(a, pa, b, pb)
         if config.ic_measure:
             out["ic_measure"] = self._lin(pa, pb)
         return out
@@ -417,6 +425,22 @@ class LexicalSimilarity:
         if self._ic is None:
             self._ic = brown_information_content()
         return self._ic
+
+
+def _hypernym_score(pa: _Profile, pb: _Profile) -> float:
+    """Hypernymy either way, less per step up from the nearer word (0 when neither is an
+    ancestor of the other within the profiles' reach)."""
+    steps = min(
+        [pa.ancestors[s] for s in pb.synsets if s in pa.ancestors]
+        + [pb.ancestors[s] for s in pa.synsets if s in pb.ancestors],
+        default=0,
+    )
+    return HYPERNYM_ONE_STEP - HYPERNYM_PER_STEP * (steps - 1) if steps else 0.0
+
+
+def _derivation_score(a: str, pa: _Profile, b: str, pb: _Profile) -> float:
+    """Whether either word is a derivationally related form of the other."""
+    return DERIVATION if b in pa.related or a in pb.related else 0.0
 
 
 def embedding_scores(cosine: np.ndarray, a_words: Sequence[str], b_words: Sequence[str]) -> np.ndarray:

@@ -112,6 +112,37 @@ class FeatureVector:
         return dict(zip(self.names, self.values))
 
 
+def _bleu_features(p: Sequence[str], h: Sequence[str], wanted: set[str]) -> dict[str, float]:
+    """The wanted ``bleu1``..``bleu4``: BLEU-n without brevity penalty, averaged over both directions."""
+    bleu_wanted = [n for n in range(1, 5) if f"bleu{n}" in wanted]
+    if not bleu_wanted:
+        return {}
+    # one count of orders 1..4 per direction serves every BLEU-n (same as bleu_both_ways)
+    top = max(bleu_wanted)
+    h_orders = order_counts(h, p, top)
+    # clipped matches, sum of min(count in h, count in p), are the same both ways:
+    # only the number of candidate n-grams changes with the direction
+    p_orders = tuple(OrderStats(o.n, o.matched, max(len(p) - o.n + 1, 0)) for o in h_orders)
+    return {f"bleu{n}": (combine(h_orders[:n], 1.0, "bleu") + combine(p_orders[:n], 1.0, "bleu")) / 2
+            for n in bleu_wanted}
+
+
+def _nist_features(
+    p: Sequence[str], h: Sequence[str], wanted: set[str], weights: nist_module.InformationWeights | None,
+) -> dict[str, float]:
+    """The wanted ``nist1``..``nist5``: NIST-n averaged over both directions."""
+    nist_wanted = [n for n in range(1, 6) if f"nist{n}" in wanted]
+    if not nist_wanted:
+        return {}
+    table = weights if weights is not None else nist_module.default_weights()
+    orders = nist_module.nist_orders(p, h, table, max(nist_wanted))
+    values = {}
+    for n in nist_wanted:
+        forward, backward, _, _ = nist_module.combine(orders, len(p), len(h), n)
+        values[f"nist{n}"] = (forward + backward) / 2
+    return values
+
+
 def pair_features(
     pair: AnalyzedPair, groups: Sequence[str] = ALL_GROUPS, *,
     weights: nist_module.InformationWeights | None = None,
@@ -133,23 +164,8 @@ def pair_features(
         values["wer"] = (error_rate(distance, len(h), len(p)) + error_rate(distance, len(p), len(h))) / 2
     if "per" in wanted:
         values["per"] = per_tokens(p, h).rate
-    bleu_wanted = [n for n in range(1, 5) if f"bleu{n}" in wanted]
-    if bleu_wanted:
-        # one count of orders 1..4 per direction serves every BLEU-n (same as bleu_both_ways)
-        top = max(bleu_wanted)
-        h_orders = order_counts(h, p, top)
-        # clipped matches, sum of min(count in h, count in p), are the same both ways:
-        # only the number of candidate n-grams changes with the direction
-        p_orders = tuple(OrderStats(o.n, o.matched, max(len(p) - o.n + 1, 0)) for o in h_orders)
-        for n in bleu_wanted:
-            values[f"bleu{n}"] = (combine(h_orders[:n], 1.0, "bleu") + combine(p_orders[:n], 1.0, "bleu")) / 2
-    nist_wanted = [n for n in range(1, 6) if f"nist{n}" in wanted]
-    if nist_wanted:
-        table = weights if weights is not None else nist_module.default_weights()
-        orders = nist_module.nist_orders(p, h, table, max(nist_wanted))
-        for n in nist_wanted:
-            forward, backward, _, _ = nist_module.combine(orders, len(p), len(h), n)
-            values[f"nist{n}"] = (forward + backward) / 2
+    values.update(_bleu_features(p, h, wanted))
+    values.update(_nist_features(p, h, wanted, weights))
     if "pos" in wanted:
         values.update(pos_per(pair, stem=True).features())
     if "pos_syn" in wanted:

@@ -8,6 +8,7 @@ per-n-gram table spells out what they sum.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -75,6 +76,47 @@ def _counts(hyp: tuple[str, ...], text: tuple[str, ...], n: int) -> tuple[NgramC
     )
 
 
+def _order_name(n: int) -> str:
+    return f"{n}-gram" if n > 1 else "word"
+
+
+def _match_text(n: int, counts: tuple[NgramCount, ...], found: list[NgramCount]) -> str:
+    """How many of the hypothesis's distinct n-grams the text has, naming the first six."""
+    name = _order_name(n)
+    if not counts:
+        return f"The hypothesis is shorter than {n} words, so it has no {name}s: precision 0."
+    shown = ""
+    if found:
+        shown = ": " + ", ".join("“" + " ".join(c.gram) + "”" for c in found[:6]) + (" ..." if len(found) > 6 else "")
+    return f"{len(found)} of the hypothesis's {len(counts)} distinct {name}s also occur in the text" + shown + "."
+
+
+def _clip_text(n: int, stats: OrderStats, found: list[NgramCount]) -> str:
+    """The order's precision as matched / total, and whether clipping removed repeats."""
+    clipped_away = sum(c.in_hypothesis - c.clipped for c in found)
+    clip_note = (f" Clipping removed {clipped_away} repeat(s) the text does not have as often."
+                 if clipped_away else " No count needed clipping.")
+    return (f"{_order_name(n).capitalize()} precision = {stats.matched} matched / {stats.total} in the hypothesis"
+            f" = {stats.precision:.3f}." + (clip_note if stats.total else ""))
+
+
+def _brevity_text(hyp_len: int, text_len: int, bp: float, *, used: bool) -> str:
+    return (f"Brevity penalty: the hypothesis has {hyp_len} words, the text {text_len}: "
+            + (f"e^(1 - {text_len}/{hyp_len}) = {bp:.3f}." if hyp_len <= text_len else "no penalty, 1.0.")
+            + ("" if used else " Modified BLEU leaves it out."))
+
+
+def _combine_text(variant: Variant, orders: Sequence[OrderStats], bp: float) -> str:
+    """How the variant combines the precisions (and the brevity penalty), in words."""
+    precisions = ", ".join(f"{o.precision:.3f}" for o in orders)
+    if variant == "bleu":
+        return (f"geometric mean of ({precisions}) x {bp:.3f}"
+                + (" is 0 because one order has no match" if min(o.precision for o in orders) == 0 else ""))
+    if variant == "mbleu":
+        return f"arithmetic mean of ({precisions})"
+    return f"arithmetic mean of ({precisions}) x {bp:.3f}"
+
+
 def trace_bleu(pair: AnalyzedPair, *, variant: Variant = "mbleu", max_n: int = 4) -> BleuTrace:
     """The steps of one BLEU variant on a pair (hypothesis = candidate, text = reference,
     lower-cased tokens, as the registered scorers)."""
@@ -88,43 +130,16 @@ def trace_bleu(pair: AnalyzedPair, *, variant: Variant = "mbleu", max_n: int = 4
         counts = _counts(hyp, text, n)
         stats = modified_precision(hyp, text, n)
         found = [c for c in counts if c.in_text]
-        name = f"{n}-gram" if n > 1 else "word"
-        if not counts:
-            explain = f"The hypothesis is shorter than {n} words, so it has no {name}s: precision 0."
-        else:
-            explain = (f"{len(found)} of the hypothesis's {len(counts)} distinct {name}s also occur in the text"
-                       + (": " + ", ".join("“" + " ".join(c.gram) + "”" for c in found[:6])
-                          + (" ..." if len(found) > 6 else "") if found else "") + ".")
-        steps.append(BleuStep("match", n, explain, stats.precision, counts, tuple(orders)))
+        steps.append(BleuStep("match", n, _match_text(n, counts, found), stats.precision, counts, tuple(orders)))
         orders.append(stats)
-        clipped_away = sum(c.in_hypothesis - c.clipped for c in found)
-        clip_note = (f" Clipping removed {clipped_away} repeat(s) the text does not have as often."
-                     if clipped_away else " No count needed clipping.")
-        steps.append(BleuStep(
-            "clip", n,
-            f"{name.capitalize()} precision = {stats.matched} matched / {stats.total} in the hypothesis"
-            f" = {stats.precision:.3f}." + (clip_note if stats.total else ""),
-            stats.precision, counts, tuple(orders),
-        ))
+        steps.append(BleuStep("clip", n, _clip_text(n, stats, found), stats.precision, counts, tuple(orders)))
     bp = brevity_penalty(len(hyp), len(text))
     uses_bp = variant != "mbleu"
-    steps.append(BleuStep(
-        "brevity", max_n,
-        (f"Brevity penalty: the hypothesis has {len(hyp)} words, the text {len(text)}: "
-         + (f"e^(1 - {len(text)}/{len(hyp)}) = {bp:.3f}." if len(hyp) <= len(text) else "no penalty, 1.0.")
-         + ("" if uses_bp else " Modified BLEU leaves it out.")),
-        bp if uses_bp else 1.0, (), tuple(orders), bp,
-    ))
     final_bp = bp if uses_bp else 1.0
+    steps.append(BleuStep("brevity", max_n, _brevity_text(len(hyp), len(text), bp, used=uses_bp),
+                          final_bp, (), tuple(orders), bp))
     value = combine(tuple(orders), final_bp, variant)
-    precisions = ", ".join(f"{o.precision:.3f}" for o in orders)
-    if variant == "bleu":
-        how = (f"geometric mean of ({precisions}) x {final_bp:.3f}"
-               + (" is 0 because one order has no match" if min(o.precision for o in orders) == 0 else ""))
-    elif variant == "mbleu":
-        how = f"arithmetic mean of ({precisions})"
-    else:
-        how = f"arithmetic mean of ({precisions}) x {final_bp:.3f}"
+    how = _combine_text(variant, orders, final_bp)
     steps.append(BleuStep("combine", max_n, f"{VARIANT_LABELS[variant].split(' (')[0]} = {how} = {value:.3f}.",
                           value, (), tuple(orders), final_bp))
     return BleuTrace("bleu", pair.text.tokens, pair.hypothesis.tokens, variant, tuple(steps), value)
