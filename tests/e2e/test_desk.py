@@ -16,6 +16,7 @@ Every wait is for a condition, with a generous timeout: the machine is shared.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -61,6 +62,14 @@ def annotator_is(page: Any, name: str) -> None:
     page.wait_for_function(
         "(name) => [...document.querySelectorAll('[data-testid=stSidebar] input[aria-label=Annotator]')]"
         ".some((box) => box.value === name)", arg=name, timeout=STEP)
+
+
+def hypothesis_is(page: Any, value: str | re.Pattern[str]) -> None:
+    """Wait until the Pair page's Hypothesis box holds ``value`` (it is filled by the run
+    after the one that finishes the strip, a moment later on a busy machine)."""
+    from playwright.sync_api import expect
+
+    expect(page.get_by_label("Hypothesis")).to_have_value(value, timeout=STEP)
 
 
 def go(page: Any, link: str) -> None:
@@ -188,7 +197,7 @@ def test_a_batch_row_opens_its_pair_and_every_page_keeps_the_result(page: Any, a
     # The Pair page reached from the sidebar shows the result's first pair, not the sample's.
     go(page, "Pair")
     strip_done(page)
-    assert page.get_by_label("Hypothesis").input_value() == "A man rides a bicycle."
+    hypothesis_is(page, "A man rides a bicycle.")
     sidebar_says(page, "snli_like.jsonl")
     go(page, "Dataset")
     grid = page.locator(".st-key-batch_table [data-testid='stDataFrameResizable']")
@@ -199,10 +208,11 @@ def test_a_batch_row_opens_its_pair_and_every_page_keeps_the_result(page: Any, a
     strip_done(page)
     sidebar_says(page, "snli_like.jsonl")
     page.wait_for_function("() => location.search.includes('dataset=batch')", timeout=STEP)
+    hypothesis_is(page, re.compile(r"\S"))
     first = page.get_by_label("Hypothesis").input_value()
     go(page, "Evaluate")
     sidebar_says(page, "snli_like.jsonl")
     go(page, "Pair")
     strip_done(page)
-    assert page.get_by_label("Hypothesis").input_value() == first  # the batch's pair, not the sample's
+    hypothesis_is(page, first)  # the batch's pair, not the sample's
     sidebar_says(page, "snli_like.jsonl")
