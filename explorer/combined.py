@@ -220,6 +220,11 @@ def _needs_alignment(names: Sequence[str]) -> bool:
     return any(not n.startswith("scorer:") or n in ("scorer:manli", "scorer:itg") for n in names)
 
 
+def _needs_itg(names: Sequence[str]) -> bool:
+    """Whether :func:`alignment_features` parses with the ITG too for these features."""
+    return any(n in ("scorer:itg", "itg:inversions") for n in names)
+
+
 def scorers_run(names: Sequence[str]) -> tuple[str, ...]:
     """The registered scorers :func:`pair_features` runs for these features, in order:
     MANLI for any feature but another scorer's value, the ITG for its value or inversions,
@@ -227,7 +232,7 @@ def scorers_run(names: Sequence[str]) -> tuple[str, ...]:
     out: list[str] = []
     if _needs_alignment(names):
         out.append("manli")
-        if any(n in ("scorer:itg", "itg:inversions") for n in names):
+        if _needs_itg(names):
             out.append("itg")
     out += [n.split(":", 1)[1] for n in names if n.startswith("scorer:") and n not in ("scorer:manli", "scorer:itg")]
     return tuple(dict.fromkeys(out))
@@ -240,7 +245,7 @@ def pair_features(pair: AnalyzedPair, names: Sequence[str] = DEFAULT_FEATURES) -
     values: dict[str, float] = {}
     if _needs_alignment(names):
         values.update(alignment_features(pair, antonyms_anywhere="lex:antonym_any" in names,
-                                         itg=any(n in ("scorer:itg", "itg:inversions") for n in names)))
+                                         itg=_needs_itg(names)))
     for name in names:
         if name.startswith("scorer:") and name not in values:
             values[name] = float(get_scorer(name.split(":", 1)[1]).score(pair).value)
@@ -437,9 +442,7 @@ class CombinedScorer:
         """Raises :class:`explorer.limits.LimitError` for a pair past the limits (each
         scorer it runs then works under ``limits`` too)."""
         self.check_limits(pair, limits)
-        if limits is None:
-            return explain(pair, self.model)
-        with using(limits):
+        with using(limits):  # no limits given: the current ones
             return explain(pair, self.model)
 
 
