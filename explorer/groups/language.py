@@ -312,11 +312,22 @@ def _shown(token: Token) -> str:
 
 
 def _unknown(what: str, name: str, column: int, known: Collection[str], *, extra: Collection[str] = ()) -> str:
-    close = difflib.get_close_matches(name, list(known), n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    hint = f" (did you mean {close!r}?)" if (close := _closest(name, known)) else ""
     listed = ", ".join(sorted(known)) or "none"
     functions = f"; functions: {', '.join(f'{f}()' for f in sorted(extra))}" if extra else ""
     return f"unknown {what} {name!r} at column {column}{hint}; known: {listed}{functions}"
+
+
+def _closest(name: str, known: Collection[str]) -> str | None:
+    """The known name most like ``name``, whole or by its start (``negaton`` ->
+    ``negation_only_in_h``), if any is alike enough."""
+    def likeness(candidate: str) -> float:
+        whole = difflib.SequenceMatcher(None, name, candidate).ratio()
+        start = difflib.SequenceMatcher(None, name, candidate[:len(name) + 1]).ratio()
+        return max(whole, start)
+
+    best = max(sorted(known), key=likeness, default=None)
+    return best if best is not None and likeness(best) >= 0.75 else None
 
 
 def parse(expression: str, names: Collection[str], functions: Collection[str] = FUNCTIONS, *,
