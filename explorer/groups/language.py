@@ -40,9 +40,9 @@ from __future__ import annotations
 
 import difflib
 import math
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from explorer.groups.tokens import (
     COMPARISONS,
@@ -58,7 +58,12 @@ from explorer.groups.tokens import (
 if TYPE_CHECKING:
     import pandas as pd
 
-    from explorer.groups.frame import GroupFrame
+
+class Framed(Protocol):
+    """What :func:`compile_pandas` reads (a :class:`~explorer.groups.frame.GroupFrame`)."""
+
+    @property
+    def table(self) -> pd.DataFrame: ...
 
 #: The fields every frame has (besides the phenomena): name -> kind.
 FIELDS: dict[str, str] = {"id": "text", "task": "text", "label": "text", "gold": "bool"}
@@ -401,14 +406,14 @@ def call_column(node: Call) -> str:
     return CALL_COLUMNS[node.function].format(node.argument)
 
 
-def compile_pandas(node: Node, frame: GroupFrame | pd.DataFrame) -> pd.Series:
+def compile_pandas(node: Node, frame: Framed | pd.DataFrame) -> pd.Series:
     """The pairs of ``frame`` the slice holds: a boolean Series on the frame's index.
 
     Raises:
         SliceError: for a name or scorer the frame has no column for, or a column that
             cannot be a condition (a text used as true/false).
     """
-    table = getattr(frame, "table", frame)
+    table: pd.DataFrame = getattr(frame, "table", frame)
     missing = sorted(n for n in names_in(node) if n not in table.columns)
     missing += sorted(call_column(c) for c in _calls(node) if call_column(c) not in table.columns)
     if missing:
@@ -494,7 +499,7 @@ def _compare(op: str, left: object, right: object, table: pd.DataFrame) -> pd.Se
         left, right = (pd.to_numeric(x, errors="coerce") if isinstance(x, pd.Series) else x for x in (left, right))
     elif any(isinstance(x, pd.Series) and x.dtype == "boolean" for x in (left, right)):
         left, right = (x.astype(object) if isinstance(x, pd.Series) else x for x in (left, right))
-    function = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
+    function: Callable[[Any, Any], Any] = {"==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le,
                 ">": operator.gt, ">=": operator.ge}[op]
     try:
         result = function(left, right)
