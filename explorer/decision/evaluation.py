@@ -186,10 +186,12 @@ def check_dev(dev: Dataset | None, *, rule: str, graded: bool) -> None:
         raise EvaluationError("a development set only applies to labelled (classification) data")
 
 
-def scorer_cutoff(name: str, own: Scored, *, dev: Dataset | None, rule: str) -> tuple[CutoffChoice, np.ndarray | None]:
+def scorer_cutoff(name: str, own: Scored | CutoffChoice | None, *, dev: Dataset | None,
+                  rule: str) -> tuple[CutoffChoice, np.ndarray | None]:
     """The cutoff ``evaluate`` decides ``name`` by on data whose labelled pairs scored
-    ``own``: :func:`~explorer.decision.resolve.resolve_cutoff` with ``dev`` scored here
-    (not for a trained classifier, whose own cutoff needs none); and the dev scores."""
+    ``own`` (or whose own cutoff is already chosen, as a batch result's):
+    :func:`~explorer.decision.resolve.resolve_cutoff` with ``dev`` scored here (not for a
+    trained classifier, whose own cutoff needs none); and the dev scores."""
     on_dev, dev_scores = None, None
     if dev is not None and not (name in SCORERS and SCORERS[name].cutoff is not None):
         dev_scores = score_pairs(dev.pairs, name)

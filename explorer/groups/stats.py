@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from explorer.api import fixed, shown
+from explorer.decision.cutoffs import CutoffChoice
 from explorer.groups.frame import GroupFrame
 from explorer.groups.language import SliceError, compile_pandas
 
@@ -171,7 +172,7 @@ class SliceTable:
     data: str
     n: int
     slices: tuple[SliceResult, ...]
-    cutoffs: dict[str, str]
+    cutoffs: dict[str, dict[str, object]]
     dev: str | None = None
 
     def to_json(self) -> dict[str, object]:
@@ -180,15 +181,16 @@ class SliceTable:
 
     def format(self) -> str:
         lines = [f"{shown(self.data)}: {self.n} pairs" + (f"; cutoffs chosen on {shown(self.dev)}" if self.dev else "")]
-        lines += [f"  cutoff {scorer}: {shown(origin)}" for scorer, origin in self.cutoffs.items()]
+        lines += [f"  cutoff {scorer}: {fixed(float(c['value']))} ({shown(c['origin'])})"  # type: ignore[arg-type]
+                  for scorer, c in self.cutoffs.items()]
         lines += ["  " + line for s in self.slices for line in s.format().split("\n")]
         lines.append("  * the whole set's accuracy lies outside the slice's 95% Wilson interval")
         return "\n".join(lines)
 
 
-def cutoff_lines(cutoffs: Mapping[str, object], scorers: Sequence[str]) -> dict[str, str]:
-    """scorer -> ``value (origin)`` of each cutoff, for the table's header."""
-    return {s: f"{fixed(getattr(cutoffs[s], 'value', math.nan))} ({getattr(cutoffs[s], 'origin', '')})"
+def cutoff_lines(cutoffs: Mapping[str, CutoffChoice], scorers: Sequence[str]) -> dict[str, dict[str, object]]:
+    """scorer -> its cutoff's value, source and origin, for the table's header."""
+    return {s: {"value": cutoffs[s].value, "source": cutoffs[s].source, "origin": cutoffs[s].origin}
             for s in scorers if s in cutoffs}
 
 
