@@ -16,7 +16,7 @@ from explorer.batch.source import read_dataset
 from explorer.cli.output import UsageError, emit, progress_printer, warn_missing_resources
 from explorer.datasets import Dataset
 from explorer.decision.rules import DEFAULT_RULE
-from explorer.groups.language import SliceError, names_in, parse
+from explorer.groups.language import SliceError, calls_in, names_in, parse
 from explorer.groups.stats import MAX_SLICES, SliceTable, cutoff_lines
 from explorer.scorers import SCORERS, parse_scorer_names
 
@@ -105,9 +105,13 @@ def _phenomena_used(slices: dict[str, str], scorers: list[str]) -> set[str]:
     used: set[str] = set()
     for name, expression in slices.items():
         try:
-            used |= names_in(parse(expression, known, scorers=scorers, kinds=known))
+            node = parse(expression, known, scorers=scorers, kinds=known)
         except SliceError as error:
             raise SliceError(f"slice {name!r}: {error}") from None
+        if any(function == "tagged" for function, _ in calls_in(node)):
+            raise UsageError(f"slice {name!r}: tagged() reads the tags of the app's store, which the command line "
+                             "does not open; ask it on the app's slices page")
+        used |= names_in(node)
     return used & set(phenomena)
 
 

@@ -56,8 +56,9 @@ def test_text_output(capsys: pytest.CaptureFixture[str]) -> None:
     (["--slice", "a=gold", "--slice", "a=not gold"], "two slices are named 'a'"),
     (["--rule", "best", "--slice", "gold"], "--rule says how the cutoff is chosen"),
     (["--slice", "gold", "--scorer", "nope"], "nope"),
+    (["--slice", 'tagged("hard")'], "tagged() reads the tags of the app's store"),
 ], ids=["typo", "import", "long", "deep", "inf", "scorer-not-chosen", "none", "same-name", "rule-without-dev",
-        "unknown-scorer"])
+        "unknown-scorer", "tags"])
 def test_errors_are_one_line_with_status_2(argv: list[str], needle: str, capsys: pytest.CaptureFixture[str],
                                             tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
