@@ -147,22 +147,17 @@ def slice_results(frame: GroupFrame, slices: Mapping[str, str]) -> list[SliceRes
         except SliceError as error:
             raise SliceError(f"slice {name!r}: {error}") from None
     table = frame.table
-    whole = {s: _counts(table[f"correct:{s}"]) for s in frame.scorers}
+    # each scorer's judged and right pairs as plain arrays, read once for every slice
+    judged = {s: table[f"correct:{s}"].notna().to_numpy(dtype=bool) for s in frame.scorers}
+    right = {s: table[f"correct:{s}"].fillna(False).to_numpy(dtype=bool) for s in frame.scorers}
+    ids = table["id"].astype(str).to_numpy()
     out = []
     for name, node in parsed.items():
-        mask = compile_pandas(node, frame).to_numpy()
-        rows = table[mask]
-        results = tuple(ScorerSliceResult.of(s, *_counts(rows[f"correct:{s}"]), *whole[s]) for s in frame.scorers)
-        out.append(SliceResult(name, slices[name], int(mask.sum()), tuple(rows["id"].astype(str)), results))
+        mask = compile_pandas(node, frame).to_numpy(dtype=bool)
+        results = tuple(ScorerSliceResult.of(s, int((mask & right[s]).sum()), int((mask & judged[s]).sum()),
+                                             int(right[s].sum()), int(judged[s].sum())) for s in frame.scorers)
+        out.append(SliceResult(name, slices[name], int(mask.sum()), tuple(ids[mask].tolist()), results))
     return out
-
-
-def _counts(correct: object) -> tuple[int, int]:
-    """(right, judged) of a nullable boolean column."""
-    import pandas as pd
-
-    column = pd.Series(correct, dtype="boolean")
-    return int(column.sum(skipna=True)), int(column.notna().sum())
 
 
 @dataclass(frozen=True)
