@@ -21,12 +21,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import explorer
+
 if TYPE_CHECKING:
     from runtime.warmup import Step
 
 #: Longest a helper may take (seconds) before it is stopped; its step then runs in the warm-up.
 HELPER_TIMEOUT = 1800.0
-PACKAGE = Path(__file__).resolve().parent
+#: The library's folder: the kernels' modules (and numba's cache beside them) are there.
+LIBRARY = Path(explorer.__file__).resolve().parent
 
 
 @dataclass(frozen=True)
@@ -68,7 +71,7 @@ def _kernels(*modules: str) -> Callable[[], bool]:
         import os
 
         explicit = os.environ.get("NUMBA_CACHE_DIR")
-        places = [Path(explicit)] if explicit else [PACKAGE / Path(m).parent / "__pycache__" for m in modules]
+        places = [Path(explicit)] if explicit else [LIBRARY / Path(m).parent / "__pycache__" for m in modules]
         stems = [Path(m).stem for m in modules]
         return all(any(any(place.rglob(f"{stem}.*.nbi")) for place in places if place.is_dir()) for stem in stems)
 
