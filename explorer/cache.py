@@ -17,6 +17,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar, cast
 
+__all__ = ["APP_DIR", "cache_dir", "cached_json", "cutoff_dir", "load_json", "save_json"]
+
 T = TypeVar("T")
 
 APP_DIR = "entailment-explorer"

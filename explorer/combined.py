@@ -37,6 +37,13 @@ from explorer.api import ResultMixin, shown
 from explorer.errors import ExplorerError, read_json
 from explorer.limits import Limits, check, cost_model, in_turn, lexical_words, using
 
+__all__ = [
+    "DEFAULT_C", "DEFAULT_FEATURES", "DEFAULT_MODEL", "FEATURES", "MAX_TRAIN_PAIRS", "NEGATIONS", "SCORER_FEATURES",
+    "CombinedError", "CombinedModel", "CombinedResult", "CombinedRun", "CombinedScorer", "Contribution",
+    "alignment_features", "check_features", "default_model", "explain", "feature_matrix", "pair_features",
+    "parse_features", "scorers_run", "train", "train_test",
+]
+
 if TYPE_CHECKING:
     from explorer.mtclassify import Report
     from explorer.pairs import Pair

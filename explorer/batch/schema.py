@@ -36,6 +36,12 @@ import pyarrow as pa
 
 from explorer.errors import ExplorerError
 
+__all__ = [
+    "CHUNK_DIR", "CHUNK_GLOB", "FORMAT_VERSION", "MANIFEST", "PAIR_COLUMNS", "BatchError", "Manifest", "arrow_schema",
+    "breakdown", "breakdown_column", "chunk_index", "chunk_name", "error_column", "finished_chunks", "read_manifest",
+    "scorer_columns", "write_manifest",
+]
+
 MANIFEST = "batch.json"
 CHUNK_DIR = "chunks"
 CHUNK_GLOB = "chunk-*.parquet"

@@ -12,7 +12,7 @@ this module chooses and keeps the ones that take minutes:
     the file name) and kept as JSON in :func:`explorer.cache.cutoff_dir`
     (``$EXPLORER_CUTOFF_CACHE`` moves it). The scores themselves are kept too, per pair
     (:mod:`explorer.decision.pair_scores`), so the Pair page can show a pair's verdicts
-    without scoring it. The app computes these in the background (:mod:`explorer.decision.jobs`).
+    without scoring it. The app computes these in the background (:mod:`runtime.cutoff_jobs`).
 ``dev``
     A cutoff chosen on a development set by :data:`~explorer.decision.rules.DEFAULT_RULE`,
     computed and cached the same way.
@@ -49,6 +49,12 @@ from explorer.decision.measures import accuracy
 from explorer.decision.rules import DEFAULT_RULE, OWN_RULE, choose_cutoff
 from explorer.errors import ExplorerError, command_status
 from explorer.pairs import Pair
+
+__all__ = [
+    "CACHE_VERSION", "DATASET", "DEFAULT", "DEFAULT_FILE", "DEV", "GIVEN", "MODEL", "NONE", "SOURCE_LABELS",
+    "CutoffChoice", "CutoffError", "Progress", "build_default", "cached", "choose", "compute", "default_cutoffs",
+    "fingerprint", "labelled", "lookup", "main", "one_sided", "score_all",
+]
 
 #: The shipped cutoffs (see the module docstring).
 DEFAULT_FILE = Path(__file__).resolve().parents[1] / "models" / "cutoffs_rte_dev.json"

@@ -1,7 +1,7 @@
 """Every labelled pair's score under each scorer, kept on disk by the cutoff job.
 
 Choosing a dataset's cutoffs (:func:`explorer.decision.cutoffs.compute`, run by the app's
-background job, :mod:`explorer.decision.jobs`) scores every labelled pair with every scorer. Those scores
+background job, :mod:`runtime.cutoff_jobs`) scores every labelled pair with every scorer. Those scores
 are kept here, one ``.npy`` file of float64 per (dataset fingerprint, scorer), in
 ``scores/`` beside the cached cutoffs (:func:`explorer.cache.cutoff_dir`), so the Pair
 page can show a pair's verdicts, slow methods included, without scoring it again
@@ -25,6 +25,10 @@ from pathlib import Path
 import numpy as np
 
 from explorer.cache import cutoff_dir
+
+__all__ = [
+    "MAX_DATASETS", "MAX_PAIRS", "SUFFIX", "folder", "has", "load", "path", "prune", "save", "storable", "value",
+]
 
 #: Datasets with more labelled pairs keep no per-pair scores (24 scorers x 50,000 pairs x 8
 #: bytes is under 10 MB on disk).
