@@ -29,7 +29,7 @@ import logging
 import os
 import socket
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -227,7 +227,7 @@ def refuse_foreign(directory: Path) -> None:
 
 
 def write_chunk(directory: Path, index: int, pairs: Sequence[Pair], start: int,
-                scores: dict[str, list[object]], schema: pa.Schema | None = None) -> Path:
+                scores: Mapping[str, Sequence[object]], schema: pa.Schema | None = None) -> Path:
     """Write one chunk from its pairs and scores (a temporary file, then a rename), with the
     phenomena columns the folder's manifest names (computed here when ``scores`` lacks them)."""
     phenomena = read_manifest(directory).phenomena

@@ -292,17 +292,13 @@ def phenomena_columns(pairs: Sequence[Pair], names: Sequence[str]) -> Columns:
     pair: one that cannot be analysed has no phenomena (nulls), a refused detector a null."""
     from explorer.groups.phenomena import phenomenon_values
 
-    columns: dict[str, list[object]] = {phenomenon_column(n): [] for n in names}
-    if not names:
-        return columns
+    rows: list[Mapping[str, object]] = []
     for pair in pairs:
         try:
-            values: Mapping[str, object] = phenomenon_values(pair, names)
+            rows.append(phenomenon_values(pair, names))
         except Exception:  # a side the tokenizer refuses: its scorers' columns say why
-            values = {}
-        for name in names:
-            columns[phenomenon_column(name)].append(values.get(name))
-    return columns
+            rows.append({})
+    return {phenomenon_column(name): [row.get(name) for row in rows] for name in names}
 
 
 def _score_with(name: str, analysed: Sequence[AnalyzedPair | None],
