@@ -194,3 +194,26 @@ def test_the_pool_job_computes_what_the_process_does() -> None:
 
     assert tasks.phenomena_chunk(PAIRS, ["number_mismatch", "h_length"]) == {
         "number_mismatch": [False, True, False], "h_length": [8.0, 6.0, 5.0]}
+
+
+@pytest.mark.slow  # forks a pool worker that loads the bag-of-words aligner
+def test_a_table_computed_on_the_worker_pool_equals_one_computed_here(cache: Path) -> None:
+    from explorer.pool import Pool, tasks
+
+    names = ["unaligned_h_content_bow", "antonym_aligned_bow", "negation_only_in_h"]
+    here = phenomena_table(PAIRS, names)
+    for stale in (cache / "phenomena").glob("*.npy"):
+        stale.unlink()
+    pool = Pool(1, long_workers=1, budget=120.0, start_method="fork").start()
+    try:
+        sent: list[int] = []
+
+        def on_pool(chunk, wanted):  # type: ignore[no-untyped-def]
+            sent.append(len(chunk))
+            return pool.submit("groups", tasks.phenomena_chunk, list(chunk), list(wanted)).result(120.0)
+
+        there = phenomena_table(PAIRS, names, run_chunk=on_pool, chunk_size=2)
+    finally:
+        pool.close()
+    assert sent == [2, 1]
+    assert there.equals(here)
