@@ -5,12 +5,14 @@ its cache on disk, the limits (a refused pair is a missing value) and the built-
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from explorer.groups import detectors
+from explorer.groups.detectors import Value
 from explorer.groups.phenomena import (
     FAST,
     PHENOMENA,
@@ -75,7 +77,7 @@ def test_overlap_lengths_and_task() -> None:
     same = pair("Three boats left the harbour at dawn.", "Three boats left the harbour.", task="IE")
     apart = pair("Three boats left the harbour at dawn.", "A storm flooded several villages inland.")
     a, b = phenomenon_values(same, None), phenomenon_values(apart, None)
-    assert a["overlap"] == 1.0 and b["overlap"] < 0.5
+    assert a["overlap"] == 1.0 and isinstance(b["overlap"], float) and b["overlap"] < 0.5
     assert a["h_length"] == 6.0  # five words and the full stop
     assert a["length_ratio"] == pytest.approx(6 / 8)
     assert a["task"] == "IE" and b["task"] == ""
@@ -178,11 +180,11 @@ def test_a_second_table_of_the_same_pairs_reads_the_disk(cache: Path, monkeypatc
     first = phenomena_table(PAIRS, ["negation_only_in_h", "overlap", "task"])
     assert len(list((cache / "phenomena").glob("*.npy"))) == 2  # the task is cheap and not kept
 
-    def refuse(*_: object) -> dict[str, list[object]]:
-        raise AssertionError("computed again")
+    def only_the_task(chunk: Sequence[Pair], wanted: Sequence[str]) -> dict[str, list[Value]]:
+        assert list(wanted) == ["task"], f"computed again: {wanted}"
+        return phenomena_chunk(chunk, wanted)
 
-    again = phenomena_table(PAIRS, ["negation_only_in_h", "overlap"], run_chunk=lambda c, n: (
-        phenomena_chunk(c, n) if n == ["task"] else refuse()))
+    again = phenomena_table(PAIRS, ["negation_only_in_h", "overlap"], run_chunk=only_the_task)
     assert again.equals(first[["negation_only_in_h", "overlap"]])
     # an edited pair is another dataset: computed afresh
     edited = [*PAIRS[:2], pair("Some farmers sold their land.", "No farmer sold land.")]
