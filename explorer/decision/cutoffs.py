@@ -29,7 +29,6 @@ counted.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import math
 import os
@@ -42,7 +41,7 @@ from typing import Any
 
 import numpy as np
 
-from explorer.cache import cutoff_dir
+from explorer.cache import content_hash, cutoff_dir
 from explorer.datasets import Dataset
 from explorer.decision import pair_scores
 from explorer.decision.measures import accuracy
@@ -121,13 +120,8 @@ class CutoffChoice:
 def fingerprint(pairs: Iterable[Pair]) -> str:
     """A content hash of pairs: ids, texts, hypotheses and labels (not the file name, so a
     renamed copy reuses the cache; an edited file does not)."""
-    digest = hashlib.sha256(f"cutoffs-v{CACHE_VERSION}".encode())
-    for pair in pairs:
-        for part in (pair.id, pair.text, pair.hypothesis, pair.label or ""):
-            digest.update(b"\x1f")
-            digest.update(part.encode())
-        digest.update(b"\x1e")
-    return digest.hexdigest()[:24]
+    rows = ((pair.id, pair.text, pair.hypothesis, pair.label or "") for pair in pairs)
+    return content_hash(rows, f"cutoffs-v{CACHE_VERSION}")
 
 
 def labelled(pairs: Sequence[Pair]) -> list[Pair]:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple, cast
 
+from explorer.groups.phenomena import phenomena_chunk as phenomena_chunk  # a chunk's phenomena (per-aligner ones)
 from explorer.pairs import Pair
 from explorer.preprocess import analyze_pair
 from runtime.pool.worker import emit, portable
