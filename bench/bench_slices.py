@@ -85,7 +85,8 @@ def write_synthetic_result(folder: Path, n_pairs: int, scorers: Sequence[str], *
     write_manifest(folder, Manifest(
         dataset="synthetic", format="jsonl", fingerprint=f"synthetic-{n_pairs}-{seed}", n_pairs=n_pairs,
         kind="three_way", tasks=list(tasks), scorers=list(scorers), chunk_size=chunk_size,
-        explorer_version="bench", created_at="", complete=True))
+        explorer_version="bench", created_at="", complete=True,
+        phenomena=["negation_only_in_h", "number_mismatch", "overlap", "h_length"]))
     return folder
 
 

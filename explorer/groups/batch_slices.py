@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from explorer.batch.query import BatchResult
-from explorer.batch.schema import BatchError
+from explorer.batch.schema import PHENOMENON_PREFIX, BatchError, phenomenon_column
 from explorer.datasets import Dataset
 from explorer.decision.cutoffs import CutoffChoice
 from explorer.decision.evaluation import check_dev, scorer_cutoff
@@ -26,8 +26,6 @@ from explorer.decision.rules import DEFAULT_RULE
 from explorer.groups.language import SliceError, compile_sql, parse, sql_literal
 from explorer.groups.stats import ScorerSliceResult, SliceResult, check_slices
 
-#: Phenomenon columns of a batch result start so (``ph_negation_only_in_h``).
-PHENOMENON_PREFIX = "ph_"
 #: Most ids a slice of a batch result lists (its ``n`` counts them all).
 MAX_IDS = 1000
 _KINDS = {"BOOLEAN": "bool", "VARCHAR": "text"}
@@ -52,7 +50,7 @@ def result_columns(names: Mapping[str, str], cutoffs: Mapping[str, CutoffChoice]
         return '"' + column.replace('"', '""') + '"'
 
     columns = {"id": quoted("id"), "task": quoted("task"), "label": quoted("label"), "gold": quoted("entails")}
-    columns.update({n: quoted(PHENOMENON_PREFIX + n) for n in names if n not in columns})
+    columns.update({n: quoted(phenomenon_column(n)) for n in names if n not in columns})
     for scorer, choice in cutoffs.items():
         value = quoted(scorer)
         said = f"({value} > {sql_literal(float(choice.value))})"
@@ -129,4 +127,4 @@ def batch_slice_results(result: BatchResult, scorers: Sequence[str], slices: Map
     return out, chosen
 
 
-__all__ = ["MAX_IDS", "PHENOMENON_PREFIX", "batch_cutoffs", "batch_slice_results", "result_columns", "result_names"]
+__all__ = ["MAX_IDS", "batch_cutoffs", "batch_slice_results", "result_columns", "result_names"]

@@ -142,3 +142,36 @@ def test_batch_refuses_what_it_lacks(result_folder: Path, capsys: pytest.Capture
     assert main(["slices", str(result_folder), "--scorer", "bleu", "--slice", f'task == "{injection}"',
                  "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["slices"][0]["n"] == 0
+
+
+# -- the phenomena registry -----------------------------------------------------------------------
+
+def test_every_builtin_slice_parses_against_the_registry() -> None:
+    from explorer.groups.frame import slice_names
+    from explorer.groups.language import parse
+    from explorer.groups.phenomena import builtin_slices
+
+    known = slice_names()
+    slices = builtin_slices()
+    assert slices
+    for expression in slices.values():
+        parse(expression, known, kinds=known)
+
+
+def test_phenomena_slices_match_the_phenomena_table(capsys: pytest.CaptureFixture[str],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from explorer.batch.source import read_dataset
+    from explorer.cli import slices as command
+    from explorer.groups.phenomena import FAST, builtin_slices, phenomena_table
+
+    fast = {name: expression for name, expression in builtin_slices().items() if expression.split()[0] in FAST}
+    assert "negation_only_in_t" in fast and "low_overlap" in fast
+    monkeypatch.setattr(command, "builtin", lambda: fast)
+    assert main(["slices", SAMPLE, "--scorer", "bow", "--phenomena", "--slice", "mine=overlap < 0.3", "--json"]) == 0
+    found = {s["name"]: s for s in json.loads(capsys.readouterr().out)["slices"]}
+    assert set(found) == {*fast, "mine"}
+    table = phenomena_table(read_dataset(SAMPLE).pairs, ["overlap", "negation_only_in_t"])
+    ids = [str(i) for i in range(1, 57)]
+    assert found["mine"]["ids"] == [i for i, v in zip(ids, table["overlap"], strict=True) if v < 0.3]
+    assert found["negation_only_in_t"]["ids"] == [
+        i for i, v in zip(ids, table["negation_only_in_t"], strict=True) if v is not None and bool(v)]
