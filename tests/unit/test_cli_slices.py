@@ -175,3 +175,11 @@ def test_phenomena_slices_match_the_phenomena_table(capsys: pytest.CaptureFixtur
     assert found["mine"]["ids"] == [i for i, v in zip(ids, table["overlap"], strict=True) if v < 0.3]
     assert found["negation_only_in_t"]["ids"] == [
         i for i, v in zip(ids, table["negation_only_in_t"], strict=True) if v is not None and bool(v)]
+
+
+def test_batch_lists_the_first_ids_of_a_large_slice(result_folder: Path) -> None:
+    from explorer.groups.batch_slices import MAX_IDS, batch_slice_results
+
+    (every,), _ = batch_slice_results(BatchResult.open(result_folder), ["bow"], {"all": "true"})
+    assert every.n == 3000 and every.ids == tuple(f"p{i}" for i in range(MAX_IDS))
+    assert every.to_json()["ids_complete"] is False
