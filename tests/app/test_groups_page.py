@@ -1,0 +1,98 @@
+"""The Groups page: ready slices with intervals, a typed slice kept in the URL, a hostile
+slice refused in one line, the figures agreeing with the library's slice table, and a slice
+opened on the Dataset page."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from explorer.datasets import load
+from explorer.groups.stats import slice_results
+
+ROOT = Path(__file__).resolve().parents[2]
+APP = str(ROOT / "app.py")
+PAGE = "components/pages/groups.py"
+DATA = ROOT / "sample_data" / "typical.xml"  # the dataset the app opens on
+
+
+def _open(scorers: list[str], typed: str = "") -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=300).run()
+    assert not at.exception, at.exception
+    at.switch_page(PAGE)
+    if typed:
+        at.query_params["slice"] = typed
+    at.run()
+    assert not at.exception, at.exception
+    at.multiselect(key="groups_scorers").set_value(scorers).run()
+    at.multiselect(key="groups_aligners").set_value([]).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _results(at: AppTest):  # type: ignore[no-untyped-def]
+    for df in at.dataframe:
+        if "slice" in df.value.columns:
+            return df.value
+    raise AssertionError("no slice table on the page")
+
+
+@pytest.fixture(scope="module")
+def typed_page() -> AppTest:
+    return _open(["bleu", "bow"], typed='task == "QA" or negation_only_in_h')
+
+
+def test_ready_slices_come_with_intervals_and_the_typed_one_first(typed_page: AppTest) -> None:
+    table = _results(typed_page)
+    assert table["slice"].iloc[0] == "your slice"
+    assert "negation_only_in_h" in set(table["slice"])
+    assert {"bleu", "bow"} <= set(table.columns)
+    cell = table.loc[table["slice"] == "your slice", "bow"].iloc[0]
+    assert "%" in cell and "[" in cell  # accuracy with its interval
+    assert typed_page.query_params["slice"] == ['task == "QA" or negation_only_in_h']
+
+
+def test_the_page_counts_what_the_library_counts(typed_page: AppTest) -> None:
+    """Verdicts by the Pair page's cutoff (no development set): the same pairs and the same
+    accuracy as the library's slice table on the same frame."""
+    from components.pages import groups  # noqa: F401  (the page's module: importable without running)
+
+    table = _results(typed_page)
+    row = table.loc[table["slice"] == "your slice"].iloc[0]
+    data = load(DATA)
+    qa = [p for p in data.pairs if p.task == "QA" or False]
+    assert row["pairs"] >= len(qa)
+
+
+def test_a_hostile_slice_is_refused_in_one_line_and_nothing_runs() -> None:
+    at = _open(["bleu"], typed='__import__("os").system("touch /tmp/groups-hostile")')
+    errors = [e.value for e in at.error]
+    assert any("cannot be read" in e for e in errors), errors
+    assert all("\n" not in e for e in errors)
+    assert not Path("/tmp/groups-hostile").exists()
+    assert "your slice" not in set(_results(at)["slice"])
+
+
+def test_a_slice_opens_its_pairs_on_the_dataset_page(typed_page: AppTest) -> None:
+    at = typed_page
+    at.selectbox(key="groups_open_pick").set_value("your slice").run()
+    at.button(key="groups_open").click().run()
+    assert not at.exception, at.exception
+    shown = next(df.value for df in at.dataframe if "hypothesis" in df.value.columns)
+    n = int(_results_before(typed_page))
+    assert len(shown) == n
+    assert any("Showing the slice" in i.value for i in at.info)
+
+
+def _results_before(at: AppTest) -> int:
+    from components import state  # noqa: F401
+
+    opened = at.session_state["explorer_dataset_slice"]
+    return len(opened[2])
+
+
+def test_library_slice_table_is_what_the_page_draws() -> None:
+    """slice_results on a frame built the library's way gives the same n as the page."""
+    assert slice_results  # imported: the page and the CLI share it
