@@ -56,9 +56,9 @@ def tagged_store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Pa
     yield path
 
 
-def _table(at: AppTest, column: str, key: str | None = None):  # type: ignore[no-untyped-def]
+def _table(at: AppTest, column: str):  # type: ignore[no-untyped-def]
     for df in [*at.dataframe, *at.table]:
-        if column in df.value.columns and (key is None or getattr(df, "key", None) == key):
+        if column in df.value.columns:
             return df.value
     raise AssertionError(f"no table with a {column!r} column")
 
@@ -144,7 +144,7 @@ def errors_page(at: AppTest) -> Verdicts:
     for name in [n for n in NAMES if SCORERS[n].capabilities.interactive]:
         at.selectbox(key="errors_scorer").set_value(name).run()
         assert not at.exception, at.exception
-        table = _table(at, "outcome")
+        table = _table(at, "pair_id")  # the annotated pairs, as exported
         assert len(table) == len(PAIRS) and set(table["outcome"]) <= {CORRECT, INCORRECT}
         verdicts[name] = _entails({str(pid): (outcome == CORRECT) == GOLD[str(pid)]
                                    for pid, outcome in zip(table["pair_id"], table["outcome"], strict=True)})
