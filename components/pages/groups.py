@@ -12,7 +12,7 @@ on the Dataset page.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -20,22 +20,21 @@ import streamlit as st
 
 from components import state
 from components.charts import plotly_chart
-from components.data import LoadedDataset, dataset_scores, page_cutoff, per_dataset
+from components.data import LoadedDataset, dataset_scores, page_cutoff, per_dataset, session_dev
 from components.figures.groups import SliceMark, slice_accuracy_figure
 from components.guard import attempt
 from components.sections import batch_results
-
-from components.state import current_dataset, dev_dataset
+from components.state import current_dataset
 from components.store_access import get_store, store_dataset_id
 from components.text import count, plain
-from explorer.decision.cutoffs import CutoffChoice
 from explorer.batch.query import BatchResult
-from explorer.datasets import Dataset
+from explorer.decision.cutoffs import CutoffChoice
 from explorer.groups.batch_slices import batch_slice_results, result_names
 from explorer.groups.frame import GroupFrame, frame_from_table
 from explorer.groups.language import SliceError
-from explorer.groups.phenomena import FAST, PHENOMENA, PHENOMENON_ALIGNERS, builtin_slices, phenomena_table
+from explorer.groups.phenomena import FAST, PHENOMENA, PHENOMENON_ALIGNERS, Value, builtin_slices, phenomena_table
 from explorer.groups.stats import SliceResult, slice_results
+from explorer.pairs import Pair
 from explorer.scorers import SCORERS
 from explorer.store import StoreError
 
@@ -75,21 +74,23 @@ def phenomena_of(loaded: LoadedDataset, aligners: Sequence[str]) -> pd.DataFrame
     if missing:
         bar = st.progress(0.0, text="Finding the phenomena of each pair…")
 
-        def run_chunk(pairs: Sequence[object], wanted: Sequence[str]) -> dict[str, list[object]]:
-            done: dict[str, list[object]] = workers.run(tasks.phenomena_chunk, list(pairs), list(wanted),
-                                                        what="Finding phenomena", long=bool(set(wanted) - set(FAST)))
+        def run_chunk(pairs: Sequence[Pair], wanted: Sequence[str]) -> Mapping[str, Sequence[Value]]:
+            done: Mapping[str, Sequence[Value]] = workers.run(
+                tasks.phenomena_chunk, list(pairs), list(wanted), what="Finding phenomena",
+                long=bool(set(wanted) - set(FAST)))
             return done
 
-        found = phenomena_table(loaded.dataset.pairs, missing, run_chunk=run_chunk,  # type: ignore[arg-type]
-                                progress=lambda i, n: bar.progress(i / max(n, 1), text=f"Phenomena of {i:,} of {n:,} pairs"))
+        def shown(i: int, n: int) -> None:
+            bar.progress(i / max(n, 1), text=f"Phenomena of {i:,} of {n:,} pairs")
+
+        found = phenomena_table(loaded.dataset.pairs, missing, run_chunk=run_chunk, progress=shown)
         bar.empty()
         for name in missing:
             have[name] = found[name]
     return have[names]
 
 
-def scored_columns(loaded: LoadedDataset, scorers: Sequence[str],
-                   dev: LoadedDataset | None) -> tuple[dict[str, object], dict[str, CutoffChoice]]:
+def scored_columns(loaded: LoadedDataset, scorers: Sequence[str]) -> tuple[dict[str, object], dict[str, CutoffChoice]]:
     """Each scorer's score, verdict and correctness columns, decided as the Pair page does."""
     gold = pd.array([p.entails for p in loaded.dataset.pairs], dtype="boolean")
     columns: dict[str, object] = {}
@@ -101,14 +102,16 @@ def scored_columns(loaded: LoadedDataset, scorers: Sequence[str],
         def step(i: int, n: int, label: str = label, index: int = index) -> None:
             bar.progress((index + i / max(n, 1)) / len(scorers), text=f"Scoring with {label}: {i:,} of {n:,} pairs")
 
-        scores = attempt(lambda name=name, step=step: dataset_scores(loaded, name, progress=step), label,
-                         where=f"on {plain(loaded.name)}", then="; it is left out of the table.")
+        def scored(name: str = name, step: Callable[[int, int], None] = step) -> np.ndarray:
+            return dataset_scores(loaded, name, progress=step)
+
+        scores = attempt(scored, label, where=f"on {plain(loaded.name)}", then="; it is left out of the table.")
         if scores is None:
             continue
-        choice = page_cutoff(loaded, name, dev=dev)
-        scored = np.isfinite(scores)
-        said = pd.array(np.where(scored, scores > choice.value, False), dtype="boolean")
-        said[~scored] = pd.NA
+        choice = page_cutoff(loaded, name, score=True)
+        judged = np.isfinite(scores)
+        said = pd.array(np.where(judged, scores > choice.value, False), dtype="boolean")
+        said[~judged] = pd.NA
         columns[f"score:{name}"] = scores
         columns[f"entails:{name}"] = said
         columns[f"correct:{name}"] = said == gold
@@ -130,7 +133,7 @@ def build_frame(loaded: LoadedDataset, scorers: Sequence[str], aligners: Sequenc
         "tags": [tuple(sorted(tags.get(p.id, ()))) for p in pairs],
     })
     found = phenomena_of(loaded, aligners).drop(columns=["task"], errors="ignore")
-    columns, cutoffs = scored_columns(loaded, scorers, dev_dataset())
+    columns, cutoffs = scored_columns(loaded, scorers)
     table = pd.concat([table, found.set_axis(table.index), pd.DataFrame(columns, index=table.index)], axis=1)
     return frame_from_table(table, cutoffs, list(cutoffs))
 
@@ -248,8 +251,9 @@ def batch_groups(result: BatchResult) -> None:
     if not slices:
         st.info("This result has no phenomenon columns (a result written before they were added): type a slice.")
         return
-    found = attempt(lambda: batch_slice_results(result, chosen, slices, dev=_dev_of(dev_dataset())), "The slices",
-                    where="on the batch result")
+    found = attempt(lambda: batch_slice_results(result, chosen, slices,
+                                                cutoffs={s: page_cutoff(result, s) for s in chosen}),
+                    "The slices", where="on the batch result")
     if found is None:
         return
     results, _ = found
@@ -260,10 +264,6 @@ def batch_groups(result: BatchResult) -> None:
 def _words(expression: str) -> list[str]:
     return [w for w in expression.replace("(", " ").replace(")", " ").split() if w.isidentifier()
             and w not in ("and", "or", "not", "true", "false")]
-
-
-def _dev_of(loaded: LoadedDataset | None) -> Dataset | None:
-    return None if loaded is None else loaded.dataset
 
 
 def main() -> None:
@@ -288,7 +288,7 @@ def main() -> None:
         "Aligner phenomena", list(PHENOMENON_ALIGNERS), default=["bow"], key="groups_aligners", persist_state="session",
         help="Hypothesis content words each aligner leaves unaligned, and whether it links an antonym pair "
              "(MANLI and ITG run on the workers: slower on a first look).")
-    dev = dev_dataset()
+    dev = session_dev(loaded.key)
     st.caption(f"**{plain(loaded.name)}**, {count(len(loaded.dataset), 'pair')}; cutoffs "
                + (f"chosen on the development set **{plain(dev.name)}** (Evaluate page)" if dev
                   else "as on the Pair page (choose a development set on the Evaluate page)") + ".")
