@@ -10,6 +10,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer.datasets import load
+from explorer.groups.frame import group_frame
 from explorer.groups.stats import slice_results
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -56,15 +57,15 @@ def test_ready_slices_come_with_intervals_and_the_typed_one_first(typed_page: Ap
 
 
 def test_the_page_counts_what_the_library_counts(typed_page: AppTest) -> None:
-    """Verdicts by the Pair page's cutoff (no development set): the same pairs and the same
-    accuracy as the library's slice table on the same frame."""
-    from components.pages import groups  # noqa: F401  (the page's module: importable without running)
-
+    """With no development set the page's verdicts (page_cutoff) and the library's group
+    frame (evaluate's cutoff) are the same, so are the slice's size and every accuracy."""
     table = _results(typed_page)
     row = table.loc[table["slice"] == "your slice"].iloc[0]
-    data = load(DATA)
-    qa = [p for p in data.pairs if p.task == "QA" or False]
-    assert row["pairs"] >= len(qa)
+    frame = group_frame(load(DATA), ["bleu", "bow"], phenomena=["negation_only_in_h"])
+    [expected] = slice_results(frame, {"your slice": 'task == "QA" or negation_only_in_h'})
+    assert row["pairs"] == expected.n
+    for result in expected.results:
+        assert row[result.scorer].startswith(f"{result.accuracy:.1%} [{result.ci_low:.0%}, {result.ci_high:.0%}]")
 
 
 def test_a_hostile_slice_is_refused_in_one_line_and_nothing_runs() -> None:
@@ -92,8 +93,3 @@ def _results_before(at: AppTest) -> int:
 
     opened = at.session_state["explorer_dataset_slice"]
     return len(opened[2])
-
-
-def test_library_slice_table_is_what_the_page_draws() -> None:
-    """slice_results on a frame built the library's way gives the same n as the page."""
-    assert slice_results  # imported: the page and the CLI share it
