@@ -33,14 +33,15 @@ Progress = Callable[[int, int], None]
 
 
 def score_pairs(
-    pairs: Sequence[Pair], scorer_name: str, *, progress: Progress | None = None
+    pairs: Sequence[Pair], scorer_name: str, *, progress: Progress | None = None, refused_as_nan: bool = False,
 ) -> np.ndarray:
     """Score every pair with one registered scorer (:func:`explorer.api.score_many`): 200
     pairs at a time for a scorer with a batch path of its own, one at a time otherwise,
     so progress still moves.
 
     Raises:
-        the first refusal (an evaluation needs every pair's score).
+        the first refusal (an evaluation needs every pair's score), unless
+        ``refused_as_nan``: then a refused pair's score is NaN.
     """
     scorer = get_scorer(scorer_name)
     out = np.empty(len(pairs))
@@ -48,9 +49,9 @@ def score_pairs(
     for start in range(0, len(pairs), chunk):
         results = score_many(scorer, [analyze_pair(p) for p in pairs[start : start + chunk]])
         for offset, result in enumerate(results):
-            if isinstance(result, Exception):
+            if isinstance(result, Exception) and not refused_as_nan:
                 raise result
-            out[start + offset] = result.value
+            out[start + offset] = np.nan if isinstance(result, Exception) else result.value
         if progress is not None:
             progress(start + len(results), len(pairs))
     return out
@@ -136,13 +137,7 @@ def evaluate(
     rule = rule or DEFAULT_RULE
     resolve_cutoff("", rule=rule)  # an unknown rule fails before any scoring
     if dev is not None:
-        unlabelled = [p.id for p in dev.pairs if p.entails is None]
-        if unlabelled or not dev.pairs:
-            raise EvaluationError(
-                f"the development set {dev.name} has {len(unlabelled)} pairs without an entailment label"
-                + (f" (first: {unlabelled[0]})" if unlabelled else "")
-                + "; choosing a cutoff needs binary or 3-way labels"
-            )
+        check_development_set(dev)
     graded = data.kind == "graded"
     if dev is not None and graded:
         raise EvaluationError("a development set only applies to labelled (classification) data")
@@ -172,6 +167,21 @@ def evaluate(
             )
         )
     return results
+
+
+def check_development_set(dev: Dataset) -> None:
+    """Refuse a development set with an unlabelled pair (or none): a cutoff is chosen on labels.
+
+    Raises:
+        EvaluationError: naming the first unlabelled pair.
+    """
+    unlabelled = [p.id for p in dev.pairs if p.entails is None]
+    if unlabelled or not dev.pairs:
+        raise EvaluationError(
+            f"the development set {dev.name} has {len(unlabelled)} pairs without an entailment label"
+            + (f" (first: {unlabelled[0]})" if unlabelled else "")
+            + "; choosing a cutoff needs binary or 3-way labels"
+        )
 
 
 def gold_of(pairs: Sequence[Pair]) -> list[bool]:
