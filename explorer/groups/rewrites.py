@@ -388,7 +388,7 @@ def _cutoff(scorer: str, data: Dataset, dev: Dataset | None, rule: str, scored: 
     missing = [p for p in labelled if p.id not in scored]
     scored.update(zip([p.id for p in missing], _scores(missing, scorer, progress, f"{scorer} on {data.name}"),
                       strict=True))
-    own = [math.nan if scored[p.id] is None else scored[p.id] for p in labelled]
+    own = [math.nan if (value := scored[p.id]) is None else value for p in labelled]
     return resolve_cutoff(scorer, rule=rule, dev=on_dev, own=Scored.of(data.name, own, gold_of(labelled)))
 
 
