@@ -335,6 +335,11 @@ class RewriteReport:
     def n_rewritten(self) -> int:
         return len(self.rows)
 
+    def counterfactuals(self) -> list[tuple[str, Pair]]:
+        """``(original id, rewritten pair)`` per row: what
+        :meth:`explorer.store.Store.add_counterfactuals` keeps."""
+        return [(row.original.id, row.rewritten) for row in self.rows]
+
     def to_json(self) -> dict[str, object]:
         return {"rule": self.rule.name, "n_rewritten": self.n_rewritten, "n_pairs": self.n_pairs,
                 "data": self.data, "dev": self.dev, "results": [r.to_json() for r in self.results],

@@ -5,6 +5,7 @@
 * :mod:`~explorer.store.alignment_json` — alignments as JSON;
 * :mod:`~explorer.store.database` — the SQLite file: connections, transactions, migrations;
 * :mod:`~explorer.store.store` — :class:`Store`: datasets, runs and annotations read and written;
+* :mod:`~explorer.store.counterfactuals` — pairs rewritten by a what-if rule, kept with their originals;
 * :mod:`~explorer.store.crosstab` — the Errors page's counts in SQL;
 * :mod:`~explorer.store.exports` — CSV/JSON and alignment exports.
 
@@ -14,7 +15,15 @@ Every public name is importable from ``explorer.store``; see ``docs/STORE.md`` f
 from __future__ import annotations
 
 from explorer.store.alignment_json import alignment_from_dict, alignment_to_dict
-from explorer.store.records import DatasetRecord, GoldAlignmentRecord, Note, RunRecord, TagInfo, dataset_fingerprint
+from explorer.store.records import (
+    CounterfactualRecord,
+    DatasetRecord,
+    GoldAlignmentRecord,
+    Note,
+    RunRecord,
+    TagInfo,
+    dataset_fingerprint,
+)
 from explorer.store.schema import (
     APP_DIR,
     DEFAULT_TAGS,
