@@ -371,6 +371,25 @@ def _scores(pairs: Sequence[Pair], scorer: str, progress: Progress | None, what:
     return [float(v) if math.isfinite(v) else None for v in values]
 
 
+def _own_scores(labelled: Sequence[Pair], scorer: str, progress: Progress | None, name: str) -> list[float | None]:
+    """The labelled pairs' scores: those the app's cutoff job keeps on disk for these pairs
+    (:mod:`explorer.decision.pair_scores`), else scored here and kept there the same way.
+    Under other limits than the defaults the disk is left alone (its refusals are the
+    default limits')."""
+    from explorer import limits
+    from explorer.decision import pair_scores
+
+    fp = cutoffs.fingerprint(labelled)
+    default_limits = limits.current() == limits.DEFAULT_LIMITS
+    kept = pair_scores.load(fp, scorer, cutoffs.DATASET) if default_limits else None
+    if kept is not None and len(kept) == len(labelled):
+        return [float(v) if math.isfinite(v) else None for v in kept]
+    values = _scores(labelled, scorer, progress, f"{scorer} on {name}")
+    if default_limits and pair_scores.storable(len(labelled)):
+        pair_scores.save(fp, scorer, cutoffs.DATASET, np.array([math.nan if v is None else v for v in values]))
+    return values
+
+
 def _cutoff(scorer: str, data: Dataset, dev: Dataset | None, rule: str, scored: dict[str, float | None],
             progress: Progress | None) -> CutoffChoice:
     """``scorer``'s cutoff as ``evaluate`` resolves it on ``data``'s labelled pairs (and
@@ -387,12 +406,10 @@ def _cutoff(scorer: str, data: Dataset, dev: Dataset | None, rule: str, scored: 
     choice = resolve_cutoff(scorer, rule=rule, dev=on_dev)
     if choice.source in (cutoffs.MODEL, cutoffs.DEV):
         return choice
-    labelled = [p for p in data.pairs if p.entails is not None]
+    labelled = cutoffs.labelled(data.pairs)
     if not labelled:
         return choice
-    missing = [p for p in labelled if p.id not in scored]
-    scored.update(zip([p.id for p in missing], _scores(missing, scorer, progress, f"{scorer} on {data.name}"),
-                      strict=True))
+    scored.update(zip([p.id for p in labelled], _own_scores(labelled, scorer, progress, data.name), strict=True))
     own = [math.nan if (value := scored[p.id]) is None else value for p in labelled]
     return resolve_cutoff(scorer, rule=rule, dev=on_dev, own=Scored.of(data.name, own, gold_of(labelled)))
 

@@ -225,3 +225,20 @@ def test_run_refuses_before_any_work() -> None:
         rewrite_run(_data(), "scramble", ["bleu"])
     with pytest.raises(KeyError, match="unknown scorer"):
         rewrite_run(_data(), "swap", ["blue"])
+
+
+def test_the_datas_own_scores_kept_on_disk_are_read_and_written() -> None:
+    import numpy as np
+
+    from explorer.decision import cutoffs, pair_scores
+
+    data = Dataset("kept.xml", "rte", (
+        _pair("Oslo hosted the fair in May.", "Oslo hosted the fair.", pair_id="k1"),
+        _pair("Oslo hosted the fair in May.", "Bergen hosted the fair.", NON_ENTAILMENT, "k2"),
+        _pair("The fair had stalls.", "The fair had no stalls.", NON_ENTAILMENT, "k3"),
+    ))
+    fp = cutoffs.fingerprint(cutoffs.labelled(data.pairs))
+    pair_scores.save(fp, "bleu", cutoffs.DATASET, np.array([0.25, 0.5, np.nan]))  # as the app's job keeps them
+    report = rewrite_run(data, "swap", ["bleu", "per"])
+    assert [row.before["bleu"] for row in report.rows] == [0.25, 0.5, None]  # not scored again
+    assert pair_scores.has(fp, "per", cutoffs.DATASET)  # scored here, kept for the next run and the Pair page
