@@ -66,16 +66,12 @@ class CounterfactualStore(Database):
                         rule: str | None = None) -> list[CounterfactualRecord]:
         """A dataset's counterfactuals (of one original, or by one rule), in the order of
         their originals, then by rule."""
-        sql = (f"SELECT {_COLUMNS} FROM counterfactuals c JOIN pairs p ON p.pk = c.original_pk "
-               "WHERE c.dataset_id = ?")
-        params: list[object] = [dataset_id]
-        if original_id is not None:
-            sql += " AND p.pair_id = ?"
-            params.append(original_id)
-        if rule is not None:
-            sql += " AND c.rule = ?"
-            params.append(rule)
-        return [CounterfactualRecord(**dict(r)) for r in self._read(sql + " ORDER BY p.position, c.rule", params)]
+        rows = self._read(
+            f"SELECT {_COLUMNS} FROM counterfactuals c JOIN pairs p ON p.pk = c.original_pk "
+            "WHERE c.dataset_id = :dataset AND (:original IS NULL OR p.pair_id = :original) "
+            "AND (:rule IS NULL OR c.rule = :rule) ORDER BY p.position, c.rule",
+            {"dataset": dataset_id, "original": original_id, "rule": rule})
+        return [CounterfactualRecord(**dict(r)) for r in rows]
 
     def counterfactual(self, dataset_id: int, pair_id: str) -> CounterfactualRecord | None:
         """The counterfactual with this (rewritten) id, None when there is none."""
