@@ -74,3 +74,6 @@ def run_rewrite(args: argparse.Namespace) -> int:
         kept = store.add_counterfactuals(store.add_dataset(data), args.rule, report.counterfactuals())
         stderr_log(f"kept {kept} counterfactual pairs in the store {store.path}")
     return emit(report, args.format)
+
+
+__all__ = ["MAX_SLICE_CHARS", "configure_rewrite", "run_rewrite", "slice_ids"]

@@ -291,3 +291,8 @@ def unaligned_edit(hypothesis: Analysis, aligned: set[int], aligner: str) -> Sid
         if orphaned and run[0] > 0 and hypothesis.lower[run[0] - 1] in _ARTICLES:
             edit[run[0] - 1] = ""
     return SideEdit(edit, f"deleted {words} ({aligner} left them unaligned)")
+
+
+__all__ = ["Edit", "EditError", "NumberEdit", "SideEdit", "antonym_edit", "apply_edit", "cardinal",
+           "change_number_edit", "drop_negation_edit", "has_negation", "hypernym_edit", "number_values",
+           "token_spans", "unaligned_edit", "upward"]

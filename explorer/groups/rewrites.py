@@ -505,3 +505,8 @@ def rewrite_run(dataset: Dataset, rule: str, scorers: Sequence[str], *, dev: Dat
     return RewriteReport(found, dataset.name, len(tried), rows,
                          tuple(_result(s, chosen[s], rows) for s in scorers), refused,
                          dev.name if dev is not None else None)
+
+
+__all__ = ["REWRITES", "SEPARATOR", "Progress", "RewriteError", "RewriteReport", "RewriteRow", "RewriteRule",
+           "ScorerRewriteResult", "UnknownRuleError", "check_needs", "get_rule", "origin", "rewrite_pair",
+           "rewrite_run", "rewritten_id"]

@@ -89,3 +89,6 @@ class CounterfactualStore(Database):
             return max(cur.rowcount, 0)
 
         return self._write(delete)
+
+
+__all__ = ["CounterfactualStore"]
