@@ -110,11 +110,6 @@ _REPLACED = {"no": "some", "nobody": "somebody", "nothing": "something", "none":
 _CONTRACTED = {"ca": "can", "wo": "will", "sha": "shall"}
 
 
-def has_negation(side: Analysis) -> bool:
-    """Whether the side has a word of :data:`~explorer.groups.words.NEGATIONS`."""
-    return any(word in NEGATIONS for word in side.lower)
-
-
 def drop_negation_edit(side: Analysis) -> SideEdit | None:
     """Drop every negation word of the side: ``not``, ``n't``, ``never``, ``hardly``
     deleted (``ca n't`` -> ``can``, ``wo n't`` -> ``will``), ``no`` -> ``some`` (``no
@@ -174,13 +169,6 @@ def _written_like(value: float, token: str) -> str:
     return str(int(value))
 
 
-def number_values(side: Analysis) -> set[float]:
-    """Every value :func:`explorer.lexical.number_value` reads in the side."""
-    from explorer.lexical import number_value
-
-    return {v for v in (number_value(t) for t in side.tokens) if v is not None}
-
-
 @dataclass(frozen=True)
 class NumberEdit(SideEdit):
     """The number changed: its value before, and whether a bound word precedes it."""
@@ -193,7 +181,9 @@ def change_number_edit(hypothesis: Analysis, text: Analysis) -> NumberEdit | Non
     """Raise the hypothesis' first cardinal number to the next whole value the text does
     not mention (``3`` -> ``4``, ``1,500`` -> ``1,501``, ``three`` -> ``four``), written
     the way the original was. None when the hypothesis has no cardinal number."""
-    in_text = number_values(text)
+    from explorer.lexical.mismatch import numbers
+
+    in_text = set(numbers(text.tokens))
     for i, token in enumerate(hypothesis.tokens):
         value = cardinal(token)
         if value is None:
@@ -272,14 +262,15 @@ def hypernym_edit(side: Analysis) -> SideEdit | None:
 
 _ARTICLES = frozenset({"a", "an", "the"})
 
-def unaligned_edit(hypothesis: Analysis, aligned: set[int], aligner: str) -> SideEdit | None:
-    """Delete the hypothesis' content words (not stopwords, not punctuation) outside
-    ``aligned`` (the hypothesis positions the aligner linked), and an article left with
-    no content word after it (``a blue car`` without ``blue`` and ``car``). None when
-    every content word is aligned, or when none is (nothing of the hypothesis would be left)."""
+def unaligned_edit(hypothesis: Analysis, unaligned: Sequence[int], aligner: str) -> SideEdit | None:
+    """Delete the hypothesis' content words at ``unaligned`` (the positions of those the
+    aligner left unaligned: :func:`explorer.groups.detectors.unaligned_positions`), and an
+    article left with no content word after it (``a blue car`` without ``blue`` and
+    ``car``). None when there are none, or when they are every content word of the
+    hypothesis (nothing of it would be left)."""
+    dropped = sorted(unaligned)
     content = [i for i in range(len(hypothesis)) if not hypothesis.stop[i]]
-    dropped = [i for i in content if i not in aligned]
-    if not dropped or len(dropped) == len(content):
+    if not dropped or set(content) <= set(dropped):
         return None
     words = ", ".join(repr(hypothesis.tokens[i]) for i in dropped)
     edit = {i: "" for i in dropped}
@@ -294,5 +285,5 @@ def unaligned_edit(hypothesis: Analysis, aligned: set[int], aligner: str) -> Sid
 
 
 __all__ = ["Edit", "EditError", "NumberEdit", "SideEdit", "antonym_edit", "apply_edit", "cardinal",
-           "change_number_edit", "drop_negation_edit", "has_negation", "hypernym_edit", "number_values",
+           "change_number_edit", "drop_negation_edit", "hypernym_edit",
            "token_spans", "unaligned_edit", "upward"]

@@ -26,7 +26,8 @@ from explorer.datasets import Dataset
 from explorer.decision import cutoffs
 from explorer.decision.cutoffs import CutoffChoice
 from explorer.errors import ExplorerError
-from explorer.groups import edits
+from explorer.groups import detectors, edits
+from explorer.lexical.mismatch import numbers
 from explorer.pairs import ENTAILMENT, NON_ENTAILMENT, Pair
 from explorer.preprocess import AnalyzedPair, analyze_pair
 
@@ -98,13 +99,14 @@ def _edited(pair: Pair, analysed: AnalyzedPair, rule: str, side: str, found: edi
 # -- the rules ---------------------------------------------------------------------------
 
 def _drop_negation(pair: Pair) -> Pair | None:
-    analysed = analyze_pair(pair)
-    in_text, in_hypothesis = edits.has_negation(analysed.text), edits.has_negation(analysed.hypothesis)
-    if in_text == in_hypothesis:
+    facts = detectors.PairFacts(pair)  # the pairs of the phenomena negation_only_in_h / _in_t
+    if detectors.negation_only_in_h(facts):
+        side, part = "hypothesis", facts.hypothesis
+    elif detectors.negation_only_in_t(facts):
+        side, part = "text", facts.text
+    else:
         return None
-    side = "text" if in_text else "hypothesis"
-    part = analysed.text if in_text else analysed.hypothesis
-    return _edited(pair, analysed, "drop_negation", side, edits.drop_negation_edit(part))
+    return _edited(pair, facts.analysed, "drop_negation", side, edits.drop_negation_edit(part))
 
 
 def _negation_dropped_from_entailed_hypothesis(original: Pair, rewritten: Pair) -> bool | None:
@@ -121,7 +123,7 @@ def _change_number(pair: Pair) -> Pair | None:
 def _number_from_text_changed(original: Pair, rewritten: Pair) -> bool | None:
     analysed = analyze_pair(original)
     found = edits.change_number_edit(analysed.hypothesis, analysed.text)
-    if found is None or found.bounded_above or found.value not in edits.number_values(analysed.text):
+    if found is None or found.bounded_above or found.value not in numbers(analysed.text.tokens):
         return None
     return False
 
@@ -151,13 +153,12 @@ def _no_expectation(original: Pair, rewritten: Pair) -> bool | None:
 
 def _delete_unaligned(aligner: str, rule: str) -> Callable[[Pair], Pair | None]:
     def apply(pair: Pair) -> Pair | None:
-        from explorer.aligners import get_aligner
-
-        analysed = analyze_pair(pair)
-        alignment = get_aligner(aligner).align(analysed).alignment
-        aligned = {h for _, h in alignment.sure | alignment.possible}
-        return _edited(pair, analysed, rule, "hypothesis",
-                       edits.unaligned_edit(analysed.hypothesis, aligned, aligner))
+        facts = detectors.PairFacts(pair)  # the words of the phenomenon unaligned_h_content_<aligner>
+        unaligned = detectors.unaligned_positions(facts, aligner)
+        if unaligned is None:
+            raise RewriteError(f"{aligner} refused the pair under the current limits")
+        return _edited(pair, facts.analysed, rule, "hypothesis",
+                       edits.unaligned_edit(facts.hypothesis, unaligned, aligner))
 
     return apply
 

@@ -10,6 +10,7 @@ import pytest
 from explorer.datasets import Dataset
 from explorer.decision.evaluation import evaluate
 from explorer.groups import edits
+from explorer.groups.phenomena import phenomenon_values
 from explorer.groups.rewrites import (
     REWRITES,
     RewriteError,
@@ -78,6 +79,14 @@ def test_drop_negation_does_not_apply(text: str, hypothesis: str) -> None:
     assert _rewrite("drop_negation", _pair(text, hypothesis)) is None
 
 
+def test_drop_negation_applies_to_the_negation_phenomena_pairs() -> None:
+    pairs = [_pair("Ravi won.", "Ravi did not win."), _pair("Ravi never lost.", "Ravi won."),
+             _pair("Ravi won.", "Ravi won."), _pair("Ravi did not lose.", "Ravi did not win.")]
+    for pair in pairs:
+        found = phenomenon_values(pair, ["negation_only_in_h", "negation_only_in_t"])
+        assert (_rewrite("drop_negation", pair) is not None) == any(found.values())
+
+
 def test_change_number_moves_to_a_number_the_text_lacks() -> None:
     out = _rewrite("change_number", _pair("Three trucks and 4 vans crossed in 2004.", "Three trucks crossed."))
     assert out is not None and out.hypothesis == "Five trucks crossed."  # four is in the text
@@ -113,6 +122,8 @@ def test_delete_unaligned_deletes_what_the_aligner_left() -> None:
     pair = _pair("Maria owns a red car.", "Maria owns a blue bicycle.")
     out = _rewrite("delete_unaligned_bow", pair)
     assert out is not None and out.hypothesis == "Maria owns a bicycle."  # bow links car to bicycle, not blue
+    # the words of the phenomenon a slice filters on, no other
+    assert phenomenon_values(pair, ["unaligned_h_content_bow"]) == {"unaligned_h_content_bow": 1.0}
     assert out.label is None and out.id == "7~delete_unaligned_bow"
     assert _rewrite("delete_unaligned_bow", _pair("Paula sold her piano.", "Paula sold her piano.")) is None
     assert get_rule("delete_unaligned").needs == ("manli",)
@@ -120,10 +131,11 @@ def test_delete_unaligned_deletes_what_the_aligner_left() -> None:
 
 def test_unaligned_edit_takes_an_orphaned_article_with_it() -> None:
     hypothesis = analyze("Paula sold a purple kayak.")
-    found = edits.unaligned_edit(hypothesis, aligned={0, 1}, aligner="test")
+    found = edits.unaligned_edit(hypothesis, unaligned=[3, 4], aligner="test")
     assert found is not None
     assert edits.apply_edit(hypothesis.text, hypothesis.tokens, found.edit)[0] == "Paula sold."
-    assert edits.unaligned_edit(hypothesis, aligned=set(), aligner="test") is None  # nothing would be left
+    assert edits.unaligned_edit(hypothesis, unaligned=[0, 1, 3, 4], aligner="test") is None  # nothing would be left
+    assert edits.unaligned_edit(hypothesis, unaligned=[], aligner="test") is None
 
 
 def test_swap_swaps_the_sides_and_their_tokens() -> None:
