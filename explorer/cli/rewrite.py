@@ -12,9 +12,6 @@ from explorer.datasets import Dataset
 from explorer.groups.rewrites import REWRITES, get_rule, rewrite_run
 from explorer.scorers import SCORERS, parse_scorer_names
 
-#: The longest ``--slice`` expression read (the slice language refuses longer ones too).
-MAX_SLICE_CHARS = 2_000
-
 
 def configure_rewrite(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("data", help="dataset file (RTE XML, MSRP/STS/SICK TSV, CSV, JSONL)")
@@ -31,27 +28,36 @@ def configure_rewrite(parser: argparse.ArgumentParser) -> None:
                         help="keep the rewritten pairs as counterfactuals in the store, to open on the Pair page")
 
 
-def slice_ids(data: Dataset, expression: str, scorers: Sequence[str], dev: Dataset | None) -> list[str]:
-    """The ids of ``data``'s pairs in the slice ``expression`` (its scorer functions name
-    scorers of ``scorers``).
+def slice_ids(data: Dataset, expression: str, scorers: Sequence[str], dev: Dataset | None,
+              rule: str | None = None) -> list[str]:
+    """The ids of ``data``'s pairs in the slice ``expression``, decided as ``slices``
+    decides them (the frame's verdicts by evaluate's cutoffs). The expression is parsed
+    before anything is scored; only the phenomena it names are computed, and only the
+    scorers its functions name (which must be among ``scorers``) are run for it.
 
     Raises:
-        UsageError: when this version has no slice language, or the expression is too long.
-        SliceError: for an expression the slice language refuses (it names the position).
+        UsageError: when this version has no slice language, or the expression asks for
+            tags (the command line opens no store to read them).
+        SliceError: for an expression the slice language refuses (it names the position;
+            its bounds on length and nesting are checked before anything runs).
     """
-    if len(expression) > MAX_SLICE_CHARS:
-        raise UsageError(f"the --slice expression has {len(expression):,} characters; the limit is "
-                         f"{MAX_SLICE_CHARS:,}")
     try:
-        from explorer.groups.frame import group_frame
-        from explorer.groups.language import compile_pandas, parse
+        from explorer.groups.frame import group_frame, registered_phenomena, slice_names
+        from explorer.groups.language import calls_in, compile_pandas, names_in, parse
     except ImportError:
         raise UsageError("--slice needs the slice language (explorer/groups/language.py), "
                          "which this version does not have") from None
-    frame = group_frame(data, scorers, dev=dev)
-    node = parse(expression, [c for c in frame.table.columns if ":" not in c])
+    known = slice_names()
+    node = parse(expression, known, scorers=scorers, kinds=known)
+    calls = calls_in(node)
+    if any(function == "tagged" for function, _ in calls):
+        raise UsageError("tagged() reads the tags of the app's store, which the command line does not open; "
+                         "ask it on the app's slices page")
+    used = sorted(names_in(node) & set(registered_phenomena()))
+    called = sorted({scorer for _, scorer in calls})
+    frame = group_frame(data, called, dev=dev, phenomena=used, progress=progress_printer("pairs"), rule=rule)
     mask = compile_pandas(node, frame)
-    return [str(i) for i in frame.table.loc[mask.fillna(False).astype(bool), "id"]]
+    return [str(i) for i in frame.table.loc[mask, "id"]]
 
 
 def run_rewrite(args: argparse.Namespace) -> int:
@@ -62,7 +68,8 @@ def run_rewrite(args: argparse.Namespace) -> int:
     data = read_dataset(args.data)
     dev: Dataset | None = read_dataset(args.dev) if args.dev else None
     warn_missing_resources()
-    ids = slice_ids(data, args.slice_expression, names, dev) if args.slice_expression is not None else None
+    ids = (slice_ids(data, args.slice_expression, names, dev, args.cutoff_rule)
+           if args.slice_expression is not None else None)
     if ids is not None:
         stderr_log(f"slice: {len(ids)} of {len(data)} pairs")
     report = rewrite_run(data, args.rule, names, dev=dev, ids=ids, progress=progress_printer("pairs"),
@@ -76,4 +83,4 @@ def run_rewrite(args: argparse.Namespace) -> int:
     return emit(report, args.format)
 
 
-__all__ = ["MAX_SLICE_CHARS", "configure_rewrite", "run_rewrite", "slice_ids"]
+__all__ = ["configure_rewrite", "run_rewrite", "slice_ids"]

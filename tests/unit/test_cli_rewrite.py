@@ -61,8 +61,13 @@ def test_text_output_says_what_flipped(capsys: pytest.CaptureFixture[str]) -> No
     (["--rule", "shuffle", "--scorer", "mbleu"], "unknown rewrite rule 'shuffle'; choose from: drop_negation"),
     (["--rule", "swap", "--scorer", "nope"], "unknown scorer 'nope'"),
     (["--rule", "swap", "--scorer", "mbleu", "--dev", "/no/such/dev.xml"], "no/such/dev.xml"),
-    (["--rule", "swap", "--scorer", "mbleu", "--slice", "x" * 3000], "the limit is 2,000"),
-], ids=["rule", "scorer", "dev", "long-slice"])
+    (["--rule", "swap", "--scorer", "mbleu", "--slice", "x" * 10_000], ""),
+    (["--rule", "swap", "--scorer", "mbleu", "--slice", '__import__("os")'], ""),
+    (["--rule", "swap", "--scorer", "mbleu", "--slice", "task.upper"], ""),
+    (["--rule", "swap", "--scorer", "mbleu", "--slice", "(" * 500 + "gold" + ")" * 500], ""),
+    (["--rule", "swap", "--scorer", "mbleu", "--slice", "wrong(bleu)"], "bleu"),
+    (["--rule", "swap", "--scorer", "mbleu", "--slice", 'tagged("negation")'], "tagged()"),
+], ids=["rule", "scorer", "dev", "long-slice", "import", "attribute", "deep", "scorer-not-given", "tagged"])
 def test_refusals_are_one_line(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["rewrite", SAMPLE, *argv]) == 2
     err = capsys.readouterr().err.strip()
@@ -82,3 +87,34 @@ def test_save_keeps_the_rewrites_in_the_store(tmp_path: Path, monkeypatch: pytes
     assert len(kept) == body["n_rewritten"]
     first = kept[0].pair()
     assert first.id == f"{kept[0].original_id}~antonym" and first.hypothesis
+
+
+def _qa_ids() -> set[str]:
+    return {p.id for p in read_dataset(SAMPLE).pairs if p.task == "QA"}
+
+
+def test_a_slice_rewrites_its_pairs_only(capsys: pytest.CaptureFixture[str]) -> None:
+    body = _json(["rewrite", SAMPLE, "--rule", "swap", "--scorer", "mbleu", "--slice", 'task == "QA"'], capsys)
+    assert body["n_pairs"] == len(_qa_ids()) > 0
+    assert {p["original_id"] for p in body["pairs"]} == _qa_ids()  # type: ignore[union-attr]
+
+
+def test_a_slice_on_a_verdict_uses_the_same_verdicts(capsys: pytest.CaptureFixture[str]) -> None:
+    body = _json(["rewrite", SAMPLE, "--rule", "swap", "--scorer", "bleu", "--slice", "wrong(bleu)"], capsys)
+    pairs = body["pairs"]
+    assert isinstance(pairs, list) and pairs
+    assert all(p["scores"]["bleu"]["entails_before"] != p["gold_before"] for p in pairs)
+    evaluated = _json(["evaluate", SAMPLE, "--scorer", "bleu"], capsys)
+    (result,) = evaluated["results"]  # type: ignore[misc]
+    assert len(pairs) == round((1 - result["accuracy"]) * len(read_dataset(SAMPLE)))
+
+
+def test_a_slice_on_a_phenomenon_meets_its_rule(capsys: pytest.CaptureFixture[str]) -> None:
+    from explorer.groups.phenomena import phenomena_table
+
+    table = phenomena_table(read_dataset(SAMPLE).pairs, ["negation_only_in_h"])
+    expected = int(table["negation_only_in_h"].fillna(False).astype(bool).sum())
+    body = _json(["rewrite", SAMPLE, "--rule", "drop_negation", "--scorer", "mbleu", "--slice",
+                  "negation_only_in_h"], capsys)
+    assert body["n_pairs"] == expected > 0
+    assert 0 < body["n_rewritten"] <= expected  # type: ignore[operator]
