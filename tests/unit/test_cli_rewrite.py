@@ -112,9 +112,10 @@ def test_a_slice_on_a_verdict_uses_the_same_verdicts(capsys: pytest.CaptureFixtu
 def test_a_slice_on_a_phenomenon_meets_its_rule(capsys: pytest.CaptureFixture[str]) -> None:
     from explorer.groups.phenomena import phenomena_table
 
-    table = phenomena_table(read_dataset(SAMPLE).pairs, ["negation_only_in_h"])
-    expected = int(table["negation_only_in_h"].fillna(False).astype(bool).sum())
+    names = ["negation_only_in_h", "negation_only_in_t"]
+    table = phenomena_table(read_dataset(SAMPLE).pairs, names)
+    expected = int(table[names].fillna(False).astype(bool).any(axis=1).sum())
     body = _json(["rewrite", SAMPLE, "--rule", "drop_negation", "--scorer", "mbleu", "--slice",
-                  "negation_only_in_h"], capsys)
+                  "negation_only_in_h or negation_only_in_t"], capsys)
     assert body["n_pairs"] == expected > 0
     assert 0 < body["n_rewritten"] <= expected  # type: ignore[operator]
