@@ -469,8 +469,7 @@ def rewrite_run(dataset: Dataset, rule: str, scorers: Sequence[str], *, dev: Dat
         RewriteError: a resource the rule needs is missing, or an id is not in the data.
         EvaluationError: an unknown cutoff rule, or a development set with unlabelled pairs.
     """
-    from explorer.decision.evaluation import check_development_set
-    from explorer.decision.resolve import resolve_cutoff
+    from explorer.decision.evaluation import check_dev
     from explorer.decision.rules import DEFAULT_RULE
     from explorer.scorers import SCORERS
 
@@ -478,9 +477,7 @@ def rewrite_run(dataset: Dataset, rule: str, scorers: Sequence[str], *, dev: Dat
     for name in scorers:
         SCORERS.info(name)
     cutoff_rule = cutoff_rule or DEFAULT_RULE
-    resolve_cutoff("", rule=cutoff_rule)  # an unknown cutoff rule fails before any work
-    if dev is not None:
-        check_development_set(dev)
+    check_dev(dev, rule=cutoff_rule, graded=dataset.kind == "graded")  # refused before any work
     check_needs(found)
     tried = _chosen(dataset, ids)
     done, refused = _rewrite_all(found, tried, progress)

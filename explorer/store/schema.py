@@ -135,7 +135,16 @@ MIGRATIONS: tuple[str, ...] = (
     DROP INDEX pairs_by_class;
     CREATE INDEX pairs_by_class ON pairs (dataset_id, task, label, tag_mask);
     """,
-    # 4: counterfactual pairs: a stored pair rewritten by a what-if rule
+    # 4: named slices (an expression in the slice language, checked before it is saved).
+    """
+    CREATE TABLE slices (
+        id          INTEGER PRIMARY KEY,
+        name        TEXT NOT NULL UNIQUE,
+        expression  TEXT NOT NULL,
+        created_at  TEXT NOT NULL
+    );
+    """,
+    # 5: counterfactual pairs: a stored pair rewritten by a what-if rule
     # (explorer/store/counterfactuals.py), kept with the original they were made from.
     """
     CREATE TABLE counterfactuals (
