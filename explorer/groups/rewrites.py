@@ -394,25 +394,19 @@ def _own_scores(labelled: Sequence[Pair], scorer: str, progress: Progress | None
 def _cutoff(scorer: str, data: Dataset, dev: Dataset | None, rule: str, scored: dict[str, float | None],
             progress: Progress | None) -> CutoffChoice:
     """``scorer``'s cutoff as ``evaluate`` resolves it on ``data``'s labelled pairs (and
-    ``dev``); the data's own scores are computed only when the precedence reaches them,
-    and kept in ``scored`` (pair id -> score) for the originals."""
-    from explorer.decision.evaluation import gold_of
-    from explorer.decision.resolve import Scored, resolve_cutoff
-    from explorer.scorers import SCORERS
+    ``dev``), by evaluate's own :func:`~explorer.decision.evaluation.scorer_cutoff`; the
+    data's own scores are computed only when the precedence reaches them (no model cutoff,
+    no development set), and kept in ``scored`` (pair id -> score) for the originals."""
+    from explorer.decision.evaluation import gold_of, scorer_cutoff
+    from explorer.decision.resolve import Scored
 
-    on_dev = None
-    if dev is not None and SCORERS[scorer].cutoff is None:
-        values = _scores(dev.pairs, scorer, progress, f"{scorer} on {dev.name}")
-        on_dev = Scored.of(dev.name, [math.nan if v is None else v for v in values], gold_of(dev.pairs))
-    choice = resolve_cutoff(scorer, rule=rule, dev=on_dev)
-    if choice.source in (cutoffs.MODEL, cutoffs.DEV):
-        return choice
+    choice, _ = scorer_cutoff(scorer, None, dev=dev, rule=rule)
     labelled = cutoffs.labelled(data.pairs)
-    if not labelled:
+    if choice.source in (cutoffs.MODEL, cutoffs.DEV) or not labelled:
         return choice
     scored.update(zip([p.id for p in labelled], _own_scores(labelled, scorer, progress, data.name), strict=True))
     own = [math.nan if (value := scored[p.id]) is None else value for p in labelled]
-    return resolve_cutoff(scorer, rule=rule, dev=on_dev, own=Scored.of(data.name, own, gold_of(labelled)))
+    return scorer_cutoff(scorer, Scored.of(data.name, own, gold_of(labelled)), dev=dev, rule=rule)[0]
 
 
 def _chosen(data: Dataset, ids: Collection[str] | None) -> list[Pair]:
