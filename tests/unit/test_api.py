@@ -1,5 +1,5 @@
-"""The contracts module: the registry helper, declared capabilities, signatures, the
-one exception base and the small public API."""
+"""The contracts package (``explorer.api``): the registry helper, declared capabilities,
+signatures, the one exception base; and the public surface of ``explorer`` itself."""
 
 from __future__ import annotations
 
@@ -86,6 +86,47 @@ def test_public_api_scores_and_aligns() -> None:
     assert aligned.alignment.h_len == 4 and aligned.to_json()["value"] == aligned.value
     with pytest.raises(ExplorerError, match="unknown scorer"):
         explorer.score("a", "b", scorer="nope")
+
+
+def test_the_contracts_package_re_exports_exactly_its_modules() -> None:
+    """``explorer.api.__all__`` is every submodule's ``__all__`` together, each name the
+    submodule's own object, so ``from explorer.api import X`` and the submodule agree."""
+    import importlib
+    import pkgutil
+
+    import explorer.api
+
+    modules = [importlib.import_module(f"explorer.api.{m.name}") for m in pkgutil.iter_modules(explorer.api.__path__)]
+    assert {m.__name__.rpartition(".")[2] for m in modules} >= {"registry", "results", "rows", "signatures", "text"}
+    declared = [name for module in modules for name in module.__all__]
+    assert len(declared) == len(set(declared)), "a name listed by two submodules"
+    assert sorted(explorer.api.__all__) == sorted(declared)
+    for module in modules:
+        for name in module.__all__:
+            assert getattr(explorer.api, name) is getattr(module, name), f"{module.__name__}.{name}"
+
+
+def test_the_public_surface_resolves_every_name_it_lists() -> None:
+    from explorer.api.results import ScoreResult as Contract
+    from explorer.errors import ExplorerError as Base
+
+    for name in explorer.__all__:
+        assert getattr(explorer, name) is not None, name
+    assert explorer.ScoreResult is Contract and explorer.ExplorerError is Base
+    assert issubclass(explorer.UnknownNameError, KeyError) and issubclass(explorer.LimitError, explorer.ExplorerError)
+    assert set(explorer.__all__) <= set(dir(explorer))
+    with pytest.raises(AttributeError, match="no attribute 'scorer'"):
+        explorer.scorer  # noqa: B018 - the attribute access is the test
+
+
+def test_limits_hold_for_one_call_only() -> None:
+    from explorer import limits
+
+    before = limits.current()
+    with pytest.raises(explorer.LimitError, match="max_tokens"):
+        explorer.align("A man is cooking pasta.", "A man cooks.", aligner="bow", limits=explorer.Limits(max_tokens=3))
+    assert limits.current() == before
+    assert explorer.align("A man is cooking pasta.", "A man cooks.", aligner="bow").alignment.links  # the defaults again
 
 
 def test_import_explorer_is_cheap() -> None:
