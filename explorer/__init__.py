@@ -53,8 +53,7 @@ __version__ = "0.1.0"
 
 if TYPE_CHECKING:
     from explorer.alignment import Alignment
-    from explorer.api.registry import UnknownNameError
-    from explorer.api.results import AlignResult, ScoreResult
+    from explorer.api import AlignResult, ScoreResult, UnknownNameError
     from explorer.datasets import Dataset, DatasetError
     from explorer.errors import ExplorerError
     from explorer.limits import LimitError, Limits
@@ -64,7 +63,7 @@ if TYPE_CHECKING:
 #: The public classes, each imported from its module on first use (:func:`__getattr__`), so
 #: ``import explorer`` stays cheap.
 _LAZY: dict[str, str] = {
-    "AlignResult": "explorer.api.results",
+    "AlignResult": "explorer.api",
     "Alignment": "explorer.alignment",
     "Dataset": "explorer.datasets",
     "DatasetError": "explorer.datasets",
@@ -73,8 +72,8 @@ _LAZY: dict[str, str] = {
     "LimitError": "explorer.limits",
     "Limits": "explorer.limits",
     "Pair": "explorer.pairs",
-    "ScoreResult": "explorer.api.results",
-    "UnknownNameError": "explorer.api.registry",
+    "ScoreResult": "explorer.api",
+    "UnknownNameError": "explorer.api",
 }
 
 

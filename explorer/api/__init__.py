@@ -61,7 +61,7 @@ from explorer.api.rows import (
 from explorer.api.signatures import MODELS_DIR, file_digest, method_signature, model_path, signature, signature_text
 from explorer.api.text import both_directions, fixed, json_safe, shown
 
-#: Every submodule's ``__all__``, together (tests/unit/test_api.py holds the two equal).
+#: Every public name of the submodules, by module (tests/unit/test_api.py holds it to them).
 __all__ = [
     # results
     "AlignResult",

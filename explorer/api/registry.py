@@ -27,13 +27,10 @@ from typing import Generic, TypeVar
 from explorer.api.rows import Capabilities, Named
 from explorer.errors import ExplorerError
 
-__all__ = ["Registry", "UnknownNameError"]
-
-InfoT = TypeVar("InfoT", bound=Named)
+_InfoT = TypeVar("_InfoT", bound=Named)
 
 
-
-class Registry(dict[str, InfoT], Generic[InfoT]):
+class Registry(dict[str, _InfoT], Generic[_InfoT]):
     """``name -> info``, with a cached build and one "unknown" error.
 
     It is a plain dict of info records (``REG[name]``, ``in``, ``.items()`` work as
@@ -42,7 +39,7 @@ class Registry(dict[str, InfoT], Generic[InfoT]):
     (filter on capabilities).
     """
 
-    def __init__(self, kind: str, entries: Iterable[InfoT], *,
+    def __init__(self, kind: str, entries: Iterable[_InfoT], *,
                  error: type[Exception] | None = None) -> None:
         super().__init__((e.name, e) for e in entries)
         self.kind = kind
@@ -54,7 +51,7 @@ class Registry(dict[str, InfoT], Generic[InfoT]):
         known = ", ".join(self) or "(none yet)"
         return self.error(f"unknown {self.kind} {name!r}; choose from: {known}")
 
-    def info(self, name: str) -> InfoT:
+    def info(self, name: str) -> _InfoT:
         try:
             return self[name]
         except KeyError:

@@ -35,19 +35,6 @@ if TYPE_CHECKING:
     from explorer.alignment import Alignment
     from explorer.preprocess import AnalyzedPair
 
-__all__ = [
-    "AlignResult",
-    "Aligner",
-    "Report",
-    "ResultMixin",
-    "ScoreResult",
-    "Scorer",
-    "Value",
-    "breakdown_value",
-    "score_many",
-]
-
-
 
 @runtime_checkable
 class ScoreResult(Protocol):

@@ -27,24 +27,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from explorer.pairs import Pair
 
-__all__ = [
-    "DEFAULT_SECONDS",
-    "HEADERS",
-    "NEEDS",
-    "AlignerInfo",
-    "Capabilities",
-    "LoaderInfo",
-    "Log",
-    "MethodInfo",
-    "Named",
-    "Parser",
-    "ScorerInfo",
-    "TrainerInfo",
-    "caps",
-    "import_attr",
-    "lazy",
-]
-
 
 # -- lazy imports ----------------------------------------------------------------------------
 

@@ -19,9 +19,6 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from explorer.api.rows import MethodInfo
 
-__all__ = ["MODELS_DIR", "file_digest", "method_signature", "model_path", "signature", "signature_text"]
-
-
 
 def file_digest(path: str | Path, length: int = 12) -> str | None:
     """The first ``length`` hex digits of a file's sha256 (None when unreadable)."""

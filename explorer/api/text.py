@@ -17,8 +17,6 @@ import re
 from enum import Enum
 from typing import overload
 
-__all__ = ["both_directions", "fixed", "json_safe", "shown"]
-
 
 @overload
 def json_safe(value: dict[str, object]) -> dict[str, object]: ...
