@@ -112,7 +112,7 @@ def score(text: str, hypothesis: str, scorer: str = "mbleu", *, limits: Limits |
     [(1, 3, 4), (2, 1, 3)]
     >>> print(result)
     0.2708  (n-grams matched 3/4 1/3 0/2 0/1, brevity penalty 0.607 (not applied))
-    >>> explorer.score("A man is cooking pasta.", "A man cooks.", limits=explorer.Limits(max_tokens=5))
+    >>> explorer.score("A man is cooking pasta.", "A man cooks.", limits=explorer.Limits(max_tokens=5))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
     explorer.limits.LimitError: mbleu: the pair (6 x 4 tokens) needs 6 tokens on one side, over the limit of 5 ...
