@@ -56,6 +56,9 @@ class TeachMethod:
     trace: str
     figure: str
     option: TeachOption | None = field(default=None)
+    #: The chapter of a step, by the step's ``phase``: a name, formatted with the step as
+    #: ``step`` (``"{step.n}-grams"``); consecutive steps with one name are one chapter.
+    chapters: dict[str, str] = field(default_factory=dict)
     #: The lesson's estimated CPU seconds per squared text x hypothesis token pair, by which
     #: the server's workers tell a long lesson (:func:`explorer.pool.cost.lesson_is_long`):
     #: the ITG trace reads every cell of its chart, about (p x h)² / 4 of them (2.7 s for the
@@ -78,6 +81,11 @@ class TeachMethod:
         value = self.option_value(option)
         return tracer(pair) if self.option is None else tracer(pair, **{self.option.argument: value})
 
+    def chapter(self, step: object) -> str:
+        """The name of the chapter ``step`` belongs to (its phase's, or ``Steps``)."""
+        name = self.chapters.get(str(getattr(step, "phase", "")), "Steps")
+        return name.format(step=step)
+
     def step_figure(self, trace: Trace, index: int, *, large: bool = False) -> StepFigure:
         if not 0 <= index < len(trace.steps):
             raise IndexError(f"step {index} of a {len(trace.steps)}-step trace")
@@ -87,22 +95,36 @@ class TeachMethod:
 
 _FIGURES = "components.figures.teaching"
 
+_SCORE = "The score"
+_EMBED_LINKS = "Linking words"
+
 #: The methods, in the order the Teach page offers them.
 TEACH_METHODS: Registry[TeachMethod] = Registry("teaching method", [
     TeachMethod("bleu", "BLEU / modified BLEU", "explorer.teaching.bleu:trace_bleu", f"{_FIGURES}:bleu_figure",
                 TeachOption("Variant", "variant", {"mbleu": "modified BLEU", "bleu": "BLEU", "bleu_pa": "BLEU P&A"},
-                            "mbleu")),
-    TeachMethod("wer", "Word error rate (WER)", "explorer.teaching.wer:trace_wer", f"{_FIGURES}:wer_figure"),
+                            "mbleu"),
+                chapters={"match": "{step.n}-grams", "clip": "{step.n}-grams", "brevity": "Length",
+                          "combine": _SCORE}),
+    TeachMethod("wer", "Word error rate (WER)", "explorer.teaching.wer:trace_wer", f"{_FIGURES}:wer_figure",
+                chapters={"fill": "Filling the table", "backtrace": "Reading the edits back", "rate": _SCORE}),
     TeachMethod("itg", "Bracketing ITG", "explorer.teaching.itg:trace_itg", f"{_FIGURES}:itg_figure",
                 TeachOption("Variant", "variant", {"itg": "exact matches", "itg_entail": "cheap text nulls",
                                                    "itg_stop": "stoplist", "itg_lex": "lexical similarity"}, "itg"),
-                lesson_seconds=3.3e-6),
-    TeachMethod("manli", "MANLI", "explorer.teaching.manli:trace_manli", f"{_FIGURES}:manli_figure"),
+                lesson_seconds=3.3e-6,
+                chapters={"links": "Possible links", "span": "Filling the chart", "tree": "The best tree"}),
+    TeachMethod("manli", "MANLI", "explorer.teaching.manli:trace_manli", f"{_FIGURES}:manli_figure",
+                chapters={"start": "The candidate edits", "anneal": "The annealing walk", "greedy": "The last climb",
+                          "final": _SCORE}),
     TeachMethod("edit", "pFSM / pPDA edit distance", "explorer.teaching.edit:trace_edit", f"{_FIGURES}:edit_figure",
-                TeachOption("Model", "kind", {"ppda": "pPDA (with jumps)", "pfsm": "pFSM"}, "ppda")),
+                TeachOption("Model", "kind", {"ppda": "pPDA (with jumps)", "pfsm": "pFSM"}, "ppda"),
+                chapters={"start": "The best edit sequence", "op": "The best edit sequence",
+                          "return": "The best edit sequence", "stop": "The best edit sequence", "score": _SCORE}),
     TeachMethod("embed", "Static embeddings", "explorer.teaching.embed:trace_embed", f"{_FIGURES}:embed_figure",
                 TeachOption("Result", "result", {"links": "word links (aligner)", "score": "sentence score (scorer)"},
-                            "links")),
+                            "links"),
+                chapters={"tokens": "Word pieces", "vectors": "Vectors", "matrix": "Similarities",
+                          "best_for_hypothesis": _EMBED_LINKS, "best_for_text": _EMBED_LINKS, "links": _EMBED_LINKS,
+                          "round": _EMBED_LINKS, "sentence": "Sentence vectors", "score": _SCORE}),
 ], error=UnknownTeachingMethod)
 
 
@@ -119,7 +141,8 @@ def lesson(method: str, trace: Trace, *, large: bool) -> list[LessonStep]:
     steps: list[LessonStep] = []
     for index, step in enumerate(trace.steps):
         shown = row.step_figure(trace, index, large=large)
-        steps.append({"sentence": step.explain, "caption": shown.caption, "figure": shown.figure})
+        steps.append({"sentence": step.explain, "caption": shown.caption, "figure": shown.figure,
+                      "chapter": row.chapter(step)})
     return steps
 
 
