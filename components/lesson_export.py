@@ -147,16 +147,42 @@ def lesson_title(method: str, option: str | None, where: str) -> str:
     return f"{row.label}{named} on {where}"
 
 
-def build_deck(pair: Pair, methods: Sequence[tuple[str, str | None]], *, where: str) -> list[DeckLesson]:
-    """One lesson per (method, option) on ``pair``, traced here, in presentation form."""
+@dataclass(frozen=True)
+class DeckItem:
+    """A lesson to put in a file: the pair, the Teach method and its option, and where the
+    pair comes from (``"pair 12 of rte2_dev.xml"``, ``"a typed pair"``)."""
+
+    pair: Pair
+    method: str
+    option: str | None
+    where: str
+
+
+def build_deck(items: Sequence[DeckItem]) -> list[DeckLesson]:
+    """One lesson per item, traced here, in presentation form."""
     from components.teach_methods import TEACH_METHODS, lesson_of
 
     lessons = []
-    for method, option in methods:
-        value = TEACH_METHODS[method].option_value(option)
-        lessons.append(DeckLesson(lesson_title(method, value, where), pair.text, pair.hypothesis,
-                                  lesson_of(method, value, pair, large=True)))
+    for item in items:
+        value = TEACH_METHODS[item.method].option_value(item.option)
+        lessons.append(DeckLesson(lesson_title(item.method, value, item.where), item.pair.text, item.pair.hypothesis,
+                                  lesson_of(item.method, value, item.pair, large=True)))
     return lessons
+
+
+def deck_file(items: Sequence[DeckItem]) -> str:
+    """The file of a deck (:func:`build_deck`, then :func:`deck_html`): the Teach page's
+    download, run on one of the server's workers."""
+    return _built(items)[1]
+
+
+def _built(items: Sequence[DeckItem]) -> tuple[list[DeckLesson], str]:
+    if len(items) > MAX_LESSONS:
+        raise LessonExportError(f"{len(items)} lessons; a file holds at most {MAX_LESSONS}")
+    lessons = build_deck(items)
+    wheres = dict.fromkeys(item.where for item in items)
+    title = lessons[0].title if len(lessons) == 1 else f"{len(lessons)} lessons on {', '.join(wheres)}"
+    return lessons, deck_html(lessons, title=title)
 
 
 def method_choices(spec: str) -> list[tuple[str, str | None]]:
@@ -182,10 +208,7 @@ def method_choices(spec: str) -> list[tuple[str, str | None]]:
 def write_deck(pair: Pair, spec: str, out: Path, *, where: str) -> list[tuple[str, str, int]]:
     """The ``lesson`` command's work: a lesson per method of ``spec`` on ``pair`` written to
     ``out`` as one file; returns (method, title, steps) per lesson."""
-    methods = method_choices(spec)
-    if len(methods) > MAX_LESSONS:
-        raise LessonExportError(f"{len(methods)} methods; a file holds at most {MAX_LESSONS} lessons")
-    lessons = build_deck(pair, methods, where=where)
-    out.write_text(deck_html(lessons, title=lessons[0].title if len(lessons) == 1 else f"{len(lessons)} lessons "
-                             f"on {where}"), encoding="utf-8")
-    return [(method, lesson.title, len(lesson.steps)) for (method, _), lesson in zip(methods, lessons)]
+    items = [DeckItem(pair, method, option, where) for method, option in method_choices(spec)]
+    lessons, text = _built(items)
+    out.write_text(text, encoding="utf-8")
+    return [(item.method, lesson.title, len(lesson.steps)) for item, lesson in zip(items, lessons)]

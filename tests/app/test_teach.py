@@ -125,3 +125,25 @@ def test_a_link_names_a_dataset_pair() -> None:
     assert data["step"] == 3
     label = next(o for o in at.selectbox(key="teach_pair").options if o.startswith("5 — "))
     assert label.removeprefix("5 — ")[:40] == data["pair"]["hypothesis"][:40]
+
+
+def test_a_deck_collects_lessons_for_one_file() -> None:
+    from components.lesson_export import deck_file
+
+    at = open_teach()
+    assert at.get("download_button"), "this lesson's download"
+    at.radio(key="teach_method").set_value("wer").run()
+    at.button(key="teach_deck_add").click().run()
+    at.radio(key="teach_method").set_value("bleu").run()
+    at.button(key="teach_deck_add").click().run()
+    assert not at.exception, at.exception
+    assert at.button(key="teach_deck_add").disabled  # this lesson is in the deck already
+    deck = at.session_state["teach_deck"]
+    assert [item.method for item in deck] == ["wer", "bleu"] and all(i.where == "a typed pair" for i in deck)
+    assert any("Deck: Word error rate" in c.value for c in at.caption)
+    data = json.loads(deck_file(deck).split('id="lesson-data">')[1].split("</script>")[0])
+    assert [lesson["title"].split(" on ")[0] for lesson in data["lessons"]] == [
+        "Word error rate (WER)", "BLEU / modified BLEU (modified BLEU)"]
+    assert data["steps"][0]["chapter"] == "Filling the table"
+    at.button(key="teach_deck_clear").click().run()
+    assert not at.session_state["teach_deck"]
