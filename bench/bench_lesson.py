@@ -95,8 +95,9 @@ def measure_file(runs: int) -> None:
             times, blocked = [], []
             for _ in range(runs):
                 page = browser.new_page(viewport={"width": 1280, "height": 720})
-                page.context.route("**/*", lambda route: route.continue_() if route.request.url.startswith("file:")
-                                   else (blocked.append(route.request.url), route.abort()))
+                page.context.route("**/*", lambda route, seen=blocked: route.continue_()
+                                   if route.request.url.startswith("file:")
+                                   else (seen.append(route.request.url), route.abort()))
                 page.goto(path.as_uri())
                 page.wait_for_function("() => document.querySelector('.tp') && "
                                        "document.querySelector('.tp').dataset.firstFigureMs", timeout=120_000)

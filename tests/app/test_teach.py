@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from components.pages.teach import EXAMPLE
 from components.sections.step_player import STEP_PARAM
-from components.teach_methods import TEACH_METHODS, trace_of
+from components.teach_methods import TEACH_METHODS, lesson, trace_of, verdict
 from explorer.preprocess import analyze_pair, make_pair
 from explorer.teaching import TEACHING_MAX_TOKENS
 
@@ -49,7 +49,9 @@ def test_every_method_sends_each_step_once_with_its_sentence() -> None:
         assert not at.exception, (method, at.exception)
         data = player(at)
         trace = trace_of(method, None, pair)
-        assert [s["sentence"] for s in data["steps"]] == [s.explain for s in trace.steps], method
+        shown = lesson(method, trace, large=False, closing=verdict(method, None, pair))
+        assert [s["sentence"] for s in data["steps"]] == [s["sentence"] for s in shown], method
+        assert data["steps"][-1]["sentence"].split(". Verdict: ")[0] in " ".join(s.explain for s in trace.steps)
         assert data["step"] == 1 and len(data["steps"]) > 2, method
         for step in data["steps"]:  # each figure's layout is one of the shared ones
             assert 0 <= step["figure"]["layout"] < len(data["layouts"]) and step["caption"], method
@@ -92,8 +94,9 @@ def test_presentation_layout_from_a_link_with_a_typed_pair() -> None:
     data = player(at)
     assert data["large"] and data["fit"]  # large type, the figure fitted to the screen
     assert data["pair"] == {"text": text, "hypothesis": hypothesis}
-    assert [s["sentence"] for s in data["steps"]] == [
-        s.explain for s in trace_of("itg", None, analyze_pair(make_pair(text, hypothesis))).steps]
+    analyzed = analyze_pair(make_pair(text, hypothesis))
+    assert [s["sentence"] for s in data["steps"]] == [s["sentence"] for s in lesson(
+        "itg", trace_of("itg", None, analyzed), large=True, closing=verdict("itg", None, analyzed))]
 
 
 def test_a_dataset_pair_is_named_in_the_url() -> None:
