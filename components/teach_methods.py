@@ -206,7 +206,10 @@ def _joined(steps: list[LessonStep]) -> list[LessonStep]:
     kept: list[LessonStep] = []
     for step in steps:
         if kept and _same(kept[-1], step):
-            kept[-1] = {**kept[-1], "sentence": f"{kept[-1]['sentence']} {step['sentence']}"}
+            # The joined step opens the later chapter when the earlier one keeps a step of its own.
+            keeps = len(kept) > 1 and kept[-2]["chapter"] == kept[-1]["chapter"]
+            kept[-1] = {**kept[-1], "sentence": f"{kept[-1]['sentence']} {step['sentence']}",
+                        "chapter": step["chapter"] if keeps else kept[-1]["chapter"]}
         else:
             kept.append(step)
     return kept
