@@ -19,7 +19,7 @@ from components import state, workers
 from components.lesson_export import MAX_LESSONS, DeckItem, deck_file, lesson_title
 from components.teach_methods import TEACH_METHODS
 from components.text import plain
-from explorer.pool import PoolError, cost
+from runtime.pool import PoolError, cost
 
 
 def _file_name(items: Sequence[DeckItem]) -> str:
