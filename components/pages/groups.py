@@ -24,6 +24,7 @@ from components.data import LoadedDataset, dataset_scores, page_cutoff, per_data
 from components.figures.groups import SliceMark, slice_accuracy_figure
 from components.guard import attempt
 from components.sections import batch_results
+from components.sections.group_rewrites import render_rewrites
 from components.state import current_dataset
 from components.store_access import get_store, store_dataset_id
 from components.text import count, plain
@@ -44,6 +45,9 @@ DEFAULT_SCORERS = ("bleu", "mbleu", "bow", "embed")
 _PHENOMENA: dict[str, pd.DataFrame] = {}
 #: The URL's typed slice.
 SLICE_PARAM = "slice"
+#: The typed slice: the text box, and what it held (kept across pages).
+TYPED_WIDGET: state.Slot[str] = state.Slot("groups_typed")
+TYPED: state.Slot[str] = state.Slot("explorer_groups_typed")
 
 
 def scorer_controls() -> list[str]:
@@ -154,20 +158,21 @@ def slice_controls(frame: GroupFrame) -> dict[str, str]:
                              key="groups_ready", persist_state="session")
     kept = right.multiselect("Saved slices", list(saved), default=list(saved), key="groups_saved",
                              persist_state="session")
-    typed_default = str(st.query_params.get(SLICE_PARAM, ""))
+    # The typed slice outlives a page switch (a widget's own state does not) and is kept in
+    # the URL, so a reload or a shared link reopens it.
+    TYPED_WIDGET.setdefault(lambda: TYPED.get() or str(st.query_params.get(SLICE_PARAM, "")))
     typed = st.text_input(
-        "Your slice", value=typed_default, key="groups_typed", max_chars=1000,
+        "Your slice", key=TYPED_WIDGET.key,
         placeholder='e.g. negation_only_in_h and overlap < 0.6   or   wrong(bleu) and not wrong(bow)',
         help="Names: " + ", ".join(frame.names) + ". Functions: wrong(m), right(m), entails(m), score(m), "
              'tagged("tag"). Combine with and / or / not, compare with == != < <= > >= and in [...].',
-    )
+    ).strip()
+    TYPED.set(typed)
     slices = {**{n: ready_all[n] for n in ready}, **{n: saved[n] for n in kept}}
-    typed = typed.strip()
-    if typed != typed_default:
-        if typed:
-            st.query_params[SLICE_PARAM] = typed
-        else:
-            st.query_params.pop(SLICE_PARAM, None)
+    if typed:
+        st.query_params[SLICE_PARAM] = typed
+    else:
+        st.query_params.pop(SLICE_PARAM, None)
     if typed:
         try:
             frame.parse(typed)
@@ -306,6 +311,7 @@ def main() -> None:
                  key="groups_figure")
     st.dataframe(results_table(results), hide_index=True, width="stretch")
     open_slice_box(loaded, results)
+    render_rewrites(loaded, frame, slices, results)
 
 
 

@@ -93,3 +93,27 @@ def _results_before(at: AppTest) -> int:
 
     opened = at.session_state["explorer_dataset_slice"]
     return len(opened[2])
+
+
+def test_a_rewrite_of_a_slice_shows_the_flips_and_opens_a_rewritten_pair(typed_page: AppTest) -> None:
+    at = typed_page
+    at.switch_page(PAGE).run()
+    at.selectbox(key="groups_rule").set_value("antonym").run()
+    at.selectbox(key="groups_rewrite_slice").set_value("your slice").run()
+    at.button(key="groups_rewrite_run").click().run()
+    assert not at.exception, at.exception
+    summary = next(df.value for df in at.dataframe if "flipped" in df.value.columns)
+    assert len(summary) == 2 and all(" of " in cell for cell in summary["flipped"])
+    pairs = next(df.value for df in at.dataframe if "hypothesis after" in df.value.columns)
+    assert len(pairs) >= 1 and all("→" in cell for cell in pairs["bleu"])
+    first = str(at.selectbox(key="groups_rewrite_pick").value)
+    at.button(key="groups_rewrite_open").click().run()
+    assert not at.exception, at.exception
+    rewritten = pairs.loc[pairs["id"] == first.split("~")[0], "hypothesis after"].iloc[0]
+    assert at.text_area(key="pair_hypothesis").value == rewritten
+
+
+def test_a_ten_thousand_character_slice_in_the_url_is_refused_by_its_limit() -> None:
+    at = _open(["bleu"], typed="overlap < 0.5 and " * 560 + "true")
+    errors = [e.value for e in at.error]
+    assert any("cannot be read" in e and "1,000" in e.replace("1000", "1,000") for e in errors), errors
