@@ -76,12 +76,13 @@ def test_every_process_loads_its_methods_before_the_first_student(served: Served
 
 def test_the_caddyfile_adapts() -> None:
     require_caddy()
-    env = caddy.caddy_environment(port=8501, user="class", password_hash="$2a$14$" + "x" * 53, upstreams=[4001, 4002],
+    env = caddy.caddy_environment(port=8501, gate_port=4000, gate_secret="s3cret", upstreams=[4001, 4002],
                                   max_upload_mib=200, state_dir=caddy.CADDYFILE.parent)
     done = subprocess.run(["caddy", "adapt", "--adapter", "caddyfile", "--config", str(caddy.CADDYFILE)], env=env,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    for wanted in (f'"max_size":{201 * 1024 * 1024}', '"policy":"cookie"', '"dial":"127.0.0.1:4002"', '"http_basic"',
+    for wanted in (f'"max_size":{201 * 1024 * 1024}', '"policy":"cookie"', '"dial":"127.0.0.1:4002"',
+                   '"dial":"127.0.0.1:4000"', '"X-Gate-Secret":["s3cret"]', '"max_header_bytes":16384',
                    '"listen":[":8501"]', '"disabled":true'):
         assert wanted in done.stdout
 
