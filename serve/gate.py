@@ -211,6 +211,12 @@ class FailureTable:
             self._entries.popitem(last=False)
         return count + 1 == self.allowed
 
+    def forgive(self, client: str) -> None:
+        """Take back one failure (a check counted before it ran turned out right)."""
+        entry = self._entries.get(client)
+        if entry is not None and entry[1] > 0:
+            self._entries[client] = (entry[0], entry[1] - 1)
+
 
 @dataclass(frozen=True)
 class Answer:
@@ -272,10 +278,13 @@ class Gate:
         except (ValueError, binascii.Error):
             return None
 
-    def _refuse(self, client: str, now: float, status: int = 401) -> Answer:
+    def _count_failure(self, client: str, now: float) -> None:
         if self.failures.record(client, now):
             self.say(f"{self.failures.allowed} wrong passwords from {client} within "
                      f"{self.failures.window:.0f} s: refusing it without a check until its window ends")
+
+    def _refuse(self, client: str, now: float, status: int = 401) -> Answer:
+        self._count_failure(client, now)
         return self._challenge(status, delay=REFUSAL_DELAY_S)
 
     @staticmethod
@@ -310,6 +319,9 @@ class Gate:
             return self._grant(headers, now)
         if self._waiting >= MAX_WAITING_HASHES:
             return Answer(503, (("Retry-After", "1"),))
+        # Counted as a failure before it runs (taken back if right): checks running at once
+        # for one client cannot pass its limit together.
+        self._count_failure(client, now)
         self._waiting += 1
         try:
             correct = await asyncio.get_running_loop().run_in_executor(self._hasher, self.verifier.matches,
@@ -318,7 +330,8 @@ class Gate:
             self._waiting -= 1
             self.hashes += 1
         if not correct:
-            return self._refuse(client, self.clock())
+            return self._challenge(delay=REFUSAL_DELAY_S)
+        self.failures.forgive(client)
         self._accepted = fingerprint
         return self._grant(headers, now)
 

@@ -203,3 +203,23 @@ def test_the_server_speaks_http_and_refuses_bodies_and_huge_heads(verifier: Veri
     assert granted.startswith(b"HTTP/1.1 200 ") and f"Set-Cookie: {COOKIE}=".encode() in granted
     assert body.startswith(b"HTTP/1.1 400 ")
     assert huge.startswith(b"HTTP/1.1 431 ")
+
+
+def test_checks_running_at_once_cannot_pass_the_limit_together(verifier: Verifier) -> None:
+    gate, _ = make_gate(verifier, allowed=4)
+
+    async def at_once() -> list[Answer]:
+        headers = [{"x-gate-secret": SECRET, "x-gate-client": "10.0.0.9",
+                    "authorization": basic(USER, f"parallel {n}")} for n in range(16)]
+        return list(await asyncio.gather(*(gate.answer(h) for h in headers)))
+
+    statuses = [a.status for a in asyncio.run(at_once())]
+    assert statuses.count(401) == 4 and gate.hashes == 4
+    assert set(statuses) <= {401, 429, 503}
+    # A right password checked is not left counted as a failure.
+    right, _ = make_gate(verifier, allowed=4)
+    assert ask(right, "10.0.0.9", authorization=basic(USER, PASSWORD)).status == 200
+    assert right.failures.retry_after("10.0.0.9", right.clock()) == 0
+    for n in range(3):
+        ask(right, "10.0.0.9", authorization=basic(USER, f"typo {n}"))
+    assert ask(right, "10.0.0.9", authorization=basic(USER, "typo 4")).status == 401  # the fourth still checked
