@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from components.streamlit_config import max_upload_mb
+from runtime.streamlit_config import max_upload_mb
 
 _MB = 1024 * 1024
 SESSION_FILES = 8

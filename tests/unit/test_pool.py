@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from explorer.limits import LimitError, check
-from explorer.pool import (
+from runtime.pool import (
     BudgetExceeded,
     Pool,
     PoolClosed,
@@ -276,7 +276,7 @@ def test_a_worker_past_its_memory_mark_is_replaced_after_its_job() -> None:
     """What a job leaves in its worker (caches, heap) stays with that process: past the
     mark, the worker leaves once its result is sent, no job is lost, and a fresh fork
     takes its place. Below the mark the worker stays."""
-    from explorer.pool.worker import resident_bytes
+    from runtime.pool.worker import resident_bytes
 
     mark_mb = resident_bytes() / 2**20 + 150  # a fork starts about where this process is
     pool = Pool(1, long_workers=1, budget=30.0, start_method="fork", recycle_mb=mark_mb).start()
@@ -294,7 +294,7 @@ def test_a_worker_past_its_memory_mark_is_replaced_after_its_job() -> None:
 
 
 def test_the_memory_mark_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
-    from explorer.pool import DEFAULT_RECYCLE_MB, configured_recycle_mb
+    from runtime.pool import DEFAULT_RECYCLE_MB, configured_recycle_mb
 
     monkeypatch.delenv("EXPLORER_WORKER_RSS_MB", raising=False)
     assert configured_recycle_mb() == DEFAULT_RECYCLE_MB
