@@ -210,6 +210,36 @@ def test_oversized_credentials_and_heads_are_refused_and_not_kept(served: Served
     assert grown < 16 * 2**20, f"Caddy grew by {grown / 2**20:.0f} MB"
 
 
+def test_files_no_widget_asked_for_are_bounded_per_session(served: ServedClass) -> None:
+    """Twelve 1 MiB files PUT under one session with made-up names, never handed to a widget:
+    its Streamlit process keeps at most components.upload_bounds.SESSION_FILES of them (by
+    Streamlit's own count of its uploads' bytes, /_stcore/metrics)."""
+    from components.upload_bounds import SESSION_FILES
+
+    async def made_up_files() -> int:
+        session = Session(served.url, auth=served.auth, timeout=STEP)
+        title = session.expect(lambda m: element_kind(m) == "heading" and m.delta.new_element.heading.body == "Pair")
+        await session.open()
+        await session.wait(title)
+        for n in range(12):
+            put, _ = await session.put_file(f"made-up-{n}.csv", bytes([65 + n]) * 2**20)
+            assert put.status == 204
+        deadline = time.monotonic() + STEP
+        held = -1
+        while time.monotonic() < deadline:  # the metric is cached for 5 s: until it counts them
+            metrics = (await session.http("GET", "/_stcore/metrics")).body.decode()
+            lines = [line for line in metrics.splitlines() if 'cache_type="UploadedFileManager"' in line]
+            held = sum(int(line.rsplit(" ", 1)[1]) for line in lines)
+            if held >= SESSION_FILES * 2**20:
+                break
+            await asyncio.sleep(0.5)
+        await session.close()
+        return held
+
+    held = asyncio.run(made_up_files())
+    assert SESSION_FILES * 2**20 <= held <= SESSION_FILES * 2**20 + 64 * 1024, f"{held / 2**20:.1f} MiB held"
+
+
 def test_with_the_password_the_app_works_through_the_proxy(served: ServedClass) -> None:
     status, body = _status(served.url + "/", auth=basic_auth(*served.auth))
     assert status == 200 and b"<html" in body.lower()
