@@ -1,9 +1,12 @@
-"""The class server (``make serve-class``: Caddy with basic authentication in front of
-Streamlit processes), served on a free port: nothing of Streamlit answers without the
-password, an unauthenticated upload is refused before its body reaches Streamlit, the app
-works through the proxy with the password (websocket, sticky uploads over two processes,
-a real browser), every process loads its methods before a student arrives, a crashed
-Streamlit process is restarted, and SIGTERM leaves nothing running. Needs Debian's caddy package (``.ci/run`` installs it); skipped without it."""
+"""The class server (``make serve-class``: Caddy asking the class server's gate about every
+request, in front of Streamlit processes), served on a free port: nothing of Streamlit
+answers without the password, an unauthenticated upload is refused before its body reaches
+Streamlit, a wrong-password flood is refused cheaply past its limit while a student signs
+in, the gate's cookie opens the websocket and a forged one does not, oversized credentials
+are refused and not kept, made-up uploads are bounded per session, the app works through
+the proxy with the password (websocket, sticky uploads over two processes, a real browser),
+every process loads its methods before a student arrives, a crashed Streamlit process is
+restarted, and SIGTERM leaves nothing running. Needs Debian's caddy package (``.ci/run`` installs it); skipped without it."""
 
 from __future__ import annotations
 
