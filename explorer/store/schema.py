@@ -135,6 +135,33 @@ MIGRATIONS: tuple[str, ...] = (
     DROP INDEX pairs_by_class;
     CREATE INDEX pairs_by_class ON pairs (dataset_id, task, label, tag_mask);
     """,
+    # 4: named slices (an expression in the slice language, checked before it is saved).
+    """
+    CREATE TABLE slices (
+        id          INTEGER PRIMARY KEY,
+        name        TEXT NOT NULL UNIQUE,
+        expression  TEXT NOT NULL,
+        created_at  TEXT NOT NULL
+    );
+    """,
+    # 5: counterfactual pairs: a stored pair rewritten by a what-if rule
+    # (explorer/store/counterfactuals.py), kept with the original they were made from.
+    """
+    CREATE TABLE counterfactuals (
+        id          INTEGER PRIMARY KEY,
+        dataset_id  INTEGER NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,
+        original_pk INTEGER NOT NULL REFERENCES pairs(pk) ON DELETE CASCADE,
+        pair_id     TEXT NOT NULL,
+        rule        TEXT NOT NULL,
+        text        TEXT NOT NULL,
+        hypothesis  TEXT NOT NULL,
+        label       TEXT,
+        note        TEXT NOT NULL DEFAULT '',
+        created_at  TEXT NOT NULL,
+        UNIQUE (dataset_id, pair_id)
+    );
+    CREATE INDEX counterfactuals_by_original ON counterfactuals (original_pk);
+    """,
 )
 
 #: Tag ids up to this fit the 64-bit signed ``pairs.tag_mask``.
