@@ -44,6 +44,7 @@ PAGES: list[tuple[str, str, str]] = [
     ("components/pages/evaluate.py", "Evaluate", ":material/monitoring:"),
     ("components/pages/errors.py", "Errors", ":material/label:"),
     ("components/pages/compare.py", "Compare", ":material/scatter_plot:"),
+    ("components/pages/groups.py", "Groups", ":material/category:"),
     ("components/pages/mtmetrics.py", "MT metrics", ":material/translate:"),
     ("components/pages/aligners.py", "Aligners", ":material/join_inner:"),
     ("components/pages/teach.py", "Teach", ":material/school:"),

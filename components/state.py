@@ -116,6 +116,8 @@ SOURCE_SHOWN: Slot[str] = Slot("explorer_source_shown")
 DATASET_ERROR: Slot[str] = Slot("explorer_dataset_error")
 #: The Dataset table's selection event (tests set it to click a row).
 DATASET_TABLE: Slot[Any] = Slot("dataset_table")
+#: The slice the Groups page opened on the Dataset page: (dataset key, slice name, pair ids).
+DATASET_SLICE: Slot[tuple[str, str, tuple[str, ...]]] = Slot("explorer_dataset_slice")
 EVALUATE_DEV: Slot[str] = Slot("evaluate_dev")
 #: The lesson the Teach page last sent to the browser (its id: method, option, pair); when
 #: another is sent, it starts at its first step. The step itself lives in the browser.

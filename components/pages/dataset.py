@@ -216,6 +216,21 @@ def filter_table(
     return table[keep]
 
 
+def slice_filter(loaded: LoadedDataset, table: pd.DataFrame) -> pd.DataFrame:
+    """The rows of the slice the Groups page opened here, with a way back to every pair."""
+    opened = state.DATASET_SLICE.get()
+    if opened is None or opened[0] != loaded.key:
+        return table
+    _, name, ids = opened
+    left, right = st.columns([3, 1])
+    left.info(f"Showing the slice **{plain(name)}** from the Groups page ({count(len(ids), 'pair')}), "
+              "with the filters above.")
+    if right.button("Show every pair", key="dataset_slice_clear"):
+        state.DATASET_SLICE.pop()
+        st.rerun()
+    return table[table["id"].isin(set(ids))]
+
+
 def main() -> None:
     st.title("Dataset")
     if batch_results.dataset_section():  # a whole-corpus batch result is open
@@ -268,6 +283,7 @@ def main() -> None:
     search = g3.text_input("Search text, hypothesis or id", key="filter_search", persist_state="session")
     shown = filter_table(table, labels=labels, tasks=tasks, outcome=outcome, score_range=score_range, search=search,
                          tags=tags)
+    shown = slice_filter(loaded, shown)
     st.caption(f"{len(shown):,} of {count(len(table), 'pair')}. Click a row to open it on the Pair page; "
                "click a column header to sort.")
     if shown.empty:

@@ -284,6 +284,6 @@ def builtin_slices() -> dict[str, str]:
 
 
 __all__ = [
-    "FAST", "PHENOMENA", "PHENOMENON_ALIGNERS", "Phenomenon", "PhenomenonError", "builtin_slices", "check_names",
+    "FAST", "PHENOMENA", "PHENOMENON_ALIGNERS", "Phenomenon", "PhenomenonError", "Value", "builtin_slices", "check_names",
     "fingerprint", "phenomena_chunk", "phenomena_table", "phenomenon_values", "save_columns",
 ]

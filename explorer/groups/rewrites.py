@@ -16,7 +16,7 @@ A rewritten pair keeps its original's id with the rule's name after ``~``
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -62,6 +62,11 @@ class RewriteRule:
     apply: Callable[[Pair], Pair | None]
     expected: Callable[[Pair, Pair], bool | None]
     needs: tuple[str, ...] = ()
+
+    def __reduce__(self) -> tuple[Callable[[str], RewriteRule], tuple[str]]:
+        """Pickled by name (its functions are closures): a report crosses to and from the
+        app's worker processes, where the registry holds the same rule."""
+        return get_rule, (self.name,)
 
 
 def rewritten_id(original_id: str, rule: str) -> str:
@@ -451,12 +456,15 @@ def _result(scorer: str, cutoff: CutoffChoice, rows: Sequence[RewriteRow]) -> Sc
 
 def rewrite_run(dataset: Dataset, rule: str, scorers: Sequence[str], *, dev: Dataset | None = None,
                 ids: Collection[str] | None = None, progress: Progress | None = None,
-                cutoff_rule: str | None = None) -> RewriteReport:
+                cutoff_rule: str | None = None,
+                cutoffs_given: Mapping[str, CutoffChoice] | None = None) -> RewriteReport:
     """Rewrite every pair of ``dataset`` (or those of ``ids``) by ``rule``, score the
     originals and the rewrites with each scorer, and decide both with one cutoff per
     scorer, resolved once on the original data as ``evaluate`` resolves it (its labelled
-    pairs, ``dev`` chosen by ``cutoff_rule``, the scorer's own, ...). A pair the rule or a
-    scorer refuses is that pair's result, never the run's end.
+    pairs, ``dev`` chosen by ``cutoff_rule``, the scorer's own, ...), or the one given in
+    ``cutoffs_given`` (the app passes the cutoff its pages decide by, so a rewrite's
+    "before" is the verdict the Pair page shows). A pair the rule or a scorer refuses is
+    that pair's result, never the run's end.
 
     Raises:
         UnknownRuleError, UnknownScorerError: naming the known ones.
@@ -482,7 +490,8 @@ def rewrite_run(dataset: Dataset, rule: str, scorers: Sequence[str], *, dev: Dat
     chosen: dict[str, CutoffChoice] = {}
     for name in scorers:
         scored: dict[str, float | None] = {}
-        chosen[name] = _cutoff(name, dataset, dev, cutoff_rule, scored, progress)
+        given = (cutoffs_given or {}).get(name)
+        chosen[name] = given if given is not None else _cutoff(name, dataset, dev, cutoff_rule, scored, progress)
         missing = [p for p in originals if p.id not in scored]
         scored.update(zip([p.id for p in missing], _scores(missing, name, progress, f"{name} originals"),
                           strict=True))

@@ -254,3 +254,30 @@ def test_the_datas_own_scores_kept_on_disk_are_read_and_written() -> None:
     report = rewrite_run(data, "swap", ["bleu", "per"])
     assert [row.before["bleu"] for row in report.rows] == [0.25, 0.5, None]  # not scored again
     assert pair_scores.has(fp, "per", cutoffs.DATASET)  # scored here, kept for the next run and the Pair page
+
+
+def test_a_given_cutoff_decides_both_sides_and_nothing_else_is_scored() -> None:
+    """The app passes the cutoff its pages decide by: both verdicts use it, and only the
+    rewritten pairs' originals are scored (not the whole set, as choosing a cutoff would)."""
+    from explorer.decision.cutoffs import CutoffChoice
+
+    data = _data()
+    given = CutoffChoice("bleu", 0.123, "given", "the page's cutoff", math.nan, 0)
+    report = rewrite_run(data, "drop_negation", ["bleu"], ids=["b", "e"], cutoffs_given={"bleu": given})
+    (result,) = report.results
+    assert result.cutoff is given
+    for row in report.rows:
+        before, after = row.before["bleu"], row.after["bleu"]
+        assert before is not None and row.entails_before["bleu"] == (before > 0.123)
+        assert after is not None and row.entails_after["bleu"] == (after > 0.123)
+
+
+def test_a_report_pickles_for_the_worker_pool() -> None:
+    """The app runs a rewrite on its workers: the report comes back by pickle, its rule by name."""
+    import pickle
+
+    report = rewrite_run(_data(), "delete_unaligned_bow", ["bleu"], ids=["a", "c"])
+    copy = pickle.loads(pickle.dumps(report))
+    assert copy.rule is get_rule("delete_unaligned_bow")
+    assert [r.id for r in copy.rows] == [r.id for r in report.rows]
+    assert copy.results[0].flipped == report.results[0].flipped
