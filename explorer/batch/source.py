@@ -2,7 +2,7 @@
 
 A file in a line format (a loader row with ``ranged=True``: JSON lines, CSV, SNLI /
 MultiNLI, MSRP, SICK, STS: one record per non-blank line, after a header line if the
-row's ``header`` says so) is **scanned**: read once in 8 MiB
+row's ``header`` says so; a CSV record runs on over the lines a quoted field holds) is **scanned**: read once in 8 MiB
 blocks to hash it, count its records and cut it into byte ranges of ``chunk_size``
 records. The client keeps only those ranges (a few numbers per chunk); each worker reads
 its own range, parses it with the format's own loader (the header line put in front, the
@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from explorer.datasets import LOADERS, MAX_BYTES, MAX_FILE_BYTES, Dataset, DatasetError, load
-from explorer.datasets.counting import HEAD_BYTES, cut_head, head_format
+from explorer.datasets.counting import HEAD_BYTES, csv_open_after, cut_head, head_format
 from explorer.datasets.reading import MAX_PAIRS, check_size, decode, file_lines
 from explorer.pairs import Pair
 
@@ -129,12 +129,14 @@ def scan(path: str | Path, chunk_size: int) -> FileSource | None:
         ranges: list[list[int]] = []
         records = 0
         line_no = 0
+        quoted = False  # a CSV line that ends inside a quoted field: its record goes on
         with path.open("rb") as f:
             for start, line in file_lines(f, str(path), seen=digest.update):
                 line_no += 1
                 if b"\r" in line and line.find(b"\r") != len(line) - 1:
                     return None  # a lone CR: the whole-file loader reads such line ends
-                if not line.strip().lstrip(b"\xef\xbb\xbf"):
+                continued, quoted = quoted, fmt == "csv" and csv_open_after(line, quoted)
+                if continued or not line.strip().lstrip(b"\xef\xbb\xbf"):
                     continue
                 if need_header is None:
                     need_header = LOADERS[fmt].has_header(line)
