@@ -18,7 +18,7 @@ from components.sections.browser_memory import AUTHOR_COOKIE, remember, remember
 from components.text import plain
 from explorer import __version__
 from explorer.scorers import SCORERS
-from explorer.store import Store, StoreError, default_path
+from explorer.store import MAX_AUTHOR_CHARS, Store, StoreError, default_path
 
 
 @st.cache_resource(show_spinner=False)
@@ -63,7 +63,7 @@ def author_box() -> str:
     """The annotator's name box (in the sidebar); returns the name, which this browser
     remembers for its next tabs and reloads (a cookie; an emptied box forgets it)."""
     state.AUTHOR_WIDGET.setdefault(author)
-    st.sidebar.text_input("Annotator", key=state.AUTHOR_WIDGET.key, placeholder="your name",
+    st.sidebar.text_input("Annotator", key=state.AUTHOR_WIDGET.key, placeholder="your name", max_chars=MAX_AUTHOR_CHARS,
                           help="Saved with every tag, note and alignment you record; this browser remembers it.")
     name = author()
     if name != remembered(AUTHOR_COOKIE):

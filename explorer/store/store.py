@@ -23,7 +23,7 @@ from explorer.alignment import Alignment
 from explorer.store.alignment_json import alignment_from_dict, alignment_json
 from explorer.store.database import Database
 from explorer.store.records import DatasetRecord, GoldAlignmentRecord, Note, RunRecord, TagInfo, dataset_fingerprint
-from explorer.store.schema import StoreError
+from explorer.store.schema import MAX_AUTHOR_CHARS, MAX_NOTE_CHARS, StoreError
 from explorer.store.schema import now as timestamp
 
 if TYPE_CHECKING:
@@ -339,11 +339,15 @@ class Store(Database):
 
     # --------------------------------------------------------------------- notes
     def add_note(self, dataset_id: int, pair_id: str, body: str, *, author: str) -> int:
-        """Append a note to a pair; its id. Empty notes are refused."""
+        """Append a note to a pair; its id. Empty notes and notes over
+        :data:`~explorer.store.schema.MAX_NOTE_CHARS` are refused."""
         author = _author(author)
         body = body.strip()
         if not body:
             raise StoreError("a note cannot be empty")
+        if len(body) > MAX_NOTE_CHARS:
+            raise StoreError(f"a note is at most {MAX_NOTE_CHARS:,} characters (store.schema.MAX_NOTE_CHARS); "
+                             f"this one has {len(body):,}: shorten it")
 
         def insert(conn: sqlite3.Connection) -> int:
             (pk,) = self._pks(conn, dataset_id, [pair_id])
@@ -452,6 +456,9 @@ def _author(author: str) -> str:
     author = author.strip()
     if not author:
         raise StoreError("say who is annotating (author cannot be empty)")
+    if len(author) > MAX_AUTHOR_CHARS:
+        raise StoreError(f"an annotator's name is at most {MAX_AUTHOR_CHARS} characters "
+                         f"(store.schema.MAX_AUTHOR_CHARS); this one has {len(author):,}")
     return author
 
 

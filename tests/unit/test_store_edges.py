@@ -36,6 +36,21 @@ def test_set_pair_tags_accepts_any_spelling_of_a_tag(tmp_path: Path) -> None:
     assert store.pair_tags(dataset_id, "1") == ["caf\u00e9 talk"]
 
 
+def test_notes_and_annotator_names_are_bounded(tmp_path: Path) -> None:
+    from explorer.datasets import Dataset
+    from explorer.pairs import Pair
+    from explorer.store import MAX_AUTHOR_CHARS, MAX_NOTE_CHARS
+
+    store = Store(tmp_path / "s.sqlite3")
+    dataset_id = store.add_dataset(Dataset("d", "test", (Pair("1", "a b", "a"),)))
+    store.add_note(dataset_id, "1", "n" * MAX_NOTE_CHARS, author="ann")
+    with pytest.raises(StoreError, match=f"a note is at most {MAX_NOTE_CHARS:,} characters.*has {MAX_NOTE_CHARS + 1:,}"):
+        store.add_note(dataset_id, "1", "n" * (MAX_NOTE_CHARS + 1), author="ann")
+    with pytest.raises(StoreError, match=f"at most {MAX_AUTHOR_CHARS} characters"):
+        store.add_note(dataset_id, "1", "short", author="a" * (MAX_AUTHOR_CHARS + 1))
+    assert [len(n.body) for n in store.notes(dataset_id, "1")] == [MAX_NOTE_CHARS]
+
+
 def test_a_foreign_sqlite_file_is_refused_and_left_untouched(tmp_path: Path) -> None:
     path = tmp_path / "other.sqlite3"
     with sqlite3.connect(path) as conn:
