@@ -48,8 +48,9 @@ serve-class: setup
 	exec $(BIN)/python -m serve
 
 lint: setup-dev
-	$(BIN)/ruff check explorer components serve tests bench experiments app.py
+	$(BIN)/ruff check explorer runtime components serve tests bench experiments app.py
 	$(BIN)/mypy explorer
+	$(BIN)/mypy runtime
 	$(BIN)/mypy components app.py
 	$(BIN)/mypy serve
 

@@ -25,7 +25,6 @@ if _BOOT is not None:
 
     start_early()  # the workers warm up on another core while the modules below load
 
-from components import server_log  # noqa: E402
 from components.access import require_access  # noqa: E402  (after the progress bar: see above)
 from components.charts import format_picker  # noqa: E402
 from components.guard import guarded  # noqa: E402
@@ -35,6 +34,7 @@ from components.store_access import author_box  # noqa: E402
 from components.text import count, plain  # noqa: E402
 from components.warmup import sidebar_note, start_warmup, summary, wait_for_warmup  # noqa: E402
 from explorer import resources  # noqa: E402
+from runtime import server_log  # noqa: E402
 
 #: (script, title, icon). The first page is the one the app opens on.
 PAGES: list[tuple[str, str, str]] = [

@@ -18,7 +18,7 @@ every 500 ms, each poll a round trip to a busy browser, so it sees the strip up 
 half a second or more after it was painted; its times are printed beside the figures
 ("Playwright" column) for comparison with earlier runs, which used them.
 The server's share: the app server runs with ``EXPLORER_TIMING_LOG`` set
-(components/timing.py), and the Pair page's own seconds from its script's start to the
+(runtime/timing.py), and the Pair page's own seconds from its script's start to the
 strip sent, and to the script's end, are printed per target ("server: ..." rows), with
 how many verdicts came from the dataset's stored scores.
 
@@ -53,7 +53,7 @@ load. ``--only`` picks targets (``cold,typed,rte2,editor,upload``); ``--shots DI
 screenshot per target. The store is a throwaway file; the cutoff cache (and the per-pair
 scores the background cutoff job stores beside it) is the user's (``--fresh-cutoffs``
 uses an empty temporary one). Choose the RTE2 cutoffs first (``python -m
-explorer.decision.jobs $NLTK_DATA/corpora/rte/rte2_dev.xml --progress /tmp/p.json``),
+runtime.cutoff_jobs $NLTK_DATA/corpora/rte/rte2_dev.xml --progress /tmp/p.json``),
 or the RTE2 rows run beside that dataset's background job (the benchmark says so).
 """
 
@@ -75,8 +75,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from bench.bench_first_open import synthetic_csv as first_open_csv  # noqa: E402
-from components.timing import ENV as TIMING_ENV  # noqa: E402
 from explorer.pairs import content_mark as mark  # noqa: E402  (the strip's data-pair)
+from runtime.timing import ENV as TIMING_ENV  # noqa: E402
 from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, IDLE, streamlit_server  # noqa: E402  (shared with the browser tests)
 
 #: What counts as "the page shows progress" on a cold start.
@@ -227,7 +227,7 @@ class Results:
 
 
 class ServerLog:
-    """The Pair page's own timings (``EXPLORER_TIMING_LOG``, components/timing.py): per run,
+    """The Pair page's own timings (``EXPLORER_TIMING_LOG``, runtime/timing.py): per run,
     seconds from the script's start to the strip sent, and to the script's end."""
 
     def __init__(self, path: Path) -> None:
@@ -374,7 +374,7 @@ def bench_rte2(browser: Any, context: Any, url: str, runs: int, results: Results
     if page.locator(".st-key-cutoff_job [data-testid='stProgress']").count():
         results.notes.append("RTE2: the background cutoff job was running when the RTE2 rows started "
                              f"({page.locator('.st-key-cutoff_job').first.inner_text()[:160]!r}); choose the "
-                             "cutoffs first (python -m explorer.decision.jobs DATA --progress F)")
+                             "cutoffs first (python -m runtime.cutoff_jobs DATA --progress F)")
     page.close()
     for run in range(runs):
         pair = pairs[ids[run % len(ids)]]

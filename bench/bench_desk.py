@@ -26,7 +26,7 @@ A new pair's first verdicts (that drawing every tab does not delay them) are
 
 The job must have run for RTE2 dev first (the benchmark says so otherwise)::
 
-    NLTK_DATA=../shared/nltk_data .venv/bin/python -m explorer.decision.jobs \\
+    NLTK_DATA=../shared/nltk_data .venv/bin/python -m runtime.cutoff_jobs \\
         ../shared/nltk_data/corpora/rte/rte2_dev.xml --progress /tmp/p.json
     NLTK_DATA=../shared/nltk_data .venv/bin/python -m bench.bench_desk [--runs 5] [--scored]
 

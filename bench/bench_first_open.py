@@ -76,7 +76,7 @@ def main(argv: list[str] | None = None) -> None:
     if shared.is_dir():
         os.environ.setdefault("NLTK_DATA", str(shared))
     os.environ["EXPLORER_CUTOFF_CACHE"] = tempfile.mkdtemp(prefix="bench-cutoffs-")
-    # No background cutoff job (explorer/decision/jobs.py): its child process would compete
+    # No background cutoff job (runtime/cutoff_jobs.py): its child process would compete
     # with the runs timed here. The browser benchmark (bench_browser_timings) keeps it on.
     os.environ.setdefault("EXPLORER_BACKGROUND_CUTOFFS", "0")
     os.environ.setdefault("ENTAILMENT_EXPLORER_STORE", str(Path(tempfile.mkdtemp()) / "store.sqlite3"))

@@ -1,17 +1,17 @@
-"""Benchmark: the worker pool the app scores in (``explorer/pool``), and the app's cold start.
+"""Benchmark: the worker pool the app scores in (``runtime/pool``), and the app's cold start.
 
 Four targets (``--only warmup,costs,load,cold``), each printing its figures with the load
 average::
 
     NLTK_DATA=../shared/nltk_data .venv/bin/python -m bench.bench_pool [--only ...]
 
-- ``warmup``: a pool as the app starts it (the fork server imports :mod:`explorer.pool.zygote`,
+- ``warmup``: a pool as the app starts it (the fork server imports :mod:`runtime.pool.zygote`,
   which runs every warm-up step); each step's wall and CPU seconds as the fork server
   recorded them, the seconds until the first worker was ready, and which disk caches
   (Brown tables, WordNet index, PPDB, numba kernels) were there before it started.
   ``--cold-caches`` runs it with empty cache folders (``EXPLORER_CACHE_DIR``,
   ``NUMBA_CACHE_DIR``), i.e. a first start on a new machine.
-- ``costs``: the long/short estimate of :mod:`explorer.pool.cost` beside the CPU seconds
+- ``costs``: the long/short estimate of :mod:`runtime.pool.cost` beside the CPU seconds
   each scorer really takes (warm, in this process) on the RTE2 dev pairs with the highest
   estimates and on the 1,999 x 50-token pair (its fast and its slow methods).
 - ``load``: ``--sessions`` simulated students, each a thread that submits what the Pair page
@@ -48,11 +48,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from explorer import warmup  # noqa: E402
 from explorer.pairs import Pair  # noqa: E402
-from explorer.pool import Pool, PoolError, cost, tasks  # noqa: E402
 from explorer.preprocess import make_pair, tokenize  # noqa: E402
 from explorer.scorers import SCORERS  # noqa: E402
+from runtime import warmup  # noqa: E402
+from runtime.pool import Pool, PoolError, cost, tasks  # noqa: E402
 
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -150,7 +150,7 @@ def role(pid: int) -> str:
         return "streamlit server"
     if "resource_tracker" in command:
         return "resource tracker"
-    if "explorer.decision.jobs" in command:
+    if "runtime.cutoff_jobs" in command:
         return "background cutoff job"
     if "forkserver" in command:
         return "worker" if b"forkserver" in parent_command else "fork server (zygote)"

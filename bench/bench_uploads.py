@@ -2,7 +2,7 @@
 
 For each format (STS, SNLI-style JSON lines, RTE XML, MSRP, CSV) a file of --pairs synthetic
 pairs (sentences drawn from a small word list; no corpus text) is read by
-``explorer.datasets.isolated.read_bounded`` under the app's limits: counted on its bytes,
+``runtime.isolated_reader.read_bounded`` under the app's limits: counted on its bytes,
 parsed in a child process, sent back and rebuilt. Printed per format: the file's size, wall
 seconds (median of --runs), the child's peak RSS and the dataset's measured size. Then:
 
@@ -140,7 +140,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     os.environ.setdefault("EXPLORER_BACKGROUND_CUTOFFS", "0")
     from components.uploads import LIMITS
-    from explorer.datasets.isolated import ReadLimitError, read_bounded
+    from runtime.isolated_reader import ReadLimitError, read_bounded
 
     def load() -> str:
         return open("/proc/loadavg", encoding="ascii").read().split()[0]

@@ -22,12 +22,12 @@ from functools import partial
 from typing import TYPE_CHECKING, TypeVar, cast
 
 from components import workers
-from components.lru import SizedLRU
 from explorer.pairs import Pair
-from explorer.pool import PoolError, cost, tasks
-from explorer.pool.tasks import Outcome
 from explorer.preprocess import AnalyzedPair
 from explorer.scorers import SCORERS
+from runtime.lru import SizedLRU
+from runtime.pool import PoolError, cost, tasks
+from runtime.pool.tasks import Outcome
 
 if TYPE_CHECKING:
     from streamlit.delta_generator import DeltaGenerator
@@ -122,7 +122,7 @@ def score(name: str, analyzed: AnalyzedPair) -> ScoreResult:
     """The scorer's result on the pair, computed once and kept.
 
     Raises:
-        The scorer's error, or the pool's (:class:`explorer.pool.PoolError`).
+        The scorer's error, or the pool's (:class:`runtime.pool.PoolError`).
     """
     scored = score_many([name], analyzed)
     if name in scored.results:

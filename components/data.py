@@ -269,7 +269,7 @@ def _chunk_scores(key: str, scorer: str, start: int, pairs: Sequence[Pair]) -> n
     """One chunk's scores, kept for the whole server (``key`` + ``start`` identify the
     chunk; the pairs themselves are not hashed), computed on a worker."""
     from components import analysis, workers
-    from explorer.pool import cost, tasks
+    from runtime.pool import cost, tasks
 
     label = SCORERS[scorer].label if scorer in SCORERS else scorer
     scores: np.ndarray = analysis.kept(

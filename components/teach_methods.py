@@ -57,7 +57,7 @@ class TeachMethod:
     figure: str
     option: TeachOption | None = field(default=None)
     #: The lesson's estimated CPU seconds per squared text x hypothesis token pair, by which
-    #: the server's workers tell a long lesson (:func:`explorer.pool.cost.lesson_is_long`):
+    #: the server's workers tell a long lesson (:func:`runtime.pool.cost.lesson_is_long`):
     #: the ITG trace reads every cell of its chart, about (p x h)² / 4 of them (2.7 s for the
     #: 30 x 30 pair at the teaching limit); the other lessons stay under 0.3 s there.
     lesson_seconds: float = 0.0

@@ -1,10 +1,10 @@
 """Uploaded files in the app: the limits, the bounded reader, and caches bounded by bytes.
 
 An upload (the Dataset page's file, a development or test set, or a reopened
-``?dataset=upload:KEY`` link) is read by :func:`explorer.datasets.isolated.read_bounded`:
+``?dataset=upload:KEY`` link) is read by :func:`runtime.isolated_reader.read_bounded`:
 counted before parsing, then parsed in a child process under a memory cap and a time
 limit, so the server never holds a parse's peak. What the server keeps is bounded by
-measured bytes (:func:`explorer.datasets.isolated.footprint` for a dataset, the length of
+measured bytes (:func:`runtime.isolated_reader.footprint` for a dataset, the length of
 a file), never by a number of entries:
 
 - parsed datasets shared by every session: :data:`DATASETS_BYTES` (least recently used
@@ -24,10 +24,10 @@ from __future__ import annotations
 import threading
 import weakref
 
-from components.lru import SizedLRU
-from components.streamlit_config import max_upload_mb
 from explorer.datasets import Dataset, load_bytes
-from explorer.datasets.isolated import ReadLimitError, ReadLimits, footprint, read_bounded
+from runtime.isolated_reader import ReadLimitError, ReadLimits, footprint, read_bounded
+from runtime.lru import SizedLRU
+from runtime.streamlit_config import max_upload_mb
 
 _MB = 1024 * 1024
 #: Pairs in one dataset opened in the app; larger corpora go to ``batch``.

@@ -1,6 +1,6 @@
 """The server's warm-up on the page: started by the first visit, shown as a progress bar with
 a count and the step's name while it runs, waited for before a page scores anything
-(:mod:`explorer.warmup`).
+(:mod:`runtime.warmup`).
 
 With the worker pool (:mod:`components.workers`, the default) the methods warm up in the
 pool's fork server, once, and every worker is a fork of it; this process only warms what it
@@ -16,8 +16,8 @@ import streamlit as st
 
 from components import workers
 from components.text import plain
-from explorer import warmup
 from explorer.preprocess import tokenize
+from runtime import warmup
 
 #: A page goes on without a warm-up that takes longer than this (seconds); each method
 #: then pays its own first use.

@@ -1,4 +1,4 @@
-"""The server's worker pool (:mod:`explorer.pool`) as pages use it.
+"""The server's worker pool (:mod:`runtime.pool`) as pages use it.
 
 One pool per server process, started by the first visit (:func:`pool`): ``EXPLORER_WORKERS``
 processes for short jobs (default: the cores this process may use) and half as many, at a
@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import streamlit as st
 
 from components.text import plain
-from explorer import warmup
-from explorer.pool import (
+from runtime import warmup
+from runtime.pool import (
     JobStatus,
     Pool,
     PoolError,
@@ -59,7 +59,7 @@ def pool() -> Pool | None:
     background); None when ``EXPLORER_WORKERS=0``.
 
     Raises:
-        explorer.pool.PoolError: a pool variable that is not a valid number.
+        runtime.pool.PoolError: a pool variable that is not a valid number.
     """
     global _POOL, _DISABLED
     with _LOCK:
@@ -150,15 +150,15 @@ def run(fn: Callable[..., T], *args: object, what: str, long: bool = False, slot
     """``fn(*args, **kwargs)`` on a worker (or here, without a pool), waited for with a
     status line in ``slot`` (an ``st.empty()``; a new one when None).
 
-    ``fn`` must be importable by name (a module-level function of :mod:`explorer.pool.tasks`
+    ``fn`` must be importable by name (a module-level function of :mod:`runtime.pool.tasks`
     or the library) and its arguments must pickle. ``what`` names the job on the page;
     ``long`` sends it to the long lane; ``on_partial`` receives each item it emits;
     ``session`` replaces the browser session's id (a job run off the page's thread, such as
     a download's, names the session it belongs to).
 
     Raises:
-        The job's own error; :class:`explorer.pool.BudgetExceeded` past the budget;
-        :class:`explorer.pool.WorkerLost` when its worker died. A job superseded by this
+        The job's own error; :class:`runtime.pool.BudgetExceeded` past the budget;
+        :class:`runtime.pool.WorkerLost` when its worker died. A job superseded by this
         session's newer request ends the run (``st.stop``): the newer one draws the page.
     """
     workers = pool()

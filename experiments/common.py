@@ -143,7 +143,7 @@ def manli_tokens(cache: Path, name: str, source: Path | None = None) -> list[dic
     if not path.exists():
         from explorer.aligners.bow import idf
         from explorer.aligners.manli import entailment_score
-        from explorer.combined import _negations, _numbers
+        from explorer.lexical.mismatch import negation_count, unmatched_numbers
 
         data = load(source if source is not None else RTE / f"{name}.xml")
         aligner = get_scorer("manli").aligner  # type: ignore[attr-defined]
@@ -161,13 +161,12 @@ def manli_tokens(cache: Path, name: str, source: Path | None = None) -> list[dic
                     for j in range(*edit.h_span):
                         aligned[j] = True
                         link[j] = float(matrix[edit.p_span[0]:edit.p_span[1], j].max())
-            text_numbers = set(_numbers(analysed.text.lower))
             rows.append({
                 "task": pair.task, "gold": bool(pair.entails), "value": parts.value,
                 "h_len": len(hyp),
                 "unaligned_names": sum(hyp.pos[j].startswith("NNP") for j in parts.unaligned_content),
-                "number_mismatch": sum(v not in text_numbers for v in _numbers(hyp.lower)),
-                "negation_mismatch": (_negations(analysed.text.lower) > 0) != (_negations(hyp.lower) > 0),
+                "number_mismatch": unmatched_numbers(analysed.text.lower, hyp.lower),
+                "negation_mismatch": (negation_count(analysed.text.lower) > 0) != (negation_count(hyp.lower) > 0),
                 "content": [j for j in range(len(hyp)) if not (hyp.stop[j] or hyp.is_punct[j])],
                 "aligned": aligned,
                 "link_sim": link,

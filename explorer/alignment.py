@@ -16,6 +16,8 @@ from enum import StrEnum
 
 from explorer.errors import ExplorerError
 
+__all__ = ["Alignment", "AlignmentError", "Edit", "EditKind", "Link", "Span", "best_blocks"]
+
 Link = tuple[int, int]
 Span = tuple[int, int]  # [start, end) token offsets
 

@@ -129,10 +129,10 @@ class MethodInfo:
     #: scorer that runs others, whose cost model is derived from theirs, ``runs``).
     cost: str | None = field(default=None, kw_only=True)
     #: Estimated CPU seconds per pair and per text x hypothesis token pair, by which the
-    #: app's worker pool tells a long job from a short one (:mod:`explorer.pool.cost`).
+    #: app's worker pool tells a long job from a short one (:mod:`runtime.pool.cost`).
     seconds: tuple[float, float] = field(default=DEFAULT_SECONDS, kw_only=True)
     #: What its first run loads besides the shared resources (the app's warm-up step
-    #: names it, :mod:`explorer.warmup`), e.g. ``"model and numba search kernels"``.
+    #: names it, :mod:`runtime.warmup`), e.g. ``"model and numba search kernels"``.
     loads: str = field(default="", kw_only=True)
 
     def build(self) -> object:

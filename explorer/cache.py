@@ -10,12 +10,18 @@ unreadable entry is treated as missing and recomputed.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import TypeVar, cast
+from typing import TYPE_CHECKING, TypeVar, cast
+
+if TYPE_CHECKING:
+    import numpy as np
+
+__all__ = ["APP_DIR", "cache_dir", "cached_json", "cutoff_dir", "load_json", "save_json"]
 
 T = TypeVar("T")
 
@@ -75,3 +81,58 @@ def cached_json(name: str, compute: Callable[[], T]) -> T:
         save_json(name, computed)
         return computed
     return cast(T, value)
+
+
+def content_hash(rows: Iterable[Sequence[str]], salt: str) -> str:
+    """A short hash of rows of strings (a dataset's pairs, each a few fields), salted with
+    what the cached values depend on besides (a format version, the limits)."""
+    digest = hashlib.sha256(salt.encode())
+    for row in rows:
+        for part in row:
+            digest.update(b"\x1f")
+            digest.update(part.encode())
+        digest.update(b"\x1e")
+    return digest.hexdigest()[:24]
+
+
+def save_array(target: Path, values: np.ndarray) -> bool:
+    """Write one ``.npy`` array atomically (a temporary file renamed into place); False when
+    the folder is not writable (the caller keeps its in-memory values)."""
+    import numpy as np
+
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.stem}.", suffix=".tmp")
+        with os.fdopen(fd, "wb") as handle:
+            np.save(handle, values, allow_pickle=False)
+        os.replace(tmp, target)
+    except OSError:
+        return False
+    return True
+
+
+def prune_datasets(folder: Path, suffix: str, limit: int, keep: str | None = None) -> None:
+    """Keep the files of at most ``limit`` datasets in ``folder``: files are named
+    ``FINGERPRINT-...SUFFIX``; those of the least recently written fingerprints go first,
+    ``keep`` (the one being written) always stays."""
+    newest: dict[str, float] = {}
+    files: dict[str, list[Path]] = {}
+    try:
+        entries = list(folder.glob(f"*{suffix}"))
+    except OSError:
+        return
+    for entry in entries:
+        fp = entry.name.split("-", 1)[0]
+        try:
+            stamp = entry.stat().st_mtime
+        except OSError:
+            continue
+        newest[fp] = max(newest.get(fp, 0.0), stamp)
+        files.setdefault(fp, []).append(entry)
+    ranked = sorted(newest, key=lambda f: (f == keep, newest[f]), reverse=True)
+    for fp in ranked[limit:]:
+        for entry in files[fp]:
+            try:
+                entry.unlink()
+            except OSError:
+                pass

@@ -35,7 +35,15 @@ import numpy as np
 
 from explorer.api import ResultMixin, shown
 from explorer.errors import ExplorerError, read_json
+from explorer.lexical.mismatch import antonym_anywhere, antonym_links, negation_count, unmatched_numbers
 from explorer.limits import Limits, check, cost_model, in_turn, lexical_words, using
+
+__all__ = [
+    "DEFAULT_C", "DEFAULT_FEATURES", "DEFAULT_MODEL", "FEATURES", "MAX_TRAIN_PAIRS", "NEGATIONS", "SCORER_FEATURES",
+    "CombinedError", "CombinedModel", "CombinedResult", "CombinedRun", "CombinedScorer", "Contribution",
+    "alignment_features", "check_features", "default_model", "explain", "feature_matrix", "pair_features",
+    "parse_features", "scorers_run", "train", "train_test",
+]
 
 if TYPE_CHECKING:
     from explorer.mtclassify import Report
@@ -43,12 +51,6 @@ if TYPE_CHECKING:
     from explorer.preprocess import AnalyzedPair
 
 DEFAULT_MODEL = Path(__file__).resolve().parent / "models" / "combined_rte.json"
-
-#: Words that negate (lower case; ``n't`` is NLTK's token for a contracted "not").
-NEGATIONS = frozenset({
-    "not", "n't", "no", "never", "none", "nobody", "nothing", "neither", "nor", "nowhere",
-    "without", "cannot", "hardly", "fail", "failed", "fails", "deny", "denied", "denies",
-})
 
 #: Scorers whose values are features (fast ones, plus MANLI and ITG whose analyses the
 #: alignment features need anyway).
@@ -135,16 +137,6 @@ def parse_features(spec: str) -> tuple[str, ...]:
 
 # -- features ---------------------------------------------------------------------------
 
-def _negations(tokens: Sequence[str]) -> int:
-    return sum(t in NEGATIONS for t in tokens)
-
-
-def _numbers(tokens: Sequence[str]) -> list[float]:
-    from explorer.lexical import number_value
-
-    return [v for v in (number_value(t) for t in tokens) if v is not None]
-
-
 def alignment_features(pair: AnalyzedPair, *, antonyms_anywhere: bool = True, itg: bool = True) -> dict[str, float]:
     """The non-scorer features of one pair (decodes MANLI and parses ITG), with the
     values of the ``manli`` and ``itg`` scorers. ``antonyms_anywhere=False`` skips the
@@ -162,7 +154,6 @@ def alignment_features(pair: AnalyzedPair, *, antonyms_anywhere: bool = True, it
     h_len, p_len = len(hyp), len(text)
     shares = {"EQ": 0, "SUB": 0, "INS": 0}
     deleted = 0
-    antonym_links = 0
     similarity = aligner.similarity
     for edit in result.edits:
         kind = edit.kind.value
@@ -170,23 +161,12 @@ def alignment_features(pair: AnalyzedPair, *, antonyms_anywhere: bool = True, it
             shares[kind] += edit.h_span[1] - edit.h_span[0]
         if kind == "DEL" and edit.p_span is not None:
             deleted += edit.p_span[1] - edit.p_span[0]
-        if edit.is_aligned and edit.p_span is not None and edit.h_span is not None:
-            for i in range(*edit.p_span):
-                for j in range(*edit.h_span):
-                    if similarity.antonym(text.lemmas[i], text.pos[i], hyp.lemmas[j], hyp.pos[j]):
-                        antonym_links += 1
+    links = [link for edit in result.edits if edit.is_aligned for link in edit.links()]
     weights = [idf(w, lemma) for w, lemma in zip(hyp.lower, hyp.lemmas)]
     unaligned = set(parts.unaligned_content)
     biparse = get_scorer("itg").score(pair) if itg else None
-    neg_t, neg_h = _negations(text.lower), _negations(hyp.lower)
-    text_numbers = set(_numbers(text.lower))
-    content = [j for j in range(h_len) if not (hyp.stop[j] or hyp.is_punct[j])]
-    antonym_any = 0.0
-    if antonyms_anywhere and content and similarity.effective.antonyms:
-        antonym_any = float(any(
-            similarity.antonym(text.lemmas[i], text.pos[i], hyp.lemmas[j], hyp.pos[j])
-            for j in content for i in range(p_len) if not text.stop[i]
-        ))
+    neg_t, neg_h = negation_count(text.lower), negation_count(hyp.lower)
+    antonym_any = float(antonyms_anywhere and antonym_anywhere(pair, similarity))
     h = max(h_len, 1)
     out = {
         "scorer:manli": parts.value,
@@ -202,9 +182,9 @@ def alignment_features(pair: AnalyzedPair, *, antonyms_anywhere: bool = True, it
         "manli:unaligned_names": float(sum(hyp.pos[j].startswith("NNP") for j in unaligned)),
         "lex:negation_mismatch": float((neg_t > 0) != (neg_h > 0)),
         "lex:negation_difference": float(neg_h - neg_t),
-        "lex:antonym_links": float(antonym_links),
+        "lex:antonym_links": float(antonym_links(pair, links, similarity)),
         "lex:antonym_any": antonym_any,
-        "lex:number_mismatch": float(sum(v not in text_numbers for v in _numbers(hyp.lower))),
+        "lex:number_mismatch": float(unmatched_numbers(text.lower, hyp.lower)),
         "len:hypothesis": math.log1p(h_len),
         "len:text": math.log1p(p_len),
         "len:ldr": abs(p_len - h_len) / max(p_len, h_len, 1),

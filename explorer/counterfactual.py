@@ -15,6 +15,10 @@ from dataclasses import dataclass
 from explorer.alignment import Alignment
 from explorer.preprocess import AnalyzedPair
 
+__all__ = [
+    "AlignmentDiff", "ScoreChange", "WordLink", "alignment_diff", "compare_scores", "describe_link", "word_links",
+]
+
 WordLink = tuple[str, int, str, int]  # (text word, its occurrence, hypothesis word, its occurrence)
 
 

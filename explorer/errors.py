@@ -14,6 +14,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+__all__ = ["ExplorerError", "command_status", "read_json"]
+
 
 class ExplorerError(Exception):
     """Base of every error the explorer raises for bad input, files, options or models."""

@@ -36,6 +36,13 @@ from explorer.pairs import Pair
 from explorer.preprocess import analyze_pair
 from explorer.published import PAPER_MSRP_ACCURACY, PAPER_MSRP_JACKKNIFE
 
+__all__ = [
+    "CORPUS_HEADER", "PROFILE_PATH", "QUANTILES", "ClassifyError", "ClassifyReport", "CorpusReport",
+    "CorpusStatistics", "Features", "Report", "Scores", "binary_scores", "comparison_rows", "corpus_statistics",
+    "cross_validate", "feature_profile", "labelled", "length_difference_ratio", "load_profile", "make_classifier",
+    "mean_interval", "metric_features", "train_test",
+]
+
 if TYPE_CHECKING:
     from sklearn.pipeline import Pipeline
 

@@ -11,6 +11,11 @@ from typing import TYPE_CHECKING
 
 from explorer.errors import ExplorerError
 
+__all__ = [
+    "CONTRADICTION", "ENTAILMENT", "LABELS", "NEUTRAL", "NON_ENTAILMENT", "LabelError", "Pair", "content_mark",
+    "normalize_label",
+]
+
 if TYPE_CHECKING:
     from explorer.alignment import Alignment
 

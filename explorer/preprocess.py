@@ -19,6 +19,11 @@ from typing import TYPE_CHECKING
 from explorer import resources
 from explorer.errors import ExplorerError
 
+__all__ = [
+    "MAX_CHARS", "Analysis", "AnalyzedPair", "InputError", "analyze", "analyze_pair", "clean_text", "lemma",
+    "make_pair", "pos_tag", "split_sentences", "stopwords", "tokenize", "wordnet_pos",
+]
+
 if TYPE_CHECKING:
     from explorer.pairs import Pair
 

@@ -26,6 +26,11 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePath
 
+__all__ = [
+    "MACCARTNEY", "PAPER_MSRP_ACCURACY", "PAPER_MSRP_JACKKNIFE", "PAPER_TABLE1", "PUBLISHED", "SZYMANSKI",
+    "PublishedFigure", "dataset_key", "lookup",
+]
+
 SZYMANSKI = 'Szymanski, "Recognizing Textual Entailment With a Modified BLEU Algorithm"'
 MACCARTNEY = 'MacCartney, Galley & Manning 2008, "A Phrase-Based Alignment Model for Natural Language Inference"'
 

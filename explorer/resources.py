@@ -18,6 +18,12 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
+__all__ = [
+    "NLTK_UNUSED_BRIDGES", "RESOURCES", "DownloadProgress", "EnsureReport", "Resource", "default_downloader",
+    "degraded_note", "describe", "download", "ensure", "import_nltk", "is_available", "main", "missing",
+    "prepare_wordnet", "source_stamp",
+]
+
 
 @dataclass(frozen=True)
 class Resource:

@@ -5,7 +5,7 @@
 
 Starts K Streamlit processes on internal ports of 127.0.0.1 (each with ``EXPLORER_WORKERS``
 and ``EXPLORER_LONG_WORKERS`` set: its pool of scoring worker processes, W for short jobs and
-L at a lower priority for long pairs, :mod:`explorer.pool`) and, once they answer, Caddy on
+L at a lower priority for long pairs, :mod:`runtime.pool`) and, once they answer, Caddy on
 every network interface at ``PORT``: HTTP basic authentication on every request
 (``serve/Caddyfile``), then a cookie-sticky pick of one Streamlit process per browser.
 Nothing of Streamlit (page, websocket, uploads, media, metrics, health, static files,
@@ -43,8 +43,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from components.streamlit_config import max_upload_mb
-from explorer.pool import LONG_WORKERS_ENV, default_long_workers
+from runtime.pool import LONG_WORKERS_ENV, default_long_workers
+from runtime.streamlit_config import max_upload_mb
 from serve.caddy import CaddyError, caddy_command, caddy_environment, check_password, find_caddy, hash_password
 from serve.processes import Child, say, stop_all, stop_with_parent
 
@@ -183,7 +183,7 @@ def check_port_free(port: int) -> None:
 
 def streamlit_command(port: int, upload_mb: int) -> list[str]:
     """A Streamlit process on ``port`` (127.0.0.1 only) refusing uploads past ``upload_mb``
-    MiB (:func:`components.streamlit_config.max_upload_mb`)."""
+    MiB (:func:`runtime.streamlit_config.max_upload_mb`)."""
     return [
         sys.executable, "-m", "streamlit", "run", "app.py",
         "--server.address", "127.0.0.1", "--server.port", str(port), "--server.headless", "true",
@@ -258,7 +258,7 @@ def warm(app: Child, port: int, workers: int, stopping: threading.Event) -> None
         say(f"serve-class: {app.name}: could not load the methods in advance ({err}); the first visit will")
         return
     if workers:
-        from explorer.warmup import read_status, status_path
+        from runtime.warmup import read_status, status_path
 
         path = status_path(app.pid or 0)
         while (status := read_status(path)) is None or not status.finished:
@@ -303,7 +303,7 @@ def public_addresses(port: int) -> str:
 def children(options: Options, caddy: str, password_hash: str, ports: list[int],
              state: Path) -> tuple[list[Child], Child]:
     """The Streamlit processes (one per port) and Caddy in front of them, not started. Both
-    take the upload size from .streamlit/config.toml (:func:`components.streamlit_config.max_upload_mb`):
+    take the upload size from .streamlit/config.toml (:func:`runtime.streamlit_config.max_upload_mb`):
     Streamlit refuses past it, Caddy past it and Streamlit's multipart allowance.
 
     Raises:

@@ -40,7 +40,7 @@ if "EXPLORER_UPLOADS_DIR" not in os.environ:  # uploads the URL names (component
     os.environ["EXPLORER_UPLOADS_DIR"] = tempfile.mkdtemp(prefix="explorer-uploads-")
 if "EXPLORER_CUTOFF_CACHE" not in os.environ:
     os.environ["EXPLORER_CUTOFF_CACHE"] = tempfile.mkdtemp(prefix="explorer-cutoffs-")
-# No background cutoff jobs (explorer/decision/jobs.py) unless a test asks for them: a job
+# No background cutoff jobs (runtime/cutoff_jobs.py) unless a test asks for them: a job
 # finishing mid-test would change which cutoffs a page shows.
 os.environ.setdefault("EXPLORER_BACKGROUND_CUTOFFS", "0")
 # Pages score in the test's own process (the worker pool off) unless a test asks for the

@@ -17,8 +17,8 @@ from components.text import plain
 from explorer.aligners import ALIGNERS
 from explorer.alignment import Alignment
 from explorer.pairs import Pair
-from explorer.pool import cost, tasks
 from explorer.published import PAPER_TABLE1
+from runtime.pool import cost, tasks
 
 #: Hand-made gold alignments for some pairs of each built-in sample.
 SAMPLE_GOLD = {

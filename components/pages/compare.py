@@ -18,8 +18,8 @@ from components.text import count, plain
 from explorer.aligners.comparison import agreement as annotator_agreement
 from explorer.aligners.comparison import f1_differences
 from explorer.alignment import Alignment
-from explorer.pool import cost, tasks
 from explorer.scorers import SCORERS
+from runtime.pool import cost, tasks
 
 CHART = "compare_scatter"
 

@@ -42,13 +42,13 @@ from components.sections.verdicts import (
 )
 from components.state import current_dataset, dev_dataset, select_pair, selected_pair_id
 from components.text import count, plain
-from components.timing import PageTimer
 from components.warmup import wait_for_warmup
 from explorer import limits
 from explorer.metrics.bleu import ngram_matches
 from explorer.pairs import Pair
 from explorer.preprocess import AnalyzedPair, InputError, analyze_pair, make_pair, tokenize
 from explorer.scorers import SCORERS
+from runtime.timing import PageTimer
 
 if TYPE_CHECKING:
     from streamlit.delta_generator import DeltaGenerator

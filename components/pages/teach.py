@@ -24,9 +24,9 @@ from components.teach_methods import TEACH_METHODS, lesson_of
 from components.text import plain
 from explorer.errors import ExplorerError
 from explorer.pairs import Pair
-from explorer.pool import cost
 from explorer.preprocess import make_pair
 from explorer.teaching import TEACHING_MAX_TOKENS
+from runtime.pool import cost
 
 #: The pair the page opens on (invented; short enough for every method's chart).
 EXAMPLE = ("Mira sold her old bicycle to a neighbour on Sunday.", "On Sunday, Mira sold a bicycle.")

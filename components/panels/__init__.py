@@ -29,7 +29,7 @@ class ReportPart:
     """Figures a panel adds to the Pair page's full-analysis download: ``draw`` (``"module:attr"``,
     pure Plotly, no Streamlit: the file is built on a worker) returns them for a pair;
     ``title`` names them in the note that replaces them when they fail; ``methods`` are the
-    registered scorers it runs (the job's cost estimate, :func:`explorer.pool.cost.is_long`)."""
+    registered scorers it runs (the job's cost estimate, :func:`runtime.pool.cost.is_long`)."""
 
     title: str
     draw: str

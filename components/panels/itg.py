@@ -12,8 +12,8 @@ from components.panels.shared import fitting_gold
 from components.sections.verdicts import verdict_line
 from explorer.aligners.itg import MAX_CHART_CELLS, VARIANTS, ItgParse
 from explorer.aligners.itg_tree import ItgNode, NodeKind
-from explorer.pool import cost, tasks
 from explorer.preprocess import AnalyzedPair
+from runtime.pool import cost, tasks
 
 #: Trees with more leaves than this are summarised instead of drawn (unreadable).
 MAX_DRAWN_LEAVES = 160

@@ -14,8 +14,8 @@ import streamlit as st
 
 from components import analysis, charts, workers
 from components.figures.mtmetrics import bag_matching, edit_sequence, metric_profile, pos_bars
-from explorer.pool import cost, tasks
 from explorer.preprocess import AnalyzedPair
+from runtime.pool import cost, tasks
 
 if TYPE_CHECKING:
     from explorer.metrics.per import PosPerResult

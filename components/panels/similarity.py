@@ -9,8 +9,8 @@ import streamlit as st
 from components import analysis, charts, workers
 from components.sections.verdicts import verdict_line
 from explorer.aligners.similarity_view import SimilarityView
-from explorer.pool import cost, tasks
 from explorer.preprocess import AnalyzedPair
+from runtime.pool import cost, tasks
 
 
 def render_similarity_panel(pair: AnalyzedPair, *, key: str = "similarity") -> None:

@@ -28,9 +28,9 @@ from components.text import plain
 from explorer.aligners.evaluation import score_pair
 from explorer.alignment import Alignment, Link
 from explorer.pairs import Pair
-from explorer.pool import tasks
 from explorer.preprocess import analyze_pair
 from explorer.store import GoldAlignmentRecord, Store, StoreError
+from runtime.pool import tasks
 
 EMPTY = "empty grid"
 STORED = "saved correction"

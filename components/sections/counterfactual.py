@@ -10,8 +10,8 @@ import streamlit as st
 from components import workers
 from components.guard import attempt
 from explorer.pairs import Pair
-from explorer.pool import cost, tasks
 from explorer.preprocess import InputError, analyze_pair, make_pair
+from runtime.pool import cost, tasks
 
 
 def render_counterfactual(pair: Pair) -> None:

@@ -19,7 +19,7 @@ def render_mtmetrics_comparison(train: Dataset, test: Dataset | None = None, *, 
     """Controls, a run button and the results table (widget keys start with ``key``)."""
     from components import workers
     from explorer.mtclassify import ClassifyError, comparison_rows
-    from explorer.pool import PoolError, tasks
+    from runtime.pool import PoolError, tasks
 
     st.caption("Finch, Hwang & Sumita (2005): an RBF-kernel SVM over MT-evaluation metrics. "
                "The paper's column is its MSRP test accuracy (jackknifing for k-fold 'all').")
@@ -51,7 +51,7 @@ def render_corpus_statistics(dataset: Dataset) -> None:
     """Finch et al.'s Table 1 for a dataset: mean lengths, LDR, edit distance, per task."""
     from components import workers
     from explorer.mtclassify import ClassifyError, corpus_statistics
-    from explorer.pool import PoolError, cost
+    from runtime.pool import PoolError, cost
 
     pairs = list(dataset.pairs)
     try:  # a word edit distance per pair: on a worker (long for a large dataset)

@@ -19,9 +19,9 @@ from components.data import LoadedDataset
 from components.panels import report_methods
 from components.report import ScoreRow, pair_report, report_html
 from explorer.decision.cutoffs import CutoffChoice
-from explorer.pool import PoolError, cost
 from explorer.preprocess import AnalyzedPair
 from explorer.scorers import SCORERS
+from runtime.pool import PoolError, cost
 
 if TYPE_CHECKING:
     from components.sections.verdicts import PageScore

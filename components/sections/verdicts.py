@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from streamlit.delta_generator import DeltaGenerator
 
     from explorer.api import ScoreResult
-    from explorer.decision.jobs import JobStatus
+    from runtime.cutoff_jobs import JobStatus
 
 #: Pairs with at most this many tokens (text + hypothesis) run the slow methods before the
 #: verdict strip is drawn: warm, all of them together take well under half a second there
@@ -201,13 +201,13 @@ JOB_KEY = "cutoff_job"
 
 
 def background_cutoffs(loaded: LoadedDataset, scorers: Sequence[str], cutoffs: Mapping[str, CutoffChoice]) -> None:
-    """Choose the dataset's own cutoffs in the background (:mod:`explorer.decision.jobs`), once
+    """Choose the dataset's own cutoffs in the background (:mod:`runtime.cutoff_jobs`), once
     per dataset fingerprint, and show the progress with counts; the page never waits for
     it. While the job runs, its progress is redrawn every second on its own (a fragment);
     when it ends, the page reruns once and the new cutoffs decide."""
-    from explorer.decision import jobs as cutoff_jobs
     from explorer.decision import pair_scores
     from explorer.decision.cutoffs import DATASET
+    from runtime import cutoff_jobs
 
     fp = fingerprint_of(loaded)
     if fp is None:
@@ -240,7 +240,7 @@ def _label(name: str) -> str:
 def _job_progress(fp: str) -> None:
     """The running job's progress bar (a fragment: it redraws itself every second, and
     reruns the whole page once when the job has ended)."""
-    from explorer.decision import jobs as cutoff_jobs
+    from runtime import cutoff_jobs
 
     status = cutoff_jobs.jobs().status(fp)
     if status is None or not status.active:
@@ -255,7 +255,7 @@ def _job_progress(fp: str) -> None:
 
 def _job_summary(status: JobStatus, todo: Sequence[str]) -> None:
     """What a finished, failed or refused job left (one caption; nothing to redraw)."""
-    from explorer.decision import jobs as cutoff_jobs
+    from runtime import cutoff_jobs
 
     with st.container(key=JOB_KEY):
         if status.state in (cutoff_jobs.FAILED, cutoff_jobs.REFUSED):

@@ -39,6 +39,11 @@ from explorer.lexical import LexicalConfig, LexicalSimilarity
 from explorer.limits import Limits, check, lexical_words
 from explorer.preprocess import AnalyzedPair
 
+__all__ = [
+    "IDF_CACHE_NAME", "LEXICAL", "PAPER_LEXICAL", "SIM_FLOOR", "BowAligner", "BowResult", "BowScorer", "brown_idf",
+    "idf",
+]
+
 SIM_FLOOR = 0.01
 #: The paper's similarity: Levenshtein on lemmas.
 PAPER_LEXICAL = LexicalConfig.only("levenshtein")

@@ -13,6 +13,8 @@ from typing import TypedDict
 
 from explorer.alignment import Alignment
 
+__all__ = ["Agreement", "F1Difference", "agreement", "f1_differences"]
+
 
 class F1Difference(TypedDict):
     """One problem's F1 under each aligner, and the second's minus the first's."""

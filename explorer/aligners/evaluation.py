@@ -28,6 +28,11 @@ from explorer.api import Aligner, shown
 from explorer.datasets import Dataset, DatasetError, Reader, load
 from explorer.pairs import Pair
 
+__all__ = [
+    "AlignEvalReport", "AlignmentReport", "PairScore", "Progress", "Reachability", "harmonic_mean", "load_gold",
+    "predictions_json", "reachability", "report", "run_aligner", "score_pair",
+]
+
 #: ``progress(done, total)``, called after each problem.
 Progress = Callable[[int, int], None]
 

@@ -63,6 +63,11 @@ from explorer.api import ResultMixin
 from explorer.limits import Limits, check, distinct_words
 from explorer.preprocess import Analysis, AnalyzedPair
 
+__all__ = [
+    "MAX_CHART_CELLS", "VARIANTS", "BracketingItg", "ExactSimilarity", "FunctionWordsExact", "ItgAligner",
+    "ItgConfig", "ItgParse", "ItgScorer", "Similarity",
+]
+
 if TYPE_CHECKING:
     from explorer.lexical import LexicalConfig
 

@@ -18,6 +18,11 @@ import numpy as np
 
 from explorer.errors import ExplorerError
 
+__all__ = [
+    "TIE", "ChartReader", "ItgError", "ItgNode", "NodeKind", "Span", "expand", "join", "leaf_hyp", "leaf_text",
+    "null_chain", "wrap",
+]
+
 Span = tuple[int, int]
 
 #: Tolerance when reading the float32 chart back.

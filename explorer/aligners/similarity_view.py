@@ -19,6 +19,8 @@ from explorer.errors import ExplorerError
 from explorer.limits import Limits, check, lexical_words
 from explorer.preprocess import AnalyzedPair
 
+__all__ = ["SOURCE_LABELS", "NoSimilarityError", "SimilarityView", "similarity_view"]
+
 #: How each source is named on screen.
 SOURCE_LABELS: dict[str, str] = {
     "identity": "same word",

@@ -170,7 +170,7 @@ class BatchResult:
         names = [name for name, _ in PAIR_COLUMNS]
         for s in self.manifest.scorers:
             names += [s, error_column(s), *(breakdown_column(s, f) for f in breakdown(s))]
-        return names
+        return names + list(self.manifest.phenomenon_columns.values())
 
     def _column(self, name: str) -> str:
         if name not in self.columns:

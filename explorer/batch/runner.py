@@ -29,7 +29,7 @@ import logging
 import os
 import socket
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -43,9 +43,11 @@ from explorer.batch.schema import (
     CHUNK_DIR,
     CHUNK_GLOB,
     MANIFEST,
+    PHENOMENON_PREFIX,
     BatchError,
     Manifest,
     finished_chunks,
+    phenomenon_column,
     read_manifest,
     write_manifest,
 )
@@ -58,6 +60,7 @@ from explorer.batch.worker import (
     can_share,
     chunk_table,
     compact_pair,
+    phenomena_columns,
     run_chunk,
     write_table,
 )
@@ -161,14 +164,18 @@ def _remove_stale_temporaries(folder: Path) -> None:
             path.unlink(missing_ok=True)
 
 
-def prepare(data: Dataset | FileSource, scorers: Sequence[str], out: str | Path, *, chunk_size: int) -> Manifest:
+def prepare(data: Dataset | FileSource, scorers: Sequence[str], out: str | Path, *, chunk_size: int,
+            phenomena: Sequence[str] | None = None) -> Manifest:
     """Create the batch folder and its manifest, or check that an existing one is this
-    very batch (same data, scorers, chunk size) so it can be resumed.
+    very batch (same data, scorers, chunk size) so it can be resumed. ``phenomena``: those
+    every chunk has as ``ph_`` columns (None: every fast one); a resumed batch keeps its own
+    manifest's (none for a result written before the columns).
 
     Raises:
         BatchError: for a bad chunk size, or a folder holding another batch.
     """
     from explorer import __version__
+    from explorer.groups.phenomena import check_names
     from explorer.store import dataset_fingerprint
 
     if not MIN_CHUNK_SIZE <= chunk_size <= MAX_CHUNK_SIZE:
@@ -203,6 +210,7 @@ def prepare(data: Dataset | FileSource, scorers: Sequence[str], out: str | Path,
         dataset=data.name, format=data.format, fingerprint=fingerprint, n_pairs=len(data),
         kind=head.kind, tasks=list(head.tasks), scorers=list(scorers), chunk_size=chunk_size,
         explorer_version=__version__, created_at=_now(), records=records,
+        phenomena=list(check_names(phenomena)),
     )
     write_manifest(directory, manifest)
     return manifest
@@ -221,10 +229,14 @@ def refuse_foreign(directory: Path) -> None:
 
 
 def write_chunk(directory: Path, index: int, pairs: Sequence[Pair], start: int,
-                scores: dict[str, list[object]], schema: pa.Schema | None = None) -> Path:
-    """Write one chunk from its pairs and scores (a temporary file, then a rename)."""
-    scorers = [name for name in scores if "__" not in name]
-    return write_table(directory, index, chunk_table(pairs, start, scores, scorers))
+                scores: Mapping[str, Sequence[object]], schema: pa.Schema | None = None) -> Path:
+    """Write one chunk from its pairs and scores (a temporary file, then a rename), with the
+    phenomena columns the folder's manifest names (computed here when ``scores`` lacks them)."""
+    phenomena = read_manifest(directory).phenomena
+    scorers = [name for name in scores if "__" not in name and not name.startswith(PHENOMENON_PREFIX)]
+    if any(phenomenon_column(n) not in scores for n in phenomena):
+        scores = {**scores, **phenomena_columns(pairs, phenomena)}
+    return write_table(directory, index, chunk_table(pairs, start, scores, scorers, phenomena))
 
 
 def _todo(directory: Path, manifest: Manifest, damaged: list[tuple[str, str]] | None = None) -> list[int]:
@@ -414,6 +426,7 @@ def _run_locked(data: Dataset | FileSource, scorers: Sequence[str], directory: P
             pending = iter(todo)
             tag = manifest.fingerprint[-10:]
             names = tuple(manifest.scorers)
+            phenomena = tuple(manifest.phenomena)
             target = str(directory.resolve()) if shared else None
             limits = current_limits()  # the client's, so the workers refuse what it would
 
@@ -422,7 +435,8 @@ def _run_locked(data: Dataset | FileSource, scorers: Sequence[str], directory: P
                 if file is None:
                     assert isinstance(data, Dataset)
                     chunk = tuple(compact_pair(p) for p in data.pairs[position: position + manifest.chunk_rows(index)])
-                    return ChunkTask(index, position, names, data.name, pairs=chunk, out=target, limits=limits)
+                    return ChunkTask(index, position, names, data.name, pairs=chunk, out=target, limits=limits,
+                                     phenomena=phenomena)
                 r = file.ranges[index]
                 try:
                     where = {"path": str(file.path.resolve())} if shared else {"raw": read_range(file, index)}
@@ -431,7 +445,8 @@ def _run_locked(data: Dataset | FileSource, scorers: Sequence[str], directory: P
                                   skipped_chunks + done_chunks) from None
                 return ChunkTask(index, position, names, file.name, fmt=file.format, span=(r.start, r.end),
                                  header=file.header, header_lines=file.header_lines, first_line=r.first_line,
-                                 first_record=r.first_record, out=target, limits=limits, stamp=file.stamp, **where)
+                                 first_record=r.first_record, out=target, limits=limits, phenomena=phenomena,
+                                 stamp=file.stamp, **where)
 
             def submit(index: int) -> Any:
                 future = own_client.submit(run_chunk, task(index), pure=False, key=f"explorer-batch-{tag}-{index}")

@@ -16,7 +16,12 @@ label as loaded: entailment / non-entailment / neutral / contradiction, or null)
 (the graded score, if any), ``text``, ``hypothesis``; then per scorer ``S``: ``S`` (its
 value, float64; null when the scorer refused the pair or gave no finite number),
 ``S__error`` (why it is null, else null) and its breakdown columns ``S__FIELD`` (float64,
-see :func:`breakdown`).
+see :func:`breakdown`); then per phenomenon ``P`` the manifest names (the fast ones of
+:data:`explorer.groups.phenomena.FAST`) ``ph_P`` (bool, float64 or string as its kind; null
+where the pair could not be analysed or a limit refused it).
+
+Format 1 results (written before the phenomena columns) have none: their manifest lists no
+phenomena, and they open and resume as they were.
 
 A chunk file is written under a temporary name (``.chunk-000001.parquet.tmp-...``, which
 no reader globs) and renamed when complete, so a chunk file that exists is whole.
@@ -36,10 +41,19 @@ import pyarrow as pa
 
 from explorer.errors import ExplorerError
 
+__all__ = [
+    "CHUNK_DIR", "CHUNK_GLOB", "FORMAT_VERSION", "MANIFEST", "PAIR_COLUMNS", "BatchError", "Manifest", "arrow_schema",
+    "breakdown", "breakdown_column", "chunk_index", "chunk_name", "error_column", "finished_chunks", "read_manifest",
+    "scorer_columns", "write_manifest",
+]
+
 MANIFEST = "batch.json"
 CHUNK_DIR = "chunks"
 CHUNK_GLOB = "chunk-*.parquet"
-FORMAT_VERSION = 1
+#: 2: the ``ph_`` phenomena columns and the manifest's ``phenomena``.
+FORMAT_VERSION = 2
+#: A phenomenon's column is its name after this prefix.
+PHENOMENON_PREFIX = "ph_"
 _CHUNK_NAME = re.compile(r"^chunk-(\d{6})\.parquet$")
 
 def breakdown(scorer: str) -> tuple[str, ...]:
@@ -82,12 +96,25 @@ def scorer_columns(scorer: str) -> list[str]:
     return [scorer, error_column(scorer), *(breakdown_column(scorer, f) for f in breakdown(scorer))]
 
 
-def arrow_schema(scorers: Sequence[str]) -> pa.Schema:
+def phenomenon_column(name: str) -> str:
+    return f"{PHENOMENON_PREFIX}{name}"
+
+
+def phenomenon_type(name: str) -> pa.DataType:
+    """The Arrow type of a phenomenon's column, from its kind."""
+    from explorer.groups.phenomena import PHENOMENA
+
+    kind = PHENOMENA[name].kind
+    return pa.bool_() if kind == "bool" else pa.float64() if kind == "number" else pa.string()
+
+
+def arrow_schema(scorers: Sequence[str], phenomena: Sequence[str] = ()) -> pa.Schema:
     fields = [pa.field(name, kind) for name, kind in PAIR_COLUMNS]
     for scorer in scorers:
         fields.append(pa.field(scorer, pa.float64()))
         fields.append(pa.field(error_column(scorer), pa.string()))
         fields.extend(pa.field(breakdown_column(scorer, f), pa.float64()) for f in breakdown(scorer))
+    fields.extend(pa.field(phenomenon_column(name), phenomenon_type(name)) for name in phenomena)
     return pa.schema(fields)
 
 
@@ -133,6 +160,8 @@ class Manifest:
     records: int = 0
     #: The loader's notes on the data (e.g. pairs kept unlabelled), once complete.
     notes: list[str] = field(default_factory=list)
+    #: The phenomena every chunk has as ``ph_`` columns (none in a format 1 result).
+    phenomena: list[str] = field(default_factory=list)
 
     @property
     def n_chunks(self) -> int:
@@ -141,6 +170,11 @@ class Manifest:
     def chunk_rows(self, index: int) -> int:
         """Rows of chunk ``index`` (at most that many for a file read in ranges)."""
         return min(self.chunk_size, (self.records or self.n_pairs) - index * self.chunk_size)
+
+    @property
+    def phenomenon_columns(self) -> dict[str, str]:
+        """Phenomenon name -> its column (what the slice language's SQL reads)."""
+        return {name: phenomenon_column(name) for name in self.phenomena}
 
     def to_json(self) -> dict[str, object]:
         return asdict(self)

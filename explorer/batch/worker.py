@@ -31,7 +31,15 @@ from distributed.diagnostics.plugin import WorkerPlugin
 
 from explorer.api import breakdown_value, score_many
 from explorer.batch.folder import seal
-from explorer.batch.schema import CHUNK_DIR, arrow_schema, breakdown, breakdown_column, chunk_name, error_column
+from explorer.batch.schema import (
+    CHUNK_DIR,
+    arrow_schema,
+    breakdown,
+    breakdown_column,
+    chunk_name,
+    error_column,
+    phenomenon_column,
+)
 from explorer.limits import Limits, using
 from explorer.pairs import Pair
 from explorer.preprocess import AnalyzedPair, analyze_pair
@@ -83,9 +91,11 @@ def pair_table(pairs: Sequence[Pair], start: int) -> Columns:
     }
 
 
-def chunk_table(pairs: Sequence[Pair], start: int, scores: Mapping[str, Sequence[object]], scorers: Sequence[str]) -> pa.Table:
-    """One chunk as an Arrow table: pair columns, then every scorer's."""
-    schema = arrow_schema(scorers)
+def chunk_table(pairs: Sequence[Pair], start: int, scores: Mapping[str, Sequence[object]], scorers: Sequence[str],
+                phenomena: Sequence[str] = ()) -> pa.Table:
+    """One chunk as an Arrow table: pair columns, then every scorer's, then the phenomena's
+    (``scores`` holds the scorers' and the phenomena's columns)."""
+    schema = arrow_schema(scorers, phenomena)
     columns = pair_table(pairs, start)
     columns.update(scores)
     return pa.table({name: columns[name] for name in schema.names}, schema=schema)
@@ -142,6 +152,7 @@ class ChunkTask:
     pairs: tuple[Pair, ...] | None = None
     out: str | None = None
     limits: Limits | None = None  # the client's per-pair limits (the defaults when None)
+    phenomena: tuple[str, ...] = ()  # the manifest's: written as ``ph_`` columns
     #: ``path``'s size and modification time when it was scanned, checked after the read
     stamp: tuple[int, int] | None = None
 
@@ -222,10 +233,12 @@ def run_chunk(task: ChunkTask) -> ChunkDone | ChunkFailed:
         stage = "score"
         with using(task.limits):
             scores = score_chunk(pairs, task.scorers)
+            detected = time.perf_counter()
+            scores.update(phenomena_columns(pairs, task.phenomena))
         _forget_pairs()
         scored = time.perf_counter()
-        table = chunk_table(pairs, task.position, scores, task.scorers)
-        timings = {"read": read - begin, "score": scored - read}
+        table = chunk_table(pairs, task.position, scores, task.scorers, task.phenomena)
+        timings = {"read": read - begin, "score": detected - read, "phenomena": scored - detected}
         if task.out is not None:
             stage = "write"
             write_table(task.out, task.index, table)
@@ -280,6 +293,20 @@ def score_chunk(pairs: Sequence[Pair], scorers: Sequence[str]) -> Columns:
     for name in scorers:
         columns.update(_score_with(name, analysed, analysis_error))
     return columns
+
+
+def phenomena_columns(pairs: Sequence[Pair], names: Sequence[str]) -> Columns:
+    """The ``ph_`` columns of one chunk (:mod:`explorer.groups.phenomena`). Never raises for a
+    pair: one that cannot be analysed has no phenomena (nulls), a refused detector a null."""
+    from explorer.groups.phenomena import phenomenon_values
+
+    rows: list[Mapping[str, object]] = []
+    for pair in pairs:
+        try:
+            rows.append(phenomenon_values(pair, names))
+        except Exception:  # a side the tokenizer refuses: its scorers' columns say why
+            rows.append({})
+    return {phenomenon_column(name): [row.get(name) for row in rows] for name in names}
 
 
 def _score_with(name: str, analysed: Sequence[AnalyzedPair | None],

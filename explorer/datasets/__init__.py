@@ -18,6 +18,11 @@ from explorer.api import LoaderInfo, Registry, caps, lazy
 from explorer.errors import ExplorerError
 from explorer.pairs import Pair
 
+__all__ = [
+    "LOADERS", "MAX_BYTES", "MAX_FILE_BYTES", "Dataset", "DatasetError", "Reader", "UnknownFormatError", "decode",
+    "detect_file_format", "detect_format", "load", "load_bytes", "load_many",
+]
+
 #: Uploads (bytes handed to :func:`load_bytes`) larger than this are refused before parsing.
 MAX_BYTES = 200 * 1024 * 1024
 #: Files read from disk by :func:`load` larger than this are refused before they are read:

@@ -50,6 +50,11 @@ from explorer.datasets.reading import check_count
 from explorer.datasets.reading import lines as read_lines
 from explorer.pairs import Pair
 
+__all__ = [
+    "FUZZY_JACCARD", "attach_rte_labels", "load_annotators", "merge_annotators", "merge_datasets", "nltk_rte2_dev",
+    "parse_msr_align", "parse_msr_align_labelled", "sniff",
+]
+
 _HEADER = re.compile(r"^#\s*sentence pair\s+([0-9]{1,9})\s*$")
 # Possessive, and anchored at a token start, so that a long line costs linear time.
 _TOKEN = re.compile(r"(?<!\S)(\S++)\s++\(\{([^{}]*+)\}(\)|$)")

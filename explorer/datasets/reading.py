@@ -27,6 +27,12 @@ from explorer.datasets import MAX_BYTES, DatasetError
 from explorer.pairs import Pair
 from explorer.preprocess import MAX_CHARS
 
+__all__ = [
+    "MAX_ID_CHARS", "MAX_JSON_DEPTH", "MAX_LINE_CHARS", "MAX_NUMBER_CHARS", "MAX_PAIRS", "MAX_SENTENCE_CHARS",
+    "MAX_XML_DECLARATION", "MAX_XML_DEPTH", "READ_BLOCK", "PairLimitError", "ParsedPairs", "check_count",
+    "check_size", "check_xml_declaration", "decode", "file_lines", "json_depth", "json_lines", "lines", "loads",
+]
+
 #: Characters in one line of a line-oriented file (TSV, CSV, JSON lines, MSR alignments).
 MAX_LINE_CHARS = 1_000_000
 #: Nesting depth of JSON arrays and objects (a pair record needs 3).

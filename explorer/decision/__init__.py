@@ -13,8 +13,10 @@ own > a development set by the default rule > the data's own > the shipped defau
 * :mod:`~explorer.decision.cutoffs`: the record (``CutoffChoice``), cutoffs of whole data
   sets cached on disk, the shipped defaults;
 * :mod:`~explorer.decision.pair_scores`: every labelled pair's score, kept beside them;
-* :mod:`~explorer.decision.jobs`: choosing a dataset's cutoffs in a background process;
 * :mod:`~explorer.decision.evaluation`: a dataset scored and evaluated (``evaluate``).
+
+The app's background job that fills the cutoff cache lives with the server's machinery
+(``runtime.cutoff_jobs``), outside the library.
 
 Nothing is imported here: importing a submodule stays as cheap as the submodule.
 """

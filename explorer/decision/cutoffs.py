@@ -12,7 +12,7 @@ this module chooses and keeps the ones that take minutes:
     the file name) and kept as JSON in :func:`explorer.cache.cutoff_dir`
     (``$EXPLORER_CUTOFF_CACHE`` moves it). The scores themselves are kept too, per pair
     (:mod:`explorer.decision.pair_scores`), so the Pair page can show a pair's verdicts
-    without scoring it. The app computes these in the background (:mod:`explorer.decision.jobs`).
+    without scoring it. The app computes these in the background (:mod:`runtime.cutoff_jobs`).
 ``dev``
     A cutoff chosen on a development set by :data:`~explorer.decision.rules.DEFAULT_RULE`,
     computed and cached the same way.
@@ -29,7 +29,6 @@ counted.
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import math
 import os
@@ -42,13 +41,19 @@ from typing import Any
 
 import numpy as np
 
-from explorer.cache import cutoff_dir
+from explorer.cache import content_hash, cutoff_dir
 from explorer.datasets import Dataset
 from explorer.decision import pair_scores
 from explorer.decision.measures import accuracy
 from explorer.decision.rules import DEFAULT_RULE, OWN_RULE, choose_cutoff
 from explorer.errors import ExplorerError, command_status
 from explorer.pairs import Pair
+
+__all__ = [
+    "CACHE_VERSION", "DATASET", "DEFAULT", "DEFAULT_FILE", "DEV", "GIVEN", "MODEL", "NONE", "SOURCE_LABELS",
+    "CutoffChoice", "CutoffError", "Progress", "build_default", "cached", "choose", "compute", "default_cutoffs",
+    "fingerprint", "labelled", "lookup", "main", "one_sided", "score_all",
+]
 
 #: The shipped cutoffs (see the module docstring).
 DEFAULT_FILE = Path(__file__).resolve().parents[1] / "models" / "cutoffs_rte_dev.json"
@@ -115,13 +120,8 @@ class CutoffChoice:
 def fingerprint(pairs: Iterable[Pair]) -> str:
     """A content hash of pairs: ids, texts, hypotheses and labels (not the file name, so a
     renamed copy reuses the cache; an edited file does not)."""
-    digest = hashlib.sha256(f"cutoffs-v{CACHE_VERSION}".encode())
-    for pair in pairs:
-        for part in (pair.id, pair.text, pair.hypothesis, pair.label or ""):
-            digest.update(b"\x1f")
-            digest.update(part.encode())
-        digest.update(b"\x1e")
-    return digest.hexdigest()[:24]
+    rows = ((pair.id, pair.text, pair.hypothesis, pair.label or "") for pair in pairs)
+    return content_hash(rows, f"cutoffs-v{CACHE_VERSION}")
 
 
 def labelled(pairs: Sequence[Pair]) -> list[Pair]:

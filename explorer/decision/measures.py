@@ -31,6 +31,12 @@ import numpy as np
 from explorer.errors import ExplorerError
 from explorer.pairs import Pair
 
+__all__ = [
+    "Bools", "ClassificationReport", "EvaluationError", "Floats", "GradedReport", "TaskReport", "accuracy",
+    "average_precision", "best_cutoff", "classification_report", "confidence_weighted_score", "correlations",
+    "graded_report", "per_pair", "sweep",
+]
+
 Floats = Sequence[float] | np.ndarray
 Bools = Sequence[bool] | np.ndarray
 

@@ -1,7 +1,7 @@
 """Every labelled pair's score under each scorer, kept on disk by the cutoff job.
 
 Choosing a dataset's cutoffs (:func:`explorer.decision.cutoffs.compute`, run by the app's
-background job, :mod:`explorer.decision.jobs`) scores every labelled pair with every scorer. Those scores
+background job, :mod:`runtime.cutoff_jobs`) scores every labelled pair with every scorer. Those scores
 are kept here, one ``.npy`` file of float64 per (dataset fingerprint, scorer), in
 ``scores/`` beside the cached cutoffs (:func:`explorer.cache.cutoff_dir`), so the Pair
 page can show a pair's verdicts, slow methods included, without scoring it again
@@ -18,13 +18,15 @@ the page then scores the pair itself.
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 
-from explorer.cache import cutoff_dir
+from explorer.cache import cutoff_dir, prune_datasets, save_array
+
+__all__ = [
+    "MAX_DATASETS", "MAX_PAIRS", "SUFFIX", "folder", "has", "load", "path", "prune", "save", "storable", "value",
+]
 
 #: Datasets with more labelled pairs keep no per-pair scores (24 scorers x 50,000 pairs x 8
 #: bytes is under 10 MB on disk).
@@ -54,43 +56,14 @@ def has(fp: str, scorer: str, source: str) -> bool:
 def save(fp: str, scorer: str, source: str, scores: np.ndarray) -> None:
     """Write one scorer's scores atomically, then drop the oldest datasets past
     :data:`MAX_DATASETS`. Never raises for an unwritable cache."""
-    target = path(fp, scorer, source)
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".scores.", suffix=".tmp")
-        with os.fdopen(fd, "wb") as handle:
-            np.save(handle, np.asarray(scores, dtype=np.float64), allow_pickle=False)
-        os.replace(tmp, target)
-    except OSError:
-        return
-    prune(keep=fp)
+    if save_array(path(fp, scorer, source), np.asarray(scores, dtype=np.float64)):
+        prune(keep=fp)
 
 
 def prune(keep: str | None = None, limit: int | None = None) -> None:
     """Remove the score files of all but the ``limit`` (:data:`MAX_DATASETS`) most recently
     written datasets; ``keep`` (the one being written) always stays."""
-    limit = MAX_DATASETS if limit is None else limit
-    newest: dict[str, float] = {}
-    files: dict[str, list[Path]] = {}
-    try:
-        entries = list(folder().glob(f"*{SUFFIX}"))
-    except OSError:
-        return
-    for entry in entries:
-        fp = entry.name.split("-", 1)[0]
-        try:
-            stamp = entry.stat().st_mtime
-        except OSError:
-            continue
-        newest[fp] = max(newest.get(fp, 0.0), stamp)
-        files.setdefault(fp, []).append(entry)
-    ranked = sorted(newest, key=lambda f: (f == keep, newest[f]), reverse=True)
-    for fp in ranked[limit:]:
-        for entry in files[fp]:
-            try:
-                entry.unlink()
-            except OSError:
-                pass
+    prune_datasets(folder(), SUFFIX, MAX_DATASETS if limit is None else limit, keep)
 
 
 def load(fp: str, scorer: str, source: str) -> np.ndarray | None:

@@ -42,6 +42,8 @@ from explorer.decision.measures import EvaluationError
 from explorer.decision.rules import CUTOFF_RULES, DEFAULT_RULE, OWN_RULE
 from explorer.scorers import SCORERS
 
+__all__ = ["FALLBACK_CUTOFF", "Scored", "reported_source", "resolve_cutoff"]
+
 #: The cutoff of a scorer with no other (source ``none``).
 FALLBACK_CUTOFF = 0.5
 

@@ -36,6 +36,13 @@ import numpy as np
 
 from explorer.decision.measures import EvaluationError, accuracy, average_precision, per_pair, sweep
 
+__all__ = [
+    "CUTOFF_RULES", "DEFAULT_RULE", "MAX_BOOTSTRAP", "OWN_RULE", "Bools", "BootstrapSummary", "CutoffRule", "Floats",
+    "PairedDifference", "TransferRow", "bootstrap_transfer", "choose_cutoff", "cutoff_best", "cutoff_logistic",
+    "cutoff_midpoint", "cutoff_plateau", "cutoff_prior", "cutoff_smoothed", "paired_difference", "transfer",
+    "transfer_table",
+]
+
 Floats = Sequence[float] | np.ndarray
 Bools = Sequence[bool] | np.ndarray
 CutoffRule = Callable[[Floats, Bools], float]

@@ -40,6 +40,11 @@ from explorer.edit_distance.states import (
 from explorer.errors import ExplorerError
 from explorer.preprocess import AnalyzedPair
 
+__all__ = [
+    "PREORDERS", "Batch", "Counts", "EditDistanceModel", "EditStep", "ModelError", "Progress", "automaton_for", "fit",
+    "objective",
+]
+
 #: Tokens each table's operation consumes (text + hypothesis), for the per-token shift.
 _TABLE_TOKENS = {"sub": 2, "b12": 3, "b21": 3, "b22": 4, "ins": 1, "del": 1}
 _BLOCKS = ("b12", "b21", "b22")

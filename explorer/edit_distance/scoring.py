@@ -30,6 +30,10 @@ from explorer.lexical import LexicalSimilarity
 from explorer.limits import Limits, check, lexical_words
 from explorer.preprocess import AnalyzedPair
 
+__all__ = [
+    "DEFAULT_MODELS", "MODELS", "EditDistanceResult", "EditDistanceScorer", "default_model", "steps_to_alignment",
+]
+
 MODELS = Path(__file__).resolve().parents[1] / "models"
 DEFAULT_MODELS = {"pfsm": MODELS / "pfsm_sts_sick.json", "ppda": MODELS / "ppda_sts_sick.json"}
 

@@ -4,7 +4,9 @@ rewrite of the pairs would change.
 - :mod:`~explorer.groups.words`: the closed word classes the detectors and rewrites share
   (negations, quantifiers, modals).
 - :mod:`~explorer.groups.phenomena`: PHENOMENA, the registry of pair-level detectors (a name,
-  one line on what it finds, a bool or number per pair).
+  one line on what it finds, a bool or number per pair); a dataset's table, cached on disk.
+- :mod:`~explorer.groups.detectors`: the detectors themselves, over :class:`PairFacts` (a pair
+  analysed once, each aligner run at most once).
 - :mod:`~explorer.groups.frame`: one row per pair with its phenomena, scores, verdicts (by the
   one resolver), gold label, task and tags: what a slice filters.
 - :mod:`~explorer.groups.language`: the slice language (a whitelist parser; never ``eval``).

@@ -7,7 +7,7 @@ looks for, and a word missing from a list is a missed pair, never a wrong one.
 
 from __future__ import annotations
 
-from explorer.combined import NEGATIONS
+from explorer.lexical.mismatch import NEGATIONS
 
 #: Words that quantify a noun phrase: how many or how much of it is meant.
 QUANTIFIERS = frozenset({

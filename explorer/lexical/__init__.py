@@ -40,7 +40,8 @@ The constructor does no IO: resources are read on first use and kept.
 
 Modules: :mod:`~explorer.lexical.config` (components, scores, :class:`LexicalConfig`),
 :mod:`~explorer.lexical.strings` (Levenshtein), :mod:`~explorer.lexical.numbers`
-(numbers and dates), :mod:`~explorer.lexical.names` (name variants),
+(numbers and dates), :mod:`~explorer.lexical.mismatch` (negations, numbers and antonyms
+on one side of a pair only), :mod:`~explorer.lexical.names` (name variants),
 :mod:`~explorer.lexical.embedding` (static embeddings),
 :mod:`~explorer.lexical.wordnet` (WordNet profiles and information content),
 :mod:`~explorer.lexical.ppdb` (PPDB) and :mod:`~explorer.lexical.similarity` (the
@@ -54,6 +55,7 @@ from __future__ import annotations
 
 from explorer.lexical.config import COMPONENTS, NEEDS, OPT_IN, LexicalConfig, unavailable_components
 from explorer.lexical.embedding import EmbeddingError, StaticEmbeddings, shared_embeddings
+from explorer.lexical.mismatch import NEGATIONS, antonym_anywhere, antonym_links, negation_count, unmatched_numbers
 from explorer.lexical.names import name_similarity
 from explorer.lexical.numbers import month_of, number_value, phrase_date, phrase_number, span_number, token_number
 from explorer.lexical.ppdb import load_ppdb

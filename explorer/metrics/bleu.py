@@ -34,6 +34,12 @@ from explorer.api import ResultMixin, both_directions
 from explorer.limits import Limits, check
 from explorer.preprocess import AnalyzedPair
 
+__all__ = [
+    "VARIANTS", "BleuNScorer", "BleuResult", "BleuScorer", "NgramMatch", "OrderStats", "SymmetricBleuResult",
+    "Variant", "bleu_both_ways", "bleu_tokens", "brevity_penalty", "combine", "modified_precision", "ngram_matches",
+    "ngrams", "order_counts",
+]
+
 Variant = Literal["bleu", "mbleu", "bleu_pa"]
 VARIANTS: tuple[Variant, ...] = ("bleu", "mbleu", "bleu_pa")
 

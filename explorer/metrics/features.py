@@ -40,6 +40,12 @@ from explorer.metrics.per import PENN_TAGS, PosPerResult, per_tokens, pos_per
 from explorer.metrics.wer import WerResult, error_rate, levenshtein
 from explorer.preprocess import AnalyzedPair
 
+__all__ = [
+    "ALL_GROUPS", "BLEU_GROUPS", "GROUPS", "NIST_GROUPS", "SCORER_PREFIX", "FeatureError", "FeatureVector",
+    "MetricBreakdown", "feature_matrix", "feature_names", "group_feature_names", "metric_breakdown", "pair_features",
+    "parse_groups",
+]
+
 BLEU_GROUPS = tuple(f"bleu{n}" for n in range(1, 5))
 NIST_GROUPS = tuple(f"nist{n}" for n in range(1, 6))
 GROUPS: tuple[str, ...] = ("wer", "per", *BLEU_GROUPS, *NIST_GROUPS, "pos", "pos_syn")

@@ -36,6 +36,11 @@ from explorer.limits import Limits, check
 from explorer.metrics.wer import error_rate
 from explorer.preprocess import Analysis, AnalyzedPair
 
+__all__ = [
+    "PENN_TAGS", "PerResult", "PerScorer", "PosPerResult", "PosPerScorer", "SynonymTest", "match_keys", "match_words",
+    "per_tokens", "pos_per", "unmatched_count",
+]
+
 #: The Penn Treebank tag set as NLTK's tagger emits it; anything else counts as OTHER.
 PENN_TAGS: tuple[str, ...] = (
     "CC", "CD", "DT", "EX", "FW", "IN", "JJ", "JJR", "JJS", "LS", "MD", "NN", "NNS",

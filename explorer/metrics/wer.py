@@ -35,6 +35,10 @@ from explorer.limits import Limits, check
 from explorer.preprocess import AnalyzedPair
 from explorer.sequences import edit_distance
 
+__all__ = [
+    "WerResult", "WerScorer", "backtrace", "edit_script", "edit_table", "error_rate", "levenshtein", "wer_tokens",
+]
+
 # Back-pointers of the edit-distance table.
 _EQ, _SUB, _DEL, _INS = 0, 1, 2, 3
 

@@ -23,6 +23,11 @@ from explorer.store.csv_cells import spreadsheet_safe
 from explorer.store.schema import MAX_MASK_TAG_ID, StoreError
 from explorer.store.store import Store
 
+__all__ = [
+    "ALL_PAIRS", "ANNOTATION_FIELDS", "CORRECT", "DIMENSIONS", "INCORRECT", "NO_DECISION", "NO_SCORE", "OUTCOMES",
+    "UNLABELLED", "Cell", "CrossTab", "CrossTabRow", "annotated_pairs", "crosstab",
+]
+
 CORRECT = "correct"
 INCORRECT = "incorrect"
 NO_SCORE = "no score"

@@ -24,6 +24,11 @@ from explorer.store.csv_cells import spreadsheet_safe
 from explorer.store.schema import StoreError
 from explorer.store.store import Store
 
+__all__ = [
+    "AlignedPair", "Tokenizer", "annotations_to_csv", "annotations_to_json", "stored_gold_alignments", "to_msr",
+    "to_sure_align_json",
+]
+
 
 def annotations_to_csv(records: Iterable[dict[str, Any]]) -> str:
     """Per-pair records as CSV (tags joined with ``;``; formula-like text cells defused,

@@ -22,6 +22,8 @@ from typing import Protocol
 from explorer.errors import ExplorerError
 from explorer.preprocess import AnalyzedPair
 
+__all__ = ["TEACHING_MAX_TOKENS", "PairTrace", "TeachingSizeError", "Trace", "TraceStep", "check_size", "words"]
+
 #: The most tokens either side of a teaching pair may have (every chart cell, table row
 #: or annealing round is one screen, and the ITG chart grows with the fourth power).
 TEACHING_MAX_TOKENS = 30

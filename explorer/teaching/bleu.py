@@ -24,6 +24,8 @@ from explorer.metrics.bleu import (
 from explorer.preprocess import AnalyzedPair
 from explorer.teaching import PairTrace, TeachingSizeError, check_size
 
+__all__ = ["VARIANT_LABELS", "BleuStep", "BleuTrace", "NgramCount", "trace_bleu"]
+
 VARIANT_LABELS: dict[str, str] = {
     "bleu": "BLEU (geometric mean x brevity penalty)",
     "mbleu": "modified BLEU (arithmetic mean, no brevity penalty)",

@@ -18,6 +18,8 @@ from explorer.errors import ExplorerError
 from explorer.preprocess import AnalyzedPair
 from explorer.teaching import PairTrace, check_size, words
 
+__all__ = ["CLASS_WORDS", "KINDS", "KIND_LABELS", "EditTrace", "EditTraceStep", "class_words", "trace_edit"]
+
 KINDS = ("pfsm", "ppda")
 #: The machines' display names (the steps and the figure say these, never the keys).
 KIND_LABELS: dict[str, str] = {"pfsm": "pFSM", "ppda": "pPDA"}

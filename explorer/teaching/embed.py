@@ -21,6 +21,8 @@ from explorer.aligners.embed import EmbedAligner, EmbedScorer, itermax
 from explorer.preprocess import AnalyzedPair
 from explorer.teaching import PairTrace, check_size
 
+__all__ = ["RESULTS", "SHOWN_DIMENSIONS", "Cell", "EmbedStep", "EmbedTrace", "Result", "trace_embed"]
+
 #: The vector numbers a figure draws (of the table's 256).
 SHOWN_DIMENSIONS = 8
 RESULTS = ("links", "score")

@@ -19,6 +19,8 @@ from explorer.aligners.itg_tree import TIE, ItgError
 from explorer.preprocess import AnalyzedPair
 from explorer.teaching import PairTrace, check_size
 
+__all__ = ["RULE_MARK", "ItgCell", "ItgStep", "ItgTrace", "Rule", "cell_rule", "trace_itg"]
+
 #: Cell rules: no link in the span pair, a single link, a boundary word left unaligned
 #: (the cell equals a smaller one), or a split into two halves.
 Rule = Literal["empty", "link", "null", "straight", "inverted"]

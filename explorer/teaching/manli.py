@@ -21,6 +21,8 @@ from explorer.alignment import Alignment, Edit
 from explorer.preprocess import AnalyzedPair
 from explorer.teaching import PairTrace, check_size, words
 
+__all__ = ["ManliStep", "ManliTrace", "trace_manli"]
+
 
 @dataclass(frozen=True)
 class ManliStep:

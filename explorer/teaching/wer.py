@@ -14,6 +14,8 @@ from explorer.metrics.wer import backtrace, edit_table, error_rate
 from explorer.preprocess import AnalyzedPair
 from explorer.teaching import PairTrace, check_size
 
+__all__ = ["WerStep", "WerTrace", "trace_wer"]
+
 _MOVES = ("same word", "substitute", "delete", "insert")
 
 

@@ -461,7 +461,7 @@ def test_dataset_cutoffs_are_chosen_in_the_background_and_typed_pairs_keep_the_d
 ) -> None:
     from components.data import default_dataset, fingerprint_of
     from explorer.decision import cutoffs, pair_scores
-    from explorer.decision import jobs as cutoff_jobs
+    from runtime import cutoff_jobs
 
     monkeypatch.setenv("EXPLORER_CUTOFF_CACHE", str(tmp_path))  # other tests expect none cached
     monkeypatch.setenv("EXPLORER_BACKGROUND_CUTOFFS", "1")
@@ -508,8 +508,8 @@ def test_a_pair_of_a_dataset_whose_job_has_run_shows_the_stored_verdicts_without
     from components.sections import verdicts
     from explorer.datasets import Dataset, load
     from explorer.decision import cutoffs
-    from explorer.pool import tasks
     from explorer.preprocess import analyze_pair
+    from runtime.pool import tasks
 
     monkeypatch.setenv("EXPLORER_CUTOFF_CACHE", str(tmp_path))
     typical = load(Path(APP).parent / "sample_data" / "typical.xml")
@@ -754,7 +754,7 @@ def slow_failing_warmup() -> Iterator[list[str]]:
     """A stand-in warm-up: a step that takes a second, then one that fails."""
     import time
 
-    from explorer import warmup
+    from runtime import warmup
 
     log: list[str] = []
 
@@ -775,7 +775,7 @@ def slow_failing_warmup() -> Iterator[list[str]]:
 
 
 def test_pages_wait_for_the_warm_up_and_the_sidebar_names_failed_steps(slow_failing_warmup: list[str]) -> None:
-    from explorer import warmup
+    from runtime import warmup
 
     at = start()
     # The page scored the pair only after the warm-up had finished (it waited, showing progress).

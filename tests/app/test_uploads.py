@@ -14,7 +14,7 @@ from streamlit.testing.v1 import AppTest
 from components import data, state, uploads
 from components.data import load_uploaded
 from explorer.datasets import DatasetError
-from explorer.datasets.isolated import ReadLimitError
+from runtime.isolated_reader import ReadLimitError
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")

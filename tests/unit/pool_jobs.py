@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import time
 
-from explorer.pool import emit
+from runtime.pool import emit
 
 
 def add(a: int, b: int) -> int:

@@ -1,6 +1,6 @@
 """Reading an untrusted file bounded: records counted on the bytes
 (explorer.datasets.counting), the parse in a child process under a memory cap, a time
-limit and a pair limit (explorer.datasets.isolated)."""
+limit and a pair limit (runtime.isolated_reader)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import pytest
 from explorer.cache import cache_dir
 from explorer.datasets import DatasetError, load_bytes, reading
 from explorer.datasets.counting import HEAD_BYTES, count_records, cut_head, head_format, records_over
-from explorer.datasets.isolated import ReadLimitError, ReadLimits, _result, footprint, read_bounded
+from runtime.isolated_reader import ReadLimitError, ReadLimits, _result, footprint, read_bounded
 
 MB = 1024 * 1024
 LIMITS = ReadLimits(pairs=1000, bytes=8 * MB, memory=1024 * MB, seconds=60, wait=5,
@@ -123,7 +123,7 @@ def test_a_read_past_its_time_is_killed_and_refused_naming_it() -> None:
     with pytest.raises(ReadLimitError, match=r"longer than the app's 0.3-second limit") as err:
         read_bounded(sts(100_000), "slow.tsv", ReadLimits(pairs=100_000, bytes=64 * MB, memory=1024 * MB, seconds=0.3))
     assert err.value.limit == "seconds"
-    assert not [c for c in psutil.Process().children(recursive=True) if "explorer.datasets.isolated" in c.cmdline()]
+    assert not [c for c in psutil.Process().children(recursive=True) if "runtime.isolated_reader" in c.cmdline()]
 
 
 def test_readers_beyond_the_machine_wide_number_wait_then_are_refused() -> None:

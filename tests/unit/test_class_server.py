@@ -85,7 +85,8 @@ def test_streamlit_caddy_and_the_apps_reader_take_one_upload_size(monkeypatch: p
                                                                     tmp_path: Path) -> None:
     """The upload size is set once, in .streamlit/config.toml: the app's reader, every
     class-server Streamlit process and Caddy's body limit follow it."""
-    from components import streamlit_config, uploads
+    from components import uploads
+    from runtime import streamlit_config
 
     assert uploads.MAX_UPLOAD_MB == streamlit_config.max_upload_mb()
     assert uploads.LIMITS.bytes == uploads.MAX_UPLOAD_MB * 1024 * 1024

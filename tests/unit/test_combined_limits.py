@@ -106,7 +106,7 @@ def test_it_refuses_exactly_the_pairs_one_of_its_scorers_refuses(limits: Limits)
 
 
 def test_the_pools_estimate_is_the_sum_of_what_it_runs() -> None:
-    from explorer.pool.cost import seconds
+    from runtime.pool.cost import seconds
 
     runs = SCORERS["combined"].runs
     assert seconds("combined") == pytest.approx((sum(seconds(n)[0] for n in runs), sum(seconds(n)[1] for n in runs)))

@@ -1,4 +1,4 @@
-"""Background cutoff jobs (explorer/decision/jobs.py): a real child process chooses the
+"""Background cutoff jobs (runtime/cutoff_jobs.py): a real child process chooses the
 cutoffs of a small hand-written dataset into the cache, once per fingerprint, within its
 bounds; a failing job says why."""
 
@@ -10,7 +10,7 @@ import pytest
 
 from explorer.datasets import load_bytes
 from explorer.decision import cutoffs
-from explorer.decision import jobs as cutoff_jobs
+from runtime import cutoff_jobs
 
 #: Invented pairs (no corpus text) as the CSV file the loader reads: half restate the text,
 #: half change a fact.

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from explorer import disk_caches, resources, warmup
-from explorer.disk_caches import DiskCache
+from explorer import resources
+from runtime import disk_caches, warmup
+from runtime.disk_caches import DiskCache
 
 
 def _cache(label: str, seconds: float, phase: int = 0, built: bool = False) -> DiskCache:

@@ -96,6 +96,12 @@ def test_no_import_loop_inside_explorer() -> None:
     assert not cycles, "import loops among explorer modules:\n" + "\n".join(" <-> ".join(c) for c in cycles)
 
 
+def test_no_import_loop_inside_runtime() -> None:
+    assert len(module_names(ROOT, "runtime")) > 10
+    cycles = import_cycles(ROOT, "runtime")
+    assert not cycles, "import loops among runtime modules:\n" + "\n".join(" <-> ".join(c) for c in cycles)
+
+
 def _tree(root: Path, files: dict[str, str]) -> Path:
     for name, source in files.items():
         path = root / name

@@ -3,7 +3,7 @@ method's per-pair results)."""
 
 from __future__ import annotations
 
-from components.lru import SizedLRU
+from runtime.lru import SizedLRU
 
 
 def test_it_holds_at_most_its_budget_letting_go_of_the_least_recently_used() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 MAX_LINES = 650
-FOLDERS = ("explorer", "components", "bench", "experiments", "serve")
+FOLDERS = ("explorer", "runtime", "components", "bench", "experiments", "serve")
 #: Modules at the root of ``explorer/``, ``__init__`` and ``__main__`` included.
 MAX_ROOT_MODULES = 19
 

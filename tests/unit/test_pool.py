@@ -14,7 +14,7 @@ from collections.abc import Iterator
 import pytest
 
 from explorer.limits import LimitError, check
-from explorer.pool import (
+from runtime.pool import (
     BudgetExceeded,
     Pool,
     PoolClosed,

@@ -1,5 +1,5 @@
 """The worker pool as the app runs it: workers forked from the warm fork server
-(:mod:`explorer.pool.zygote`) give exactly the results of scoring in this process, for every
+(:mod:`runtime.pool.zygote`) give exactly the results of scoring in this process, for every
 registered scorer and aligner, and the fork server reports each warm-up step by name."""
 
 from __future__ import annotations
@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from explorer import warmup
 from explorer.aligners import ALIGNERS, get_aligner
 from explorer.datasets import load
-from explorer.pool import Pool, tasks
-from explorer.pool.tasks import Outcome
 from explorer.preprocess import analyze_pair, make_pair
 from explorer.scorers import SCORERS, get_scorer
+from runtime import warmup
+from runtime.pool import Pool, tasks
+from runtime.pool.tasks import Outcome
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT = 600.0  # the warm-up on a busy shared machine, then three pairs

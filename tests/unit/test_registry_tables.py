@@ -224,7 +224,7 @@ def test_a_numbered_format_numbers_pairs_without_an_id_from_the_record_given(fmt
 
 
 def test_the_warmup_labels_what_a_scorer_loads() -> None:
-    from explorer.warmup import scorer_step_label
+    from runtime.warmup import scorer_step_label
 
     assert scorer_step_label("manli").endswith(f"(scorer: {SCORERS['manli'].loads})")
     assert scorer_step_label("bleu") == f"{SCORERS['bleu'].label} (scorer)"

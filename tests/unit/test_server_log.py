@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from components.server_log import ClosedConnectionFilter, closed_connection, install
+from runtime.server_log import ClosedConnectionFilter, closed_connection, install
 
 
 def record(error: BaseException | None) -> logging.LogRecord:

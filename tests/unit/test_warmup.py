@@ -1,4 +1,4 @@
-"""The server's warm-up (explorer/warmup.py): steps run once, in order, on a background
+"""The server's warm-up (runtime/warmup.py): steps run once, in order, on a background
 thread, with readable progress; a failing step is recorded and the rest still run."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from explorer import warmup
 from explorer.aligners import ALIGNERS
 from explorer.scorers import SCORERS
+from runtime import warmup
 
 
 def test_steps_run_once_in_order_with_progress_and_failures_recorded() -> None:

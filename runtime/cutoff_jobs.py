@@ -3,7 +3,7 @@
 Scoring a whole dataset with every scorer takes from seconds (the 56-pair sample) to many
 minutes (a 20,000-pair upload), so no page may wait for it. :class:`CutoffJobs` runs
 :func:`explorer.decision.cutoffs.compute` in a separate, lower-priority process (``python -m
-explorer.decision.jobs``): the server's own threads keep the CPU they need to draw pages,
+runtime.cutoff_jobs``): the server's own threads keep the CPU they need to draw pages,
 and a job never holds the server's interpreter lock. Each finished scorer's cutoff lands in
 the on-disk cutoff cache at once (:func:`explorer.decision.cutoffs.lookup` finds it); the job writes
 its progress (scorer, methods done, pairs done) to a small JSON file that
@@ -49,7 +49,7 @@ PROGRESS_EVERY = 0.5
 #: The child's niceness increment: pages drawn by the server go first.
 NICENESS = 10
 #: Where the ``explorer`` package lives (the child runs with it first on its path).
-PACKAGE_ROOT = Path(__file__).resolve().parents[2]
+PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 
 QUEUED, RUNNING, DONE, FAILED, REFUSED = "queued", "running", "done", "failed", "refused"
 
@@ -272,7 +272,7 @@ def _spawn(job: _Job) -> subprocess.Popen[bytes]:
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join([str(PACKAGE_ROOT), *filter(None, [env.get("PYTHONPATH")])])
     return subprocess.Popen(
-        [sys.executable, "-m", "explorer.decision.jobs", str(job.data_path), "--scorer", ",".join(job.scorers),
+        [sys.executable, "-m", "runtime.cutoff_jobs", str(job.data_path), "--scorer", ",".join(job.scorers),
          "--progress", str(job.progress_path), "--parent", str(os.getpid()), "--fingerprint", job.fingerprint],
         cwd=PACKAGE_ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
     )
@@ -280,7 +280,7 @@ def _spawn(job: _Job) -> subprocess.Popen[bytes]:
 
 def run_child(path: Path, scorers: Sequence[str], progress_path: Path, parent: int | None,
               expect: str | None = None) -> None:
-    """The child's side (``python -m explorer.decision.jobs``, :func:`main`): lower its priority, follow
+    """The child's side (``python -m runtime.cutoff_jobs``, :func:`main`): lower its priority, follow
     its parent, compute every scorer's cutoff on the dataset's labelled pairs (each cached as
     it finishes) and keep the progress file current."""
     from explorer.datasets import load
@@ -345,13 +345,13 @@ def jobs() -> CutoffJobs:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m explorer.decision.jobs DATA --progress FILE [--scorer a,b] [--parent PID]
+    """``python -m runtime.cutoff_jobs DATA --progress FILE [--scorer a,b] [--parent PID]
     [--fingerprint FP]``: the background job's child process (:func:`run_child`)."""
     import argparse
 
     from explorer.scorers import parse_scorer_names
 
-    parser = argparse.ArgumentParser(prog="python -m explorer.decision.jobs",
+    parser = argparse.ArgumentParser(prog="python -m runtime.cutoff_jobs",
                                      description="choose a dataset's cutoffs into the cache (the app's background job)")
     parser.add_argument("data")
     parser.add_argument("--scorer", default="all")

@@ -5,9 +5,9 @@ cache): the Brown tables, WordNet's lemma index and information content, PPDB's 
 compiled ITG, MANLI and pFSM / pPDA kernels. One after another that is about 70 s of CPU on
 the 2-core reference machine (``bench/bench_pool.py --only warmup --cold-caches``); most of
 them are independent, so :func:`build_missing` builds the missing ones in parallel helper
-processes (``python -m explorer.disk_caches LABEL...``, one per usable core), in two phases:
+processes (``python -m runtime.disk_caches LABEL...``, one per usable core), in two phases:
 the data first, then the kernels (whose first run reads the data). Each helper runs the
-warm-up steps (:func:`explorer.warmup.default_steps`) of its caches, which write them; the
+warm-up steps (:func:`runtime.warmup.default_steps`) of its caches, which write them; the
 warm-up that follows reads them back in a few seconds. Later starts find every cache built
 and skip this.
 """
@@ -21,12 +21,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import explorer
+
 if TYPE_CHECKING:
-    from explorer.warmup import Step
+    from runtime.warmup import Step
 
 #: Longest a helper may take (seconds) before it is stopped; its step then runs in the warm-up.
 HELPER_TIMEOUT = 1800.0
-PACKAGE = Path(__file__).resolve().parent
+#: The library's folder: the kernels' modules (and numba's cache beside them) are there.
+LIBRARY = Path(explorer.__file__).resolve().parent
 
 
 @dataclass(frozen=True)
@@ -35,7 +38,7 @@ class DiskCache:
 
     Attributes:
         name: what it is, in a few words ("Brown IC").
-        label: the warm-up step that builds it (:func:`explorer.warmup.default_steps`).
+        label: the warm-up step that builds it (:func:`runtime.warmup.default_steps`).
         phase: 0 for data, 1 for compiled kernels (built after the data they read).
         seconds: CPU seconds to build it on the reference machine (for sharing the work out).
         built: whether it is on disk already (or has nothing to build: its resource is missing).
@@ -68,7 +71,7 @@ def _kernels(*modules: str) -> Callable[[], bool]:
         import os
 
         explicit = os.environ.get("NUMBA_CACHE_DIR")
-        places = [Path(explicit)] if explicit else [PACKAGE / Path(m).parent / "__pycache__" for m in modules]
+        places = [Path(explicit)] if explicit else [LIBRARY / Path(m).parent / "__pycache__" for m in modules]
         stems = [Path(m).stem for m in modules]
         return all(any(any(place.rglob(f"{stem}.*.nbi")) for place in places if place.is_dir()) for stem in stems)
 
@@ -81,7 +84,7 @@ def caches() -> list[DiskCache]:
     from explorer.lexical.config import IC_CACHE_NAME
     from explorer.metrics.nist import BROWN_CACHE_NAME
     from explorer.metrics.nist import cache_dir as nist_cache_dir
-    from explorer.warmup import scorer_step_label
+    from runtime.warmup import scorer_step_label
 
     return [
         DiskCache("Brown NIST weights", "Brown information weights (NIST, disk cache)", 0, 14.4,
@@ -117,7 +120,7 @@ def share(todo: list[DiskCache], processes: int) -> list[list[DiskCache]]:
 def cache_step(processes: int) -> Step | None:
     """On a first start, one warm-up step that builds the missing caches in ``processes``
     parallel helpers (:func:`build_missing`); None when every cache is built."""
-    from explorer.warmup import Step
+    from runtime.warmup import Step
 
     todo = missing()
     if not todo:
@@ -134,7 +137,7 @@ def build_missing(processes: int) -> None:
     todo = missing()
     for phase in (0, 1):
         groups = share([c for c in todo if c.phase == phase], processes)
-        helpers = [subprocess.Popen([sys.executable, "-m", "explorer.disk_caches", *(c.label for c in group)],
+        helpers = [subprocess.Popen([sys.executable, "-m", "runtime.disk_caches", *(c.label for c in group)],
                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                    for group in groups]
         for helper in helpers:
@@ -147,7 +150,8 @@ def build_missing(processes: int) -> None:
 
 def main(labels: list[str]) -> int:
     """A helper: run the warm-up steps with these labels (each writes its disk cache)."""
-    from explorer import resources, warmup
+    from explorer import resources
+    from runtime import warmup
 
     resources.import_nltk()
     steps = {step.label: step for step in warmup.default_steps()}

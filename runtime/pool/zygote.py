@@ -1,10 +1,10 @@
 """The warm "zygote": imported once by the worker pool's fork server, before any worker.
 
-:class:`explorer.pool.Pool` names this module in ``set_forkserver_preload``, so the fork
+:class:`runtime.pool.Pool` names this module in ``set_forkserver_preload``, so the fork
 server (a process multiprocessing starts on the first worker) imports it once: importing
-it runs every warm-up step (:func:`explorer.warmup.default_steps`: the tagger, WordNet,
+it runs every warm-up step (:func:`runtime.warmup.default_steps`: the tagger, WordNet,
 the Brown tables, PPDB, the trained models, the numba kernels), writing progress after
-each step to :func:`explorer.warmup.status_path` of the server (the fork server's parent),
+each step to :func:`runtime.warmup.status_path` of the server (the fork server's parent),
 which the server's pages show. Every worker is then a fork of this warm process: it starts
 in milliseconds with everything loaded, and the lexicons' memory is shared copy-on-write
 between the workers instead of held once per worker.
@@ -28,7 +28,7 @@ from __future__ import annotations
 import gc
 import os
 
-from explorer import warmup
+from runtime import warmup
 
 
 def own_files() -> None:
@@ -62,8 +62,8 @@ def _warm() -> None:
     path = warmup.status_path(os.getppid())
     gc.disable()
     def steps() -> list[warmup.Step]:
-        from explorer.disk_caches import cache_step
-        from explorer.pool import usable_cores
+        from runtime.disk_caches import cache_step
+        from runtime.pool import usable_cores
 
         first = cache_step(usable_cores())  # a first start: caches built in parallel
         return [*([first] if first else []), *warmup.default_steps()]

@@ -3,15 +3,15 @@
 The app's scoring, alignment and teaching traces run here instead of in the Streamlit
 process (whose one interpreter lock would otherwise serialise a whole class on one core):
 
-- :mod:`explorer.pool.scheduler`: :class:`Pool`, two lanes (short and long jobs) of worker
+- :mod:`runtime.pool.scheduler`: :class:`Pool`, two lanes (short and long jobs) of worker
   processes forked from a warm fork server, one job in flight per session (a newer request
   supersedes the older), a time budget per job, crashed or stopped workers replaced;
-- :mod:`explorer.pool.worker`: the worker's loop and :func:`emit` (partial results);
-- :mod:`explorer.pool.zygote`: the fork server's preload, which warms every method once;
-- :mod:`explorer.pool.tasks`: the jobs the app sends (a pair's scores, an alignment, an
+- :mod:`runtime.pool.worker`: the worker's loop and :func:`emit` (partial results);
+- :mod:`runtime.pool.zygote`: the fork server's preload, which warms every method once;
+- :mod:`runtime.pool.tasks`: the jobs the app sends (a pair's scores, an alignment, an
   ITG parse, a dataset chunk, ...; the Teach page sends
   :func:`components.teach_methods.lesson_of`, the report :func:`components.report.pair_report`);
-- :mod:`explorer.pool.cost`: whether a job is long (the long lane, lower priority) from the
+- :mod:`runtime.pool.cost`: whether a job is long (the long lane, lower priority) from the
   methods' cost models.
 
 ``EXPLORER_WORKERS`` sets the number of short-lane workers (default: the cores this process
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 
-from explorer.pool.scheduler import (
+from runtime.pool.scheduler import (
     BudgetExceeded,
     JobStatus,
     Pool,
@@ -33,7 +33,7 @@ from explorer.pool.scheduler import (
     WorkerLost,
     default_long_workers,
 )
-from explorer.pool.worker import RemoteError, emit, emitting
+from runtime.pool.worker import RemoteError, emit, emitting
 
 #: Environment variables the pool reads.
 WORKERS_ENV, LONG_WORKERS_ENV, BUDGET_ENV = "EXPLORER_WORKERS", "EXPLORER_LONG_WORKERS", "EXPLORER_JOB_SECONDS"

@@ -11,7 +11,7 @@ then every registered scorer and aligner on one tiny invented pair, so whatever 
 needs is loaded the way it will be used), so a progress line says what is being built.
 :class:`Warmup` runs the steps once, in order, on a background thread (or, with
 :meth:`Warmup.run`, on the caller's: the worker pool's fork server does, see
-:mod:`explorer.pool.zygote`), and reports progress (:meth:`Warmup.status`); the fork server
+:mod:`runtime.pool.zygote`), and reports progress (:meth:`Warmup.status`); the fork server
 writes it to a small JSON file the server reads (:func:`write_status`, :func:`read_status`).
 A failing step is recorded and the warm-up goes on: the method it belongs to reports its own
 error when used. :func:`start` returns the process's one warm-up, started on the first call.

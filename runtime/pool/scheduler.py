@@ -1,7 +1,7 @@
 """The pool's scheduler: worker processes in two lanes, fair by session, every job bounded.
 
 :class:`Pool` keeps ``workers`` processes for short jobs and ``long_workers`` for long ones
-(a job's caller says which, from the methods' cost models: :mod:`explorer.pool.cost`). The
+(a job's caller says which, from the methods' cost models: :mod:`runtime.pool.cost`). The
 long lane's processes run at a lower priority (``nice``), so when both lanes have work the
 operating system gives the cores to the short jobs first; a short job may also borrow an
 idle long-lane worker, never the other way round.
@@ -16,7 +16,7 @@ turns: a dataset scan submitted chunk by chunk cannot starve a typed pair.
 Bounds: every job has a time budget (wall-clock seconds from the moment a worker takes
 it); past it the worker is killed and replaced and the job fails with
 :class:`BudgetExceeded`, keeping whatever partial results it had sent
-(:func:`explorer.pool.worker.emit`). A worker that dies (a crash, the kernel's OOM killer)
+(:func:`runtime.pool.worker.emit`). A worker that dies (a crash, the kernel's OOM killer)
 fails its job with :class:`WorkerLost` and is replaced. Replacements are forks of the warm
 fork server, a few milliseconds each. Nothing waits without a bound: every failure resolves
 the job's future.
@@ -47,7 +47,7 @@ from multiprocessing.connection import wait as wait_any
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast
 
 from explorer.errors import ExplorerError
-from explorer.pool.worker import serve
+from runtime.pool.worker import serve
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -198,14 +198,14 @@ class Pool:
         long_workers: processes for long jobs (default: half of ``workers``, at least 1).
         budget: default seconds a job may run once started.
         preload: modules the fork server imports once before forking any worker (the warm
-            "zygote": :mod:`explorer.pool.zygote` warms every method); only the first pool
+            "zygote": :mod:`runtime.pool.zygote` warms every method); only the first pool
             of a process sets them, since the fork server is the process's own.
         start_method: ``forkserver`` (the server), or ``fork`` (tests: no warm-up).
         kill_after: a superseded running job older than this is killed, not waited out.
     """
 
     def __init__(self, workers: int, *, long_workers: int | None = None, budget: float = 30.0,
-                 preload: Sequence[str] = ("explorer.pool.zygote",), start_method: Literal["forkserver", "fork", "spawn"] = "forkserver",
+                 preload: Sequence[str] = ("runtime.pool.zygote",), start_method: Literal["forkserver", "fork", "spawn"] = "forkserver",
                  kill_after: float = KILL_AFTER) -> None:
         if workers < 1:
             raise ValueError(f"a pool needs at least one worker, not {workers}")

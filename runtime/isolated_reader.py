@@ -4,7 +4,7 @@ A server that parses uploads itself holds the parse's peak (the decoded text, ev
 every JSON object) in its own memory, and one file can take it. :func:`read_bounded`
 checks what the bytes alone show first (size, and the records counted by
 :mod:`explorer.datasets.counting`: a 999,000-line file is refused in a fraction of a
-second), then parses in a fresh child process (``python -m explorer.datasets.isolated``)
+second), then parses in a fresh child process (``python -m runtime.isolated_reader``)
 under :class:`ReadLimits`:
 
 - **memory**: the child caps its own address space (``RLIMIT_AS``) before it reads a byte;
@@ -49,7 +49,7 @@ from typing import Any
 from explorer.datasets import Dataset, DatasetError
 
 #: Where the ``explorer`` package lives (the child runs with it first on its path).
-PACKAGE_ROOT = Path(__file__).resolve().parents[2]
+PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 _MB = 1024 * 1024
 
 
@@ -171,7 +171,7 @@ def _run_child(data: bytes, name: str, limits: ReadLimits, admit: Callable[[int]
     env["PYTHONPATH"] = os.pathsep.join([str(PACKAGE_ROOT), *filter(None, [env.get("PYTHONPATH")])])
     start = time.perf_counter()
     child = subprocess.Popen(
-        [sys.executable, "-m", "explorer.datasets.isolated", request], cwd=PACKAGE_ROOT, env=env,
+        [sys.executable, "-m", "runtime.isolated_reader", request], cwd=PACKAGE_ROOT, env=env,
         stdin=subprocess.PIPE, stdout=subprocess.PIPE,  # stderr: the server's log
     )
     try:

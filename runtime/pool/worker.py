@@ -1,6 +1,6 @@
 """The worker side of the pool: one loop per worker process, and :func:`emit` for jobs.
 
-A worker is a fork of the pool's warm fork server (:mod:`explorer.pool.zygote`), so it
+A worker is a fork of the pool's warm fork server (:mod:`runtime.pool.zygote`), so it
 starts with every lexicon, model and compiled kernel already in memory. It reads one job at
 a time from its connection, runs it and sends the result back; a job may also send partial
 results while it runs (:func:`emit`: each scorer's result on a pair as soon as it is

@@ -5,7 +5,7 @@ analysed pair: the worker analyses it with its own caches. Each returns frozen r
 same objects an in-process call returns (the tests compare them), a few kB pickled.
 
 A job that runs several methods reports each one as it finishes through
-:func:`explorer.pool.worker.emit` (an :class:`Outcome`), so a job stopped by its time
+:func:`runtime.pool.worker.emit` (an :class:`Outcome`), so a job stopped by its time
 budget still delivers the methods it finished, and one failing method is an outcome with an
 error, not the end of the job.
 """
@@ -16,12 +16,14 @@ from collections.abc import Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, NamedTuple, cast
 
+from explorer.groups.phenomena import phenomena_chunk as phenomena_chunk  # a chunk's phenomena (per-aligner ones)
 from explorer.pairs import Pair
-from explorer.pool.worker import emit, portable
 from explorer.preprocess import analyze_pair
+from runtime.pool.worker import emit, portable
 
 if TYPE_CHECKING:
     import numpy as np
+    from explorer.similarity_view import SimilarityView
 
     from explorer.aligners.itg import ItgParse
     from explorer.aligners.manli import ManliAligner
@@ -30,7 +32,6 @@ if TYPE_CHECKING:
     from explorer.counterfactual import AlignmentDiff, ScoreChange
     from explorer.metrics.features import MetricBreakdown
     from explorer.mtclassify import Report
-    from explorer.similarity_view import SimilarityView
 
 
 class Outcome(NamedTuple):
