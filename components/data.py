@@ -20,7 +20,7 @@ import numpy as np
 import streamlit as st
 
 from components import uploads
-from explorer.cache import cache_dir
+from explorer.cache import cache_dir, private_dir, write_private
 from explorer.datasets import Dataset
 from explorer.decision.cutoffs import CutoffChoice
 from explorer.decision.measures import best_cutoff
@@ -182,12 +182,9 @@ def remember_upload(data: bytes, name: str) -> LoadedDataset:
     loaded = load_uploaded(data, name)
     folder = uploads_dir()
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        private_dir(folder)  # other accounts on the server read neither the files nor their names
         for suffix, content in ((".name", name.encode("utf-8")), (".bin", data)):
-            target = folder / f"{loaded.key}{suffix}"
-            tmp = target.with_suffix(suffix + ".tmp")
-            tmp.write_bytes(content)
-            tmp.replace(target)
+            write_private(folder / f"{loaded.key}{suffix}", content)
         kept = sorted(((p, p.stat()) for p in folder.glob("*.bin")), key=lambda f: f[1].st_mtime, reverse=True)
         total = 0
         for number, (old, info) in enumerate(kept):

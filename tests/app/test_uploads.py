@@ -47,6 +47,22 @@ def test_streamlit_refuses_files_past_the_apps_upload_limit() -> None:
     assert uploads.LIMITS.bytes == uploads.MAX_UPLOAD_MB * 1024 * 1024
 
 
+def test_a_kept_upload_is_readable_by_its_owner_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    folder = tmp_path / "cache" / "uploads"
+    monkeypatch.setenv("EXPLORER_UPLOADS_DIR", str(folder))
+    old = os.umask(0o022)  # the usual umask: files 0644, folders 0755 unless asked otherwise
+    try:
+        loaded = data.remember_upload(sts(3), "three.tsv")
+    finally:
+        os.umask(old)
+    assert (folder.stat().st_mode & 0o777, (folder.parent.stat().st_mode & 0o777)) == (0o700, 0o700)
+    kept = sorted(folder.iterdir())
+    assert [p.name for p in kept] == [f"{loaded.key}.bin", f"{loaded.key}.name"]
+    assert [p.stat().st_mode & 0o777 for p in kept] == [0o600, 0o600]
+
+
 def test_an_upload_is_never_parsed_in_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
     def in_server(*args: object, **kwargs: object) -> None:
         raise AssertionError("parsed in the server process")

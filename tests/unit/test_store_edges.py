@@ -51,6 +51,24 @@ def test_notes_and_annotator_names_are_bounded(tmp_path: Path) -> None:
     assert [len(n.body) for n in store.notes(dataset_id, "1")] == [MAX_NOTE_CHARS]
 
 
+def test_a_new_store_is_readable_by_its_owner_only(tmp_path: Path) -> None:
+    from explorer.datasets import Dataset
+    from explorer.pairs import Pair
+
+    path = tmp_path / "new" / "s.sqlite3"
+    old = os.umask(0o022)
+    try:
+        store = Store(path)
+        dataset_id = store.add_dataset(Dataset("d", "test", (Pair("1", "a b", "a"),)))
+        store.add_note(dataset_id, "1", "a private thought", author="ann")
+        files = sorted(p for p in path.parent.iterdir())
+        assert {p.name for p in files} >= {"s.sqlite3", "s.sqlite3-wal"}
+        assert {p.name: p.stat().st_mode & 0o777 for p in files} == dict.fromkeys((p.name for p in files), 0o600)
+        assert path.parent.stat().st_mode & 0o777 == 0o700
+    finally:
+        os.umask(old)
+
+
 def test_a_foreign_sqlite_file_is_refused_and_left_untouched(tmp_path: Path) -> None:
     path = tmp_path / "other.sqlite3"
     with sqlite3.connect(path) as conn:
