@@ -120,6 +120,8 @@ EVALUATE_DEV: Slot[str] = Slot("evaluate_dev")
 #: The lesson the Teach page last sent to the browser (its id: method, option, pair); when
 #: another is sent, it starts at its first step. The step itself lives in the browser.
 TEACH_SHOWN: Slot[str] = Slot("teach_shown")
+#: The step the Teach page's lesson was first sent with (kept while the lesson is the same).
+TEACH_START: Slot[int] = Slot("teach_start")
 #: The batch result table's selection event (tests set it to click a row).
 BATCH_TABLE: Slot[Any] = Slot("batch_table")
 #: What every figure's camera icon saves, "png" or "svg" (the sidebar's choice, components/charts.py).

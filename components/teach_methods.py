@@ -13,7 +13,8 @@ the server's workers (:mod:`components.workers`).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -112,14 +113,49 @@ def trace_of(method: str, option: str | None, pair: AnalyzedPair) -> Trace:
     return TEACH_METHODS.info(method).run(pair, option)
 
 
+#: The most a lesson may send the browser, in bytes of JSON (as :func:`packed`): the 30 x 30
+#: ITG lesson of ordinary words is about 9 MB; 30 tokens of 40 combining marks each made 21 MB.
+MAX_LESSON_BYTES = 12 * 1024 * 1024
+
+
+class LessonTooLarge(ExplorerError, ValueError):
+    """A lesson over :data:`MAX_LESSON_BYTES`; the message names the limit."""
+
+
+def packed(steps: Sequence[LessonStep]) -> tuple[list[dict[str, object]], list[object]]:
+    """The steps with each figure's layout replaced by an index into a list of the distinct
+    layouts (most steps of a method share one, so it is sent once)."""
+    layouts: list[object] = []
+    seen: dict[str, int] = {}
+    out: list[dict[str, object]] = []
+    for step in steps:
+        figure = step["figure"]
+        text = json.dumps(figure["layout"], sort_keys=True)
+        if text not in seen:
+            seen[text] = len(layouts)
+            layouts.append(figure["layout"])
+        out.append({**step, "figure": {"data": figure["data"], "layout": seen[text]}})
+    return out, layouts
+
+
 def lesson(method: str, trace: Trace, *, large: bool) -> list[LessonStep]:
     """Every step of a trace as the browser shows it: ``sentence`` (the step's explanation),
-    ``caption`` and ``figure`` (Plotly JSON). Plain JSON types only."""
+    ``caption`` and ``figure`` (Plotly JSON). Plain JSON types only.
+
+    Raises:
+        LessonTooLarge: when the steps would send more than :data:`MAX_LESSON_BYTES`.
+    """
     row = TEACH_METHODS.info(method)
     steps: list[LessonStep] = []
     for index, step in enumerate(trace.steps):
         shown = row.step_figure(trace, index, large=large)
         steps.append({"sentence": step.explain, "caption": shown.caption, "figure": shown.figure})
+    size = len(json.dumps(packed(steps)))
+    if size > MAX_LESSON_BYTES:
+        raise LessonTooLarge(
+            f"this {row.label} lesson has {len(steps)} steps and would send the browser {size / 2**20:.1f} MB, over "
+            f"the {MAX_LESSON_BYTES / 2**20:.0f} MB a lesson may send (teach_methods.MAX_LESSON_BYTES): "
+            "use fewer or shorter words, or another method")
     return steps
 
 

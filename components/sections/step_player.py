@@ -14,7 +14,6 @@ Nothing a user typed reaches the page as markup: the player sets every text with
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
@@ -23,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from components import charts
+from components.teach_methods import packed
 
 if TYPE_CHECKING:
     from components.figures.teaching import LessonStep
@@ -52,22 +52,6 @@ def plotly_chunk() -> str | None:
     folder = Path(st.__file__).resolve().parent / "static" / "static" / "js"
     found = sorted(folder.glob("PlotlyChart.*.js"))
     return found[0].name if found else None
-
-
-def packed(steps: Sequence[LessonStep]) -> tuple[list[dict[str, object]], list[object]]:
-    """The steps with each figure's layout replaced by an index into a list of the distinct
-    layouts (most steps of a method share one, so it is sent once)."""
-    layouts: list[object] = []
-    seen: dict[str, int] = {}
-    out: list[dict[str, object]] = []
-    for step in steps:
-        figure = step["figure"]
-        text = json.dumps(figure["layout"], sort_keys=True)
-        if text not in seen:
-            seen[text] = len(layouts)
-            layouts.append(figure["layout"])
-        out.append({**step, "figure": {"data": figure["data"], "layout": seen[text]}})
-    return out, layouts
 
 
 def initial_step(count: int) -> int:
