@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import numpy as np
 import streamlit as st
@@ -23,10 +23,12 @@ from components import uploads
 from explorer.cache import cache_dir, private_dir, write_private
 from explorer.datasets import Dataset
 from explorer.decision.cutoffs import CutoffChoice
-from explorer.decision.measures import best_cutoff
 from explorer.decision.resolve import Scored, resolve_cutoff
 from explorer.pairs import Pair
 from explorer.scorers import SCORERS
+
+if TYPE_CHECKING:
+    from explorer.batch.query import BatchResult
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE_DIR = ROOT / "sample_data"
@@ -332,25 +334,10 @@ def gold(loaded: LoadedDataset) -> np.ndarray:
     return np.array([bool(p.entails) for p in loaded.dataset.pairs], dtype=bool)
 
 
-@st.cache_data(show_spinner=False, max_entries=256)
-def _best_cutoff(key: str, scorer: str, _scores: np.ndarray, _gold: np.ndarray) -> tuple[float, float]:
-    return best_cutoff(_scores, _gold)
-
-
 def labelled_mask(loaded: LoadedDataset) -> np.ndarray:
     """Which pairs carry an entailment label (partly labelled data, e.g. the MSR gold
     alignments joined to NLTK's 400 RTE2 labels, is evaluated on these)."""
     return np.array([p.entails is not None for p in loaded.dataset.pairs], dtype=bool)
-
-
-def dataset_best_cutoff(loaded: LoadedDataset, scorer: str) -> tuple[float, float] | None:
-    """The best cutoff for a scorer on a dataset's labelled pairs and its accuracy there
-    (None when no pair has an entailment label)."""
-    mask = labelled_mask(loaded)
-    if not loaded.binary_labels or not mask.any():
-        return None
-    scores = dataset_scores(loaded, scorer)
-    return _best_cutoff(loaded.key, scorer, scores[mask], gold(loaded)[mask])
 
 
 #: Cutoffs chosen on more data than a dataset holds, by dataset key: a page of a batch
@@ -414,22 +401,47 @@ def labelled_scores(loaded: LoadedDataset, scorer: str) -> Scored | None:
     return Scored(loaded.name, dataset_scores(loaded, scorer)[mask], gold(loaded)[mask])
 
 
+def session_dev(loaded_key: str | None = None) -> LoadedDataset | None:
+    """The development set every page decides with: the one chosen on the Evaluate page,
+    kept in the session (:func:`components.state.dev_dataset`); None when none is chosen
+    or it is the data being judged (a set is never its own development set)."""
+    from components.state import dev_dataset
+
+    dev = dev_dataset()
+    return None if dev is None or dev.key == loaded_key else dev
+
+
 def page_cutoff(
-    loaded: LoadedDataset, scorer: str, *, typed: bool = False, dev: LoadedDataset | None = None
+    loaded: LoadedDataset | BatchResult, scorer: str, *, typed: bool = False, score: bool = False,
 ) -> CutoffChoice:
-    """The cutoff the Pair page decides ``scorer`` by: :func:`explorer.decision.resolve.resolve_cutoff`
-    given what is at hand, computing nothing slow. The development set (chosen on the
-    Evaluate page) counts when this process has its scores; the dataset's own cutoff is the
-    whole batch result's (a page of one), the one cached on disk (:mod:`explorer.decision.cutoffs`)
-    or the best on its scores in this process. A typed pair is not from the dataset, so the
-    dataset's own cutoff does not apply to it.
+    """The cutoff every page decides ``scorer`` by, for the data it shows:
+    :func:`explorer.decision.resolve.resolve_cutoff` given the session's development set
+    (:func:`session_dev`) and the data's own cutoff, so a pair's verdict is the same on the
+    Pair, Dataset, Evaluate, Compare and Errors pages and in the store's exports.
+
+    The development set counts when this process has its scores; ``score=True`` (a page
+    that scores the whole dataset anyway) scores it first, so it always counts there, and
+    the Pair page, which never waits, uses it as soon as any page has. The dataset's own
+    cutoff is a batch result's (``loaded`` a :class:`~explorer.batch.query.BatchResult`, or a
+    page of one), the one cached on disk (:mod:`explorer.decision.cutoffs`) or the best on
+    its scores in this process. A typed pair is not from the dataset, so the dataset's own
+    cutoff does not apply to it.
     """
+    from explorer.batch.query import BatchResult
     from explorer.decision import cutoffs
 
+    dev = session_dev(None if isinstance(loaded, BatchResult) else loaded.key)
+    if dev is not None and score:
+        dataset_scores(dev, scorer)
+    on_dev = None if dev is None else labelled_scores(dev, scorer)
+    if isinstance(loaded, BatchResult):
+        return loaded.cutoff(scorer, dev=on_dev)
     own: Scored | CutoffChoice | None = None
     if not typed:
         own = KNOWN_CUTOFFS.get(loaded.key, {}).get(scorer)
         fp = fingerprint_of(loaded) if own is None else None
         if fp is not None:
+            if score:
+                dataset_scores(loaded, scorer)
             own = cutoffs.lookup(fp, scorer, cutoffs.DATASET) or labelled_scores(loaded, scorer)
-    return resolve_cutoff(scorer, dev=None if dev is None else labelled_scores(dev, scorer), own=own)
+    return resolve_cutoff(scorer, dev=on_dev, own=own)

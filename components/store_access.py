@@ -13,7 +13,7 @@ import os
 import streamlit as st
 
 from components import state
-from components.data import LoadedDataset, dataset_best_cutoff, dataset_scores
+from components.data import LoadedDataset, dataset_scores, page_cutoff
 from components.sections.browser_memory import AUTHOR_COOKIE, remember, remembered
 from components.text import plain
 from explorer import __version__
@@ -86,8 +86,10 @@ def author_caption(container: object = None) -> str:
 def scorer_run(loaded: LoadedDataset, scorer: str) -> int:
     """The stored run of a registered scorer on the current dataset, recorded on first use.
 
-    The cutoff is the best one on the dataset (None without entailment labels); a run of
-    another explorer version is not reused.
+    The cutoff recorded is the one every page decides by when the run is recorded
+    (:func:`components.data.page_cutoff`); the Errors page passes the current one to the
+    cross-tab and its exports, so a later choice of development set counts there too. A
+    run of another explorer version is not reused.
     """
     if scorer not in SCORERS:
         raise StoreError(f"unknown scorer {scorer!r}")
@@ -97,9 +99,8 @@ def scorer_run(loaded: LoadedDataset, scorer: str) -> int:
         if run.method == scorer and run.version == __version__ and not run.parameters:
             return run.id
     scores = dataset_scores(loaded, scorer)
-    best = dataset_best_cutoff(loaded, scorer)
     return store.add_run(
         dataset_id, kind="scorer", method=scorer,
         scores={p.id: float(s) for p, s in zip(loaded.dataset.pairs, scores, strict=True)},
-        cutoff=None if best is None else best[0], version=__version__,
+        cutoff=page_cutoff(loaded, scorer, score=True).value, version=__version__,
     )

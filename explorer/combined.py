@@ -39,7 +39,7 @@ from explorer.lexical.mismatch import antonym_anywhere, antonym_links, negation_
 from explorer.limits import Limits, check, cost_model, in_turn, lexical_words, using
 
 __all__ = [
-    "DEFAULT_C", "DEFAULT_FEATURES", "DEFAULT_MODEL", "FEATURES", "MAX_TRAIN_PAIRS", "NEGATIONS", "SCORER_FEATURES",
+    "DEFAULT_C", "DEFAULT_FEATURES", "DEFAULT_MODEL", "FEATURES", "MAX_TRAIN_PAIRS", "SCORER_FEATURES",
     "CombinedError", "CombinedModel", "CombinedResult", "CombinedRun", "CombinedScorer", "Contribution",
     "alignment_features", "check_features", "default_model", "explain", "feature_matrix", "pair_features",
     "parse_features", "scorers_run", "train", "train_test",

@@ -9,7 +9,7 @@ import pandas as pd
 import streamlit as st
 
 from components import charts, state, uploads, workers
-from components.data import LoadedDataset, dataset_best_cutoff, dataset_scores, load_uploaded
+from components.data import LoadedDataset, dataset_scores, load_uploaded, page_cutoff
 from components.figures.compare import agreement, score_scatter, selected_ids
 from components.guard import attempt
 from components.sections import batch_results
@@ -149,23 +149,9 @@ def _choose_scorers() -> tuple[str, str] | None:
     return x_name, y_name
 
 
-def _best_cutoff(loaded: LoadedDataset, name: str) -> float | None:
-    best = dataset_best_cutoff(loaded, name)
-    return None if best is None else best[0]
-
-
 def _correct(score: float, cutoff: float | None, gold: bool | None) -> bool | None:
     """Whether a scorer judged the pair right at its cutoff; None without a gold label or a cutoff."""
     return None if gold is None or cutoff is None else bool((score > cutoff) == gold)
-
-
-def _labelled_part(loaded: LoadedDataset) -> str:
-    """The data the cutoffs were chosen on: the whole set, or its labelled pairs."""
-    pairs = loaded.dataset.pairs
-    n_labelled = sum(p.entails is not None for p in pairs)
-    if n_labelled == len(pairs):
-        return plain(loaded.name)
-    return f"the {n_labelled} labelled pairs of {plain(loaded.name)} ({len(pairs) - n_labelled} unlabelled left out)"
 
 
 def _pair_table(table: pd.DataFrame, chosen: list[str]) -> None:
@@ -193,13 +179,16 @@ def scorer_section(loaded: LoadedDataset) -> None:
         return
     x_name, y_name = chosen_names
     with st.spinner(f"Scoring {plain(loaded.name)} with both..."):
-        scored = attempt(lambda: (dataset_scores(loaded, x_name), dataset_scores(loaded, y_name)),
+        # the cutoffs every page decides by (scoring the development set too, when one is chosen)
+        scored = attempt(lambda: (dataset_scores(loaded, x_name), dataset_scores(loaded, y_name),
+                                  page_cutoff(loaded, x_name, score=True), page_cutoff(loaded, y_name, score=True)),
                          "Scoring", where=f"on {plain(loaded.name)}", then=". Choose other scorers.")
     if scored is None:
         return
-    x, y = scored
+    x, y, x_choice, y_choice = scored
     pairs = loaded.dataset.pairs
-    x_cut, y_cut = _best_cutoff(loaded, x_name), _best_cutoff(loaded, y_name)
+    # right and wrong only where there are labels
+    x_cut, y_cut = (x_choice.value, y_choice.value) if loaded.binary_labels else (None, None)
     x_label, y_label = SCORERS[x_name].label, SCORERS[y_name].label
     groups = [agreement(_correct(xs, x_cut, pair.entails), _correct(ys, y_cut, pair.entails),
                         x_name=x_label, y_name=y_label)
@@ -212,9 +201,10 @@ def scorer_section(loaded: LoadedDataset) -> None:
     })
     counts = table["agreement"].value_counts()
     st.caption(" · ".join(f"{group}: {n}" for group, n in counts.items())
-               + ("" if x_cut is None else f" — cutoffs {x_cut:.4f} / {y_cut:.4f}, best on {_labelled_part(loaded)}"))
+               + f" — cutoffs {x_choice.value:.4f} ({plain(x_choice.origin)}) / {y_choice.value:.4f} "
+               f"({plain(y_choice.origin)})")
     figure = score_scatter(list(table["id"]), list(x), list(y), groups, x_name=x_label, y_name=y_label,
-                           x_cutoff=x_cut, y_cutoff=y_cut)
+                           x_cutoff=x_choice.value, y_cutoff=y_choice.value)
     event = charts.plotly_chart(figure, key=CHART, on_select="rerun", selection_mode=("box", "lasso", "points"))
     chosen = selected_ids(event.selection.points, list(table["id"])) if event is not None and event.selection else []
     _pair_table(table, chosen)

@@ -22,13 +22,13 @@ from components.data import (
     SAMPLES,
     UPLOAD_ORIGIN,
     LoadedDataset,
-    dataset_best_cutoff,
     dataset_scores,
     labelled_mask,
     load_file,
     load_msr,
     msr_available,
     nltk_rte_files,
+    page_cutoff,
     remember_upload,
 )
 from components.guard import attempt
@@ -153,8 +153,9 @@ def choose_dataset() -> LoadedDataset:
 
 
 def build_table(loaded: LoadedDataset, scorer: str) -> tuple[pd.DataFrame, float | None, str]:
-    """One row per pair, with the scorer's value and, for labelled data, the decision at
-    the best cutoff on this dataset and whether it is correct."""
+    """One row per pair, with the scorer's value, its decision at the cutoff every page
+    decides by (:func:`components.data.page_cutoff`) and, for labelled pairs, whether it is
+    correct; the cutoff is returned only when there are labels to be correct against."""
     pairs = loaded.dataset.pairs
     scores = dataset_scores(loaded, scorer)
     table = pd.DataFrame({
@@ -165,17 +166,16 @@ def build_table(loaded: LoadedDataset, scorer: str) -> tuple[pd.DataFrame, float
         "hypothesis": [p.hypothesis for p in pairs],
         "score": np.round(scores, 4),
     })
-    best = dataset_best_cutoff(loaded, scorer)
-    if best is None:
-        return table, None, "no entailment labels, so no decisions"
-    cutoff = best[0]
-    decided = scores > cutoff
+    choice = page_cutoff(loaded, scorer, score=True)
+    decided = scores > choice.value
     table["decision"] = np.where(decided, "entails", "does not entail")
+    how = f"cutoff {choice.value:.4f}, {plain(choice.origin)}"
     mask = labelled_mask(loaded)
+    if not loaded.binary_labels or not mask.any():
+        return table, None, how + "; no entailment labels, so nothing to be correct against"
     correct = decided == np.array([bool(p.entails) for p in pairs])
     table["correct"] = pd.array([bool(c) if m else pd.NA for c, m in zip(correct, mask)], dtype="boolean")
-    where = "this dataset" if mask.all() else f"its {int(mask.sum())} labelled pairs ({int((~mask).sum())} unlabelled left out)"
-    return table, cutoff, f"cutoff {cutoff:.4f}, best on {where} ({100 * best[1]:.1f}% accuracy)"
+    return table, choice.value, how
 
 
 #: The table's columns, left to right: what decides and what was decided first, the

@@ -7,13 +7,14 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components.data import LoadedDataset
+from components.data import LoadedDataset, page_cutoff
 from components.guard import attempt
 from components.sections import batch_results
 from components.sections.batch_results import BatchRuns
 from components.state import current_dataset, open_pair
 from components.store_access import get_store, scorer_run, store_dataset_id
 from components.text import count, plain
+from explorer.decision.cutoffs import CutoffChoice
 from explorer.scorers import SCORERS
 from explorer.store import Store, StoreError
 from explorer.store.crosstab import DIMENSIONS, OUTCOMES, CrossTab, annotated_pairs, crosstab
@@ -38,8 +39,9 @@ def run_controls(loaded_name: str, stored: list[str] | None = None) -> str | Non
     choice = st.selectbox(
         "Correct / incorrect under", options, index=default, key="errors_scorer",
         format_func=lambda n: n if n == NO_RUN or n not in SCORERS else SCORERS[n].label,
-        help=f"The scorer's decision (score > its best cutoff on {plain(loaded_name)}) against the gold label. "
-             "The run is recorded in the store the first time.",
+        help=f"The scorer's decision on {plain(loaded_name)} (score > the cutoff every page decides by: the "
+             "development set's chosen on the Evaluate page, else the model's own or the data's) against the gold "
+             "label. The run is recorded in the store the first time.",
     )
     return None if choice == NO_RUN else choice
 
@@ -93,16 +95,21 @@ def _downloads(name: str, *downloads: Download) -> None:
         column.download_button(label, data, f"{stem}{suffix}", mime, key=key)
 
 
-def _run_of(scorer: str | None, batch: BatchRuns | None, loaded: LoadedDataset, name: str) -> int | None:
-    """The store's run of ``scorer``: the batch result's, or one recorded now by scoring the
-    dataset (None without a scorer or when scoring fails, which is reported)."""
+def _run_of(scorer: str | None, batch: BatchRuns | None, loaded: LoadedDataset, name: str) -> tuple[int, CutoffChoice] | None:
+    """The store's run of ``scorer`` (the batch result's, or one recorded now by scoring the
+    dataset) and the cutoff every page decides it by (:func:`components.data.page_cutoff`);
+    None without a scorer or when scoring fails, which is reported."""
     if scorer is None:
         return None
-    if batch:
-        return batch.runs[scorer]
+    result = batch_results.active() if batch else None
+
+    def run() -> tuple[int, CutoffChoice]:
+        run_id = batch.runs[scorer] if batch else scorer_run(loaded, scorer)
+        return run_id, page_cutoff(result if result is not None else loaded, scorer, score=True)
+
     with st.spinner(f"Scoring {name} with {SCORERS[scorer].label}..."):
         # A failing scorer is reported; counting still works without it.
-        return attempt(lambda: scorer_run(loaded, scorer), SCORERS[scorer].label, where=f"on {plain(name)}")
+        return attempt(run, SCORERS[scorer].label, where=f"on {plain(name)}")
 
 
 def _crosstab_section(table: CrossTab, by: str, name: str) -> None:
@@ -123,13 +130,15 @@ def _crosstab_section(table: CrossTab, by: str, name: str) -> None:
                ("Cross-tab as JSON", table.to_json(), "-crosstab.json", "application/json", "errors_json"))
 
 
-def _annotated_section(store: Store, dataset_id: int, run_id: int | None, name: str, batch: BatchRuns | None) -> None:
+def _annotated_section(store: Store, dataset_id: int, run: tuple[int, CutoffChoice] | None, name: str,
+                       batch: BatchRuns | None) -> None:
     """The tagged pairs, filtered by tag and outcome; a row picked opens its pair."""
     st.subheader("Annotated pairs")
     f1, f2 = st.columns(2)
     tag = f1.selectbox("Tag", [ANY, *[t.name for t in store.tags()]], key="errors_tag")
     outcome = f2.selectbox("Outcome", [ANY, *OUTCOMES], key="errors_outcome")
-    records = annotated_pairs(store, dataset_id, run_id, tag=None if tag == ANY else tag,
+    run_id, cut = (run[0], run[1].value) if run is not None else (None, None)
+    records = annotated_pairs(store, dataset_id, run_id, cutoff=cut, tag=None if tag == ANY else tag,
                               outcome=None if outcome == ANY else outcome)
     if not records:
         st.caption("No annotated pair matches.")
@@ -180,15 +189,13 @@ def main() -> None:
     with left:
         scorer = run_controls(name, list(batch.runs) if batch else None)
     by = right.radio("Columns", DIMENSIONS, index=DIMENSIONS.index("outcome"), horizontal=True, key="errors_by")
-    run_id = _run_of(scorer, batch, loaded, name)
-    table = crosstab(store, dataset_id, run_id)
-    if run_id is not None:
-        cut = table.cutoff
-        st.caption(f"Run #{run_id}: {SCORERS[scorer].label if scorer else ''}, "
-                   + (f"cutoff {cut:.4f} (entails when score > cutoff)." if cut is not None
-                      else "no cutoff (the dataset has no entailment labels), so no decisions."))
+    run = _run_of(scorer, batch, loaded, name)
+    table = crosstab(store, dataset_id, None if run is None else run[0], cutoff=None if run is None else run[1].value)
+    if run is not None and scorer is not None:
+        st.caption(f"Run #{run[0]}: {SCORERS[scorer].label}, cutoff {run[1].value:.4f} (entails when score > "
+                   f"cutoff; {plain(run[1].origin)}), as on every page.")
     _crosstab_section(table, by, name)
-    _annotated_section(store, dataset_id, run_id, name, batch)
+    _annotated_section(store, dataset_id, run, name, batch)
     _alignment_exports(store, dataset_id, name)
     taxonomy_editor()
 

@@ -23,6 +23,7 @@ from components.data import (
     load_file,
     load_uploaded,
     nltk_rte_files,
+    page_cutoff,
 )
 from components.figures import evaluation as figures
 from components.guard import attempt
@@ -31,8 +32,8 @@ from components.state import current_dataset, dev_dataset, set_dev_dataset
 from components.text import count, label_kind, plain, svg_plain
 from explorer import published
 from explorer.datasets import DatasetError
-from explorer.decision.measures import ClassificationReport, classification_report, graded_report, sweep
-from explorer.decision.resolve import Scored, reported_source, resolve_cutoff
+from explorer.decision.measures import ClassificationReport, best_cutoff, classification_report, graded_report, sweep
+from explorer.decision.resolve import reported_source
 from explorer.decision.rules import DEFAULT_RULE
 from explorer.pairs import Pair
 from explorer.scorers import SCORERS
@@ -69,7 +70,9 @@ def dev_controls(loaded: LoadedDataset) -> LoadedDataset | None:
                                       help=uploads.describe_limits())
             if upload is None:
                 st.info("Upload a development set, or choose another option.")
-                return current if current is not None and current.origin == "uploaded file" else None
+                kept = current if current is not None and current.origin == "uploaded file" else None
+                set_dev_dataset(kept)  # what every page decides by: the same as this page
+                return kept
             chosen = load_uploaded(upload.getvalue(), upload.name)
     except DatasetError as err:
         st.error(f"Could not load the development set, so cutoffs are chosen on the data itself: {plain(err)}")
@@ -226,6 +229,16 @@ def _summary_table(
         st.caption("Published figures are shown for the corpora papers report on (e.g. rte1_dev.xml, rte2_dev.xml).")
 
 
+def _oracle_line(names: Sequence[str], scores: dict[str, np.ndarray], g: np.ndarray) -> None:
+    """Each scorer's best cutoff on this data and its accuracy there: what no honest method
+    can know in advance, so it is shown apart and decides nothing on any page."""
+    parts = []
+    for name in names:
+        cutoff, accuracy = best_cutoff(scores[name], g)
+        parts.append(f"{SCORERS[name].label} {cutoff:.4f} ({_fmt(accuracy, True)})")
+    st.caption("**Oracle: best cutoff on this data — an upper bound, not a decision.** " + "; ".join(parts) + ".")
+
+
 def _task_section(loaded: LoadedDataset, names: Sequence[str], reports: dict[str, ClassificationReport]) -> None:
     """Per-task accuracy as a figure and a table (RTE's IE, IR, QA, ... tasks), when the data has tasks."""
     tasks = loaded.dataset.tasks
@@ -266,13 +279,13 @@ def classification_section(
                + ". A pair is judged entailed when score > cutoff.")
     reports = {}
     for name in names:
-        choice = resolve_cutoff(name, dev=Scored.of(dev.name, dev_scores[name], dev_gold) if dev else None,
-                                own=Scored.of(loaded.name, scores[name], g))
+        choice = page_cutoff(loaded, name, score=True)  # the cutoff every page decides by
         reports[name] = classification_report(scores[name], pairs, cutoff=choice.value,
                                               source=reported_source(choice))
     label = {n: SCORERS[n].label for n in names}
 
     _summary_table(loaded, reports, dev)
+    _oracle_line(names, scores, g)
 
     st.subheader("Accuracy against cutoff")
     curves = {label[n]: sweep(scores[n], g) for n in names}

@@ -40,7 +40,7 @@ from components.sections.verdicts import (
     stored_scores,
     verdicts,
 )
-from components.state import current_dataset, dev_dataset, select_pair, selected_pair_id
+from components.state import current_dataset, select_pair, selected_pair_id
 from components.text import count, plain
 from components.warmup import wait_for_warmup
 from explorer import limits
@@ -310,7 +310,7 @@ def decision_section(loaded: LoadedDataset, pair: Pair, results: dict[str, PageS
     names = list(results)
     left, right = st.columns([1, 2])
     name = scorer_picker(left, names)
-    cut = page_cutoff(loaded, name, typed=pair.source == "typed", dev=dev_dataset())
+    cut = page_cutoff(loaded, name, typed=pair.source == "typed")
     value = float(results[name].value)
     low, high = min(0.0, value, cut.value), max(1.0, value, cut.value)
     if is_scored(loaded, name) and loaded.binary_labels:

@@ -203,7 +203,6 @@ def _render_manli_decision(loaded: LoadedDataset, pair: Pair, working: Alignment
     """The entailment decision MANLI's weights give the alignment being edited, beside the
     decision for the alignment MANLI itself decodes; it follows every click."""
     from components.data import page_cutoff
-    from components.state import dev_dataset
 
     analysed = analyze_pair(pair)
     if (len(analysed.text), len(analysed.hypothesis)) != (working.p_len, working.h_len):
@@ -214,7 +213,7 @@ def _render_manli_decision(loaded: LoadedDataset, pair: Pair, working: Alignment
     # MANLI's own alignment does not change while links are edited: decode it once per pair.
     decoded_score = state.manli_decoded(loaded.key, pair.id).setdefault(
         lambda: float(analysis.align("manli", analysed).value))
-    cut = page_cutoff(loaded, "manli", typed=pair.source == "typed", dev=dev_dataset())
+    cut = page_cutoff(loaded, "manli", typed=pair.source == "typed")
     verdict = "entails" if edited > cut.value else "does not entail"
     gold_note = ""
     if pair.entails is not None:

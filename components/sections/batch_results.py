@@ -24,7 +24,7 @@ import streamlit as st
 
 from components import charts, state
 from components.batch_folders import FolderRefused, allowed, roots
-from components.data import BATCH_ORIGIN, KNOWN_CUTOFFS, KNOWN_SCORES, LoadedDataset
+from components.data import BATCH_ORIGIN, KNOWN_CUTOFFS, KNOWN_SCORES, LoadedDataset, page_cutoff
 from components.figures import batch as batch_figures
 from components.figures import evaluation as figures
 from components.figures.compare import agreement, score_scatter, selected_ids
@@ -43,7 +43,7 @@ from explorer.batch.query import (
 )
 from explorer.batch.schema import BatchError, finished_chunks
 from explorer.datasets import Dataset
-from explorer.decision.cutoffs import DATASET, MODEL
+from explorer.decision.cutoffs import DATASET, CutoffChoice
 from explorer.pairs import Pair
 from explorer.scorers import SCORERS
 from explorer.store import default_path
@@ -150,11 +150,10 @@ def _blank_missing(rows: pd.DataFrame) -> pd.DataFrame:
     return rows.assign(**{c: rows[c].fillna("") for c in present}) if present else rows
 
 
-def _best_cutoff(result: BatchResult, scorer: str) -> float | None:
-    """The cutoff decisions use (:meth:`BatchResult.cutoff`: a trained classifier's own,
-    else the best on the result); None for a result without entailment labels."""
-    choice = result.cutoff(scorer)
-    return choice.value if choice.source in (MODEL, DATASET) else None
+def _judged(result: BatchResult, choice: CutoffChoice) -> float | None:
+    """The cutoff pairs are judged right or wrong at: the one every page decides by, on a
+    result with entailment labels (None without: nothing to be right against)."""
+    return choice.value if result.manifest.kind in ("binary", "three_way") else None
 
 
 #: Pages of batch pairs kept for the Pair page (their cutoffs and scores), at most this many.
@@ -234,9 +233,9 @@ def dataset_section() -> bool:
     m = result.manifest
     left, right = st.columns([1, 3])
     scorer = left.selectbox("Scorer", m.scorers, key="batch_scorer", format_func=_label)
-    cutoff = _best_cutoff(result, scorer)
-    right.caption("Decisions: score > cutoff means entails; " + (
-        f"cutoff {cutoff:.4f}, best on the whole result." if cutoff is not None else "no entailment labels, so no decisions."))
+    choice = page_cutoff(result, scorer, score=True)  # the cutoff every page decides by
+    cutoff = _judged(result, choice)
+    right.caption(f"Decisions: score > cutoff means entails; cutoff {choice.value:.4f}, {plain(choice.origin)}.")
     f1, f2, f3 = st.columns(3)
     label_options = result.distinct("label")
     if result.count(Filters(labels=(NO_LABEL,))):  # e.g. SNLI pairs without consensus
@@ -268,8 +267,8 @@ def dataset_section() -> bool:
     page = result.page(filters, sort=sort, descending=descending, offset=(int(page_no) - 1) * PAGE_SIZE,
                        limit=PAGE_SIZE, columns=shown_columns)
     rows = _blank_missing(page.rows)
-    if cutoff is not None and not rows.empty:
-        rows.insert(4, "decision", np.where(rows[scorer] > cutoff, "entails", "does not entail"))
+    if not rows.empty:
+        rows.insert(4, "decision", np.where(rows[scorer] > choice.value, "entails", "does not entail"))
         rows.loc[rows[scorer].isna(), "decision"] = "refused"
     st.caption(f"{total:,} of {result.count():,} pairs pass the filters; showing {len(rows)} from row "
                f"{page.offset + 1:,}. Click a row to open it on the Pair page.")
@@ -344,8 +343,9 @@ def _classification_summary(result: BatchResult, names: list[str]) -> None:
     """Labelled data: summary table, accuracy curves, histograms and per-task figures."""
     m = result.manifest
     label = {n: _label(n) for n in names}
-    # a trained classifier keeps its own cutoff; the others get the best on the result
-    reports = {n: result.report(n) for n in names}
+    # the cutoff every page decides by: a trained classifier's own, else the development
+    # set's chosen on the Evaluate page, else the best on the whole result
+    reports = {n: result.report(n, cutoff=page_cutoff(result, n, score=True).value) for n in names}
     st.subheader("Summary")
     st.dataframe(pd.DataFrame([{
         "scorer": label[n], "n": r["n"], "refused": r["refused"], "accuracy": _fmt(r["accuracy"], True),
@@ -354,7 +354,7 @@ def _classification_summary(result: BatchResult, names: list[str]) -> None:
     st.subheader("Accuracy against cutoff")
     cutoffs = {label[n]: reports[n]["cutoff"] for n in names}
     charts.plotly_chart(figures.accuracy_curves({label[n]: result.curve(n) for n in names}, cutoffs,
-                                            title=f"{html.escape(m.dataset)}: cutoffs chosen on the result itself"),
+                                            title=f"{html.escape(m.dataset)}: the cutoffs every page decides by"),
                     key="batch_accuracy_curves")
     st.subheader("Scores by gold label")
     charts.plotly_chart(batch_figures.binned_histograms({label[n]: result.histogram(n) for n in names}, cutoffs=cutoffs),
@@ -370,7 +370,9 @@ def evaluate_section() -> bool:
         return False
     st.title("Evaluate")
     _header(result)
-    st.caption("Browsing a batch result (close it on the Dataset page). Cutoffs are chosen on the whole result.")
+    st.caption("Browsing a batch result (close it on the Dataset page). Cutoffs are the ones every page decides "
+               "by: a trained classifier's own, else the development set chosen on this page for a loaded "
+               "dataset, else the best on the whole result.")
     m = result.manifest
     names = st.multiselect("Scorers", m.scorers, default=m.scorers[:3], key="batch_evaluate_scorers",
                            format_func=_label)
@@ -404,7 +406,7 @@ def compare_section() -> bool:
     if x_name == y_name:
         st.info("Choose two different scorers.")
         return True
-    x_cut, y_cut = _best_cutoff(result, x_name), _best_cutoff(result, y_name)
+    x_cut, y_cut = (_judged(result, page_cutoff(result, n, score=True)) for n in (x_name, y_name))
     sample = result.sample([x_name, y_name, "entails", "task", "label", "text", "hypothesis"],
                            n=min(SAMPLE_SIZE, result.count()), seed=0).dropna(subset=[x_name, y_name])
     x_label, y_label = _label(x_name), _label(y_name)

@@ -271,9 +271,9 @@ def _job_summary(status: JobStatus, todo: Sequence[str]) -> None:
 def verdict_line(scorer: str, value: float, pair: Pair) -> str:
     """One Markdown line for a method's tab: its decision at the cutoff the Pair page uses
     for it, where that cutoff came from, and whether it agrees with the gold label."""
-    from components.state import current_dataset, dev_dataset
+    from components.state import current_dataset
 
-    cut = page_cutoff(current_dataset(), scorer, typed=pair.source == "typed", dev=dev_dataset())
+    cut = page_cutoff(current_dataset(), scorer, typed=pair.source == "typed")
     entails = value > cut.value
     line = (f"**Verdict: {'entails' if entails else 'does not entail'}** ({value:.4f} "
             f"{'>' if entails else '≤'} cutoff {cut.value:.4f}, {plain(cut.origin)})")
@@ -283,10 +283,7 @@ def verdict_line(scorer: str, value: float, pair: Pair) -> str:
 
 
 def page_cutoffs(loaded: LoadedDataset, names: Sequence[str], *, typed: bool) -> dict[str, CutoffChoice]:
-    from components.state import dev_dataset
-
-    dev = dev_dataset()
-    return {name: page_cutoff(loaded, name, typed=typed, dev=dev) for name in names}
+    return {name: page_cutoff(loaded, name, typed=typed) for name in names}
 
 
 #: Per dataset key: each labelled pair's position among the labelled pairs (what the stored

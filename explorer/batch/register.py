@@ -2,8 +2,10 @@
 
 The dataset is stored like any other (same fingerprint: the same file loaded in the
 app finds the same record and its annotations); each scorer becomes one run with the
-stored values (null for refused pairs) and, on labelled data, the best cutoff on the
-data itself. Runs carry no parameters, so the app reuses them instead of scoring the
+stored values (null for refused pairs) and the cutoff
+:func:`explorer.decision.resolve.resolve_cutoff` gives the result (a trained classifier's
+own, else the best on its labelled pairs, else the shipped default), the one its pages
+decide by. Runs carry no parameters, so the app reuses them instead of scoring the
 dataset again. The run ids are written back into the batch manifest.
 """
 
@@ -18,7 +20,6 @@ from explorer.batch.folder import storage_error
 from explorer.batch.query import BatchResult
 from explorer.batch.schema import BatchError, Manifest, finished_chunks, read_manifest, write_manifest
 from explorer.datasets import Dataset
-from explorer.decision.cutoffs import DATASET, MODEL
 
 if TYPE_CHECKING:
     from explorer.store import Store
@@ -100,11 +101,8 @@ def register(directory: str | Path, data: Dataset | None, store: Store) -> dict[
     for scorer in manifest.scorers:
         rows = result.query(f'SELECT id, "{scorer}" FROM {{source}}').fetchall()
         scores = {str(pid): (None if value is None else float(value)) for pid, value in rows}
-        # a trained classifier's own decision, else the best on the result (none without labels)
-        choice = result.cutoff(scorer)
-        cutoff = choice.value if choice.source in (MODEL, DATASET) else None
         runs[scorer] = int(store.add_run(dataset_id, kind="scorer", method=scorer, scores=scores,
-                                         cutoff=cutoff, version=manifest.explorer_version))
+                                         cutoff=result.cutoff(scorer).value, version=manifest.explorer_version))
     manifest.runs = runs
     manifest.store = str(store.path)
     manifest.store_dataset_id = dataset_id

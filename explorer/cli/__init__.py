@@ -5,7 +5,7 @@ Every command uses the same library code as the UI. Commands are one
 holding its ``configure_NAME(parser)`` and ``run_NAME(args) -> exit code`` (``-`` in the
 name becomes ``_``), one module per command family (:mod:`~explorer.cli.evaluate`, :mod:`~explorer.cli.mt`,
 :mod:`~explorer.cli.combined`, :mod:`~explorer.cli.align`, :mod:`~explorer.cli.train`,
-:mod:`~explorer.cli.batch`); a module is imported only when its command is used.
+:mod:`~explorer.cli.batch`, :mod:`~explorer.cli.slices`); a module is imported only when its command is used.
 
 Every command takes ``--format text|json`` (``--json`` is ``--format json``) and prints
 one record (:class:`explorer.api.Report`) through :func:`explorer.cli.output.emit`: the
@@ -65,6 +65,8 @@ COMMANDS: Registry[CommandInfo] = Registry("command", [
     CommandInfo("align-eval", "evaluate an aligner against gold alignments (P/R/F1, exact match)", "explorer.cli.align"),
     CommandInfo("train", "train a method's model on gold data (e.g. MANLI weights on gold alignments)", "explorer.cli.train"),
     CommandInfo("batch", "score a whole corpus on Dask into resumable Parquet chunks", "explorer.cli.batch"),
+    CommandInfo("slices", "each scorer's accuracy on groups of pairs (slices), with 95% intervals against the "
+                "whole set", "explorer.cli.slices"),
 ])
 
 

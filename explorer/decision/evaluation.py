@@ -16,6 +16,7 @@ import numpy as np
 
 from explorer.api import method_signature, score_many, shown
 from explorer.datasets import Dataset
+from explorer.decision.cutoffs import CutoffChoice
 from explorer.decision.measures import (
     ClassificationReport,
     EvaluationError,
@@ -33,14 +34,18 @@ Progress = Callable[[int, int], None]
 
 
 def score_pairs(
-    pairs: Sequence[Pair], scorer_name: str, *, progress: Progress | None = None
+    pairs: Sequence[Pair], scorer_name: str, *, progress: Progress | None = None, refused_as_nan: bool = False,
 ) -> np.ndarray:
     """Score every pair with one registered scorer (:func:`explorer.api.score_many`): 200
     pairs at a time for a scorer with a batch path of its own, one at a time otherwise,
     so progress still moves.
 
+    Args:
+        refused_as_nan: a pair the scorer refuses (a ``ValueError``, such as a size limit)
+            gets NaN instead of stopping the scoring (a slice keeps the other pairs).
+
     Raises:
-        the first refusal (an evaluation needs every pair's score).
+        the first refusal (an evaluation needs every pair's score), unless ``refused_as_nan``.
     """
     scorer = get_scorer(scorer_name)
     out = np.empty(len(pairs))
@@ -49,7 +54,10 @@ def score_pairs(
         results = score_many(scorer, [analyze_pair(p) for p in pairs[start : start + chunk]])
         for offset, result in enumerate(results):
             if isinstance(result, Exception):
-                raise result
+                if not (refused_as_nan and isinstance(result, ValueError)):
+                    raise result
+                out[start + offset] = np.nan
+                continue
             out[start + offset] = result.value
         if progress is not None:
             progress(start + len(results), len(pairs))
@@ -134,18 +142,8 @@ def evaluate(
     Graded data gets Pearson/Spearman; labelled data gets the classification report.
     """
     rule = rule or DEFAULT_RULE
-    resolve_cutoff("", rule=rule)  # an unknown rule fails before any scoring
-    if dev is not None:
-        unlabelled = [p.id for p in dev.pairs if p.entails is None]
-        if unlabelled or not dev.pairs:
-            raise EvaluationError(
-                f"the development set {dev.name} has {len(unlabelled)} pairs without an entailment label"
-                + (f" (first: {unlabelled[0]})" if unlabelled else "")
-                + "; choosing a cutoff needs binary or 3-way labels"
-            )
+    check_dev(dev, rule=rule, graded=data.kind == "graded")
     graded = data.kind == "graded"
-    if dev is not None and graded:
-        raise EvaluationError("a development set only applies to labelled (classification) data")
     results = []
     for name in scorer_names:
         start = time.perf_counter()
@@ -156,11 +154,8 @@ def evaluate(
         if graded:
             report = graded_report(scores, data.pairs)
         else:
-            on_dev = None
-            if dev is not None and not (name in SCORERS and SCORERS[name].cutoff is not None):
-                dev_scores = score_pairs(dev.pairs, name)  # a classifier's own cutoff needs none
-                on_dev = Scored.of(dev.name, dev_scores, gold_of(dev.pairs))
-            choice = resolve_cutoff(name, rule=rule, dev=on_dev, own=Scored.of(data.name, scores, gold_of(data.pairs)))
+            choice, dev_scores = scorer_cutoff(name, Scored.of(data.name, scores, gold_of(data.pairs)),
+                                               dev=dev, rule=rule)
             report = classification_report(scores, data.pairs, cutoff=choice.value, source=reported_source(choice))
         results.append(
             ScorerEvaluation(
@@ -172,6 +167,36 @@ def evaluate(
             )
         )
     return results
+
+
+def check_dev(dev: Dataset | None, *, rule: str, graded: bool) -> None:
+    """Refuse, before any scoring, an unknown cutoff rule and a development set that cannot
+    choose a cutoff (a pair without an entailment label, no pair, or graded data to judge)."""
+    resolve_cutoff("", rule=rule)  # an unknown rule fails before any scoring
+    if dev is None:
+        return
+    unlabelled = [p.id for p in dev.pairs if p.entails is None]
+    if unlabelled or not dev.pairs:
+        raise EvaluationError(
+            f"the development set {dev.name} has {len(unlabelled)} pairs without an entailment label"
+            + (f" (first: {unlabelled[0]})" if unlabelled else "")
+            + "; choosing a cutoff needs binary or 3-way labels"
+        )
+    if graded:
+        raise EvaluationError("a development set only applies to labelled (classification) data")
+
+
+def scorer_cutoff(name: str, own: Scored | CutoffChoice | None, *, dev: Dataset | None,
+                  rule: str) -> tuple[CutoffChoice, np.ndarray | None]:
+    """The cutoff ``evaluate`` decides ``name`` by on data whose labelled pairs scored
+    ``own`` (or whose own cutoff is already chosen, as a batch result's):
+    :func:`~explorer.decision.resolve.resolve_cutoff` with ``dev`` scored here (not for a
+    trained classifier, whose own cutoff needs none); and the dev scores."""
+    on_dev, dev_scores = None, None
+    if dev is not None and not (name in SCORERS and SCORERS[name].cutoff is not None):
+        dev_scores = score_pairs(dev.pairs, name)
+        on_dev = Scored.of(dev.name, dev_scores, gold_of(dev.pairs))
+    return resolve_cutoff(name, rule=rule, dev=on_dev, own=own), dev_scores
 
 
 def gold_of(pairs: Sequence[Pair]) -> list[bool]:

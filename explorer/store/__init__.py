@@ -4,6 +4,7 @@
 * :mod:`~explorer.store.records` — the frozen rows the store returns;
 * :mod:`~explorer.store.alignment_json` — alignments as JSON;
 * :mod:`~explorer.store.database` — the SQLite file: connections, transactions, migrations;
+* :mod:`~explorer.store.saved_slices` — named slices, checked by the slice language's parser;
 * :mod:`~explorer.store.store` — :class:`Store`: datasets, runs and annotations read and written;
 * :mod:`~explorer.store.crosstab` — the Errors page's counts in SQL;
 * :mod:`~explorer.store.exports` — CSV/JSON and alignment exports.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 from explorer.store.alignment_json import alignment_from_dict, alignment_to_dict
 from explorer.store.records import DatasetRecord, GoldAlignmentRecord, Note, RunRecord, TagInfo, dataset_fingerprint
+from explorer.store.saved_slices import MAX_SAVED_SLICES, MAX_SLICE_NAME, SavedSlice
 from explorer.store.schema import (
     APP_DIR,
     DEFAULT_TAGS,

@@ -44,7 +44,7 @@ from explorer.store.schema import (
 T = TypeVar("T")
 
 #: The store's tables (:meth:`Database.count` counts only these).
-TABLES = ("datasets", "pairs", "runs", "run_results", "tags", "pair_tags", "notes", "gold_alignments")
+TABLES = ("datasets", "pairs", "runs", "run_results", "tags", "pair_tags", "notes", "gold_alignments", "slices")
 
 
 class Database:

@@ -135,6 +135,15 @@ MIGRATIONS: tuple[str, ...] = (
     DROP INDEX pairs_by_class;
     CREATE INDEX pairs_by_class ON pairs (dataset_id, task, label, tag_mask);
     """,
+    # 4: named slices (an expression in the slice language, checked before it is saved).
+    """
+    CREATE TABLE slices (
+        id          INTEGER PRIMARY KEY,
+        name        TEXT NOT NULL UNIQUE,
+        expression  TEXT NOT NULL,
+        created_at  TEXT NOT NULL
+    );
+    """,
 )
 
 #: The longest note the store keeps, in characters (a note is shown to everyone who opens

@@ -391,6 +391,50 @@ def test_registering_a_finished_batch_stores_one_run_per_scorer(finished: Path, 
 
 
 @pytest.mark.slow  # a real local Dask cluster (seconds to start)
+def test_a_registered_batch_and_the_store_exports_decide_at_the_resolver_cutoff(
+    finished: Path, small: Path, tmp_path: Path,
+) -> None:
+    """One verdict: a batch result's report, its registered runs and the store's exports
+    (the cross-tab and the per-pair annotations) judge each pair at the cutoff
+    resolve_cutoff gives, with or without a development set."""
+    import csv as csv_module
+    import io
+
+    from explorer.batch.register import register
+    from explorer.decision.resolve import Scored, resolve_cutoff
+    from explorer.store import Store
+    from explorer.store.crosstab import CORRECT, INCORRECT, annotated_pairs, crosstab
+    from explorer.store.exports import annotations_to_csv
+
+    data = load(small)
+    gold = {p.id: bool(p.entails) for p in data.pairs}
+    table = read_all(finished).set_index("id")
+    result = BatchResult.open(finished)
+    store = Store(tmp_path / "store.sqlite3")
+    runs = register(finished, data, store)
+    dataset_id = store.run(runs["mbleu"]).dataset_id
+    store.tag_pairs(dataset_id, list(gold), ["negation"], author="tester")
+    # a development set written here, on which the cutoffs differ from the data's own
+    dev = Scored.of("dev", [0.05, 0.2, 0.6, 0.9], [False, False, True, True])
+    for scorer in ("mbleu", "wer"):
+        values = np.array([table.loc[i, scorer] for i in gold], dtype=float)
+        own = resolve_cutoff(scorer, own=Scored.of("small", values, list(gold.values())))
+        on_dev = resolve_cutoff(scorer, dev=dev, own=own)
+        assert on_dev.value != pytest.approx(own.value)
+        assert store.run(runs[scorer]).cutoff == pytest.approx(own.value)
+        assert result.report(scorer)["cutoff"] == pytest.approx(own.value)
+        assert result.cutoff(scorer, dev=dev).value == pytest.approx(on_dev.value)
+        for cut, stored in ((own.value, None), (on_dev.value, on_dev.value)):
+            want = {i: CORRECT if (table.loc[i, scorer] > cut) == g else INCORRECT for i, g in gold.items()}
+            exported = annotations_to_csv(annotated_pairs(store, dataset_id, runs[scorer], cutoff=stored))
+            assert {r["pair_id"]: r["outcome"] for r in csv_module.DictReader(io.StringIO(exported))} == want
+            counts = crosstab(store, dataset_id, runs[scorer], cutoff=stored).to_records()
+            for outcome in (CORRECT, INCORRECT):
+                assert sum(int(r["count"]) for r in counts if r["outcome"] == outcome) == list(want.values()).count(outcome)
+            assert result.count(Filters(scorer=scorer, cutoff=cut, outcome=CORRECT)) == list(want.values()).count(CORRECT)
+
+
+@pytest.mark.slow  # a real local Dask cluster (seconds to start)
 def test_batch_command_on_an_existing_scheduler(cluster, small: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     from explorer.cli import main
 

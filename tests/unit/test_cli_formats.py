@@ -35,6 +35,7 @@ def command_line(name: str, tmp: Path) -> list[str]:
         "train": ["train", "pfsm", str(sts), "--out", str(tmp / "pfsm.json"), "--option", "max_iter=3",
                   "--option", "min_count=1"],
         "batch": ["batch", CSV, "--scorer", "mbleu", "--out", str(tmp / "batch"), "--workers", "1", "--no-register"],
+        "slices": ["slices", TYPICAL, "--scorer", "mbleu", "--slice", 'qa=task == "QA"'],
     }[name]
 
 
