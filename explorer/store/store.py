@@ -83,9 +83,29 @@ class Store(SavedSlices):
             raise StoreError(f"no dataset #{dataset_id} in the store")
         return DatasetRecord(**dict(rows[0]))
 
+    def has_dataset(self, dataset_id: int) -> bool:
+        return bool(self._read("SELECT 1 FROM datasets WHERE id = ?", (dataset_id,)))
+
     def delete_dataset(self, dataset_id: int) -> None:
         """Remove a dataset with its pairs, runs and annotations."""
         self._write(lambda c: c.execute("DELETE FROM datasets WHERE id = ?", (dataset_id,)))
+
+    def delete_unannotated(self, dataset_id: int) -> bool:
+        """Remove a dataset with its pairs and runs when nobody annotated it (no tag, note
+        or corrected alignment on any of its pairs); whether it was removed. One write
+        transaction, so an annotation saved meanwhile keeps the dataset. An uploaded file's
+        pairs leave the store so when the server drops the upload."""
+        def delete(conn: sqlite3.Connection) -> bool:
+            annotated = conn.execute(
+                "SELECT 1 FROM pair_tags WHERE dataset_id = ? UNION ALL "
+                "SELECT 1 FROM notes n JOIN pairs p ON p.pk = n.pair_pk WHERE p.dataset_id = ? UNION ALL "
+                "SELECT 1 FROM gold_alignments g JOIN pairs p ON p.pk = g.pair_pk WHERE p.dataset_id = ? LIMIT 1",
+                (dataset_id, dataset_id, dataset_id)).fetchone()
+            if annotated is not None:
+                return False
+            return conn.execute("DELETE FROM datasets WHERE id = ?", (dataset_id,)).rowcount > 0
+
+        return self._write(delete)
 
     def _pks(self, conn: sqlite3.Connection, dataset_id: int, pair_ids: Sequence[str]) -> list[int]:
         """The integer keys of ``pair_ids`` in ``dataset_id``, in order.

@@ -51,6 +51,20 @@ def test_notes_and_annotator_names_are_bounded(tmp_path: Path) -> None:
     assert [len(n.body) for n in store.notes(dataset_id, "1")] == [MAX_NOTE_CHARS]
 
 
+def test_only_an_unannotated_dataset_is_deleted_as_unannotated(tmp_path: Path) -> None:
+    from explorer.alignment import Alignment
+    from explorer.datasets import Dataset
+    from explorer.pairs import Pair
+
+    store = Store(tmp_path / "s.sqlite3")
+    ids = [store.add_dataset(Dataset(f"d{i}", "test", (Pair("1", "a b", "a"),))) for i in range(4)]
+    store.set_pair_tags(ids[1], "1", ["negation"], author="ann")
+    store.add_note(ids[2], "1", "why", author="ann")
+    store.add_gold_alignment(ids[3], "1", Alignment(2, 1, sure=frozenset({(0, 0)})), author="ann")
+    assert [store.delete_unannotated(i) for i in ids] == [True, False, False, False]
+    assert [store.has_dataset(i) for i in ids] == [False, True, True, True]
+
+
 def test_a_new_store_is_readable_by_its_owner_only(tmp_path: Path) -> None:
     from explorer.datasets import Dataset
     from explorer.pairs import Pair
