@@ -122,6 +122,9 @@ EVALUATE_DEV: Slot[str] = Slot("evaluate_dev")
 TEACH_SHOWN: Slot[str] = Slot("teach_shown")
 #: The step the Teach page's lesson was first sent with (kept while the lesson is the same).
 TEACH_START: Slot[int] = Slot("teach_start")
+#: The lessons the Teach page's deck holds, in order (each a ``DeckItem``: pair, method,
+#: option, where the pair comes from), for one downloaded file.
+TEACH_DECK: Slot[list[Any]] = Slot("teach_deck")
 #: The batch result table's selection event (tests set it to click a row).
 BATCH_TABLE: Slot[Any] = Slot("batch_table")
 #: What every figure's camera icon saves, "png" or "svg" (the sidebar's choice, components/charts.py).

@@ -14,11 +14,12 @@ the server's workers (:mod:`components.workers`).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from components.figures.teaching import LessonStep, StepFigure
+from components.lesson_export import packed
 from explorer.api import Registry, import_attr
 from explorer.errors import ExplorerError
 from explorer.pairs import Pair
@@ -57,6 +58,11 @@ class TeachMethod:
     trace: str
     figure: str
     option: TeachOption | None = field(default=None)
+    #: The chapter of a step, by the step's ``phase``: a name, formatted with the step as
+    #: ``step`` (``"{step.n}-grams"``); consecutive steps with one name are one chapter.
+    chapters: dict[str, str] = field(default_factory=dict)
+    #: One plain sentence on what the method asks of a pair: the lesson opens with it.
+    asks: str = ""
     #: The lesson's estimated CPU seconds per squared text x hypothesis token pair, by which
     #: the server's workers tell a long lesson (:func:`runtime.pool.cost.lesson_is_long`):
     #: the ITG trace reads every cell of its chart, about (p x h)² / 4 of them (2.7 s for the
@@ -79,6 +85,11 @@ class TeachMethod:
         value = self.option_value(option)
         return tracer(pair) if self.option is None else tracer(pair, **{self.option.argument: value})
 
+    def chapter(self, step: object) -> str:
+        """The name of the chapter ``step`` belongs to (its phase's, or ``Steps``)."""
+        name = self.chapters.get(str(getattr(step, "phase", "")), "Steps")
+        return name.format(step=step)
+
     def step_figure(self, trace: Trace, index: int, *, large: bool = False) -> StepFigure:
         if not 0 <= index < len(trace.steps):
             raise IndexError(f"step {index} of a {len(trace.steps)}-step trace")
@@ -88,22 +99,47 @@ class TeachMethod:
 
 _FIGURES = "components.figures.teaching"
 
+_SCORE = "The score"
+_EMBED_LINKS = "Linking words"
+
 #: The methods, in the order the Teach page offers them.
 TEACH_METHODS: Registry[TeachMethod] = Registry("teaching method", [
     TeachMethod("bleu", "BLEU / modified BLEU", "explorer.teaching.bleu:trace_bleu", f"{_FIGURES}:bleu_figure",
                 TeachOption("Variant", "variant", {"mbleu": "modified BLEU", "bleu": "BLEU", "bleu_pa": "BLEU P&A"},
-                            "mbleu")),
-    TeachMethod("wer", "Word error rate (WER)", "explorer.teaching.wer:trace_wer", f"{_FIGURES}:wer_figure"),
+                            "mbleu"),
+                chapters={"match": "{step.n}-grams", "clip": "{step.n}-grams", "brevity": "Length",
+                          "combine": _SCORE},
+                asks="BLEU asks how many of the hypothesis's runs of one to four words also occur in the text."),
+    TeachMethod("wer", "Word error rate (WER)", "explorer.teaching.wer:trace_wer", f"{_FIGURES}:wer_figure",
+                chapters={"fill": "Filling the table", "backtrace": "Reading the edits back", "rate": _SCORE},
+                asks="Word error rate asks how few word changes (swap one word, add one, remove one) turn one "
+                     "sentence into the other."),
     TeachMethod("itg", "Bracketing ITG", "explorer.teaching.itg:trace_itg", f"{_FIGURES}:itg_figure",
                 TeachOption("Variant", "variant", {"itg": "exact matches", "itg_entail": "cheap text nulls",
                                                    "itg_stop": "stoplist", "itg_lex": "lexical similarity"}, "itg"),
-                lesson_seconds=3.3e-6),
-    TeachMethod("manli", "MANLI", "explorer.teaching.manli:trace_manli", f"{_FIGURES}:manli_figure"),
+                lesson_seconds=3.3e-6,
+                chapters={"links": "Possible links", "span": "Filling the chart", "tree": "The best tree"},
+                asks="Bracketing ITG asks for the cheapest single tree of phrases, each kept in order or swapped, "
+                     "that builds both sentences at once."),
+    TeachMethod("manli", "MANLI", "explorer.teaching.manli:trace_manli", f"{_FIGURES}:manli_figure",
+                chapters={"start": "The candidate edits", "anneal": "The annealing walk", "greedy": "The last climb",
+                          "final": _SCORE},
+                asks="MANLI asks which pairing of the hypothesis's phrases with the text's its trained weights "
+                     "like best, and how much of the hypothesis that pairing covers."),
     TeachMethod("edit", "pFSM / pPDA edit distance", "explorer.teaching.edit:trace_edit", f"{_FIGURES}:edit_figure",
-                TeachOption("Model", "kind", {"ppda": "pPDA (with jumps)", "pfsm": "pFSM"}, "ppda")),
+                TeachOption("Model", "kind", {"ppda": "pPDA (with jumps)", "pfsm": "pFSM"}, "ppda"),
+                chapters={"start": "The best edit sequence", "op": "The best edit sequence",
+                          "return": "The best edit sequence", "stop": "The best edit sequence", "score": _SCORE},
+                asks="The edit-distance models ask how likely a machine that reads the text word by word is to "
+                     "write out the hypothesis."),
     TeachMethod("embed", "Static embeddings", "explorer.teaching.embed:trace_embed", f"{_FIGURES}:embed_figure",
                 TeachOption("Result", "result", {"links": "word links (aligner)", "score": "sentence score (scorer)"},
-                            "links")),
+                            "links"),
+                chapters={"tokens": "Word pieces", "vectors": "Vectors", "matrix": "Similarities",
+                          "best_for_hypothesis": _EMBED_LINKS, "best_for_text": _EMBED_LINKS, "links": _EMBED_LINKS,
+                          "round": _EMBED_LINKS, "sentence": "Sentence vectors", "score": _SCORE},
+                asks="Static embeddings ask how close the words, or the two sentences, lie in a space of word "
+                     "vectors learnt from a large body of text."),
 ], error=UnknownTeachingMethod)
 
 
@@ -113,8 +149,9 @@ def trace_of(method: str, option: str | None, pair: AnalyzedPair) -> Trace:
     return TEACH_METHODS.info(method).run(pair, option)
 
 
-#: The most a lesson may send the browser, in bytes of JSON (as :func:`packed`): the 30 x 30
-#: ITG lesson of ordinary words is about 9 MB; 30 tokens of 40 combining marks each made 21 MB.
+#: The most a lesson may send the browser, in bytes of JSON (as the step player packs it:
+#: :func:`components.lesson_export.packed`); 30 tokens of 600 combining marks made lessons
+#: of 5-34 MB before tokens were bounded (explorer.teaching.TEACHING_MAX_TOKEN_CHARS).
 MAX_LESSON_BYTES = 12 * 1024 * 1024
 
 
@@ -122,25 +159,11 @@ class LessonTooLarge(ExplorerError, ValueError):
     """A lesson over :data:`MAX_LESSON_BYTES`; the message names the limit."""
 
 
-def packed(steps: Sequence[LessonStep]) -> tuple[list[dict[str, object]], list[object]]:
-    """The steps with each figure's layout replaced by an index into a list of the distinct
-    layouts (most steps of a method share one, so it is sent once)."""
-    layouts: list[object] = []
-    seen: dict[str, int] = {}
-    out: list[dict[str, object]] = []
-    for step in steps:
-        figure = step["figure"]
-        text = json.dumps(figure["layout"], sort_keys=True)
-        if text not in seen:
-            seen[text] = len(layouts)
-            layouts.append(figure["layout"])
-        out.append({**step, "figure": {"data": figure["data"], "layout": seen[text]}})
-    return out, layouts
-
-
-def lesson(method: str, trace: Trace, *, large: bool) -> list[LessonStep]:
+def lesson(method: str, trace: Trace, *, large: bool, closing: str = "") -> list[LessonStep]:
     """Every step of a trace as the browser shows it: ``sentence`` (the step's explanation),
-    ``caption`` and ``figure`` (Plotly JSON). Plain JSON types only.
+    ``caption``, ``figure`` (Plotly JSON) and ``chapter``. Plain JSON types only. The
+    lesson opens with what the method asks and ends with ``closing`` (the verdict), and is
+    shaped (:func:`shaped`): no step that changes nothing, at most :data:`MAX_STEPS`.
 
     Raises:
         LessonTooLarge: when the steps would send more than :data:`MAX_LESSON_BYTES`.
@@ -149,7 +172,11 @@ def lesson(method: str, trace: Trace, *, large: bool) -> list[LessonStep]:
     steps: list[LessonStep] = []
     for index, step in enumerate(trace.steps):
         shown = row.step_figure(trace, index, large=large)
-        steps.append({"sentence": step.explain, "caption": shown.caption, "figure": shown.figure})
+        steps.append({"sentence": step.explain, "caption": shown.caption, "figure": shown.figure,
+                      "chapter": row.chapter(step)})
+    steps = shaped(steps)
+    steps[0] = {**steps[0], "sentence": f"{row.asks} {steps[0]['sentence']}".strip()}
+    steps[-1] = {**steps[-1], "sentence": f"{steps[-1]['sentence']} {closing}".strip()}
     size = len(json.dumps(packed(steps)))
     if size > MAX_LESSON_BYTES:
         raise LessonTooLarge(
@@ -159,12 +186,85 @@ def lesson(method: str, trace: Trace, *, large: bool) -> list[LessonStep]:
     return steps
 
 
+#: The most steps a lesson shows (a lecture's attention; longer traces are shown in runs).
+MAX_STEPS = 40
+
+
+def _same(before: LessonStep, after: LessonStep) -> bool:
+    return before["figure"] == after["figure"] and before["caption"] == after["caption"]
+
+
+def shaped(steps: list[LessonStep], budget: int = MAX_STEPS) -> list[LessonStep]:
+    """The lesson a class follows: a step that changes neither the figure nor the caption's
+    numbers joins the step before (its sentence added); past ``budget`` steps, consecutive
+    steps of one chapter are shown in runs of equal length (the shortest that fits; the
+    first and the last step stay alone), each run the figure where it ends."""
+    kept = _joined(steps)
+    if len(kept) <= budget or len(kept) < 3:
+        return kept
+    middle = kept[1:-1]
+    runs: list[list[LessonStep]] = []
+    for step in middle:
+        if runs and runs[-1][0]["chapter"] == step["chapter"]:
+            runs[-1].append(step)
+        else:
+            runs.append([step])
+    size = 2
+    while 2 + sum(-(-len(run) // size) for run in runs) > budget:
+        size += 1
+    out = [kept[0]]
+    for run in runs:
+        for start in range(0, len(run), size):
+            chunk = run[start:start + size]
+            last = chunk[-1]
+            said = last["sentence"] if len(chunk) == 1 else (
+                f"({len(chunk)} steps in one; the figure shows where they end.) {last['sentence']}")
+            out.append({**last, "sentence": said})
+    return _joined([*out, kept[-1]])  # two runs may end on the same figure
+
+
+def _joined(steps: list[LessonStep]) -> list[LessonStep]:
+    """A step that changes neither the figure nor the caption joins the one before."""
+    kept: list[LessonStep] = []
+    for step in steps:
+        if kept and _same(kept[-1], step):
+            # The joined step opens the later chapter when the earlier one keeps a step of its own.
+            keeps = len(kept) > 1 and kept[-2]["chapter"] == kept[-1]["chapter"]
+            kept[-1] = {**kept[-1], "sentence": f"{kept[-1]['sentence']} {step['sentence']}",
+                        "chapter": step["chapter"] if keeps else kept[-1]["chapter"]}
+        else:
+            kept.append(step)
+    return kept
+
+
+def verdict(method: str, option: str | None, pair: AnalyzedPair) -> str:
+    """The lesson's last words: the scorer it teaches (the option's, else the method's own)
+    on the pair against its cutoff (:func:`explorer.decision.resolve.resolve_cutoff`, with
+    no data: a trained model's or the shipped default)."""
+    from explorer.decision.cutoffs import SOURCE_LABELS
+    from explorer.decision.resolve import resolve_cutoff
+    from explorer.scorers import SCORERS
+
+    row = TEACH_METHODS.info(method)
+    value = row.option_value(option)
+    name = next((n for n in (value, method) if n in SCORERS), None) or next(
+        (n for n, info in SCORERS.items() if info.teach == method), None)
+    if name is None:
+        return ""
+    score = float(SCORERS.build(name).score(pair).value)  # type: ignore[attr-defined]
+    cut = resolve_cutoff(name)
+    decided = "entails" if score > cut.value else "does not entail"
+    return (f"Verdict: {SCORERS[name].label} = {score:.4f} {'>' if score > cut.value else '<='} cutoff "
+            f"{cut.value:.4f} ({SOURCE_LABELS.get(cut.source, cut.source)}): {decided}.")
+
+
 def lesson_of(method: str, option: str | None, pair: Pair, *, large: bool) -> list[LessonStep]:
     """The lesson of a pair (:func:`trace_of`, then :func:`lesson`): the job the Teach page
     sends to a worker. Only the steps come back; the trace stays in the worker (the ITG
     chart's at the teaching limit is about 15 MB pickled, 33 MB in memory), which keeps its
     last two, so a layout switch on the same worker does not trace again."""
-    return lesson(method, _trace(method, option, pair), large=large)
+    analyzed = analyze_pair(pair)
+    return lesson(method, _trace(method, option, pair), large=large, closing=verdict(method, option, analyzed))
 
 
 @lru_cache(maxsize=2)

@@ -49,11 +49,13 @@ BLUES, GREENS = _scale(sequential.Blues), _scale(sequential.Greens)
 
 class LessonStep(TypedDict):
     """One step of a lesson as the browser shows it: the step's explanation, the figure's
-    caption and the figure."""
+    caption, the figure and the name of the chapter it belongs to (consecutive steps with
+    one name are one chapter the player can jump to)."""
 
     sentence: str
     caption: str
     figure: Figure
+    chapter: str
 
 
 @dataclass(frozen=True)

@@ -121,6 +121,16 @@ def annotator_section() -> None:
     ]), hide_index=True, width="stretch")
 
 
+def _labelled_part(loaded: LoadedDataset) -> str:
+    """Which pairs can be right or wrong, when not all of them: the labelled ones."""
+    pairs = loaded.dataset.pairs
+    n_labelled = sum(p.entails is not None for p in pairs)
+    if n_labelled == len(pairs) or not loaded.binary_labels:
+        return ""
+    return (f"; right or wrong on the {n_labelled} labelled pairs of {plain(loaded.name)} "
+            f"({len(pairs) - n_labelled} unlabelled left out)")
+
+
 def main() -> None:
     if batch_results.compare_section():  # a whole-corpus batch result is open
         return
@@ -202,7 +212,7 @@ def scorer_section(loaded: LoadedDataset) -> None:
     counts = table["agreement"].value_counts()
     st.caption(" · ".join(f"{group}: {n}" for group, n in counts.items())
                + f" — cutoffs {x_choice.value:.4f} ({plain(x_choice.origin)}) / {y_choice.value:.4f} "
-               f"({plain(y_choice.origin)})")
+               f"({plain(y_choice.origin)})" + _labelled_part(loaded))
     figure = score_scatter(list(table["id"]), list(x), list(y), groups, x_name=x_label, y_name=y_label,
                            x_cutoff=x_choice.value, y_cutoff=y_choice.value)
     event = charts.plotly_chart(figure, key=CHART, on_select="rerun", selection_mode=("box", "lasso", "points"))

@@ -175,6 +175,8 @@ def build_table(loaded: LoadedDataset, scorer: str) -> tuple[pd.DataFrame, float
         return table, None, how + "; no entailment labels, so nothing to be correct against"
     correct = decided == np.array([bool(p.entails) for p in pairs])
     table["correct"] = pd.array([bool(c) if m else pd.NA for c, m in zip(correct, mask)], dtype="boolean")
+    if not mask.all():
+        how += f"; correct or not on its {int(mask.sum())} labelled pairs ({int((~mask).sum())} unlabelled left out)"
     return table, choice.value, how
 
 

@@ -18,6 +18,8 @@ import streamlit as st
 
 from components import analysis, state, workers
 from components.figures.teaching import LessonStep
+from components.lesson_export import DeckItem
+from components.sections.lesson_download import render_lesson_download
 from components.sections.step_player import STEP_PARAM, initial_step, render_step_player
 from components.state import current_dataset, find_pair, select_pair, selected_pair_id
 from components.teach_methods import TEACH_METHODS, lesson_of
@@ -142,6 +144,9 @@ def render() -> None:
     # browser as a reference to the copy it holds (Streamlit's message cache), not in full.
     render_step_player(steps, lesson_id=shown, step=state.TEACH_START.get() or 1, large=large,
                        pair=(pair.text, pair.hypothesis))
+    if not large:
+        where = "a typed pair" if pair.source == "typed" else f"pair {pair.id} of {current_dataset().name}"
+        render_lesson_download(DeckItem(pair, method, option, where))
 
 
 render()

@@ -7,12 +7,19 @@
 // opens the same one. Every piece of text is set with textContent: nothing in a lesson is
 // ever read as markup.
 
+// The same script drives an exported lesson file (components/lesson_export.py): there the
+// data comes from the file itself, plotly.js is already in the page, no URL is kept, and
+// a deck's steps carry the index of their lesson (data.lessons: title and pair of each).
+
 // The last lesson shown and its step: a rerun of the page that sends the same lesson
 // again (a layout switch, another widget) keeps the step instead of starting over.
 const remembered = { id: null, step: 1 };
 
 const NEXT = new Set(["ArrowRight", "PageDown", " ", "Spacebar"]);
 const PREVIOUS = new Set(["ArrowLeft", "PageUp"]);
+// Keys that jump a whole chapter (the digits 1-9 jump to that chapter of the lesson).
+const NEXT_CHAPTER = new Set(["]", "n", "N"]);
+const PREVIOUS_CHAPTER = new Set(["[", "p", "P"]);
 // Elements of the page that use these keys themselves (outside the player).
 const EDITING = 'input, textarea, select, button, summary, a[href], [contenteditable=""], ' +
   '[contenteditable="true"], [role="slider"], [role="radio"], [role="combobox"], [role="tab"], ' +
@@ -27,6 +34,19 @@ async function loadPlotly(chunk) {
   await import(new URL(chunk, main.src).href);
   if (!window.Plotly) throw new Error("Streamlit's plotly.js bundle did not load");
   return window.Plotly;
+}
+
+// Runs of consecutive steps with the same lesson and chapter: [{lesson, title, first, last}]
+// (1-based steps); a step without a chapter belongs to the one before it.
+function chapterRuns(steps) {
+  const runs = [];
+  steps.forEach((step, k) => {
+    const lesson = step.lesson || 0;
+    const last = runs[runs.length - 1];
+    if (last && last.lesson === lesson && (!step.chapter || step.chapter === last.title)) last.last = k + 1;
+    else runs.push({ lesson, title: step.chapter || "Steps", first: k + 1, last: k + 1 });
+  });
+  return runs;
 }
 
 function element(tag, className, text) {
@@ -75,10 +95,15 @@ export default function (component) {
 
   const root = element("div", "tp" + (data.large ? " tp-large" : "") + (data.fit ? " tp-fit" : ""));
   root.dataset.steps = String(count);
-  if (data.pair) {
+  const lessons = data.lessons || [{ title: "", pair: data.pair }];
+  const runs = chapterRuns(steps);
+  const lessonTitle = element("div", "tp-lesson");
+  const pairText = element("span", "tp-text");
+  const pairHypothesis = element("span", "tp-hypothesis");
+  if (lessons.some((lesson) => lesson.title)) root.append(lessonTitle);
+  if (lessons.some((lesson) => lesson.pair)) {
     const pair = element("div", "tp-pair");
-    pair.append(element("b", "", "Text: "), element("span", "tp-text", data.pair.text), element("br"),
-      element("b", "", "Hypothesis: "), element("span", "tp-hypothesis", data.pair.hypothesis));
+    pair.append(element("b", "", "Text: "), pairText, element("br"), element("b", "", "Hypothesis: "), pairHypothesis);
     root.append(pair);
   }
   const bar = element("div", "tp-bar");
@@ -92,8 +117,22 @@ export default function (component) {
   slider.setAttribute("aria-label", "Step");
   const play = button("▶ Play", "tp-play", `A step every ${data.play_seconds} s until the last`);
   const full = button("Full screen", "tp-full", "Full screen (F; Esc leaves)");
-  const keys = element("span", "tp-keys", "→ / PageDown / space: next · ← / PageUp: back · F: full screen");
-  bar.append(previous, next, counter, slider, play, full, keys);
+  const chapters = element("select", "tp-chapters");
+  chapters.setAttribute("aria-label", "Chapter");
+  chapters.title = "Jump to a chapter (1-9: that chapter; ] or N: the next one; [ or P: the one before)";
+  const groups = lessons.length > 1 ? lessons.map((lesson) => {
+    const group = element("optgroup");
+    group.label = lesson.title;
+    chapters.append(group);
+    return group;
+  }) : null;
+  runs.forEach((run, k) => {
+    const option = element("option", "", `${runs.filter((r) => r.lesson === run.lesson).indexOf(run) + 1}. ${run.title}`);
+    option.value = String(k);
+    (groups ? groups[run.lesson] : chapters).append(option);
+  });
+  const keys = element("span", "tp-keys", "→ / PageDown / space: next · ← / PageUp: back · 1-9: chapter · F: full screen");
+  bar.append(previous, next, counter, chapters, slider, play, full, keys);
   const sentence = element("p", "tp-sentence");
   sentence.setAttribute("aria-live", "polite");
   const caption = element("div", "tp-caption");
@@ -111,7 +150,7 @@ export default function (component) {
   let askedAt = performance.now();
 
   function syncUrl() {
-    if (!root.isConnected || window.location.pathname !== path) return;
+    if (!data.param || !root.isConnected || window.location.pathname !== path) return;
     const url = new URL(window.location.href);
     if (url.searchParams.get(data.param) === String(step)) return;
     url.searchParams.set(data.param, String(step));
@@ -150,6 +189,8 @@ export default function (component) {
     await new Promise((done) => window.requestAnimationFrame(() => done()));
     drawing = false;
     root.dataset.drawnStep = String(shown);
+    // Milliseconds from the page's start to its first figure (the benchmarks read it).
+    if (!root.dataset.firstFigureMs) root.dataset.firstFigureMs = performance.now().toFixed(0);
     if (shown === step) root.dataset.drawMs = (performance.now() - askedAt).toFixed(1);
     if (dirty || shown !== step) requestDraw();
   }
@@ -165,7 +206,16 @@ export default function (component) {
     remembered.step = step;
     askedAt = performance.now();
     const current = steps[step - 1];
+    const lesson = lessons[current.lesson || 0] || lessons[0];
+    const run = runOf(step);
     root.dataset.step = String(step);
+    root.dataset.chapter = current.chapter || "";
+    chapters.value = String(runs.indexOf(run));
+    lessonTitle.textContent = lesson.title || "";
+    if (lesson.pair) {
+      pairText.textContent = lesson.pair.text;
+      pairHypothesis.textContent = lesson.pair.hypothesis;
+    }
     counter.textContent = `Step ${step} of ${count}`;
     sentence.textContent = current.sentence;
     caption.textContent = current.caption;
@@ -178,6 +228,22 @@ export default function (component) {
     window.clearTimeout(urlTimer);
     urlTimer = window.setTimeout(syncUrl, 150);
     requestDraw();
+  }
+
+  function runOf(k) {
+    return runs.find((run) => run.first <= k && k <= run.last) || runs[0];
+  }
+
+  // The first step of a chapter: the Nth of the lesson shown (1-based), or one ``by``
+  // chapters from the current one.
+  function chapterStep(number, by) {
+    const here = runOf(step);
+    if (by) {
+      const to = runs[Math.min(runs.length - 1, Math.max(0, runs.indexOf(here) + by))];
+      return to.first;
+    }
+    const ofLesson = runs.filter((run) => run.lesson === here.lesson);
+    return number <= ofLesson.length ? ofLesson[number - 1].first : null;
   }
 
   let urlTimer = 0;
@@ -209,13 +275,18 @@ export default function (component) {
     else if (PREVIOUS.has(event.key)) to = step - 1;
     else if (event.key === "Home") to = 1;
     else if (event.key === "End") to = count;
+    else if (NEXT_CHAPTER.has(event.key)) to = chapterStep(0, 1);
+    else if (PREVIOUS_CHAPTER.has(event.key)) to = step > runOf(step).first ? runOf(step).first : chapterStep(0, -1);
+    else if (/^[1-9]$/.test(event.key)) to = chapterStep(Number(event.key), 0);
     else if (event.key === "f" || event.key === "F") {
       event.preventDefault();
       toggleFullScreen();
       return;
     } else return;
+    if (target === chapters) chapters.blur();
     event.preventDefault();
     event.stopPropagation();
+    if (to === null) return;
     show(to);
   }
 
@@ -225,6 +296,10 @@ export default function (component) {
   full.addEventListener("click", toggleFullScreen);
   slider.addEventListener("input", () => show(slider.value));
   slider.addEventListener("change", () => slider.blur());
+  chapters.addEventListener("change", () => {
+    show(runs[Number(chapters.value)].first);
+    chapters.blur();
+  });
   const onResize = () => requestDraw();
   const onFullScreen = () => {
     full.textContent = document.fullscreenElement ? "✕ Leave full screen" : "Full screen";

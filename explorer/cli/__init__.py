@@ -5,7 +5,8 @@ Every command uses the same library code as the UI. Commands are one
 holding its ``configure_NAME(parser)`` and ``run_NAME(args) -> exit code`` (``-`` in the
 name becomes ``_``), one module per command family (:mod:`~explorer.cli.evaluate`, :mod:`~explorer.cli.mt`,
 :mod:`~explorer.cli.combined`, :mod:`~explorer.cli.align`, :mod:`~explorer.cli.train`,
-:mod:`~explorer.cli.batch`, :mod:`~explorer.cli.slices`); a module is imported only when its command is used.
+:mod:`~explorer.cli.batch`, :mod:`~explorer.cli.slices`, :mod:`~explorer.cli.rewrite`,
+:mod:`~explorer.cli.lesson`); a module is imported only when its command is used.
 
 Every command takes ``--format text|json`` (``--json`` is ``--format json``) and prints
 one record (:class:`explorer.api.Report`) through :func:`explorer.cli.output.emit`: the
@@ -67,6 +68,10 @@ COMMANDS: Registry[CommandInfo] = Registry("command", [
     CommandInfo("batch", "score a whole corpus on Dask into resumable Parquet chunks", "explorer.cli.batch"),
     CommandInfo("slices", "each scorer's accuracy on groups of pairs (slices), with 95% intervals against the "
                 "whole set", "explorer.cli.slices"),
+    CommandInfo("rewrite", "what-if rewrites: rewrite every pair (of a slice) by a rule and count the verdicts "
+                "each scorer flips", "explorer.cli.rewrite"),
+    CommandInfo("lesson", "write a pair's Teach lessons (one method, or a deck of several) as one self-contained "
+                "HTML file that opens from disk with no network", "explorer.cli.lesson"),
 ])
 
 

@@ -11,5 +11,7 @@ rewrite of the pairs would change.
   one resolver), gold label, task and tags: what a slice filters.
 - :mod:`~explorer.groups.language`: the slice language (a whitelist parser; never ``eval``).
 - :mod:`~explorer.groups.stats`: accuracy of a slice with its 95% interval, against the whole set.
-- :mod:`~explorer.groups.rewrites`: REWRITES, the registry of what-if rewrite rules.
+- :mod:`~explorer.groups.rewrites`: REWRITES, the registry of what-if rewrite rules, and
+  rewrite_run (originals and rewrites decided with one cutoff per scorer);
+- :mod:`~explorer.groups.edits`: the word edits the rules make, placed in a side's string.
 """

@@ -44,7 +44,8 @@ from explorer.store.schema import (
 T = TypeVar("T")
 
 #: The store's tables (:meth:`Database.count` counts only these).
-TABLES = ("datasets", "pairs", "runs", "run_results", "tags", "pair_tags", "notes", "gold_alignments", "slices")
+TABLES = ("datasets", "pairs", "runs", "run_results", "tags", "pair_tags", "notes", "gold_alignments", "slices",
+          "counterfactuals")
 
 
 class Database:

@@ -5,9 +5,12 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from explorer.alignment import Alignment
+
+if TYPE_CHECKING:
+    from explorer.pairs import Pair
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,34 @@ class GoldAlignmentRecord:
     created_at: str
     text_tokens: tuple[str, ...] | None = None
     hypothesis_tokens: tuple[str, ...] | None = None
+
+
+@dataclass(frozen=True)
+class CounterfactualRecord:
+    """A stored pair rewritten by a what-if rule (:mod:`explorer.store.counterfactuals`).
+
+    ``pair_id`` is the rewritten pair's own id (``12~antonym``), ``original_id`` the
+    stored pair it was made from; ``label`` the gold the rule settles (None when it
+    settles none); ``task`` the original's; ``note`` what the rule changed.
+    """
+
+    id: int
+    pair_id: str
+    original_id: str
+    rule: str
+    text: str
+    hypothesis: str
+    label: str | None
+    task: str | None
+    note: str
+    created_at: str
+
+    def pair(self) -> Pair:
+        """The counterfactual as a pair the Pair page opens."""
+        from explorer.pairs import Pair
+
+        return Pair(self.pair_id, self.text, self.hypothesis, label=self.label, task=self.task,
+                    source=f"counterfactual ({self.rule})", note=self.note or None)
 
 
 class StoredPair(Protocol):

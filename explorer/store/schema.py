@@ -144,6 +144,24 @@ MIGRATIONS: tuple[str, ...] = (
         created_at  TEXT NOT NULL
     );
     """,
+    # 5: counterfactual pairs: a stored pair rewritten by a what-if rule
+    # (explorer/store/counterfactuals.py), kept with the original they were made from.
+    """
+    CREATE TABLE counterfactuals (
+        id          INTEGER PRIMARY KEY,
+        dataset_id  INTEGER NOT NULL REFERENCES datasets(id) ON DELETE CASCADE,
+        original_pk INTEGER NOT NULL REFERENCES pairs(pk) ON DELETE CASCADE,
+        pair_id     TEXT NOT NULL,
+        rule        TEXT NOT NULL,
+        text        TEXT NOT NULL,
+        hypothesis  TEXT NOT NULL,
+        label       TEXT,
+        note        TEXT NOT NULL DEFAULT '',
+        created_at  TEXT NOT NULL,
+        UNIQUE (dataset_id, pair_id)
+    );
+    CREATE INDEX counterfactuals_by_original ON counterfactuals (original_pk);
+    """,
 )
 
 #: The longest note the store keeps, in characters (a note is shown to everyone who opens

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from explorer.alignment import Alignment
 from explorer.store.alignment_json import alignment_from_dict, alignment_json
+from explorer.store.counterfactuals import CounterfactualStore
 from explorer.store.records import DatasetRecord, GoldAlignmentRecord, Note, RunRecord, TagInfo, dataset_fingerprint
 from explorer.store.saved_slices import SavedSlices
 from explorer.store.schema import MAX_AUTHOR_CHARS, MAX_NOTE_CHARS, StoreError
@@ -30,10 +31,11 @@ if TYPE_CHECKING:
     from explorer.store.records import StoredDataset
 
 
-class Store(SavedSlices):
+class Store(CounterfactualStore, SavedSlices):
     """The store: a :class:`~explorer.store.database.Database` (one SQLite file, safe to
     share between threads) with the datasets, runs, taxonomy, tags, notes and corrected
-    alignments it holds, and the named slices (:class:`~explorer.store.saved_slices.SavedSlices`).
+    alignments it holds, the named slices (:class:`~explorer.store.saved_slices.SavedSlices`)
+    and the counterfactual pairs (:class:`~explorer.store.counterfactuals.CounterfactualStore`).
 
     Args:
         path: the database file; None for :func:`~explorer.store.schema.default_path`.

@@ -59,6 +59,18 @@ def _amount(change: float) -> str:
     return f"{size:.3f}" if size >= 0.0005 else "less than 0.001"
 
 
+def _nothing_changed(quiet: list[tuple[int, float]]) -> str:
+    """One sentence for a run of walk rounds that left the alignment as it was (each picked
+    an edit it already had, or a move it turned down), folded into the next step's."""
+    if not quiet:
+        return ""
+    (first, hot), (last, cool) = quiet[0], quiet[-1]
+    if len(quiet) == 1:
+        return f"Round {first} (temperature {hot:.2g}) changed nothing. "
+    return (f"Rounds {first}-{last}: {len(quiet)} proposals changed nothing, temperature {hot:.2g} -> "
+            f"{cool:.2g}. ")
+
+
 def trace_manli(pair: AnalyzedPair, *, aligner: ManliAligner | None = None) -> ManliTrace:
     """The steps of the MANLI decoder (shipped weights unless ``aligner`` is given)."""
     check_size(pair)
@@ -98,6 +110,7 @@ def trace_manli(pair: AnalyzedPair, *, aligner: ManliAligner | None = None) -> M
     before = np.zeros(k, dtype=np.bool_)
     previous = base
     best_seen = base
+    quiet: list[tuple[int, float]] = []  # (round, temperature) of walk rounds that changed nothing, not yet said
     for r in range(log.temperature.size):
         move = int(log.move[r])
         c = int(log.useful[move % k])
@@ -132,7 +145,12 @@ def trace_manli(pair: AnalyzedPair, *, aligner: ManliAligner | None = None) -> M
                        f"up {_amount(change)}.{start}")
             phase = "greedy"
         links, value = scored(log.useful[after], total)
-        steps.append(ManliStep(phase, r + 1, float(log.temperature[r]), total, value, links, explain))
+        if r < iterations and abs(change) <= 1e-9 and links == steps[-1].links:
+            quiet.append((r + 1, float(log.temperature[r])))  # one line for the whole run, with the next move
+        else:
+            steps.append(ManliStep(phase, r + 1, float(log.temperature[r]), total, value, links,
+                                   _nothing_changed(quiet) + explain))
+            quiet = []
         if r < iterations:
             best_seen = max(best_seen, total)
         before = after
@@ -143,8 +161,8 @@ def trace_manli(pair: AnalyzedPair, *, aligner: ManliAligner | None = None) -> M
     greedy_rounds = log.temperature.size > iterations
     start = "" if greedy_rounds else f", starting from the best alignment the walk saw (score {best_seen:.2f})"
     steps.append(ManliStep(
-        "final", len(steps), 0.0, total, score.value, frozenset(alignment.sure),
-        f"Final alignment, after a last climb that takes every move still raising the score{start}: "
+        "final", int(log.temperature.size) + 1, 0.0, total, score.value, frozenset(alignment.sure),
+        f"{_nothing_changed(quiet)}Final alignment, after a last climb that takes every move still raising the score{start}: "
         f"{len(final)} phrase edit(s), alignment score {total:.2f}. The entailment value is the share of the "
         f"hypothesis's content words linked plus {HYPOTHESIS_SCORE_WEIGHT:g} x the hypothesis side's score per "
         f"word: {score.content_coverage:.2f} + {HYPOTHESIS_SCORE_WEIGHT:g} x {score.hypothesis_score:.2f} "

@@ -13,7 +13,7 @@ from streamlit.testing.v1 import AppTest
 
 from components.pages.teach import EXAMPLE
 from components.sections.step_player import STEP_PARAM
-from components.teach_methods import TEACH_METHODS, trace_of
+from components.teach_methods import TEACH_METHODS, lesson, trace_of, verdict
 from explorer.preprocess import analyze_pair, make_pair
 from explorer.teaching import TEACHING_MAX_TOKENS
 
@@ -49,7 +49,9 @@ def test_every_method_sends_each_step_once_with_its_sentence() -> None:
         assert not at.exception, (method, at.exception)
         data = player(at)
         trace = trace_of(method, None, pair)
-        assert [s["sentence"] for s in data["steps"]] == [s.explain for s in trace.steps], method
+        shown = lesson(method, trace, large=False, closing=verdict(method, None, pair))
+        assert [s["sentence"] for s in data["steps"]] == [s["sentence"] for s in shown], method
+        assert data["steps"][-1]["sentence"].split(". Verdict: ")[0] in " ".join(s.explain for s in trace.steps)
         assert data["step"] == 1 and len(data["steps"]) > 2, method
         for step in data["steps"]:  # each figure's layout is one of the shared ones
             assert 0 <= step["figure"]["layout"] < len(data["layouts"]) and step["caption"], method
@@ -103,8 +105,9 @@ def test_presentation_layout_from_a_link_with_a_typed_pair() -> None:
     data = player(at)
     assert data["large"] and data["fit"]  # large type, the figure fitted to the screen
     assert data["pair"] == {"text": text, "hypothesis": hypothesis}
-    assert [s["sentence"] for s in data["steps"]] == [
-        s.explain for s in trace_of("itg", None, analyze_pair(make_pair(text, hypothesis))).steps]
+    analyzed = analyze_pair(make_pair(text, hypothesis))
+    assert [s["sentence"] for s in data["steps"]] == [s["sentence"] for s in lesson(
+        "itg", trace_of("itg", None, analyzed), large=True, closing=verdict("itg", None, analyzed))]
 
 
 def test_a_dataset_pair_is_named_in_the_url() -> None:
@@ -136,3 +139,25 @@ def test_a_link_names_a_dataset_pair() -> None:
     assert data["step"] == 3
     label = next(o for o in at.selectbox(key="teach_pair").options if o.startswith("5 — "))
     assert label.removeprefix("5 — ")[:40] == data["pair"]["hypothesis"][:40]
+
+
+def test_a_deck_collects_lessons_for_one_file() -> None:
+    from components.lesson_export import deck_file
+
+    at = open_teach()
+    assert at.get("download_button"), "this lesson's download"
+    at.radio(key="teach_method").set_value("wer").run()
+    at.button(key="teach_deck_add").click().run()
+    at.radio(key="teach_method").set_value("bleu").run()
+    at.button(key="teach_deck_add").click().run()
+    assert not at.exception, at.exception
+    assert at.button(key="teach_deck_add").disabled  # this lesson is in the deck already
+    deck = at.session_state["teach_deck"]
+    assert [item.method for item in deck] == ["wer", "bleu"] and all(i.where == "a typed pair" for i in deck)
+    assert any("Deck: Word error rate" in c.value for c in at.caption)
+    data = json.loads(deck_file(deck).split('id="lesson-data">')[1].split("</script>")[0])
+    assert [lesson["title"].split(" on ")[0] for lesson in data["lessons"]] == [
+        "Word error rate (WER)", "BLEU / modified BLEU (modified BLEU)"]
+    assert data["steps"][0]["chapter"] == "Filling the table"
+    at.button(key="teach_deck_clear").click().run()
+    assert not at.session_state["teach_deck"]

@@ -1,5 +1,5 @@
-"""The contracts module: the registry helper, declared capabilities, signatures, the
-one exception base and the small public API."""
+"""The contracts package (``explorer.api``): the registry helper, declared capabilities,
+signatures, the one exception base; and the public surface of ``explorer`` itself."""
 
 from __future__ import annotations
 
@@ -86,6 +86,57 @@ def test_public_api_scores_and_aligns() -> None:
     assert aligned.alignment.h_len == 4 and aligned.to_json()["value"] == aligned.value
     with pytest.raises(ExplorerError, match="unknown scorer"):
         explorer.score("a", "b", scorer="nope")
+
+
+def test_the_contracts_package_lists_every_public_name_of_its_modules() -> None:
+    """``explorer.api.__all__`` is every public name the submodules define (read from their
+    sources: classes, functions, constants and aliases not starting with ``_``), each the
+    submodule's own object: ``from explorer.api import X`` is the one import, and complete."""
+    import ast
+    import importlib
+    from pathlib import Path
+
+    import explorer.api
+
+    defined: dict[str, str] = {}
+    for path in sorted(Path(explorer.api.__file__).parent.glob("[!_]*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if isinstance(node, ast.FunctionDef | ast.ClassDef):
+                names = [node.name]
+            elif isinstance(node, ast.Assign | ast.AnnAssign):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                names = [t.id for t in targets if isinstance(t, ast.Name)]
+            else:
+                continue
+            for name in names:
+                if not name.startswith("_"):
+                    # (an @overload repeats a def in its own module)
+                    assert defined.get(name, path.stem) == path.stem, f"{name} in {defined[name]} and {path.stem}"
+                    defined[name] = path.stem
+    assert set(defined.values()) == {"registry", "results", "rows", "signatures", "text"}
+    assert sorted(explorer.api.__all__) == sorted(defined)
+    for name, module in defined.items():
+        assert getattr(explorer.api, name) is getattr(importlib.import_module(f"explorer.api.{module}"), name), name
+
+
+def test_the_public_surface_resolves_every_name_it_lists() -> None:
+    for name in explorer.__all__:
+        assert getattr(explorer, name) is not None, name
+    assert explorer.ScoreResult is ScoreResult and explorer.ExplorerError is ExplorerError
+    assert issubclass(explorer.UnknownNameError, KeyError) and issubclass(explorer.LimitError, explorer.ExplorerError)
+    assert set(explorer.__all__) <= set(dir(explorer))
+    with pytest.raises(AttributeError, match="no attribute 'scorer'"):
+        explorer.scorer  # noqa: B018 - the attribute access is the test
+
+
+def test_limits_hold_for_one_call_only() -> None:
+    from explorer import limits
+
+    before = limits.current()
+    with pytest.raises(explorer.LimitError, match="max_tokens"):
+        explorer.align("A man is cooking pasta.", "A man cooks.", aligner="bow", limits=explorer.Limits(max_tokens=3))
+    assert limits.current() == before
+    assert explorer.align("A man is cooking pasta.", "A man cooks.", aligner="bow").alignment.links  # the defaults again
 
 
 def test_import_explorer_is_cheap() -> None:

@@ -36,6 +36,7 @@ def command_line(name: str, tmp: Path) -> list[str]:
                   "--option", "min_count=1"],
         "batch": ["batch", CSV, "--scorer", "mbleu", "--out", str(tmp / "batch"), "--workers", "1", "--no-register"],
         "slices": ["slices", TYPICAL, "--scorer", "mbleu", "--slice", 'qa=task == "QA"'],
+        "rewrite": ["rewrite", TYPICAL, "--rule", "swap", "--scorer", "mbleu"],
     }[name]
 
 
@@ -108,6 +109,8 @@ def test_the_text_comes_from_the_results(capsys: pytest.CaptureFixture[str]) -> 
 
 @pytest.mark.parametrize("argv, message", [
     pytest.param(["evaluate", TYPICAL, "--rule", "best"], "give --dev DEV with it", id="evaluate-rule-without-dev"),
+    pytest.param(["rewrite", TYPICAL, "--rule", "swap", "--scorer", "mbleu", "--cutoff-rule", "best"],
+                 "give --dev DEV with it", id="rewrite-cutoff-rule-without-dev"),
     pytest.param(["classify", CSV, CSV, "--per-task"], "--per-task applies to cross-validation", id="per-task"),
     pytest.param(["classify", CSV, CSV, "--seed", "3"], "--seed applies to cross-validation", id="seed"),
     pytest.param(["classify", CSV, "--folds", "2", "--features", "wer", "--each"], "name two or more", id="each-one"),

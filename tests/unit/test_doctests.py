@@ -1,6 +1,6 @@
 """The examples in the docstrings of the first functions a newcomer calls run as written
 (NLTK's habit): ``explorer.score``, ``align``, ``load``, ``list_scorers``, ``bleu_tokens``,
-``load_many``, a result's ``format()``. They need nothing beside the repository (no NLTK
+``load_many``, a result's ``format()``, the contracts of ``explorer.api``. They need nothing beside the repository (no NLTK
 data), and they read ``sample_data/`` from the repository's root, as a newcomer would."""
 
 from __future__ import annotations
@@ -13,8 +13,12 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 
-#: Modules whose docstring examples are part of the documentation.
-MODULES = ("explorer", "explorer.api", "explorer.metrics.bleu", "explorer.datasets")
+#: Modules whose docstring examples are part of the documentation: the package a Python
+#: user imports, every module of the contracts (``explorer.api`` and its submodules, found
+#: on disk so a new one is covered), the first metric and the dataset loaders.
+MODULES = ("explorer", "explorer.api",
+           *sorted(f"explorer.api.{path.stem}" for path in (ROOT / "explorer" / "api").glob("[!_]*.py")),
+           "explorer.metrics.bleu", "explorer.datasets")
 
 
 @pytest.mark.parametrize("name", MODULES)

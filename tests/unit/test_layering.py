@@ -20,6 +20,7 @@ does not matter what other tests have imported already):
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -183,6 +184,22 @@ def test_the_check_sees_imports_anywhere(tmp_path: Path, source: str) -> None:
     (tmp_path / "components" / "figures" / "fine.py").write_text("import plotly\n", encoding="utf-8")
     found = layering_violations(tmp_path)
     assert len(found) == 1 and found[0].startswith("explorer/metrics/probe.py:")
+
+
+#: The app's functions the library names (by "module:attr", imported when used), with why:
+#: the ``lesson`` command writes the Teach page's lessons, drawn by the app's figures.
+NAMED_UPWARDS = {("explorer/cli/lesson.py", "components.lesson_export:write_deck")}
+
+
+def test_the_library_names_the_app_only_where_allowed() -> None:
+    named = {
+        (path.relative_to(ROOT).as_posix(), node.value)
+        for path in modules("explorer")
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
+        and re.fullmatch(r"(components|app)(\.\w+)*:\w+", node.value)
+    }
+    assert named == NAMED_UPWARDS
 
 
 @pytest.mark.parametrize(("folder", "source"), [

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.store import MAX_SLICE_NAME, SCHEMA_VERSION, Store, StoreError
+from explorer.store import MAX_SLICE_NAME, MIGRATIONS, SCHEMA_VERSION, Store, StoreError
 from explorer.store import saved_slices as module
 
 NAMES = {"id": "text", "task": "text", "label": "text", "gold": "bool", "overlap": "number"}
@@ -84,11 +84,12 @@ def test_default_names_are_the_fields_and_registered_phenomena(store: Store) -> 
 
 
 def test_an_older_store_gains_the_table(tmp_path: Path) -> None:
+    version = next(i for i, m in enumerate(MIGRATIONS) if "CREATE TABLE slices" in m)  # not always the last
     path = tmp_path / "old.sqlite3"
-    Store(path)
     conn = sqlite3.connect(path)
-    conn.execute("DROP TABLE slices")
-    conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION - 1}")
+    for migration in MIGRATIONS[:version]:
+        conn.executescript(migration)
+    conn.execute(f"PRAGMA user_version = {version}")
     conn.commit()
     conn.close()
     store = Store(path)

@@ -45,7 +45,9 @@ def test_a_lesson_is_plain_json_with_a_sentence_caption_and_figure_per_step(trac
 
     for method, trace in traces.items():
         steps = lesson(method, trace, large=True)
-        assert [s["sentence"] for s in steps] == [s.explain for s in trace.steps]
+        explains = [s.explain for s in trace.steps]  # every step says one of the trace's steps (or runs of them)
+        assert all(any(e in s["sentence"] for e in explains) for s in steps) and len(steps) <= len(explains)
+        assert steps[0]["sentence"].startswith(TEACH_METHODS[method].asks + " " + explains[0][:20])
         assert json.loads(json.dumps(steps)) == steps  # nothing numpy or Plotly-typed left
 
 
