@@ -25,6 +25,7 @@ if _BOOT is not None:
 
     start_early()  # the workers warm up on another core while the modules below load
 
+from components import upload_bounds  # noqa: E402
 from components.access import require_access  # noqa: E402  (after the progress bar: see above)
 from components.charts import format_picker  # noqa: E402
 from components.guard import guarded  # noqa: E402
@@ -75,6 +76,7 @@ def main() -> None:
     if _BOOT is not None:
         _BOOT.empty()
     server_log.install()  # a closed tab's failed sends are not errors (once per process)
+    upload_bounds.install()  # uploads bounded per session and server, dropped with their session
     if not require_access():
         return
     start_warmup()  # at once, on a thread: it runs while this page imports and draws

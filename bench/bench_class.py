@@ -14,13 +14,16 @@ drawn, what a 190 MB upload gets and how many bytes the Streamlit processes read
 a warm-up tab (its times are the server's first visit); then the class, for ``--duration``
 seconds per phase: ``--hostile compare`` (the default) runs a calm phase and then the same
 class with the hostile student, so the hostile student's effect is a difference within one
-run; ``on`` and ``off`` run one phase. During the last phase, one real Chromium tab
+run; ``on`` and ``off`` run one phase. ``--flood N`` adds a phase in which N clients send
+wrong passwords as fast as they are answered (``bench/class_flood.py``), with the CPU of the
+server's front (Caddy and the class server's gate) per phase. During the last phase, one real Chromium tab
 (``/usr/bin/chromium``) opens an RTE pair and types a pair, timed to their strips. Prints
 p50 / p95 (nearest rank) per action and phase, the server's CPU per wall second (all its
 processes: Caddy, every Streamlit process and everything they started) and its peak RSS and
 PSS, the client's own CPU, and the load average. Run:
 
     NLTK_DATA=../shared/nltk_data .venv/bin/python -m bench.bench_class --students 20 --duration 240
+    .venv/bin/python -m bench.bench_class --students 20 --duration 60 --hostile off --flood 8 --no-browser
     .venv/bin/python -m bench.bench_class --serve plain --students 5 --duration 120
     .venv/bin/python -m bench.bench_class --url http://HOST:8501 --password PW --server-pid PID
 """
@@ -46,6 +49,7 @@ import psutil
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 from bench import use_shared_nltk_data  # noqa: E402
+from bench.class_flood import Flood, front_cpu, front_processes  # noqa: E402
 from bench.class_students import (  # noqa: E402
     HOSTILE_LOAD,
     HOSTILE_PAIR,
@@ -186,7 +190,7 @@ async def warm_up(url: str, auth: tuple[str, str] | None, material: Material) ->
 
 
 async def run_class(cls: Class, students: int, hostile_from: float | None, upload_mb: int, sampler: UsageSampler,
-                    max_rss_mb: float, browser: bool) -> list[str]:
+                    max_rss_mb: float, browser: bool, flood: Flood | None = None) -> list[str]:
     said: list[str] = []
 
     def uploads_allowed() -> bool:
@@ -212,6 +216,10 @@ async def run_class(cls: Class, students: int, hostile_from: float | None, uploa
     tasks.append(asyncio.create_task(progress()))
     if hostile_from is not None:
         tasks.append(asyncio.create_task(hostile(cls, hostile_from, upload_mb)))
+    if flood is not None:
+        _, start, end = next(phase for phase in cls.phases if phase[0] == "flood")
+        tasks.append(asyncio.create_task(flood.run(start, end)))
+        tasks.append(asyncio.create_task(_front_usage(cls, flood, said)))
     if browser:
         name, start, end = cls.phases[-1]
         await asyncio.sleep(max(0.0, start + (end - start) / 3 - time.monotonic()))
@@ -226,6 +234,18 @@ async def run_class(cls: Class, students: int, hostile_from: float | None, uploa
     if pending:
         said.append(f"{len(pending)} simulated tab(s) still waiting {cls.timeout:.0f} s after the end were stopped")
     return said
+
+
+async def _front_usage(cls: Class, flood: Flood, said: list[str]) -> None:
+    """The CPU of Caddy and the gate per phase, read at each phase's start and end."""
+    front = front_processes(flood.root)
+    for name, start, end in cls.phases:
+        await asyncio.sleep(max(0.0, start - time.monotonic()))
+        before = front_cpu(front)
+        await asyncio.sleep(max(0.0, end - time.monotonic()))
+        said.append(f"the server's front (Caddy and the gate), {name}: "
+                    f"{(front_cpu(front) - before) / (end - start):.3f} cores on average")
+    said.append(flood.summary())
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -258,7 +278,8 @@ def report(cls: Class, sampler: UsageSampler, client_cpu: float, wall: float) ->
         for action in (RTE_LINK, TYPED):
             p95 = [percentile([r.seconds for r in cls.records if r.action == action and r.phase == phase], 95)
                    for phase, _, _ in cls.phases]
-            lines.append(f"the hostile student moves the others' p95 for '{action}' by {p95[1] - p95[0]:+.2f} s")
+            lines.append(f"the {cls.phases[1][0]} phase moves the others' p95 for '{action}' by "
+                         f"{p95[1] - p95[0]:+.2f} s")
     lines.append(f"bench client (the simulated students): {client_cpu / wall:.2f} cores on average")
     return lines
 
@@ -284,6 +305,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--duration", type=float, default=240, help="seconds per phase (default 240)")
     parser.add_argument("--hostile", choices=["compare", "on", "off"], default="compare")
     parser.add_argument("--upload-mb", type=int, default=50, help="the hostile student's uploads (0: none)")
+    parser.add_argument("--flood", type=int, default=0, metavar="N",
+                        help="a last phase with N clients sending wrong passwords (default 0: none)")
     parser.add_argument("--think", type=float, nargs=2, default=(5.0, 15.0), metavar=("MIN", "MAX"))
     parser.add_argument("--timeout", type=float, default=120, help="seconds an action may take (default 120)")
     parser.add_argument("--url", help="a running server (default: start one)")
@@ -315,13 +338,16 @@ def main(argv: list[str] | None = None) -> int:
         me = psutil.Process()
         client_before, started = sum(me.cpu_times()[:2]), time.monotonic()
         names = {"compare": ["calm", "hostile"], "on": ["hostile"], "off": ["calm"]}[args.hostile]
+        names += ["flood"] if args.flood else []
         phases = [(name, started + i * args.duration, started + (i + 1) * args.duration) for i, name in enumerate(names)]
         hostile_from = next((start for name, start, _ in phases if name == "hostile"), None)
         cls = Class(url, auth, material, tuple(args.think), args.timeout, phases, seed=args.seed)  # type: ignore[arg-type]
         print(f"class: {args.students} students, {len(phases)} phase(s) of {args.duration:.0f} s "
               f"({', '.join(names)}), think {args.think[0]:.0f}-{args.think[1]:.0f} s", flush=True)
+        flood = (Flood(urllib.parse.urlsplit(url).port or 80, auth[0] if auth else args.user, args.flood,
+                       root=root or 0) if args.flood else None)
         said = asyncio.run(run_class(cls, args.students, hostile_from, args.upload_mb, sampler,
-                                     args.max_server_gb * 1024, not args.no_browser))
+                                     args.max_server_gb * 1024, not args.no_browser, flood))
         wall = time.monotonic() - started
         client_cpu = sum(me.cpu_times()[:2]) - client_before
         sampler.stop()

@@ -108,13 +108,13 @@ def measure_file(runs: int) -> None:
         browser.close()
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", action="store_true")
     parser.add_argument("--file", action="store_true")
     parser.add_argument("--rte", type=int, default=5)
     parser.add_argument("--runs", type=int, default=3)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     print("load average before:", " ".join(f"{x:.2f}" for x in os.getloadavg()))
     if args.steps:
         measure_steps(args.rte)

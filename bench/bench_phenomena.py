@@ -28,11 +28,11 @@ def timed(names: list[str] | tuple[str, ...], pairs: list) -> float:  # type: ig
     return time.perf_counter() - start
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("data", nargs="?", default=str(RTE2_DEV))
     parser.add_argument("--aligner", default="bow")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     pairs = list(load(args.data).pairs)
     for stale in folder().glob(f"{fingerprint(pairs)}-*.npy"):
         stale.unlink()

@@ -22,12 +22,12 @@ import time
 from bench import SHARED_NLTK_DATA, use_shared_nltk_data
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rule", default="swap")
     parser.add_argument("--pairs", type=int, default=100)
     parser.add_argument("--runs", type=int, default=3)
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     use_shared_nltk_data()
     os.environ["EXPLORER_CUTOFF_CACHE"] = tempfile.mkdtemp(prefix="bench-rewrite-")  # a cold score cache
 

@@ -34,6 +34,7 @@ from runtime.pool import (
     Ticket,
     configured_budget,
     configured_long_workers,
+    configured_recycle_mb,
     configured_workers,
     emitting,
 )
@@ -69,7 +70,8 @@ def pool() -> Pool | None:
                 _DISABLED = True
                 return None
             _forget_stale_status()
-            _POOL = Pool(workers, long_workers=configured_long_workers(workers), budget=configured_budget()).start()
+            _POOL = Pool(workers, long_workers=configured_long_workers(workers), budget=configured_budget(),
+                         recycle_mb=configured_recycle_mb()).start()
             atexit.register(_POOL.close)
         return _POOL
 

@@ -1,11 +1,10 @@
-"""Caddy for the class server: found (or installed from Debian's packages), the password
-hashed by ``caddy hash-password``, and the environment that fills in ``serve/Caddyfile``.
+"""Caddy for the class server: found (or installed from Debian's packages), and the
+environment that fills in ``serve/Caddyfile``.
 
-The clear password is only ever in this process's memory and on ``caddy hash-password``'s
-standard input (never on a command line, which other users of the machine can read, and
-never in a file); Caddy gets the bcrypt hash through its environment. Caddy's own state
-(its autosaved configuration, which holds the hash) goes to the class server's private
-temporary folder, removed when it stops.
+Caddy never sees the password: it asks the class server's gate (:mod:`serve.gate`) about
+every request, sending it the secret that proves the question came from this Caddy. Caddy's
+own state (its autosaved configuration, which holds that secret) goes to the class server's
+private temporary folder, removed when it stops.
 """
 
 from __future__ import annotations
@@ -22,7 +21,7 @@ CADDYFILE = Path(__file__).with_name("Caddyfile")
 INSTALL_HINT = "sudo apt-get install caddy   (Debian 12+ / Ubuntu 22.04+; or see https://caddyserver.com/docs/install)"
 #: Streamlit allows this much on top of ``server.maxUploadSize`` for a multipart body's framing.
 MULTIPART_ALLOWANCE_MIB = 1
-#: Basic-authentication user names Caddy's configuration can carry unquoted.
+#: User names the class server accepts (a colon would end one inside basic credentials).
 USER_NAME = re.compile(r"[A-Za-z0-9_.@-]{1,64}")
 
 
@@ -55,11 +54,10 @@ def find_caddy(*, install: bool = True, say: Callable[[str], object] = print) ->
 
 
 def check_password(password: str) -> None:
-    """Refuses a password Caddy would read differently from what the lecturer typed.
+    """Refuses a password no student could type into a browser's password box.
 
     Raises:
-        CaddyError: the password is empty or has a line break (``caddy hash-password``
-            reads one line).
+        CaddyError: the password is empty or has a line break.
     """
     if not password:
         raise CaddyError("the password is empty")
@@ -67,36 +65,25 @@ def check_password(password: str) -> None:
         raise CaddyError("the password has a line break; choose one on a single line")
 
 
-def hash_password(caddy: str, password: str) -> str:
-    """The password's bcrypt hash from ``caddy hash-password``, given the password on its
-    standard input (one line).
+def check_user(user: str) -> None:
+    """Refuses a user name that basic credentials cannot carry plainly.
 
     Raises:
-        CaddyError: an unusable password, or Caddy did not produce a hash.
-    """
-    check_password(password)
-    done = subprocess.run([caddy, "hash-password"], input=password + "\n", capture_output=True, text=True, timeout=60)
-    hashed = done.stdout.strip()
-    if done.returncode != 0 or not hashed.startswith("$2"):
-        raise CaddyError(f"caddy hash-password failed: {(done.stderr or done.stdout).strip()[:200]}")
-    return hashed
-
-
-def caddy_environment(*, port: int, user: str, password_hash: str, upstreams: list[int], max_upload_mib: int,
-                      state_dir: Path) -> dict[str, str]:
-    """Caddy's environment: the values ``serve/Caddyfile`` reads (``{$EXPLORER_...}``) and
-    its state folders (``XDG_*``) inside ``state_dir``.
-
-    Raises:
-        CaddyError: a user name the configuration cannot carry.
+        CaddyError: a character other than letters, digits and ``. _ @ -``, or too long.
     """
     if not USER_NAME.fullmatch(user):
         raise CaddyError(f"the user name {user!r} may only use letters, digits and . _ @ - (at most 64)")
+
+
+def caddy_environment(*, port: int, gate_port: int, gate_secret: str, upstreams: list[int], max_upload_mib: int,
+                      state_dir: Path) -> dict[str, str]:
+    """Caddy's environment: the values ``serve/Caddyfile`` reads (``{$EXPLORER_...}``) and
+    its state folders (``XDG_*``) inside ``state_dir``; never the password."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("EXPLORER_") and k != "ENTAILMENT_EXPLORER_PASSWORD"}
     env.update({
         "EXPLORER_PORT": str(port),
-        "EXPLORER_USER": user,
-        "EXPLORER_PASSWORD_HASH": password_hash,
+        "EXPLORER_GATE_PORT": str(gate_port),
+        "EXPLORER_GATE_SECRET": gate_secret,
         "EXPLORER_UPSTREAMS": " ".join(f"127.0.0.1:{p}" for p in upstreams),
         "EXPLORER_BODY_MAX": f"{max_upload_mib + MULTIPART_ALLOWANCE_MIB}MiB",
         "XDG_CONFIG_HOME": str(state_dir / "config"),

@@ -3,16 +3,20 @@
     ENTAILMENT_EXPLORER_PASSWORD='choose-one' make serve-class [PORT=8501] [PROCESSES=K] [EXPLORER_WORKERS=W]
         [EXPLORER_LONG_WORKERS=L]
 
-Starts K Streamlit processes on internal ports of 127.0.0.1 (each with ``EXPLORER_WORKERS``
-and ``EXPLORER_LONG_WORKERS`` set: its pool of scoring worker processes, W for short jobs and
-L at a lower priority for long pairs, :mod:`runtime.pool`) and, once they answer, Caddy on
-every network interface at ``PORT``: HTTP basic authentication on every request
-(``serve/Caddyfile``), then a cookie-sticky pick of one Streamlit process per browser.
-Nothing of Streamlit (page, websocket, uploads, media, metrics, health, static files,
-components) answers without the password: Caddy answers 401 before reading a request's body.
+Starts the gate (:mod:`serve.gate`: the password check, on an internal port) and K Streamlit
+processes on internal ports of 127.0.0.1 (each with ``EXPLORER_WORKERS`` and
+``EXPLORER_LONG_WORKERS`` set: its pool of scoring worker processes, W for short jobs and L at
+a lower priority for long pairs, :mod:`runtime.pool`) and, once they answer, Caddy on every
+network interface at ``PORT``: it asks the gate about every request (``serve/Caddyfile``),
+then picks one Streamlit process per browser by a sticky cookie. Nothing of Streamlit (page,
+websocket, uploads, media, metrics, health, static files, components) answers without the
+password: the gate answers 401 before Caddy reads a request's body. A browser's first correct
+password gets it a signed session cookie, so only that request costs a password check; wrong
+passwords are limited per client (the gate's module says how, and why not Caddy's own
+``basicauth``).
 
-Ctrl-C or SIGTERM stops Caddy and every Streamlit process with all they started; a
-Streamlit process that exits on its own is reported and restarted (up to
+Ctrl-C or SIGTERM stops Caddy, the gate and every Streamlit process with all they started; a
+Streamlit process or the gate that exits on its own is reported and restarted (up to
 :data:`MAX_RESTARTS` times in :data:`RESTART_WINDOW_S`; meanwhile Caddy, refused a
 connection, sends its browsers to the others). The in-app password form is not used here: the proxy is
 the gate, so students are asked once.
@@ -30,6 +34,7 @@ hence the cap.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import signal
 import socket
@@ -39,13 +44,14 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from runtime.pool import LONG_WORKERS_ENV, default_long_workers
 from runtime.streamlit_config import max_upload_mb
-from serve.caddy import CaddyError, caddy_command, caddy_environment, check_password, find_caddy, hash_password
+from serve.caddy import CaddyError, caddy_command, caddy_environment, check_password, check_user, find_caddy
+from serve.gate import gate_environment
 from serve.processes import Child, say, stop_all, stop_with_parent
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -146,6 +152,7 @@ def parse_options(argv: Sequence[str] | None = None, environ: dict[str, str] | N
                          f"{PASSWORD_VAR}='choose-one' make serve-class")
     try:
         check_password(password)
+        check_user(args.user)
     except CaddyError as err:
         raise ServeError(str(err)) from None
     cores = available_cores()
@@ -290,21 +297,21 @@ def _warm_in_background(app: Child, port: int, workers: int, stopping: threading
     threading.Thread(target=warm, args=(app, port, workers, stopping), name=f"warm {app.name}", daemon=True).start()
 
 
-def _restart(app: Child, port: int, workers: int, stopping: threading.Event) -> None:
-    """Report an exited Streamlit process and start it again, unless it exits too often."""
+def _restart(app: Child, stopping: threading.Event, *, meanwhile: str, then: Callable[[], object] = lambda: None,
+             ) -> None:
+    """Report an exited child and start it again (and ``then``), unless it exits too often."""
     now = time.monotonic()
     app.restarts = [t for t in app.restarts if now - t < RESTART_WINDOW_S] + [now]
     if len(app.restarts) > MAX_RESTARTS:
         app.given_up = True
         say(f"serve-class: {app.name} stopped again ({app.exit_description()}); it stopped {MAX_RESTARTS + 1} "
-            f"times in {RESTART_WINDOW_S / 60:.0f} minutes, so it is not restarted; the other processes go on")
+            f"times in {RESTART_WINDOW_S / 60:.0f} minutes, so it is not restarted")
         return
-    say(f"serve-class: {app.name} stopped unexpectedly ({app.exit_description()}); restarting it "
-        "(its students' pages reconnect to a fresh session)")
+    say(f"serve-class: {app.name} stopped unexpectedly ({app.exit_description()}); restarting it ({meanwhile})")
     stopping.wait(1.0)
     if not stopping.is_set():
         app.start()
-        _warm_in_background(app, port, workers, stopping)
+        then()
 
 
 def public_addresses(port: int) -> str:
@@ -319,7 +326,15 @@ def public_addresses(port: int) -> str:
     return " or ".join(f"http://{name}:{port}/" for name in dict.fromkeys(names))
 
 
-def children(options: Options, caddy: str, password_hash: str, ports: list[int],
+def gate_child(options: Options, port: int) -> tuple[Child, str]:
+    """The gate on ``port`` (127.0.0.1), not started, and the secret Caddy sends it. Its
+    environment carries the password's scrypt verifier, never the password."""
+    values, secret = gate_environment(port=port, user=options.user, password=options.password)
+    env = {k: v for k, v in os.environ.items() if k != PASSWORD_VAR and not k.startswith("EXPLORER_")}
+    return Child("gate", [sys.executable, "-m", "serve.gate"], {**env, **values}, cwd=ROOT), secret
+
+
+def children(options: Options, caddy: str, ports: list[int], gate_port: int, gate_secret: str,
              state: Path) -> tuple[list[Child], Child]:
     """The Streamlit processes (one per port) and Caddy in front of them, not started. Both
     take the upload size from .streamlit/config.toml (:func:`runtime.streamlit_config.max_upload_mb`):
@@ -336,7 +351,7 @@ def children(options: Options, caddy: str, password_hash: str, ports: list[int],
     apps = [Child(f"app {i + 1}", streamlit_command(port, upload_mb), environment, cwd=ROOT, quiet=_streamlit_banner)
             for i, port in enumerate(ports)]
     proxy = Child("caddy", caddy_command(caddy),
-                  caddy_environment(port=options.port, user=options.user, password_hash=password_hash,
+                  caddy_environment(port=options.port, gate_port=gate_port, gate_secret=gate_secret,
                                     upstreams=ports, max_upload_mib=upload_mb, state_dir=state),
                   cwd=state, quiet=_caddy_info)
     return apps, proxy
@@ -355,21 +370,24 @@ def serve(options: Options) -> int:
     check_port_free(options.port)
     try:
         caddy = find_caddy(say=lambda line: say(f"serve-class: {line}"))
-        password_hash = hash_password(caddy, options.password)
     except CaddyError as err:
         raise ServeError(str(err)) from None
     stopping = threading.Event()
     for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, lambda *_: stopping.set())
     with tempfile.TemporaryDirectory(prefix="explorer-class-") as state:
-        ports = free_local_ports(options.processes)
-        apps, proxy = children(options, caddy, password_hash, ports, Path(state))
+        gate_port, *ports = free_local_ports(options.processes + 1)
+        gate, gate_secret = gate_child(options, gate_port)
+        apps, proxy = children(options, caddy, ports, gate_port, gate_secret, Path(state))
         code = 0
         try:
+            gate.start()
             for app in apps:
                 app.start()
-            _wait("Streamlit", [(a, f"http://127.0.0.1:{p}/_stcore/health", 200) for a, p in zip(apps, ports)],
-                  stopping)
+            # The gate answers 403 to a question without Caddy's secret: it is listening.
+            _wait("Streamlit and the gate", [(a, f"http://127.0.0.1:{p}/_stcore/health", 200)
+                                             for a, p in zip(apps, ports)]
+                  + [(gate, f"http://127.0.0.1:{gate_port}/check", 403)], stopping)
             proxy.start()
             _wait("Caddy", [(proxy, f"http://127.0.0.1:{options.port}/", 401)], stopping)
             say(f"serve-class: ready on port {options.port} (internal Streamlit ports: "
@@ -379,9 +397,14 @@ def serve(options: Options) -> int:
             while not stopping.wait(0.5):
                 if not proxy.alive():
                     raise ServeError(f"Caddy stopped ({proxy.exit_description()}); its output is above")
+                if not gate.alive():
+                    _restart(gate, stopping, meanwhile="until it answers, Caddy answers 502")
+                    if gate.given_up:
+                        raise ServeError("the gate stopped too often; its output is above")
                 for app, port in zip(apps, ports):
                     if not app.given_up and not app.alive():
-                        _restart(app, port, options.workers, stopping)
+                        _restart(app, stopping, meanwhile="its students' pages reconnect to a fresh session",
+                                 then=functools.partial(_warm_in_background, app, port, options.workers, stopping))
                 if all(app.given_up for app in apps):
                     raise ServeError("every Streamlit process stopped and was given up; see their output above")
         except KeyboardInterrupt:
@@ -390,8 +413,8 @@ def serve(options: Options) -> int:
             say(f"serve-class: error: {err}")
             code = 1
         finally:
-            say("serve-class: stopping Caddy and the Streamlit processes...")
-            stop_all([proxy, *apps])
+            say("serve-class: stopping Caddy, the gate and the Streamlit processes...")
+            stop_all([proxy, gate, *apps])
             say("serve-class: stopped")
     return code
 

@@ -23,6 +23,7 @@ Loading takes about 0.2 s and 17 MB (the float16 table; docs/BENCHMARKS.md,
 from __future__ import annotations
 
 import importlib.util
+import sys
 import threading
 import time
 from collections.abc import Sequence
@@ -48,10 +49,15 @@ TOKENIZER_FILE = "tokenizers/l2_supercat_tokenizer_config.json"
 TENSOR = "embedding.weight"
 #: What the UI calls the model.
 MODEL_LABEL = "WordLlama l2_supercat, 256 dimensions (static token embeddings)"
-#: Words whose subword ids are kept (each a short tuple of ints).
-MAX_CACHED_WORDS = 200_000
-#: Words whose unit vectors are kept (1 kB each: at most 20 MB).
-MAX_CACHED_VECTORS = 20_000
+#: Bytes the kept subword ids may take (each word, its tuple of ids and their int objects, as
+#: Python holds them): a budget in bytes, not words, since one 20,000-character token holds
+#: thousands of ids. Past it the cache starts again, empty.
+MAX_CACHED_ID_BYTES = 32 * 2**20
+#: Bytes the kept unit vectors may take (about 1.1 kB per short word, more for a long key).
+MAX_CACHED_VECTOR_BYTES = 24 * 2**20
+#: What a dict entry and an int object cost Python on top of what ``sys.getsizeof`` counts.
+_ENTRY_BYTES = 100
+_INT_BYTES = 28
 
 
 class EmbeddingError(ExplorerError, RuntimeError):
@@ -119,7 +125,9 @@ class StaticEmbeddings:
         self._table: np.ndarray | None = None
         self._tokenizer: Tokenizer | None = None
         self._ids: dict[str, tuple[int, ...]] = {}
+        self._id_bytes = 0
         self._vectors: dict[str, np.ndarray] = {}
+        self._vector_bytes = 0
         self.load_info: LoadInfo | None = None
 
     # -- loading ---------------------------------------------------------------------
@@ -165,14 +173,23 @@ class StaticEmbeddings:
         """Each word's subword token ids (no special tokens; out-of-range ids dropped)."""
         table, tokenizer = self._loaded()
         missing = [w for w in dict.fromkeys(words) if w not in self._ids]
+        fresh: dict[str, tuple[int, ...]] = {}
         if missing:
-            if len(self._ids) + len(missing) > MAX_CACHED_WORDS:
-                self._ids = {}
             vocabulary = table.shape[0]
             for word, encoding in zip(missing, tokenizer.encode_batch(missing, add_special_tokens=False)):
-                self._ids[word] = tuple(i for i in encoding.ids if 0 <= i < vocabulary)
+                fresh[word] = tuple(i for i in encoding.ids if 0 <= i < vocabulary)
+                size = sys.getsizeof(word) + sys.getsizeof(fresh[word]) + _INT_BYTES * len(fresh[word]) + _ENTRY_BYTES
+                if self._id_bytes + size > MAX_CACHED_ID_BYTES:
+                    self._ids, self._id_bytes = {}, 0
+                self._ids[word] = fresh[word]
+                self._id_bytes += size
         ids = self._ids
-        return [ids[w] if w in ids else _encode_one(tokenizer, w, table.shape[0]) for w in words]
+        return [fresh[w] if w in fresh else ids[w] if w in ids else _encode_one(tokenizer, w, table.shape[0])
+                for w in words]
+
+    def cached_bytes(self) -> int:
+        """What the kept subword ids and vectors take, by this class's own count."""
+        return self._id_bytes + self._vector_bytes
 
     def subword_tokens(self, word: str) -> list[str]:
         """The subword pieces of one word, as the tokenizer writes them (``▁car``)."""
@@ -187,14 +204,18 @@ class StaticEmbeddings:
         table, _ = self._loaded()
         kept = self._vectors
         missing = [w for w in dict.fromkeys(words) if w not in kept]
-        if missing:
-            if len(kept) + len(missing) > MAX_CACHED_VECTORS:
+        fresh = dict(zip(missing, self._compute_vectors(missing))) if missing else {}
+        for word, vector in fresh.items():
+            # A copy: a row of the batch would keep the whole batch's array alive.
+            size = sys.getsizeof(word) + sys.getsizeof(vector.copy()) + _ENTRY_BYTES
+            if self._vector_bytes + size > MAX_CACHED_VECTOR_BYTES:
                 kept = self._vectors = {}
-            for word, vector in zip(missing, self._compute_vectors(missing)):
-                kept[word] = vector
+                self._vector_bytes = 0
+            kept[word] = vector.copy()
+            self._vector_bytes += size
         if not words:
             return np.zeros((0, table.shape[1]), dtype=np.float32)
-        return np.stack([kept[w] for w in words])
+        return np.stack([fresh[w] if w in fresh else kept[w] for w in words])
 
     def _compute_vectors(self, words: Sequence[str]) -> np.ndarray:
         table, _ = self._loaded()

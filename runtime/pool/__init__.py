@@ -16,6 +16,8 @@ process (whose one interpreter lock would otherwise serialise a whole class on o
 
 ``EXPLORER_WORKERS`` sets the number of short-lane workers (default: the cores this process
 may use); ``0`` runs every job in the calling process instead (:func:`configured_workers`).
+``EXPLORER_WORKER_RSS_MB`` is the resident memory past which a worker is replaced by a fresh
+fork after its job (default :data:`DEFAULT_RECYCLE_MB`; 0: never).
 """
 
 from __future__ import annotations
@@ -39,6 +41,10 @@ from runtime.pool.worker import RemoteError, emit, emitting
 WORKERS_ENV, LONG_WORKERS_ENV, BUDGET_ENV = "EXPLORER_WORKERS", "EXPLORER_LONG_WORKERS", "EXPLORER_JOB_SECONDS"
 #: Seconds a job may run on a worker unless ``EXPLORER_JOB_SECONDS`` says otherwise.
 DEFAULT_BUDGET = 30.0
+RECYCLE_ENV = "EXPLORER_WORKER_RSS_MB"
+#: A warm worker is about 400 MB resident (most of it shared with the fork server); one that
+#: ran a large job can keep a gigabyte more (its caches, freed heap not given back).
+DEFAULT_RECYCLE_MB = 1024.0
 
 
 def _number(name: str, default: float, *, minimum: float) -> float:
@@ -88,13 +94,23 @@ def configured_long_workers(workers: int) -> int:
     return _whole(LONG_WORKERS_ENV, default_long_workers(workers), minimum=1)
 
 
+def configured_recycle_mb() -> float:
+    """``EXPLORER_WORKER_RSS_MB``, else :data:`DEFAULT_RECYCLE_MB` (0: never recycle).
+
+    Raises:
+        PoolError: the variable is not a number of at least 0.
+    """
+    return _number(RECYCLE_ENV, DEFAULT_RECYCLE_MB, minimum=0)
+
+
 def configured_budget() -> float:
     """``EXPLORER_JOB_SECONDS``, else :data:`DEFAULT_BUDGET`."""
     return _number(BUDGET_ENV, DEFAULT_BUDGET, minimum=0.01)
 
 
 __all__ = [
-    "BUDGET_ENV", "DEFAULT_BUDGET", "LONG_WORKERS_ENV", "WORKERS_ENV", "BudgetExceeded", "JobStatus", "Pool",
-    "PoolClosed", "PoolError", "RemoteError", "Superseded", "Ticket", "WorkerLost", "configured_budget",
-    "configured_long_workers", "configured_workers", "default_long_workers", "emit", "emitting", "usable_cores",
+    "BUDGET_ENV", "DEFAULT_BUDGET", "DEFAULT_RECYCLE_MB", "LONG_WORKERS_ENV", "RECYCLE_ENV", "WORKERS_ENV",
+    "BudgetExceeded", "JobStatus", "Pool", "PoolClosed", "PoolError", "RemoteError", "Superseded", "Ticket",
+    "WorkerLost", "configured_budget", "configured_long_workers", "configured_recycle_mb", "configured_workers",
+    "default_long_workers", "emit", "emitting", "usable_cores",
 ]

@@ -47,7 +47,7 @@ from multiprocessing.connection import wait as wait_any
 from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast
 
 from explorer.errors import ExplorerError
-from runtime.pool.worker import serve
+from runtime.pool.worker import RECYCLED, serve
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -140,7 +140,7 @@ class _Worker:
     def __init__(self, process: BaseProcess, conn: Connection, lane: str) -> None:
         self.process, self.conn, self.lane = process, conn, lane
         self.job: _Job | None = None
-        self.killed = False  # stopped on purpose (budget, supersede, close)
+        self.killed = False  # stopped on purpose (budget, supersede, close), or leaving past its memory mark
 
     def kill(self) -> None:
         self.killed = True
@@ -202,11 +202,13 @@ class Pool:
             of a process sets them, since the fork server is the process's own.
         start_method: ``forkserver`` (the server), or ``fork`` (tests: no warm-up).
         kill_after: a superseded running job older than this is killed, not waited out.
+        recycle_mb: a worker past this many MB resident after a job exits and is replaced
+            by a fresh fork (0: never); what one job grew stays with its worker otherwise.
     """
 
     def __init__(self, workers: int, *, long_workers: int | None = None, budget: float = 30.0,
                  preload: Sequence[str] = ("runtime.pool.zygote",), start_method: Literal["forkserver", "fork", "spawn"] = "forkserver",
-                 kill_after: float = KILL_AFTER) -> None:
+                 kill_after: float = KILL_AFTER, recycle_mb: float = 0) -> None:
         if workers < 1:
             raise ValueError(f"a pool needs at least one worker, not {workers}")
         if not budget > 0:
@@ -218,6 +220,7 @@ class Pool:
         self.sizes = {SHORT: workers, LONG: default_long_workers(workers) if long_workers is None else max(1, long_workers)}
         self.budget = budget
         self.kill_after = kill_after
+        self.recycle_bytes = int(recycle_mb * 2**20)
         self._lock = threading.RLock()
         self._queues: dict[str, deque[_Job]] = {SHORT: deque(), LONG: deque()}
         self._workers: list[_Worker] = []
@@ -230,7 +233,7 @@ class Pool:
         self._closed = False
         self._threads: list[threading.Thread] = []
         self.spawn_error = ""
-        self.counts = {"completed": 0, "failed": 0, "superseded": 0, "budget": 0, "lost": 0, "spawned": 0}
+        self.counts = {"completed": 0, "failed": 0, "superseded": 0, "budget": 0, "lost": 0, "spawned": 0, "recycled": 0}
 
     # -- life cycle -----------------------------------------------------------------------
 
@@ -437,6 +440,7 @@ class Pool:
                 callback = job.on_partial
             else:
                 worker.job = None
+                worker.killed = worker.killed or bool(message[4:5] and message[4])  # retiring: no new job
                 ok, payload = message[2], message[3]
                 self._resolve(job, None if ok else payload, payload if ok else None)
                 self._wake()
@@ -453,6 +457,7 @@ class Pool:
         with self._lock:
             if worker not in self._workers:
                 return
+            self.counts["recycled"] += code == RECYCLED
             self._workers.remove(worker)
             job, worker.job = worker.job, None
             if job is not None and job.state != DONE:
@@ -495,7 +500,7 @@ class Pool:
             worker = None
             try:
                 parent, child = self._ctx.Pipe()
-                process = self._ctx.Process(target=serve, args=(child, LONG_NICENESS if lane == LONG else 0),
+                process = self._ctx.Process(target=serve, args=(child, LONG_NICENESS if lane == LONG else 0, self.recycle_bytes),
                                             name=f"explorer-worker-{lane}", daemon=True)
                 process.start()
                 child.close()

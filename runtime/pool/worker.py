@@ -9,7 +9,12 @@ known), so a job stopped by its time budget still returns what it finished.
 Messages to the server (tuples, first the kind):
 
 * ``("partial", job_id, item)``: something :func:`emit` sent;
-* ``("done", job_id, True, result)`` or ``("done", job_id, False, error)``.
+* ``("done", job_id, True, result, retire)`` or ``("done", job_id, False, error, retire)``;
+  ``retire``: this worker exits now (past its memory mark) and takes no further job.
+
+A worker whose resident memory is past the pool's mark after a job (a job's caches and heap
+fragments stay with the process that ran it) exits with :data:`RECYCLED` once the job's
+result is sent, and the scheduler forks a fresh one in its place.
 
 An error that does not survive pickling (an exception class with its own ``__init__``
 arguments, an unpicklable attribute) is sent as a :class:`RemoteError` naming its type and
@@ -32,6 +37,19 @@ if TYPE_CHECKING:
 
 #: Where :func:`emit` sends, for the job running in this thread (None: nobody listens).
 _EMIT: ContextVar[Callable[[object], None] | None] = ContextVar("explorer_pool_emit", default=None)
+
+
+#: A worker's exit code when it leaves past its memory mark, between jobs.
+RECYCLED = 75
+
+
+def resident_bytes() -> int:
+    """This process's resident memory (Linux ``/proc``; 0 elsewhere: never recycled)."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as handle:
+            return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 class RemoteError(ExplorerError, RuntimeError):
@@ -79,10 +97,12 @@ def run_job(fn: Callable[..., object], args: tuple[object, ...], kwargs: dict[st
         return False, portable(err)
 
 
-def serve(conn: Connection, nice: int) -> None:
+def serve(conn: Connection, nice: int, max_rss: int = 0) -> None:
     """The worker's loop (the target of its process): jobs in, results out, until the
-    server closes the connection. ``nice`` lowers this process's priority first (the
-    pool's lane for long jobs), so short jobs elsewhere get the cores first."""
+    server closes the connection, or until a job leaves the process past ``max_rss``
+    bytes resident (0: no mark; it then exits with :data:`RECYCLED`). ``nice`` lowers this
+    process's priority first (the pool's lane for long jobs), so short jobs elsewhere get
+    the cores first."""
     if nice:
         os.nice(nice)
     while True:
@@ -96,10 +116,14 @@ def serve(conn: Connection, nice: int) -> None:
             conn.send(("partial", job_id, item))
 
         ok, payload = run_job(fn, args, kwargs, send)
+        # Said with the result, so the server sends this worker no further job.
+        retire = bool(max_rss) and resident_bytes() > max_rss
         try:
-            conn.send(("done", job_id, ok, payload))
+            conn.send(("done", job_id, ok, payload, retire))
         except (EOFError, OSError):
             return
         except Exception as err:  # a result that does not pickle: say so instead
             conn.send(("done", job_id, False, RemoteError(f"the result could not be sent back: "
-                                                         f"{type(err).__name__}: {err}")))
+                                                         f"{type(err).__name__}: {err}"), retire))
+        if retire:
+            raise SystemExit(RECYCLED)

@@ -1,9 +1,12 @@
-"""The class server (``make serve-class``: Caddy with basic authentication in front of
-Streamlit processes), served on a free port: nothing of Streamlit answers without the
-password, an unauthenticated upload is refused before its body reaches Streamlit, the app
-works through the proxy with the password (websocket, sticky uploads over two processes,
-a real browser), every process loads its methods before a student arrives, a crashed
-Streamlit process is restarted, and SIGTERM leaves nothing running. Needs Debian's caddy package (``.ci/run`` installs it); skipped without it."""
+"""The class server (``make serve-class``: Caddy asking the class server's gate about every
+request, in front of Streamlit processes), served on a free port: nothing of Streamlit
+answers without the password, an unauthenticated upload is refused before its body reaches
+Streamlit, a wrong-password flood is refused cheaply past its limit while a student signs
+in, the gate's cookie opens the websocket and a forged one does not, oversized credentials
+are refused and not kept, made-up uploads are bounded per session, the app works through
+the proxy with the password (websocket, sticky uploads over two processes, a real browser),
+every process loads its methods before a student arrives, a crashed Streamlit process is
+restarted, and SIGTERM leaves nothing running. Needs Debian's caddy package (``.ci/run`` installs it); skipped without it."""
 
 from __future__ import annotations
 
@@ -11,15 +14,19 @@ import asyncio
 import signal
 import socket
 import subprocess
+import threading
 import time
 import urllib.error
 import urllib.request
+from collections import Counter
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 
 import psutil
 import pytest
 
 from serve import caddy
+from serve.gate import COOKIE, FAILURES_ALLOWED
 from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, require_chromium
 from tests.e2e.class_server import (
     ServedClass,
@@ -76,12 +83,13 @@ def test_every_process_loads_its_methods_before_the_first_student(served: Served
 
 def test_the_caddyfile_adapts() -> None:
     require_caddy()
-    env = caddy.caddy_environment(port=8501, user="class", password_hash="$2a$14$" + "x" * 53, upstreams=[4001, 4002],
+    env = caddy.caddy_environment(port=8501, gate_port=4000, gate_secret="s3cret", upstreams=[4001, 4002],
                                   max_upload_mib=200, state_dir=caddy.CADDYFILE.parent)
     done = subprocess.run(["caddy", "adapt", "--adapter", "caddyfile", "--config", str(caddy.CADDYFILE)], env=env,
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    for wanted in (f'"max_size":{201 * 1024 * 1024}', '"policy":"cookie"', '"dial":"127.0.0.1:4002"', '"http_basic"',
+    for wanted in (f'"max_size":{201 * 1024 * 1024}', '"policy":"cookie"', '"dial":"127.0.0.1:4002"',
+                   '"dial":"127.0.0.1:4000"', '"X-Gate-Secret":["s3cret"]', '"max_header_bytes":16384',
                    '"listen":[":8501"]', '"disabled":true'):
         assert wanted in done.stdout
 
@@ -115,6 +123,124 @@ def test_an_upload_without_the_password_never_reaches_streamlit(served: ServedCl
     assert sent < 32 * 1024 * 1024, f"{sent:,} of {UPLOAD_BYTES:,} bytes went out before the 401"
     # Streamlit read no more than Caddy's health checks in the meantime: not the upload.
     assert read < 1024 * 1024, f"the Streamlit processes read {read:,} bytes during the refused upload"
+
+
+def _from(source: str, port: int, headers: str = "") -> str:
+    """The status line of ``GET /`` sent from the local address ``source`` (another client,
+    as the gate counts them: every 127.x address is this machine)."""
+    with socket.create_connection(("127.0.0.1", port), timeout=STEP, source_address=(source, 0)) as sock:
+        sock.sendall(f"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n{headers}Connection: close\r\n\r\n".encode())
+        answer = b""
+        while b"\r\n" not in answer and (chunk := sock.recv(4096)):
+            answer += chunk
+    return answer.split(b"\r\n", 1)[0].decode(errors="replace")
+
+
+def _server_process(root: int, name: str) -> psutil.Process:
+    (found,) = [p for p in psutil.Process(root).children(recursive=True) if name in " ".join(p.cmdline())]
+    return found
+
+
+def _cpu(processes: list[psutil.Process]) -> float:
+    return sum(sum(p.cpu_times()[:2]) for p in processes)
+
+
+def test_a_wrong_password_flood_is_refused_cheaply_while_a_student_signs_in(served: ServedClass) -> None:
+    front = [_server_process(served.pid, "serve.gate"), _server_process(served.pid, "caddy run")]
+    cpu_before = _cpu(front)
+    guesses = 6 * FAILURES_ALLOWED
+    refused = threading.Event()
+
+    def guess(n: int) -> str:
+        status = _from("127.0.0.2", served.port, f"Authorization: {basic_auth(served.user, f'guess {n}')}\r\n")
+        if " 429 " in status + " ":
+            refused.set()
+        return status
+
+    with ThreadPoolExecutor(8) as flood:
+        statuses = flood.map(guess, range(guesses))
+        assert refused.wait(STEP), "the flood was never refused"
+
+        async def sign_in() -> int:  # a student on another address, during the flood
+            session = Session(served.url, auth=served.auth, timeout=STEP)
+            title = session.expect(lambda m: element_kind(m) == "heading" and m.delta.new_element.heading.body == "Pair")
+            await session.open()
+            await session.wait(title)
+            await session.close()
+            return session.received_messages
+
+        assert asyncio.run(sign_in()) > 0
+        counted = Counter(status.split(" ")[1] for status in statuses)
+    assert counted["401"] <= FAILURES_ALLOWED and counted["429"] >= guesses - FAILURES_ALLOWED, counted
+    # Caddy's basicauth spent 0.77 s of CPU on each new wrong password (92 s for these); the
+    # gate checks FAILURES_ALLOWED of them with scrypt (about 50 ms each) and no more.
+    assert _cpu(front) - cpu_before < 15, f"{_cpu(front) - cpu_before:.1f} s of CPU for {guesses} wrong passwords"
+
+
+def test_the_session_cookie_opens_the_websocket_and_a_forged_one_does_not(served: ServedClass) -> None:
+    from websockets.exceptions import InvalidStatus
+
+    status, _ = _status(served.url + "/_stcore/health", auth=basic_auth(*served.auth))
+    signed_in = Session(served.url, auth=served.auth, timeout=STEP)
+    asyncio.run(signed_in.http("GET", "/_stcore/health"))
+    cookie = signed_in.cookies[COOKIE]
+    expiry, signature = cookie.split(".")
+
+    async def visit(value: str) -> int:
+        session = Session(served.url, timeout=STEP)  # no password: the cookie alone
+        session.cookies[COOKIE] = value
+        title = session.expect(lambda m: element_kind(m) == "heading" and m.delta.new_element.heading.body == "Pair")
+        await session.open()
+        await session.wait(title)
+        await session.close()
+        return session.received_messages
+
+    assert asyncio.run(visit(cookie)) > 0
+    for forged in (f"{int(expiry) + 3600}.{signature}", f"{expiry}.{'A' * len(signature)}"):
+        with pytest.raises(InvalidStatus) as refused:
+            asyncio.run(visit(forged))
+        assert refused.value.response.status_code == 401
+
+
+def test_oversized_credentials_and_heads_are_refused_and_not_kept(served: ServedClass) -> None:
+    proxy = _server_process(served.pid, "caddy run")
+    assert _from("127.0.0.3", served.port, f"Authorization: Basic {'QUFB' * 500}\r\n").startswith("HTTP/1.1 431")
+    rss_before = proxy.memory_info().rss
+    for n in range(20):  # 700 KB each: Caddy's basicauth kept such passwords (+56 MB for twenty)
+        status = _from("127.0.0.3", served.port, f"Authorization: Basic {str(n) * 700_000}\r\n")
+        assert status.startswith("HTTP/1.1 431") or not status, status
+    grown = proxy.memory_info().rss - rss_before
+    assert grown < 16 * 2**20, f"Caddy grew by {grown / 2**20:.0f} MB"
+
+
+def test_files_no_widget_asked_for_are_bounded_per_session(served: ServedClass) -> None:
+    """Twelve 1 MiB files PUT under one session with made-up names, never handed to a widget:
+    its Streamlit process keeps at most components.upload_bounds.SESSION_FILES of them (by
+    Streamlit's own count of its uploads' bytes, /_stcore/metrics)."""
+    from components.upload_bounds import SESSION_FILES
+
+    async def made_up_files() -> int:
+        session = Session(served.url, auth=served.auth, timeout=STEP)
+        title = session.expect(lambda m: element_kind(m) == "heading" and m.delta.new_element.heading.body == "Pair")
+        await session.open()
+        await session.wait(title)
+        for n in range(12):
+            put, _ = await session.put_file(f"made-up-{n}.csv", bytes([65 + n]) * 2**20)
+            assert put.status == 204
+        deadline = time.monotonic() + STEP
+        held = -1
+        while time.monotonic() < deadline:  # the metric is cached for 5 s: until it counts them
+            metrics = (await session.http("GET", "/_stcore/metrics")).body.decode()
+            lines = [line for line in metrics.splitlines() if 'cache_type="UploadedFileManager"' in line]
+            held = sum(int(line.rsplit(" ", 1)[1]) for line in lines)
+            if held >= SESSION_FILES * 2**20:
+                break
+            await asyncio.sleep(0.5)
+        await session.close()
+        return held
+
+    held = asyncio.run(made_up_files())
+    assert SESSION_FILES * 2**20 <= held <= SESSION_FILES * 2**20 + 64 * 1024, f"{held / 2**20:.1f} MiB held"
 
 
 def test_with_the_password_the_app_works_through_the_proxy(served: ServedClass) -> None:

@@ -53,3 +53,12 @@ class Unpicklable(Exception):
 
 def fail_oddly() -> None:
     raise Unpicklable(1, 2)
+
+
+_HELD: list[bytearray] = []
+
+
+def hold(megabytes: int) -> int:
+    """Keep ``megabytes`` of touched memory in this worker after the job (a job's leftovers)."""
+    _HELD.append(bytearray(b"\x01") * (megabytes * 2**20))
+    return os.getpid()

@@ -95,7 +95,7 @@ def test_streamlit_caddy_and_the_apps_reader_take_one_upload_size(monkeypatch: p
     monkeypatch.setattr(streamlit_config, "CONFIG", config)
     options = class_server.Options(port=8501, processes=2, workers=2, long_workers=1, user="class",
                                    password="choose-one")
-    apps, proxy = class_server.children(options, "caddy", "$2a$14$hash", [4001, 4002], tmp_path)
+    apps, proxy = class_server.children(options, "caddy", [4001, 4002], 4000, "secret", tmp_path)
     for app in apps:
         assert app.argv[app.argv.index("--server.maxUploadSize") + 1] == "64"
         assert (app.env["EXPLORER_WORKERS"], app.env["EXPLORER_LONG_WORKERS"]) == ("2", "1")
@@ -105,28 +105,34 @@ def test_streamlit_caddy_and_the_apps_reader_take_one_upload_size(monkeypatch: p
     for broken in ("[server]\n", "[server]\nmaxUploadSize = true\n", "[server]\nmaxUploadSize = 0\n"):
         config.write_text(broken, encoding="utf-8")
         with pytest.raises(class_server.ServeError, match="maxUploadSize must be a positive whole number"):
-            class_server.children(options, "caddy", "$2a$14$hash", [4001], tmp_path)
+            class_server.children(options, "caddy", [4001], 4000, "secret", tmp_path)
 
 
-def test_caddy_gets_the_hash_not_the_password(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_neither_caddy_nor_the_gate_gets_the_password(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("ENTAILMENT_EXPLORER_PASSWORD", "choose-one")
-    env = caddy.caddy_environment(port=8501, user="class", password_hash="$2a$14$hash", upstreams=[4001, 4002],
+    env = caddy.caddy_environment(port=8501, gate_port=4000, gate_secret="s3cret", upstreams=[4001, 4002],
                                   max_upload_mib=200, state_dir=tmp_path)
-    assert "choose-one" not in env.values()
-    assert env["EXPLORER_PASSWORD_HASH"] == "$2a$14$hash"
+    assert not any("choose-one" in value for value in env.values())
+    assert (env["EXPLORER_GATE_PORT"], env["EXPLORER_GATE_SECRET"]) == ("4000", "s3cret")
     assert env["EXPLORER_UPSTREAMS"] == "127.0.0.1:4001 127.0.0.1:4002"
     assert env["EXPLORER_BODY_MAX"] == "201MiB"  # Streamlit's limit plus its multipart allowance
     assert env["XDG_CONFIG_HOME"].startswith(str(tmp_path))  # Caddy's autosave stays in the temporary folder
-    with pytest.raises(caddy.CaddyError, match="user name"):
-        caddy.caddy_environment(port=8501, user="two words", password_hash="x", upstreams=[1], max_upload_mib=1,
-                                state_dir=tmp_path)
+    options = parse_options([], dict(PASSWORD))
+    gate, secret = class_server.gate_child(options, 4000)
+    assert not any("choose-one" in value for value in gate.env.values())
+    assert gate.env["EXPLORER_GATE_SECRET"] == secret and gate.env["EXPLORER_GATE_PORT"] == "4000"
+    from serve.gate import Verifier
+
+    assert Verifier.decode(gate.env["EXPLORER_GATE_VERIFIER"]).matches(b"class:choose-one")
+    with pytest.raises(ServeError, match="user name"):
+        parse_options([], {**PASSWORD, "CLASS_USER": "two words"})
 
 
 def test_every_caddyfile_value_is_set() -> None:
     import re
 
     wanted = set(re.findall(r"\{\$(\w+)\}", caddy.CADDYFILE.read_text(encoding="utf-8")))
-    env = caddy.caddy_environment(port=1, user="u", password_hash="h", upstreams=[2], max_upload_mib=1,
+    env = caddy.caddy_environment(port=1, gate_port=3, gate_secret="s", upstreams=[2], max_upload_mib=1,
                                   state_dir=Path("/tmp"))
     assert wanted and wanted <= set(env)
 

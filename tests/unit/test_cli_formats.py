@@ -37,6 +37,7 @@ def command_line(name: str, tmp: Path) -> list[str]:
         "batch": ["batch", CSV, "--scorer", "mbleu", "--out", str(tmp / "batch"), "--workers", "1", "--no-register"],
         "slices": ["slices", TYPICAL, "--scorer", "mbleu", "--slice", 'qa=task == "QA"'],
         "rewrite": ["rewrite", TYPICAL, "--rule", "swap", "--scorer", "mbleu"],
+        "lesson": ["lesson", TYPICAL, "--pair", "1", "--method", "bleu", "--out", str(tmp / "lesson.html")],
     }[name]
 
 

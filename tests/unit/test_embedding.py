@@ -173,3 +173,34 @@ def test_the_vectorised_matrix_agrees_with_word_by_word_and_names_its_source() -
     assert sources[text.tokens.index("was")][hyp.tokens.index("was")] == "identity"
     assert sources[0][0] == ""  # "The" / "a": function words get no embedding evidence
     assert similarity.breakdown("automobile", "NN", "car", "NN")["embedding"] == pytest.approx(matrix[i, j], abs=1e-6)
+
+
+@needs_table
+def test_the_caches_are_bounded_in_bytes_not_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Long tokens (each thousands of subword ids) used to fill the caches by word count:
+    a few hundred of them held megabytes each. Measured with tracemalloc, not the class's
+    own count: what stays allocated after many distinct long words is within the budgets."""
+    import random
+    import tracemalloc
+
+    from explorer.lexical import embedding
+
+    budget = 2 * 2**20
+    monkeypatch.setattr(embedding, "MAX_CACHED_ID_BYTES", budget, raising=False)
+    monkeypatch.setattr(embedding, "MAX_CACHED_VECTOR_BYTES", budget, raising=False)
+    table = StaticEmbeddings()
+    table.similarity(["warm"], ["up"])  # the table and tokenizer load outside the measurement
+    rng = random.Random(3)
+    letters = "qxzjkvwy"
+    long_words = ["".join(rng.choice(letters) for _ in range(4000)) for _ in range(120)]
+    tracemalloc.start()
+    before = tracemalloc.get_traced_memory()[0]
+    for k in range(0, len(long_words), 2):
+        table.similarity(long_words[k:k + 1] + ["cat"], long_words[k + 1:k + 2] + ["dog"])
+    held = tracemalloc.get_traced_memory()[0] - before
+    tracemalloc.stop()
+    assert table.cached_bytes() <= 2 * budget
+    assert held < 2 * budget + 1024 * 1024, f"{held / 2**20:.1f} MB held after {len(long_words)} long words"
+    # Short words still come back from the cache (the same vectors).
+    first = table.word_vectors(["cat", "dog"])
+    assert np.array_equal(first, table.word_vectors(["cat", "dog"]))

@@ -270,3 +270,36 @@ def test_a_worker_stopped_from_outside_is_not_replaced(pool: Pool) -> None:
     _until(lambda: pool.ready == 1)
     time.sleep(0.5)
     assert pool.ready == 1 and victim not in pool.pids()
+
+
+def test_a_worker_past_its_memory_mark_is_replaced_after_its_job() -> None:
+    """What a job leaves in its worker (caches, heap) stays with that process: past the
+    mark, the worker leaves once its result is sent, no job is lost, and a fresh fork
+    takes its place. Below the mark the worker stays."""
+    from runtime.pool.worker import resident_bytes
+
+    mark_mb = resident_bytes() / 2**20 + 150  # a fork starts about where this process is
+    pool = Pool(1, long_workers=1, budget=30.0, start_method="fork", recycle_mb=mark_mb).start()
+    try:
+        first = pool.submit("a", jobs.hold, 10).result(WAIT)
+        assert pool.submit("a", jobs.pid).result(WAIT) == first  # 10 MB: still under the mark
+        big = pool.submit("a", jobs.hold, 300).result(WAIT)  # its result comes back whole
+        assert big == first
+        after = pool.submit("a", jobs.pid).result(WAIT)  # not lost: given to the fresh worker
+        assert after != first
+        _until(lambda: pool.counts["recycled"] == 1 and first not in pool.pids())
+        assert pool.counts["lost"] == 0
+    finally:
+        pool.close()
+
+
+def test_the_memory_mark_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    from runtime.pool import DEFAULT_RECYCLE_MB, configured_recycle_mb
+
+    monkeypatch.delenv("EXPLORER_WORKER_RSS_MB", raising=False)
+    assert configured_recycle_mb() == DEFAULT_RECYCLE_MB
+    monkeypatch.setenv("EXPLORER_WORKER_RSS_MB", "0")
+    assert configured_recycle_mb() == 0
+    monkeypatch.setenv("EXPLORER_WORKER_RSS_MB", "-5")
+    with pytest.raises(PoolError, match="EXPLORER_WORKER_RSS_MB"):
+        configured_recycle_mb()
