@@ -32,7 +32,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     from playwright.sync_api import sync_playwright
 
-    env = dict(os.environ, ENTAILMENT_EXPLORER_STORE=str(Path(tempfile.mkdtemp()) / "store.sqlite3"))
+    env = dict(os.environ, ENTAILMENT_EXPLORER_STORE=str(Path(tempfile.mkdtemp()) / "store.sqlite3"),
+               EXPLORER_BATCH_ROOTS=str(Path(args.result).resolve().parent))  # the app opens results under its roots
     with streamlit_server(env, timeout=180) as served:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])

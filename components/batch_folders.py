@@ -6,6 +6,12 @@ listed (in ``batch-folders.json`` beside the kept uploads, :func:`components.dat
 so a link cannot make the server open a folder nobody opened here. The newest
 :data:`KEPT` are listed; where the folder cannot be written, a batch result's URL just
 does not name it.
+
+Only folders under the batch result roots open at all (:func:`roots`:
+``$EXPLORER_BATCH_ROOTS``, paths separated by ``os.pathsep``, else the server's working
+folder): the Dataset page's *Result folder* box takes a path, and without a root it would
+open, and show the paths of, anything the server can read. A relative path is taken from
+the first root; a refusal names the roots, never the place asked for.
 """
 
 from __future__ import annotations
@@ -25,6 +31,39 @@ PREFIX = "batch:"
 KEPT = 50
 FILE = "batch-folders.json"
 _KEY = re.compile(r"[0-9a-f]{16}")
+
+
+#: The batch result roots, separated by ``os.pathsep``.
+ROOTS_VARIABLE = "EXPLORER_BATCH_ROOTS"
+
+
+class FolderRefused(ValueError):
+    """A result folder outside every batch result root."""
+
+
+def roots() -> list[Path]:
+    """The folders batch results may be opened from (resolved)."""
+    given = [p for p in os.environ.get(ROOTS_VARIABLE, "").split(os.pathsep) if p.strip()]
+    return [Path(p).expanduser().resolve() for p in given] or [Path.cwd().resolve()]
+
+
+def allowed(directory: str) -> Path:
+    """``directory`` resolved, when it lies under a batch result root (a relative path is
+    taken from the first).
+
+    Raises:
+        FolderRefused: naming the roots (not where ``directory`` leads).
+    """
+    bases = roots()
+    path = Path(directory)
+    if not path.is_absolute():
+        path = bases[0] / path  # "~" too: a student's home is not the server's
+    resolved = path.resolve()
+    if any(resolved.is_relative_to(base) for base in bases):
+        return resolved
+    named = " or ".join(str(base) for base in bases)
+    raise FolderRefused(f"only batch results under {named} open here; give a folder inside it "
+                        f"(the server's {ROOTS_VARIABLE} sets these roots)")
 
 
 def key_of(directory: str) -> str:
@@ -76,4 +115,8 @@ def folder_of(ref: str) -> str | None:
     key = ref[len(PREFIX):]
     if not _KEY.fullmatch(key):
         return None
-    return _listed().get(key)
+    folder = _listed().get(key)
+    try:
+        return None if folder is None else str(allowed(folder))
+    except FolderRefused:  # listed before the roots changed
+        return None

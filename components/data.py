@@ -9,6 +9,7 @@ caches it and finds the files.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 from collections.abc import Callable, Sequence
@@ -20,7 +21,7 @@ import numpy as np
 import streamlit as st
 
 from components import uploads
-from explorer.cache import cache_dir
+from explorer.cache import cache_dir, private_dir, write_private
 from explorer.datasets import Dataset
 from explorer.decision.cutoffs import CutoffChoice
 from explorer.decision.resolve import Scored, resolve_cutoff
@@ -184,12 +185,9 @@ def remember_upload(data: bytes, name: str) -> LoadedDataset:
     loaded = load_uploaded(data, name)
     folder = uploads_dir()
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        private_dir(folder)  # other accounts on the server read neither the files nor their names
         for suffix, content in ((".name", name.encode("utf-8")), (".bin", data)):
-            target = folder / f"{loaded.key}{suffix}"
-            tmp = target.with_suffix(suffix + ".tmp")
-            tmp.write_bytes(content)
-            tmp.replace(target)
+            write_private(folder / f"{loaded.key}{suffix}", content)
         kept = sorted(((p, p.stat()) for p in folder.glob("*.bin")), key=lambda f: f[1].st_mtime, reverse=True)
         total = 0
         for number, (old, info) in enumerate(kept):
@@ -197,9 +195,52 @@ def remember_upload(data: bytes, name: str) -> LoadedDataset:
             if number >= UPLOADS_KEPT or (number and total > UPLOADS_KEPT_BYTES):
                 old.unlink(missing_ok=True)
                 old.with_suffix(".name").unlink(missing_ok=True)
+                _forget_stored(old.with_suffix(STORED_SUFFIX))
     except OSError:
         pass
     return loaded
+
+
+#: Beside a kept upload: the store datasets its pairs were registered as (store file -> id).
+STORED_SUFFIX = ".store"
+
+
+def note_stored_upload(loaded: LoadedDataset, store: str, dataset_id: int) -> None:
+    """Record that a kept upload's pairs are dataset ``dataset_id`` in the store file
+    ``store``, so they leave the store with the upload (:func:`remember_upload` drops the
+    oldest) unless someone annotated them. Nothing for other data, or an upload not kept."""
+    if loaded.origin != UPLOAD_ORIGIN:
+        return
+    path = uploads_dir() / f"{loaded.key}{STORED_SUFFIX}"
+    if not path.with_suffix(".bin").is_file():
+        return
+    stored = _stored(path)
+    if stored.get(store) == dataset_id:
+        return
+    try:
+        write_private(path, json.dumps({**stored, store: dataset_id}).encode("utf-8"))
+    except OSError:
+        pass  # the upload then stays in the store, as before
+
+
+def _stored(path: Path) -> dict[str, int]:
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return {k: v for k, v in found.items() if isinstance(k, str) and isinstance(v, int)} if isinstance(found, dict) else {}
+
+
+def _forget_stored(path: Path) -> None:
+    """A dropped upload's store datasets, removed where nobody annotated them."""
+    from explorer.store import Store, StoreError
+
+    for store, dataset_id in _stored(path).items():
+        try:
+            Store(store).delete_unannotated(dataset_id)
+        except StoreError:
+            pass  # a store gone or unwritable keeps them
+    path.unlink(missing_ok=True)
 
 
 def dataset_ref(loaded: LoadedDataset) -> str | None:

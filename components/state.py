@@ -122,6 +122,8 @@ EVALUATE_DEV: Slot[str] = Slot("evaluate_dev")
 #: The lesson the Teach page last sent to the browser (its id: method, option, pair); when
 #: another is sent, it starts at its first step. The step itself lives in the browser.
 TEACH_SHOWN: Slot[str] = Slot("teach_shown")
+#: The step the Teach page's lesson was first sent with (kept while the lesson is the same).
+TEACH_START: Slot[int] = Slot("teach_start")
 #: The lessons the Teach page's deck holds, in order (each a ``DeckItem``: pair, method,
 #: option, where the pair comes from), for one downloaded file.
 TEACH_DECK: Slot[list[Any]] = Slot("teach_deck")

@@ -13,12 +13,12 @@ import os
 import streamlit as st
 
 from components import state
-from components.data import LoadedDataset, dataset_scores, page_cutoff
+from components.data import UPLOAD_ORIGIN, LoadedDataset, dataset_scores, note_stored_upload, page_cutoff
 from components.sections.browser_memory import AUTHOR_COOKIE, remember, remembered
 from components.text import plain
 from explorer import __version__
 from explorer.scorers import SCORERS
-from explorer.store import Store, StoreError, default_path
+from explorer.store import MAX_AUTHOR_CHARS, Store, StoreError, default_path
 
 
 @st.cache_resource(show_spinner=False)
@@ -37,11 +37,34 @@ def store_dataset_id(loaded: LoadedDataset) -> int:
     ids = state.STORE_DATASET_IDS.setdefault(dict)
     path = str(default_path())
     cached = ids.get(loaded.key)
-    if cached is not None and cached[0] == path:
+    if cached is not None and cached[0] == path and (loaded.origin != UPLOAD_ORIGIN or _still_stored(loaded, cached[1])):
         return cached[1]
     dataset_id = get_store().add_dataset(loaded.dataset)
+    note_stored_upload(loaded, path, dataset_id)  # an upload's pairs leave the store with it, unless annotated
     ids[loaded.key] = (path, dataset_id)
     return dataset_id
+
+
+#: Uploads' store fingerprints, computed once per process (key and name -> fingerprint).
+_FINGERPRINTS: dict[tuple[str, str], str] = {}
+
+
+def _still_stored(loaded: LoadedDataset, dataset_id: int) -> bool:
+    """Whether an upload's store dataset is still the one this session registered: its
+    pairs leave the store when the server drops the upload, and SQLite may then give the
+    id to the next dataset stored."""
+    from explorer.store import dataset_fingerprint
+
+    try:
+        record = get_store().dataset(dataset_id)
+    except StoreError:
+        return False
+    mark = (loaded.key, loaded.name)
+    if mark not in _FINGERPRINTS:
+        if len(_FINGERPRINTS) >= 256:
+            _FINGERPRINTS.clear()
+        _FINGERPRINTS[mark] = dataset_fingerprint(loaded.name, loaded.dataset.pairs)
+    return record.fingerprint == _FINGERPRINTS[mark]
 
 
 def _default_author() -> str:
@@ -63,7 +86,7 @@ def author_box() -> str:
     """The annotator's name box (in the sidebar); returns the name, which this browser
     remembers for its next tabs and reloads (a cookie; an emptied box forgets it)."""
     state.AUTHOR_WIDGET.setdefault(author)
-    st.sidebar.text_input("Annotator", key=state.AUTHOR_WIDGET.key, placeholder="your name",
+    st.sidebar.text_input("Annotator", key=state.AUTHOR_WIDGET.key, placeholder="your name", max_chars=MAX_AUTHOR_CHARS,
                           help="Saved with every tag, note and alignment you record; this browser remembers it.")
     name = author()
     if name != remembered(AUTHOR_COOKIE):

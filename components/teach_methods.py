@@ -13,11 +13,13 @@ the server's workers (:mod:`components.workers`).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 from components.figures.teaching import LessonStep, StepFigure
+from components.lesson_export import packed
 from explorer.api import Registry, import_attr
 from explorer.errors import ExplorerError
 from explorer.pairs import Pair
@@ -147,11 +149,25 @@ def trace_of(method: str, option: str | None, pair: AnalyzedPair) -> Trace:
     return TEACH_METHODS.info(method).run(pair, option)
 
 
+#: The most a lesson may send the browser, in bytes of JSON (as the step player packs it:
+#: :func:`components.lesson_export.packed`); 30 tokens of 600 combining marks made lessons
+#: of 5-34 MB before tokens were bounded (explorer.teaching.TEACHING_MAX_TOKEN_CHARS).
+MAX_LESSON_BYTES = 12 * 1024 * 1024
+
+
+class LessonTooLarge(ExplorerError, ValueError):
+    """A lesson over :data:`MAX_LESSON_BYTES`; the message names the limit."""
+
+
 def lesson(method: str, trace: Trace, *, large: bool, closing: str = "") -> list[LessonStep]:
     """Every step of a trace as the browser shows it: ``sentence`` (the step's explanation),
     ``caption``, ``figure`` (Plotly JSON) and ``chapter``. Plain JSON types only. The
     lesson opens with what the method asks and ends with ``closing`` (the verdict), and is
-    shaped (:func:`shaped`): no step that changes nothing, at most :data:`MAX_STEPS`."""
+    shaped (:func:`shaped`): no step that changes nothing, at most :data:`MAX_STEPS`.
+
+    Raises:
+        LessonTooLarge: when the steps would send more than :data:`MAX_LESSON_BYTES`.
+    """
     row = TEACH_METHODS.info(method)
     steps: list[LessonStep] = []
     for index, step in enumerate(trace.steps):
@@ -161,6 +177,12 @@ def lesson(method: str, trace: Trace, *, large: bool, closing: str = "") -> list
     steps = shaped(steps)
     steps[0] = {**steps[0], "sentence": f"{row.asks} {steps[0]['sentence']}".strip()}
     steps[-1] = {**steps[-1], "sentence": f"{steps[-1]['sentence']} {closing}".strip()}
+    size = len(json.dumps(packed(steps)))
+    if size > MAX_LESSON_BYTES:
+        raise LessonTooLarge(
+            f"this {row.label} lesson has {len(steps)} steps and would send the browser {size / 2**20:.1f} MB, over "
+            f"the {MAX_LESSON_BYTES / 2**20:.0f} MB a lesson may send (teach_methods.MAX_LESSON_BYTES): "
+            "use fewer or shorter words, or another method")
     return steps
 
 

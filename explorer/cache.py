@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, TypeVar, cast
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["APP_DIR", "cache_dir", "cached_json", "cutoff_dir", "load_json", "save_json"]
+__all__ = ["APP_DIR", "cache_dir", "cached_json", "cutoff_dir", "load_json", "private_dir", "save_json", "write_private"]
 
 T = TypeVar("T")
 
@@ -36,6 +36,34 @@ def cache_dir() -> Path:
     xdg = os.environ.get("XDG_CACHE_HOME")
     base = Path(xdg).expanduser() if xdg else Path.home() / ".cache"
     return base / APP_DIR
+
+
+def private_dir(folder: Path) -> Path:
+    """``folder``, created (with any missing parents) readable by this user only (0700).
+    Folders that exist are left as they are. What people send (uploads, the annotation
+    store) is kept in such folders, in files only their owner can read (:func:`write_private`)."""
+    missing = [p for p in (folder, *folder.parents) if not p.exists()]
+    for path in reversed(missing):
+        try:
+            path.mkdir(mode=0o700)
+        except FileExistsError:  # made by another process meanwhile
+            pass
+    return folder
+
+
+def write_private(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` as a file only its owner can read and write (0600):
+    a temporary file, then a rename, so a reader never sees half of it."""
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    try:
+        os.fchmod(fd, 0o600)  # a leftover temporary file keeps its old mode through O_TRUNC
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
 
 
 def cutoff_dir() -> Path:

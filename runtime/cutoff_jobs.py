@@ -36,7 +36,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from explorer.cache import cutoff_dir
+from explorer.cache import cutoff_dir, private_dir, write_private
 from explorer.decision import cutoffs
 from explorer.errors import command_status
 
@@ -178,8 +178,8 @@ class CutoffJobs:
                 return self._status(job)  # not kept: a later request may find room
             else:
                 try:
-                    folder.mkdir(parents=True, exist_ok=True)
-                    job.data_path.write_bytes(data)
+                    private_dir(folder)  # a copy of what someone uploaded: theirs and the server's only
+                    write_private(job.data_path, data)
                 except OSError as err:
                     job.state, job.error = FAILED, f"cannot write the dataset for the job: {err.strerror}"
                 else:

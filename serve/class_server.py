@@ -257,12 +257,7 @@ def warm(app: Child, port: int, workers: int, stopping: threading.Event) -> None
     while not _answers(f"http://127.0.0.1:{port}/_stcore/health", 200):
         if stopping.wait(0.5) or time.monotonic() > deadline or not app.alive():
             return
-    try:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/script-health-check",
-                                    timeout=WARM_TIMEOUT_S) as response:
-            response.read()
-    except OSError as err:
-        say(f"serve-class: {app.name}: could not load the methods in advance ({err}); the first visit will")
+    if not _script_ran(app, port, deadline, stopping):
         return
     if workers:
         from runtime.warmup import read_status, status_path
@@ -272,6 +267,30 @@ def warm(app: Child, port: int, workers: int, stopping: threading.Event) -> None
             if stopping.wait(0.5) or time.monotonic() > deadline or not app.alive():
                 return
     say(f"serve-class: {app.name}: every method loaded ({time.monotonic() - started:.0f} s after its start)")
+
+
+def _script_ran(app: Child, port: int, deadline: float, stopping: threading.Event) -> bool:
+    """Run the app once through Streamlit's script health check, asking again while it
+    answers 503 until ``deadline``: Streamlit gives the run a fixed time (60 s), and on a
+    loaded machine a fresh process's first run (its imports, the pool's start) can take
+    longer; the next run finds the imports done. False (said) when it never ran."""
+    url = f"http://127.0.0.1:{port}/_stcore/script-health-check"
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            with urllib.request.urlopen(url, timeout=max(1.0, deadline - time.monotonic())) as response:
+                response.read()
+            return True
+        except urllib.error.HTTPError as err:
+            if err.code != 503 or stopping.wait(1.0) or time.monotonic() > deadline or not app.alive():
+                why = f"HTTP {err.code} {err.reason}, {tries} tries"
+                break
+        except OSError as err:
+            why = str(err)
+            break
+    say(f"serve-class: {app.name}: could not load the methods in advance ({why}); the first visit will")
+    return False
 
 
 def _warm_in_background(app: Child, port: int, workers: int, stopping: threading.Event) -> None:

@@ -40,6 +40,9 @@ if "EXPLORER_UPLOADS_DIR" not in os.environ:  # uploads the URL names (component
     os.environ["EXPLORER_UPLOADS_DIR"] = tempfile.mkdtemp(prefix="explorer-uploads-")
 if "EXPLORER_CUTOFF_CACHE" not in os.environ:
     os.environ["EXPLORER_CUTOFF_CACHE"] = tempfile.mkdtemp(prefix="explorer-cutoffs-")
+# Batch results the tests open are written in temporary folders: the app opens results
+# only under its roots (components/batch_folders.py), here the system's temporary folder.
+os.environ.setdefault("EXPLORER_BATCH_ROOTS", tempfile.gettempdir())
 # No background cutoff jobs (runtime/cutoff_jobs.py) unless a test asks for them: a job
 # finishing mid-test would change which cutoffs a page shows.
 os.environ.setdefault("EXPLORER_BACKGROUND_CUTOFFS", "0")

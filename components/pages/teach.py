@@ -27,7 +27,7 @@ from components.text import plain
 from explorer.errors import ExplorerError
 from explorer.pairs import Pair
 from explorer.preprocess import make_pair
-from explorer.teaching import TEACHING_MAX_TOKENS
+from explorer.teaching import TEACHING_MAX_TOKEN_CHARS, TEACHING_MAX_TOKENS
 from runtime.pool import cost
 
 #: The pair the page opens on (invented; short enough for every method's chart).
@@ -118,7 +118,8 @@ def render() -> None:
         st.markdown(PRESENTATION_CSS, unsafe_allow_html=True)
     else:
         top.title("Teaching mode")
-        top.caption(f"Step through a method on one pair (at most {TEACHING_MAX_TOKENS} tokens per side): one "
+        top.caption(f"Step through a method on one pair (at most {TEACHING_MAX_TOKENS} tokens per side, "
+                    f"{TEACHING_MAX_TOKEN_CHARS} characters per token): one "
                     "sentence and one figure per step, stepped with the buttons or the keys; the last step is the "
                     "method's own score.")
     with choices.expander("Pair and method", expanded=not large):
@@ -133,10 +134,15 @@ def render() -> None:
         st.warning(plain(str(err)))
         return
     shown = lesson_id(method, option, key)
-    if state.TEACH_SHOWN.get() not in (None, shown):
-        st.query_params.pop(STEP_PARAM, None)  # another lesson starts at its first step
-    state.TEACH_SHOWN.set(shown)
-    render_step_player(steps, lesson_id=shown, step=initial_step(len(steps)), large=large,
+    if state.TEACH_SHOWN.get() != shown:
+        if state.TEACH_SHOWN.get() is not None:
+            st.query_params.pop(STEP_PARAM, None)  # another lesson starts at its first step
+        state.TEACH_SHOWN.set(shown)
+        state.TEACH_START.set(initial_step(len(steps)))
+    # The step it opens on stays the one it was first sent with: the browser keeps its own
+    # step while the lesson is the same, and an element sent again unchanged goes to the
+    # browser as a reference to the copy it holds (Streamlit's message cache), not in full.
+    render_step_player(steps, lesson_id=shown, step=state.TEACH_START.get() or 1, large=large,
                        pair=(pair.text, pair.hypothesis))
     if not large:
         where = "a typed pair" if pair.source == "typed" else f"pair {pair.id} of {current_dataset().name}"

@@ -18,7 +18,7 @@ from components.state import find_pair, selected_pair_id
 from components.store_access import author_caption, get_store, store_dataset_id
 from components.text import plain
 from explorer.pairs import Pair
-from explorer.store import StoreError
+from explorer.store import MAX_AUTHOR_CHARS, MAX_NOTE_CHARS, StoreError
 
 
 def _in_dataset(loaded: LoadedDataset, pair: Pair) -> bool:
@@ -75,8 +75,10 @@ def _annotation_form(loaded: LoadedDataset, pair: Pair) -> None:
             + "; ".join(f"{plain(n)}: {plain(d)}" for n, d in descriptions.items() if d),
         )
         who = author_caption(right)
-        note = st.text_input("Add a note", key=note_widget.key,
-                             placeholder="What decides this pair?")
+        # max_chars: the browser stops typing there and Streamlit cuts anything longer a client sends
+        note = st.text_input("Add a note", key=note_widget.key, max_chars=MAX_NOTE_CHARS,
+                             placeholder="What decides this pair?",
+                             help=f"At most {MAX_NOTE_CHARS:,} characters: everyone who opens this pair reads it.")
         saved = st.form_submit_button("Save annotation", type="primary")
     if saved and not who:
         st.warning("Nothing was saved: type your name in the sidebar's *Annotator* box first (it is kept with every tag and note).")
@@ -94,4 +96,13 @@ def _annotation_form(loaded: LoadedDataset, pair: Pair) -> None:
     notes = store.notes(dataset_id, pair.id)
     for n in notes:
         # Other annotators' words: shown as typed, never as Markdown (no remote images or links).
-        st.markdown(f"- **{plain(n.author)}** ({n.created_at[:16].replace('T', ' ')}): {plain(n.body)}")
+        st.markdown(f"- **{plain(n.author[:MAX_AUTHOR_CHARS])}** ({n.created_at[:16].replace('T', ' ')}): "
+                    f"{plain(_shown_note(n.body))}")
+
+
+def _shown_note(body: str) -> str:
+    """A note as the page shows it: one written before the store bounded notes is cut at
+    :data:`MAX_NOTE_CHARS` (the export keeps it whole)."""
+    if len(body) <= MAX_NOTE_CHARS:
+        return body
+    return f"{body[:MAX_NOTE_CHARS]} ... ({len(body) - MAX_NOTE_CHARS:,} more characters, in the annotation export)"

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -24,6 +23,7 @@ import pandas as pd
 import streamlit as st
 
 from components import charts, state
+from components.batch_folders import FolderRefused, allowed, roots
 from components.data import BATCH_ORIGIN, KNOWN_CUTOFFS, KNOWN_SCORES, LoadedDataset, page_cutoff
 from components.figures import batch as batch_figures
 from components.figures import evaluation as figures
@@ -65,9 +65,13 @@ def open_result(directory: str) -> BatchResult:
     """The batch result in ``directory`` (shared by sessions while it does not change).
 
     Raises:
-        BatchError: when the folder holds no readable result.
+        BatchError: when the folder holds no readable result, or lies outside the batch
+            result roots (:func:`components.batch_folders.allowed`).
     """
-    path = Path(directory).expanduser()
+    try:
+        path = allowed(directory)
+    except FolderRefused as err:
+        raise BatchError(str(err)) from None
     manifest = path / "batch.json"
     mtime = manifest.stat().st_mtime if manifest.exists() else 0.0
     return _open(str(path.resolve()), len(finished_chunks(path)), mtime)
@@ -119,8 +123,11 @@ def opener() -> bool:
                 st.rerun()
             return True
         left, right = st.columns([4, 1])
+        bases = roots()
         folder = left.text_input("Result folder (the --out of `batch`)", key="batch_folder",
-                                 placeholder="/path/to/result")
+                                 placeholder=f"{bases[0]}/result",
+                                 help="A folder under " + " or ".join(plain(str(b)) for b in bases)
+                                 + "; a relative path is taken from the first.")
         right.write("")
         if right.button("Open the result", key="batch_open") and folder.strip():
             try:
@@ -128,7 +135,7 @@ def opener() -> bool:
             except (BatchError, OSError) as err:
                 st.error(f"Cannot open {plain(folder.strip())}: {plain(err)}")
                 return False
-            state.set_batch(folder.strip())
+            state.set_batch(str(allowed(folder.strip())))
             st.rerun()
     return False
 

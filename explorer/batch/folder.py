@@ -17,6 +17,7 @@ once, their rows and positions checked, and given a checksum.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import socket
@@ -146,9 +147,17 @@ def _holder(path: Path) -> str:
     return text or "another process"
 
 
+#: What opening the lock file for writing says in a folder nobody may write (a read-only
+#: disk, a folder without write permission, an immutable one).
+_READ_ONLY = (errno.EROFS, errno.EACCES, errno.EPERM)
+
+
 @contextmanager
-def writing(directory: str | Path) -> Iterator[None]:
-    """Hold the folder's lock while the body runs (creating the folder).
+def writing(directory: str | Path) -> Iterator[bool]:
+    """Hold the folder's lock while the body runs (creating the folder); the body gets
+    True, or False for an existing folder that cannot be written at all (a read-only
+    disk: nobody can write it, so there is nothing to lock, and a complete result is
+    still read).
 
     Raises:
         BatchError: when another process holds it.
@@ -158,9 +167,15 @@ def writing(directory: str | Path) -> Iterator[None]:
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / LOCK
     if fcntl is None:
-        yield
+        yield True
         return
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as err:
+        if err.errno not in _READ_ONLY or created:
+            raise
+        yield False
+        return
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -173,7 +188,7 @@ def writing(directory: str | Path) -> Iterator[None]:
         os.ftruncate(fd, 0)
         os.write(fd, f"pid {os.getpid()} on {socket.gethostname()}, since {started}\n".encode())
         try:
-            yield
+            yield True
         except BaseException:
             if created and [p.name for p in folder.iterdir()] == [LOCK]:  # refused before any work: leave nothing
                 path.unlink(missing_ok=True)

@@ -106,5 +106,8 @@ def register(directory: str | Path, data: Dataset | None, store: Store) -> dict[
     manifest.runs = runs
     manifest.store = str(store.path)
     manifest.store_dataset_id = dataset_id
-    write_manifest(directory, manifest)
+    try:
+        write_manifest(directory, manifest)
+    except OSError:  # a read-only result: the runs are in the store, the folder only forgets their ids
+        pass
     return runs

@@ -51,7 +51,7 @@ from explorer.batch.schema import (
     read_manifest,
     write_manifest,
 )
-from explorer.batch.source import FileSource, open_source, read_range, whole_notes
+from explorer.batch.source import FileSource, SourceChanged, open_source, read_range, whole_notes
 from explorer.batch.worker import (
     ChunkDone,
     ChunkFailed,
@@ -197,9 +197,11 @@ def prepare(data: Dataset | FileSource, scorers: Sequence[str], out: str | Path,
             ("data", old.fingerprint, fingerprint), ("scorers", old.scorers, list(scorers)),
             ("chunk size", old.chunk_size, chunk_size)) if a != b]
         if differs:
+            changed = (f" (if {data.name} was edited since that batch began, put it back as it was and run the "
+                       "same command again to resume it)" if differs == ["data"] and old.dataset == data.name else "")
             raise BatchError(
                 f"{directory} holds a batch of other {', '.join(differs)} "
-                f"({old.dataset}; scorers {','.join(old.scorers)}; chunk size {old.chunk_size}); "
+                f"({old.dataset}; scorers {','.join(old.scorers)}; chunk size {old.chunk_size}){changed}; "
                 "choose another --out folder or delete this one")
         return old
     refuse_foreign(directory)
@@ -343,9 +345,35 @@ def run_batch(
         data = open_source(data, chunk_size)
     directory = Path(out)
     refuse_foreign(directory)
-    with writing(directory):
+    with writing(directory) as writable:
+        if not writable:
+            return _read_only(data, scorers, directory, chunk_size=chunk_size)
         return _run_locked(data, scorers, directory, chunk_size=chunk_size, scheduler=scheduler, workers=workers,
                            client=client, progress=progress, max_chunks=max_chunks, chunk_done=chunk_done)
+
+
+def _read_only(data: Dataset | FileSource, scorers: Sequence[str], directory: Path, *,
+               chunk_size: int) -> BatchSummary:
+    """A batch folder nobody may write: a complete result of this very batch, every chunk
+    passing its check, is reported as found; anything else cannot go on here.
+
+    Raises:
+        BatchError: for another batch, or one with chunks still to score or damaged.
+    """
+    if not (directory / MANIFEST).exists():
+        raise BatchError(f"{directory} cannot be written (a read-only disk or folder); give a writable --out folder")
+    manifest = prepare(data, scorers, directory, chunk_size=chunk_size)  # reads and compares only
+    done = finished_chunks(directory)
+    missing = [i for i in range(manifest.n_chunks) if i not in done]
+    damaged = [path.name for index, path in sorted(done.items())
+               if damage(path, index=index, rows=manifest.chunk_rows(index), exact_rows=not manifest.records,
+                         chunk_size=manifest.chunk_size) is not None]
+    if manifest.complete and not missing and not damaged:
+        return BatchSummary(directory, manifest, 0, manifest.n_chunks, 0.0, 0)
+    left = (f"{len(missing)} of its {manifest.n_chunks} chunks are still to score" if missing or not manifest.complete
+            else f"chunk {damaged[0]} is damaged")
+    raise BatchError(f"{directory} cannot be written (a read-only disk or folder) and {left}: copy the folder to a "
+                     "writable disk and run the same command with --out naming the copy to finish it")
 
 
 def _run_locked(data: Dataset | FileSource, scorers: Sequence[str], directory: Path, *, chunk_size: int,
@@ -410,11 +438,15 @@ def _run_locked(data: Dataset | FileSource, scorers: Sequence[str], directory: P
                     return ChunkTask(index, position, names, data.name, pairs=chunk, out=target, limits=limits,
                                      phenomena=phenomena)
                 r = file.ranges[index]
-                where = {"path": str(file.path.resolve())} if shared else {"raw": read_range(file, index)}
+                try:
+                    where = {"path": str(file.path.resolve())} if shared else {"raw": read_range(file, index)}
+                except SourceChanged as err:
+                    raise failure(ChunkFailed(index, "changed", str(err)), directory,
+                                  skipped_chunks + done_chunks) from None
                 return ChunkTask(index, position, names, file.name, fmt=file.format, span=(r.start, r.end),
                                  header=file.header, header_lines=file.header_lines, first_line=r.first_line,
                                  first_record=r.first_record, out=target, limits=limits, phenomena=phenomena,
-                                 **where)
+                                 stamp=file.stamp, **where)
 
             def submit(index: int) -> Any:
                 future = own_client.submit(run_chunk, task(index), pure=False, key=f"explorer-batch-{tag}-{index}")
@@ -455,8 +487,8 @@ def _run_locked(data: Dataset | FileSource, scorers: Sequence[str], directory: P
     summary.chunks_run = done_chunks
     summary.seconds = time.perf_counter() - start_time
     summary.notes = list(notes)
-    if not _todo(directory, manifest):
-        _complete(directory, manifest, data)
+    if not _todo(directory, manifest) and not (manifest.complete and not redone and not done_chunks):
+        _complete(directory, manifest, data)  # a result found complete and whole is not written again
     return summary
 
 
@@ -465,6 +497,10 @@ def failure(failed: ChunkFailed, directory: Path, kept: int) -> BatchError:
     import errno
 
     resume = f"the {kept} finished chunks are kept: run the same command again to resume"
+    if failed.kind == "changed":  # nothing read from the changed file was kept
+        return BatchError(f"{failed.message}. Put the file back as it was and run the same command again to resume "
+                          f"(the {kept} finished chunks, all read before the change, are kept), or score the new "
+                          "file into another --out folder")
     if failed.kind == "data":  # the file itself: running again will not help
         return BatchError(f"chunk {failed.index} cannot be read: {failed.message}. Fix the file and run again "
                           "with a new --out folder (a changed file is another batch)")

@@ -196,8 +196,13 @@ def read_manifest(directory: str | Path) -> Manifest:
         data = json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise BatchError(f"{directory}: no batch result here (no {MANIFEST}); run `python -m explorer batch DATA --out {directory}`") from None
-    except (OSError, ValueError) as err:
-        raise BatchError(f"{path}: cannot read the manifest ({err})") from None
+    except ValueError as err:  # cut short or overwritten: the chunks may be fine, the manifest is not
+        raise BatchError(
+            f"{path}: the manifest is damaged (cut short? {err}). Without it the chunks cannot be matched to "
+            f"their data: delete the folder {directory} and run the `batch` command again (it scores the data "
+            "anew), or give it another --out folder") from None
+    except OSError as err:
+        raise BatchError(f"{path}: cannot read the manifest ({err.strerror or err})") from None
     if not isinstance(data, dict) or data.get("format_version", 0) > FORMAT_VERSION:
         raise BatchError(f"{path}: written by a newer explorer (format {data.get('format_version')!r}); upgrade to read it")
     try:

@@ -2,7 +2,7 @@
 
 A file in a line format (a loader row with ``ranged=True``: JSON lines, CSV, SNLI /
 MultiNLI, MSRP, SICK, STS: one record per non-blank line, after a header line if the
-row's ``header`` says so) is **scanned**: read once in 8 MiB
+row's ``header`` says so; a CSV record runs on over the lines a quoted field holds) is **scanned**: read once in 8 MiB
 blocks to hash it, count its records and cut it into byte ranges of ``chunk_size``
 records. The client keeps only those ranges (a few numbers per chunk); each worker reads
 its own range, parses it with the format's own loader (the header line put in front, the
@@ -23,13 +23,14 @@ work starts, so a wrong file is refused at once.
 from __future__ import annotations
 
 import hashlib
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from explorer.datasets import LOADERS, MAX_BYTES, MAX_FILE_BYTES, Dataset, DatasetError, load
-from explorer.datasets.counting import HEAD_BYTES, cut_head, head_format
+from explorer.datasets.counting import HEAD_BYTES, csv_open_after, cut_head, head_format
 from explorer.datasets.reading import MAX_PAIRS, check_size, decode, file_lines
 from explorer.pairs import Pair
 
@@ -71,6 +72,14 @@ class FileSource:
     ranges: tuple[FileRange, ...]
     #: parsed from the first chunk on the client: kind and tasks as far as it shows them
     head: Dataset
+    #: the file's modification time when it was scanned: with ``size``, what every read
+    #: of a range checks (an edit while the batch runs would put other records under
+    #: this fingerprint)
+    mtime_ns: int = 0
+
+    @property
+    def stamp(self) -> tuple[int, int]:
+        return self.size, self.mtime_ns
 
     def __len__(self) -> int:
         return self.records
@@ -81,6 +90,34 @@ class FileSource:
         r = self.ranges[index]
         padding = b"\n" * max(0, r.first_line - 1 - self.header_lines)
         return decode(self.header + padding + data, self.name, max_bytes=MAX_FILE_BYTES)
+
+
+def changed_since(path: str | Path, stamp: tuple[int, int], stat: os.stat_result | None = None) -> str | None:
+    """How a dataset file differs from its scan (``stamp``: size and modification time),
+    or None when it does not."""
+    try:
+        now = stat or os.stat(path)
+    except OSError as err:
+        return f"it cannot be read now ({err.strerror or err})"
+    if now.st_size != stamp[0]:
+        return f"it had {stamp[0]:,} bytes when the batch began and has {now.st_size:,} now"
+    if now.st_mtime_ns != stamp[1]:
+        return "it was written since the batch began (same size, newer modification time)"
+    return None
+
+
+class SourceChanged(DatasetError):
+    """A dataset file read in ranges changed since it was scanned."""
+
+    def __init__(self, path: str | Path, why: str) -> None:
+        super().__init__(f"{path} changed while the batch ran: {why}")
+
+
+def check_unchanged(path: str | Path, stamp: tuple[int, int], stat: os.stat_result | None = None) -> None:
+    """Raise :class:`SourceChanged` when ``path`` differs from its scan (``stamp``)."""
+    why = changed_since(path, stamp, stat)
+    if why is not None:
+        raise SourceChanged(path, why)
 
 
 def parse_range(fmt: str, text: str, name: str, first_record: int) -> tuple[list[Pair], tuple[str, ...]]:
@@ -118,7 +155,8 @@ def scan(path: str | Path, chunk_size: int) -> FileSource | None:
     if not path.is_file():
         raise DatasetError(f"{path}: no such file")
     try:
-        size = path.stat().st_size
+        before = path.stat()
+        size = before.st_size
         check_size(size, str(path), MAX_FILE_BYTES)
         fmt = _ranged_format(path)
         if fmt is None:
@@ -129,12 +167,14 @@ def scan(path: str | Path, chunk_size: int) -> FileSource | None:
         ranges: list[list[int]] = []
         records = 0
         line_no = 0
+        quoted = False  # a CSV line that ends inside a quoted field: its record goes on
         with path.open("rb") as f:
             for start, line in file_lines(f, str(path), seen=digest.update):
                 line_no += 1
                 if b"\r" in line and line.find(b"\r") != len(line) - 1:
                     return None  # a lone CR: the whole-file loader reads such line ends
-                if not line.strip().lstrip(b"\xef\xbb\xbf"):
+                continued, quoted = quoted, fmt == "csv" and csv_open_after(line, quoted)
+                if continued or not line.strip().lstrip(b"\xef\xbb\xbf"):
                     continue
                 if need_header is None:
                     need_header = LOADERS[fmt].has_header(line)
@@ -149,6 +189,8 @@ def scan(path: str | Path, chunk_size: int) -> FileSource | None:
         if need_header:
             with path.open("rb") as f:
                 header = f.read(ranges[0][0] if ranges else size)
+        if changed_since(path, (size, before.st_mtime_ns)) is not None:
+            raise DatasetError(f"{path} changed while it was being scanned; run the command again once it is written")
     except OSError as err:
         raise DatasetError(f"{path}: cannot read ({err.strerror})") from None
     if records == 0:
@@ -161,7 +203,8 @@ def scan(path: str | Path, chunk_size: int) -> FileSource | None:
         end = ranges[k + 1][0] if k + 1 < len(ranges) else size
         spans.append(FileRange(begin, end, line0, first_record, min(chunk_size, records - first_record + 1)))
     source = FileSource(path=path, name=path.name, format=fmt, header=header, header_lines=header_lines,
-                        size=size, fingerprint="file-sha256:" + digest.hexdigest(), records=records,
+                        size=size, mtime_ns=before.st_mtime_ns, fingerprint="file-sha256:" + digest.hexdigest(),
+                        records=records,
                         chunk_size=chunk_size, ranges=tuple(spans), head=Dataset(path.name, fmt, ()))
     return _with_head(source)
 
@@ -178,11 +221,17 @@ def _with_head(source: FileSource) -> FileSource:
 
 
 def read_range(source: FileSource, index: int) -> bytes:
-    """Chunk ``index``'s raw bytes (for workers that cannot see the file)."""
+    """Chunk ``index``'s raw bytes (for workers that cannot see the file).
+
+    Raises:
+        SourceChanged: when the file changed since it was scanned.
+    """
     r = source.ranges[index]
     with source.path.open("rb") as f:
         f.seek(r.start)
-        return f.read(r.end - r.start)
+        data = f.read(r.end - r.start)
+        check_unchanged(source.path, source.stamp, os.fstat(f.fileno()))
+    return data
 
 
 def load_whole(path: str | Path) -> Dataset:

@@ -153,6 +153,8 @@ class ChunkTask:
     out: str | None = None
     limits: Limits | None = None  # the client's per-pair limits (the defaults when None)
     phenomena: tuple[str, ...] = ()  # the manifest's: written as ``ph_`` columns
+    #: ``path``'s size and modification time when it was scanned, checked after the read
+    stamp: tuple[int, int] | None = None
 
 
 @dataclass(frozen=True)
@@ -160,7 +162,8 @@ class ChunkFailed:
     """A chunk that could not be done, sent back as a value: a task that raised would
     have Dask print the worker's traceback on the terminal before the run's own error.
 
-    ``kind``: ``data`` (the dataset file is malformed there), ``read`` (the worker could
+    ``kind``: ``data`` (the dataset file is malformed there), ``changed`` (the dataset file
+    changed since it was scanned: nothing read from it is kept), ``read`` (the worker could
     not read the dataset file), ``write`` (nor write the chunk: a full disk, a read-only
     folder) or ``error`` (anything else, e.g. the worker ran out of memory).
     """
@@ -187,7 +190,7 @@ def task_pairs(task: ChunkTask) -> tuple[Sequence[Pair], tuple[str, ...]]:
     """The pairs of a chunk task and the loader's notes about them."""
     if task.pairs is not None:
         return task.pairs, ()
-    from explorer.batch.source import parse_range
+    from explorer.batch.source import check_unchanged, parse_range
     from explorer.datasets import MAX_FILE_BYTES
     from explorer.datasets.reading import decode
 
@@ -197,6 +200,8 @@ def task_pairs(task: ChunkTask) -> tuple[Sequence[Pair], tuple[str, ...]]:
         with open(task.path, "rb") as f:
             f.seek(task.span[0])
             data = f.read(task.span[1] - task.span[0])
+            if task.stamp is not None:
+                check_unchanged(task.path, task.stamp, os.fstat(f.fileno()))
     padding = b"\n" * max(0, task.first_line - 1 - task.header_lines)
     text = decode(task.header + padding + data, task.name, max_bytes=MAX_FILE_BYTES)
     return parse_range(task.fmt, text, task.name, task.first_record)
@@ -217,6 +222,7 @@ def _forget_pairs() -> None:
 def run_chunk(task: ChunkTask) -> ChunkDone | ChunkFailed:
     """Read, score and (with ``task.out``) write one chunk; what went wrong as a
     :class:`ChunkFailed` (a malformed record names its line; the run stops there)."""
+    from explorer.batch.source import SourceChanged
     from explorer.datasets import DatasetError
 
     stage = "read"  # what an OSError interrupted: reading the dataset file, or writing the chunk
@@ -239,6 +245,8 @@ def run_chunk(task: ChunkTask) -> ChunkDone | ChunkFailed:
             table = None
         timings["write"] = time.perf_counter() - scored
         return ChunkDone(task.index, len(pairs), time.perf_counter() - begin, notes, table, timings)
+    except SourceChanged as err:
+        return ChunkFailed(task.index, "changed", str(err))
     except DatasetError as err:
         return ChunkFailed(task.index, "data", str(err))
     except OSError as err:

@@ -146,9 +146,11 @@ def check_xml_declaration(text: str, name: str) -> None:
     )
 
 
-def lines(text: str, name: str) -> list[str]:
+def lines(text: str, name: str, *, line_records: bool = True) -> list[str]:
     """The lines of a line-oriented file (split on LF only), checked against
-    :data:`MAX_LINE_CHARS` and :data:`MAX_PAIRS` before any is parsed.
+    :data:`MAX_LINE_CHARS` and (``line_records``: a record per line) :data:`MAX_PAIRS`
+    before any is parsed; a CSV, whose record may run over lines, counts its records as
+    it parses them.
 
     Raises:
         DatasetError: naming the first line over the limit.
@@ -156,7 +158,7 @@ def lines(text: str, name: str) -> list[str]:
     result = text.split("\n")
     if result and result[-1] == "":
         result.pop()
-    if len(result) > MAX_PAIRS + 1:
+    if line_records and len(result) > MAX_PAIRS + 1:
         records = sum(1 for line in result if line.strip())
         if records > MAX_PAIRS + 1:
             raise PairLimitError(

@@ -1,10 +1,11 @@
 """Tab- and comma-separated corpora and JSON: MSRP, STS, SICK, generic CSV / JSONL.
 
 MSRP and STS sentences contain unbalanced quote characters, so the TSV readers split
-each line on tabs only, with no quoting. Generic CSV uses standard quoting (RFC 4180),
-with one rule more: a record is one line. A quoted field that runs over a line end is
-refused, because in these corpora it is almost always an unclosed quote swallowing the
-rows after it. Fields go through :mod:`explorer.datasets.fields`; the text through
+each line on tabs only, with no quoting. Generic CSV uses standard quoting (RFC 4180): a
+quoted field may hold line ends (a spreadsheet's cell with a line break; the sentence
+keeps a space for it), unless a line it swallows looks like a row of its own (as many
+commas as the header has columns): that is almost always an unclosed quote swallowing
+the rows after it, and is refused. Fields go through :mod:`explorer.datasets.fields`; the text through
 :mod:`explorer.datasets.reading`.
 """
 
@@ -147,10 +148,10 @@ def parse_csv(text: str, name: str, *, first_record: int = 1) -> list[Pair]:
 
     Raises:
         DatasetError: for a missing or duplicated header column, a row with more fields
-            than the header, a quote that is not closed on its own line, or a bad field.
+            than the header, a quoted field that swallows a row, or a bad field.
     """
-    physical = lines(text, name)
-    reader = csv.reader(physical, strict=True)
+    physical = lines(text, name, line_records=False)
+    reader = csv.reader((line + "\n" for line in physical), strict=True)  # a line end inside a field stays one
     pairs: list[Pair] = []
     header: list[str] | None = None
     index = first_record - 1
@@ -158,7 +159,7 @@ def parse_csv(text: str, name: str, *, first_record: int = 1) -> list[Pair]:
     try:
         for row in reader:
             start, end = end + 1, reader.line_num
-            if start != end:
+            if header is not None and _swallows_a_row(physical[start:end - 1], len(header)):
                 raise DatasetError(
                     f"{name}: lines {start}-{end}: a quoted field runs over {end - start + 1} lines; a double quote "
                     f"is probably not closed on line {start}. Put quotes around whole fields and double any quote "
@@ -193,6 +194,12 @@ def parse_csv(text: str, name: str, *, first_record: int = 1) -> list[Pair]:
     if header is None:
         raise DatasetError(f"{name}: empty CSV; expected a header line")
     return pairs
+
+
+def _swallows_a_row(inside: list[str], columns: int) -> bool:
+    """Whether a line inside a quoted field (neither its record's first nor its last)
+    has as many commas as a row of ``columns`` fields."""
+    return any(line.count(",") >= columns - 1 for line in inside)
 
 
 def parse_jsonl(text: str, name: str, *, first_record: int = 1) -> list[Pair]:

@@ -31,7 +31,9 @@ from explorer.store.schema import (
     DEFAULT_TAGS,
     ENV_VAR,
     FILE_NAME,
+    MAX_AUTHOR_CHARS,
     MAX_MASK_TAG_ID,
+    MAX_NOTE_CHARS,
     MIGRATIONS,
     SCHEMA_VERSION,
     StoreError,
@@ -40,7 +42,8 @@ from explorer.store.schema import (
 from explorer.store.store import Store
 
 __all__ = [
-    "APP_DIR", "DEFAULT_TAGS", "ENV_VAR", "FILE_NAME", "MAX_MASK_TAG_ID", "MIGRATIONS", "SCHEMA_VERSION",
+    "APP_DIR", "DEFAULT_TAGS", "ENV_VAR", "FILE_NAME", "MAX_AUTHOR_CHARS", "MAX_MASK_TAG_ID", "MAX_NOTE_CHARS",
+    "MIGRATIONS", "SCHEMA_VERSION",
     "CounterfactualRecord", "DatasetRecord", "GoldAlignmentRecord", "Note", "RunRecord", "Store", "StoreError", "TagInfo",
     "alignment_from_dict", "alignment_to_dict", "dataset_fingerprint", "default_path",
 ]

@@ -19,6 +19,7 @@ Connections are per thread (Streamlit runs each session in its own thread).
 
 from __future__ import annotations
 
+import os
 import random
 import sqlite3
 import threading
@@ -28,6 +29,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TypeVar
 
+from explorer.cache import private_dir
 from explorer.store.schema import (
     DEFAULT_TAGS,
     ENV_VAR,
@@ -66,7 +68,11 @@ class Database:
         self.retries = retries
         self._local = threading.local()
         try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            private_dir(self.path.parent)
+            if not self.path.exists():  # made here so only its owner can read it (SQLite's -wal/-shm follow it)
+                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600))
+        except FileExistsError:
+            pass  # another process made it meanwhile
         except OSError as error:
             raise StoreError(f"cannot create the store folder {self.path.parent}: {error}") from None
         self._retry(self._migrate)

@@ -164,6 +164,12 @@ MIGRATIONS: tuple[str, ...] = (
     """,
 )
 
+#: The longest note the store keeps, in characters (a note is shown to everyone who opens
+#: its pair, so its size is bounded where it is written).
+MAX_NOTE_CHARS = 2_000
+#: The longest annotator name, in characters (kept with every tag and note).
+MAX_AUTHOR_CHARS = 80
+
 #: Tag ids up to this fit the 64-bit signed ``pairs.tag_mask``.
 MAX_MASK_TAG_ID = 62
 

@@ -24,7 +24,7 @@ from explorer.store.alignment_json import alignment_from_dict, alignment_json
 from explorer.store.counterfactuals import CounterfactualStore
 from explorer.store.records import DatasetRecord, GoldAlignmentRecord, Note, RunRecord, TagInfo, dataset_fingerprint
 from explorer.store.saved_slices import SavedSlices
-from explorer.store.schema import StoreError
+from explorer.store.schema import MAX_AUTHOR_CHARS, MAX_NOTE_CHARS, StoreError
 from explorer.store.schema import now as timestamp
 
 if TYPE_CHECKING:
@@ -85,9 +85,29 @@ class Store(CounterfactualStore, SavedSlices):
             raise StoreError(f"no dataset #{dataset_id} in the store")
         return DatasetRecord(**dict(rows[0]))
 
+    def has_dataset(self, dataset_id: int) -> bool:
+        return bool(self._read("SELECT 1 FROM datasets WHERE id = ?", (dataset_id,)))
+
     def delete_dataset(self, dataset_id: int) -> None:
         """Remove a dataset with its pairs, runs and annotations."""
         self._write(lambda c: c.execute("DELETE FROM datasets WHERE id = ?", (dataset_id,)))
+
+    def delete_unannotated(self, dataset_id: int) -> bool:
+        """Remove a dataset with its pairs and runs when nobody annotated it (no tag, note
+        or corrected alignment on any of its pairs); whether it was removed. One write
+        transaction, so an annotation saved meanwhile keeps the dataset. An uploaded file's
+        pairs leave the store so when the server drops the upload."""
+        def delete(conn: sqlite3.Connection) -> bool:
+            annotated = conn.execute(
+                "SELECT 1 FROM pair_tags WHERE dataset_id = ? UNION ALL "
+                "SELECT 1 FROM notes n JOIN pairs p ON p.pk = n.pair_pk WHERE p.dataset_id = ? UNION ALL "
+                "SELECT 1 FROM gold_alignments g JOIN pairs p ON p.pk = g.pair_pk WHERE p.dataset_id = ? LIMIT 1",
+                (dataset_id, dataset_id, dataset_id)).fetchone()
+            if annotated is not None:
+                return False
+            return conn.execute("DELETE FROM datasets WHERE id = ?", (dataset_id,)).rowcount > 0
+
+        return self._write(delete)
 
     def _pks(self, conn: sqlite3.Connection, dataset_id: int, pair_ids: Sequence[str]) -> list[int]:
         """The integer keys of ``pair_ids`` in ``dataset_id``, in order.
@@ -341,11 +361,15 @@ class Store(CounterfactualStore, SavedSlices):
 
     # --------------------------------------------------------------------- notes
     def add_note(self, dataset_id: int, pair_id: str, body: str, *, author: str) -> int:
-        """Append a note to a pair; its id. Empty notes are refused."""
+        """Append a note to a pair; its id. Empty notes and notes over
+        :data:`~explorer.store.schema.MAX_NOTE_CHARS` are refused."""
         author = _author(author)
         body = body.strip()
         if not body:
             raise StoreError("a note cannot be empty")
+        if len(body) > MAX_NOTE_CHARS:
+            raise StoreError(f"a note is at most {MAX_NOTE_CHARS:,} characters (store.schema.MAX_NOTE_CHARS); "
+                             f"this one has {len(body):,}: shorten it")
 
         def insert(conn: sqlite3.Connection) -> int:
             (pk,) = self._pks(conn, dataset_id, [pair_id])
@@ -454,6 +478,9 @@ def _author(author: str) -> str:
     author = author.strip()
     if not author:
         raise StoreError("say who is annotating (author cannot be empty)")
+    if len(author) > MAX_AUTHOR_CHARS:
+        raise StoreError(f"an annotator's name is at most {MAX_AUTHOR_CHARS} characters "
+                         f"(store.schema.MAX_AUTHOR_CHARS); this one has {len(author):,}")
     return author
 
 

@@ -10,7 +10,8 @@ The app's Teach page lists the traces, each with its display name, its option an
 figure builder, in one registry of its own.
 
 Teaching pairs are small by design: both sides are limited to
-:data:`TEACHING_MAX_TOKENS` tokens, checked before any work (:func:`check_size`).
+:data:`TEACHING_MAX_TOKENS` tokens of at most :data:`TEACHING_MAX_TOKEN_CHARS` characters,
+checked before any work (:func:`check_size`).
 """
 
 from __future__ import annotations
@@ -22,11 +23,16 @@ from typing import Protocol
 from explorer.errors import ExplorerError
 from explorer.preprocess import AnalyzedPair
 
-__all__ = ["TEACHING_MAX_TOKENS", "PairTrace", "TeachingSizeError", "Trace", "TraceStep", "check_size", "words"]
+__all__ = ["TEACHING_MAX_TOKEN_CHARS", "TEACHING_MAX_TOKENS", "PairTrace", "TeachingSizeError", "Trace", "TraceStep", "check_size", "words"]
 
 #: The most tokens either side of a teaching pair may have (every chart cell, table row
 #: or annealing round is one screen, and the ITG chart grows with the fourth power).
 TEACHING_MAX_TOKENS = 30
+#: The longest token a teaching pair may have, in characters (code points: a letter with
+#: combining marks counts each mark). Every step's sentence and figure labels show the
+#: words, and a lesson has up to a few hundred steps: 30 tokens of 600 combining marks
+#: made lessons of 5-34 MB per method to send to the browser.
+TEACHING_MAX_TOKEN_CHARS = 40
 
 
 class TeachingSizeError(ExplorerError, ValueError):
@@ -67,6 +73,14 @@ def check_size(pair: AnalyzedPair, limit: int = TEACHING_MAX_TOKENS) -> None:
             )
         if len(side) == 0:
             raise TeachingSizeError(f"the {name} has no tokens; type at least one word")
+        tokens = side.tokens
+        longest = max(range(len(tokens)), key=lambda k: len(tokens[k]))
+        if len(tokens[longest]) > TEACHING_MAX_TOKEN_CHARS:
+            raise TeachingSizeError(
+                f"the {name}'s token {longest + 1} has {len(tokens[longest]):,} characters; teaching mode shows "
+                f"tokens of at most {TEACHING_MAX_TOKEN_CHARS} characters (every step repeats the words). "
+                "Shorten it, or use the Pair page."
+            )
 
 
 def words(tokens: tuple[str, ...], span: tuple[int, int] | None) -> str:

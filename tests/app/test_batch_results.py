@@ -113,6 +113,25 @@ def test_a_folder_without_a_result_is_a_message(tmp_path: Path) -> None:
     assert at.radio(key="dataset_source").value == "Built-in sample"  # the page carries on
 
 
+def test_a_folder_outside_the_roots_is_refused_and_its_path_never_shown(
+        result_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "allowed"
+    root.mkdir()
+    monkeypatch.setenv("EXPLORER_BATCH_ROOTS", str(root))
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    at.switch_page("components/pages/dataset.py").run()
+    at.text_input(key="batch_folder").set_value(str(Path.home())).run()  # the server's home
+    at.button(key="batch_open").click().run()
+    assert not at.exception
+    errors = [e.value for e in at.error]
+    assert any(f"only batch results under {root}" in e for e in errors), errors
+    assert not any(str(Path.home()) + "/" in e or str(result_dir) in e for e in errors)
+    at.text_input(key="batch_folder").set_value(str(result_dir)).run()
+    at.button(key="batch_open").click().run()
+    assert any(f"only batch results under {root}" in e.value for e in at.error)
+    assert at.radio(key="dataset_source").value == "Built-in sample"  # nothing opened
+
+
 def test_binned_histograms_draw_one_bar_trace_per_group_and_check_shapes() -> None:
     edges = np.linspace(0, 1, 5)
     fig = binned_histograms({"A": {"entailment": (edges, np.array([1, 2, 3, 4])),

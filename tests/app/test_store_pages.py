@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import sqlite3
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -314,6 +315,29 @@ def test_a_failing_aligner_start_is_a_warning(store_path: Path, monkeypatch: pyt
     assert not at.exception, at.exception
     assert any("deliberately broken" in w.value for w in at.warning)
     assert next(m for m in at.metric if m.label == "Links").value == "0"
+
+
+def test_a_note_is_bounded_and_an_old_long_one_is_shown_cut(store_path: Path) -> None:
+    from explorer.store import MAX_NOTE_CHARS
+
+    at = start()
+    next(t for t in at.text_input if t.label == "Annotator").input("ann")
+    box = next(t for t in at.text_input if t.label == "Add a note")
+    assert box.max_chars == MAX_NOTE_CHARS  # the browser's box stops there
+    box.set_value("x" * (MAX_NOTE_CHARS * 5))  # a client of its own sends more
+    button(at, "Save annotation").click().run()
+    assert not at.exception, at.exception
+    store = Store(store_path)
+    (dataset,) = store.datasets()
+    (note,) = store.notes(dataset.id)
+    assert len(note.body) == MAX_NOTE_CHARS
+    # a note written before the limit (straight into the file) reaches the page cut at the limit
+    with sqlite3.connect(store_path) as conn:
+        conn.execute("UPDATE notes SET body = ? WHERE id = ?", ("y" * 1_000_000, note.id))
+    again = start()
+    shown = [md.value for md in again.markdown if "ann" in md.value and "yyy" in md.value]
+    assert shown and all(len(v) < MAX_NOTE_CHARS + 200 for v in shown), [len(v) for v in shown]
+    assert "998,000 more characters" in shown[0]
 
 
 def test_notes_are_shown_as_text_not_markdown(store_path: Path) -> None:

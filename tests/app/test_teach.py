@@ -75,6 +75,17 @@ def test_a_link_opens_its_step_and_a_new_lesson_starts_at_the_first() -> None:
         assert player(open_teach({"teach_method": TEACH_METHODS["wer"].label, STEP_PARAM: asked}))["step"] == opened
 
 
+def test_a_rerun_of_the_same_lesson_sends_the_same_element() -> None:
+    """The browser steps (?step= follows) and the page reruns: the player's element is
+    sent unchanged, so Streamlit sends a reference to the browser's copy, not the lesson."""
+    at = open_teach({"teach_method": TEACH_METHODS["wer"].label})
+    first = at.get("bidi_component")[0].proto.SerializeToString(deterministic=True)
+    at.query_params[STEP_PARAM] = "4"  # where the browser stepped to
+    at.run()
+    assert at.get("bidi_component")[0].proto.SerializeToString(deterministic=True) == first
+    assert player(at)["step"] == 1  # the browser keeps its own step for this lesson
+
+
 def test_an_option_change_is_another_lesson_named_in_display_names() -> None:
     at = open_teach({"teach_method": TEACH_METHODS["edit"].label})
     first = player(at)

@@ -47,6 +47,62 @@ def test_streamlit_refuses_files_past_the_apps_upload_limit() -> None:
     assert uploads.LIMITS.bytes == uploads.MAX_UPLOAD_MB * 1024 * 1024
 
 
+def test_a_kept_upload_is_readable_by_its_owner_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    folder = tmp_path / "cache" / "uploads"
+    monkeypatch.setenv("EXPLORER_UPLOADS_DIR", str(folder))
+    old = os.umask(0o022)  # the usual umask: files 0644, folders 0755 unless asked otherwise
+    try:
+        loaded = data.remember_upload(sts(3), "three.tsv")
+    finally:
+        os.umask(old)
+    assert (folder.stat().st_mode & 0o777, (folder.parent.stat().st_mode & 0o777)) == (0o700, 0o700)
+    kept = sorted(folder.iterdir())
+    assert [p.name for p in kept] == [f"{loaded.key}.bin", f"{loaded.key}.name"]
+    assert [p.stat().st_mode & 0o777 for p in kept] == [0o600, 0o600]
+
+
+def test_an_uploads_pairs_leave_the_store_with_it_unless_annotated(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    from explorer.store import Store
+
+    monkeypatch.setenv("EXPLORER_UPLOADS_DIR", str(tmp_path / "uploads"))
+    monkeypatch.setattr(data, "UPLOADS_KEPT", 1)
+    store = Store(tmp_path / "store.sqlite3")
+    ids = {}
+    for name in ("plain.tsv", "annotated.tsv"):
+        loaded = data.remember_upload(sts(4, salt=name), name)
+        ids[name] = store.add_dataset(loaded.dataset)
+        data.note_stored_upload(loaded, str(store.path), ids[name])  # what the Pair page's first view does
+        if name == "annotated.tsv":
+            store.add_note(ids[name], "1", "the verb decides it", author="ann")
+    # the second upload dropped the first: its pairs went with it, nobody had annotated them
+    names = {d.id: d.name for d in store.datasets()}
+    assert list(names.values()) == ["annotated.tsv"] and names[ids["annotated.tsv"]] == "annotated.tsv"
+    data.remember_upload(sts(2, salt="third"), "third.tsv")  # drops the annotated one: its pairs stay
+    assert [d.name for d in store.datasets()] == ["annotated.tsv"]
+    assert [n.body for n in store.notes(ids["annotated.tsv"])] == ["the verb decides it"]
+    assert not list((tmp_path / "uploads").glob("*.store"))  # nothing left beside the dropped uploads
+
+
+def test_a_session_never_annotates_a_dataset_that_took_its_uploads_store_id(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from components import store_access
+    from explorer.store import ENV_VAR
+
+    monkeypatch.setenv("EXPLORER_UPLOADS_DIR", str(tmp_path / "uploads"))
+    monkeypatch.setenv(ENV_VAR, str(tmp_path / "store.sqlite3"))
+    mine = data.remember_upload(sts(3, salt="mine"), "mine.tsv")
+    store = store_access.get_store()
+    first = store.add_dataset(mine.dataset)
+    assert store_access._still_stored(mine, first)
+    assert store.delete_unannotated(first)  # the upload was dropped
+    other = store.add_dataset(load_uploaded(sts(3, salt="other"), "other.tsv").dataset)
+    assert other == first  # SQLite gave the id to the next dataset
+    assert not store_access._still_stored(mine, first)  # so the session registers its upload again
+
+
 def test_an_upload_is_never_parsed_in_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
     def in_server(*args: object, **kwargs: object) -> None:
         raise AssertionError("parsed in the server process")

@@ -12,6 +12,8 @@ pass :func:`garbage`), ``garbage`` (a dataset with a problem :func:`garbage` nam
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import math
 import re
@@ -394,8 +396,10 @@ def garbage(dataset: Dataset, data: bytes) -> list[str]:
     loader = LOADERS[dataset.format]  # a line format's facts are on its row
     if loader.ranged and not (dataset.format == "jsonl" and source.lstrip("\ufeff \n\t\r").startswith("[")):
         normalised = source.lstrip("\ufeff").replace("\r\n", "\n").replace("\r", "\n")
-        records = [line for line in normalised.split("\n")
-                   if (line.replace(",", "").replace('"', "") if dataset.format == "csv" else line).strip()]
+        if dataset.format == "csv":  # a quoted field may hold line ends: the csv module's records
+            records = [",".join(row) for row in csv.reader(io.StringIO(normalised)) if "".join(row).strip()]
+        else:
+            records = [line for line in normalised.split("\n") if line.strip()]
         header = loader.has_header(normalised.lstrip()[:1].encode())
         if dataset.format in _HEADER_FIRST_COLUMN:
             first = records[0].lstrip("\ufeff").split("\t", 1)[0].strip().lower() if records else ""

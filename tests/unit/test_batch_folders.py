@@ -40,3 +40,26 @@ def test_a_damaged_list_names_nothing(tmp_path: Path) -> None:
     ref = batch_folders.remember(str(tmp_path))
     (tmp_path / "kept" / batch_folders.FILE).write_text('["not", "a", "map"]', encoding="utf-8")
     assert batch_folders.folder_of(ref) is None
+
+
+def test_a_folder_outside_the_roots_is_refused_naming_only_the_roots(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    root, elsewhere = tmp_path / "results", tmp_path / "private" / "run"
+    (root / "mine").mkdir(parents=True)
+    elsewhere.mkdir(parents=True)
+    (root / "link").symlink_to(elsewhere)
+    monkeypatch.setenv(batch_folders.ROOTS_VARIABLE, str(root))
+    assert batch_folders.allowed(str(root / "mine")) == (root / "mine").resolve()
+    assert batch_folders.allowed("mine") == (root / "mine").resolve()  # relative: from the first root
+    assert batch_folders.allowed("~") == (root / "~").resolve()  # a name like any other: no one's home
+    for asked in (str(elsewhere), str(root / ".." / "private"), "../private", str(root / "link"), str(Path.home()),
+                  "/proc/self"):
+        with pytest.raises(batch_folders.FolderRefused) as refused:
+            batch_folders.allowed(asked)
+        message = str(refused.value)
+        assert f"only batch results under {root.resolve()} open here" in message
+        assert "private" not in message and "/proc" not in message and str(Path.home()) not in message.replace(
+            str(root.resolve()), "")
+    ref = batch_folders.remember(str(root / "mine"))
+    monkeypatch.setenv(batch_folders.ROOTS_VARIABLE, str(elsewhere))  # the roots changed since it was opened
+    assert batch_folders.folder_of(ref) is None

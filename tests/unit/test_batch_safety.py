@@ -205,3 +205,92 @@ def test_a_new_folder_refused_before_any_work_is_not_left_behind(small: Path, tm
     with pytest.raises(BatchError, match="no scorer chosen"):
         run_batch(load(small), [], out, chunk_size=4)
     assert not out.exists()
+
+
+# ------------------------------------------------------------- read-only result
+
+def _freeze(folder: Path, frozen: bool) -> None:
+    """Make a folder and everything in it unwritable: chattr +i as root (root ignores file
+    modes; what a read-only disk does), file modes otherwise."""
+    if os.geteuid() == 0:
+        done = subprocess.run(["chattr", "-R", "+i" if frozen else "-i", str(folder)], capture_output=True)
+        assert done.returncode == 0, f"chattr failed: {done.stderr!r}"
+        return
+    for path in [folder, *folder.rglob("*")]:
+        path.chmod((0o555 if path.is_dir() else 0o444) if frozen else (0o755 if path.is_dir() else 0o644))
+
+
+@pytest.mark.slow  # an in-process Dask cluster
+def test_a_complete_result_on_a_read_only_disk_is_reported_and_an_unfinished_one_says_what_to_do(
+        small: Path, tmp_path: Path, client: object, capsys: pytest.CaptureFixture[str]) -> None:
+    from explorer.cli import main
+
+    done, part = tmp_path / "done", tmp_path / "part"
+    run_batch(small, ["mbleu"], done, chunk_size=4, client=client)
+    run_batch(small, ["mbleu"], part, chunk_size=4, client=client, max_chunks=2)
+    capsys.readouterr()
+    _freeze(done, True)
+    _freeze(part, True)
+    try:
+        argv = ["batch", str(small), "--scorer", "mbleu", "--chunk-size", "4", "--no-register"]
+        assert main([*argv, "--out", str(done), "--format", "json"]) == 0  # no lock, no write, no cluster
+        out, err = capsys.readouterr()
+        assert '"complete": true' in out and '"chunks_run": 0' in out and "Traceback" not in err
+        assert main([*argv, "--out", str(part)]) == 2
+        line = capsys.readouterr().err.strip().splitlines()[-1]
+        assert line.startswith(f"error: {part} cannot be written") and "2 of its 4 chunks are still to score" in line
+        assert "copy the folder to a writable disk" in line
+        assert len(BatchResult.open(done).page(sort="mbleu").rows) == len(ROWS)  # the pages read it too
+    finally:
+        _freeze(done, False)
+        _freeze(part, False)
+
+
+def test_a_truncated_manifest_names_the_file_and_how_to_recover(small: Path, tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    from explorer.batch.runner import prepare
+    from explorer.cli import main
+    from explorer.datasets import load
+
+    out = tmp_path / "out"
+    prepare(load(small), ["mbleu"], out, chunk_size=4)
+    manifest = out / "batch.json"
+    manifest.write_bytes(manifest.read_bytes()[:40])  # a copy or a disk cut short
+    with pytest.raises(BatchError, match=rf"{manifest}: the manifest is damaged .*delete the folder {out} and run"):
+        BatchResult.open(out)
+    assert main(["batch", str(small), "--scorer", "mbleu", "--out", str(out), "--chunk-size", "4",
+                 "--no-register"]) == 2
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert line.startswith(f"error: {manifest}: the manifest is damaged") and "another --out folder" in line
+
+
+# ------------------------------------------------------------- input edited mid-run
+
+@pytest.mark.slow  # an in-process Dask cluster
+def test_an_input_edited_while_the_batch_runs_stops_it_and_a_rerun_says_how_to_go_on(
+        small: Path, tmp_path: Path, client: object) -> None:
+    clean = tmp_path / "clean"
+    run_batch(small, ["mbleu"], clean, chunk_size=4, client=client)
+    data = tmp_path / "edited.csv"
+    original = small.read_bytes()
+    data.write_bytes(original)
+    out = tmp_path / "out"
+
+    def edit(done: object) -> None:  # after the first chunk: the file is rewritten, fewer rows
+        if data.read_bytes() == original:
+            data.write_bytes(original.replace(b"oak saplings", b"pines", 1)[: len(original) // 2])
+
+    with pytest.raises(BatchError, match=rf"{data} changed while the batch ran: it had {len(original):,} bytes .*"
+                                         r"Put the file back as it was and run the same command again"):
+        run_batch(data, ["mbleu"], out, chunk_size=4, client=client, chunk_done=edit)
+    assert not read_manifest(out).complete
+    kept = finished_chunks(out)
+    assert 1 <= len(kept) < 4
+    for index, path in kept.items():  # every chunk kept was read before the change
+        assert pq.read_table(path).equals(pq.read_table(finished_chunks(clean)[index]))
+    with pytest.raises(BatchError, match=r"other data .*if edited\.csv was edited since that batch began, put it back"):
+        run_batch(data, ["mbleu"], out, chunk_size=4, client=client)
+    data.write_bytes(original)
+    assert run_batch(data, ["mbleu"], out, chunk_size=4, client=client).chunks_skipped == len(kept)
+    assert read_manifest(out).complete
+    pd.testing.assert_frame_equal(read_all(out), read_all(clean))

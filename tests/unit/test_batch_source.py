@@ -69,6 +69,22 @@ def test_json_lines_chunks_give_the_loaders_pairs(tmp_path: Path, chunk_size: in
     same(chunk_pairs(source, shipped=True), load(path).pairs)
 
 
+@pytest.mark.parametrize("chunk_size", [1, 2, 3])
+def test_csv_records_that_run_over_lines_are_never_cut(tmp_path: Path, chunk_size: int) -> None:
+    rows = ["id,text,hypothesis,label"]
+    for i, (t, h) in enumerate(SENTENCES):
+        text = t.replace(" ", '\n "quoted" ', 1) if i % 2 else t  # a line break and quotes inside the field
+        rows.append(f'c{i},"{text.replace(chr(34), chr(34) * 2)}","{h}",{"entailment" if i % 3 else "non-entailment"}')
+    path = tmp_path / "multi.csv"
+    path.write_text("\n".join(rows) + "\n")
+    source = scan(path, chunk_size)
+    assert source is not None and source.records == len(SENTENCES)
+    assert len(source.ranges) == -(-len(SENTENCES) // chunk_size)
+    whole = load(path)
+    assert whole.pairs[1].text == 'The "quoted" choir sang three songs at the wedding.'
+    same(chunk_pairs(source), whole.pairs)
+
+
 def test_tsv_formats_with_a_header_and_sts_numbering(tmp_path: Path) -> None:
     snli = tmp_path / "snli.txt"
     header = "gold_label\tsentence1_binary_parse\tsentence1\tsentence2\tpairID\n"

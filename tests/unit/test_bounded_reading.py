@@ -37,6 +37,8 @@ def own_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.parametrize(("data", "name", "records"), [
     (b"\xef\xbb\xbftext,hypothesis\n\n  \n\t\na,b\r\nc,d\re,f", "x.csv", 3),  # BOM, header, blanks, CRLF, CR
+    (b'text,hypothesis\n"One line,\r\nthen\n\nanother",b\n"a ""quoted"" word\nand,more",c\nd,"e\n"\n', "x.csv", 3),
+    (b'text,hypothesis\nShe said "yes.,b\nc,d\n', "x.csv", 2),  # a quote inside an unquoted field opens nothing
     (b"\xef\xbb\xbf1\ta\tb\n \t\n2\ta\tb\n\n", "x.tsv", 2),  # STS: no header
     (b"3\ta\tb", "x.tsv", 1),  # no final line end
     (b'{"text": "a {", "hypothesis": "b"}\n\n{"text": "c", "hypothesis": "d"}\n', "x.jsonl", 2),

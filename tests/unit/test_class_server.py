@@ -172,3 +172,39 @@ def test_a_page_run_does_not_end_in_a_full_collection() -> None:
     root = Path(__file__).resolve().parents[2]
     config = tomllib.loads((root / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
     assert config["runner"]["postScriptGC"] is False
+
+
+def test_the_warm_up_asks_again_while_streamlit_answers_503(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A loaded machine: the app's first run outlasts Streamlit's own check (HTTP 503)."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    asked: list[str] = []
+
+    class Streamlit(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 - the handler's name
+            asked.append(self.path)
+            busy = self.path.endswith("script-health-check") and asked.count(self.path) <= 2
+            self.send_response(503 if busy else 200)
+            self.end_headers()
+            self.wfile.write(b"timeout" if busy else b"ok")
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    class App:
+        name, pid = "app 1", 0
+
+        def alive(self) -> bool:
+            return True
+
+    said: list[str] = []
+    monkeypatch.setattr(class_server, "say", said.append)
+    with ThreadingHTTPServer(("127.0.0.1", 0), Streamlit) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            class_server.warm(App(), server.server_address[1], 0, threading.Event())  # type: ignore[arg-type]
+        finally:
+            server.shutdown()
+    assert asked.count("/_stcore/script-health-check") == 3
+    assert len(said) == 1 and "every method loaded" in said[0], said

@@ -36,6 +36,53 @@ def test_set_pair_tags_accepts_any_spelling_of_a_tag(tmp_path: Path) -> None:
     assert store.pair_tags(dataset_id, "1") == ["caf\u00e9 talk"]
 
 
+def test_notes_and_annotator_names_are_bounded(tmp_path: Path) -> None:
+    from explorer.datasets import Dataset
+    from explorer.pairs import Pair
+    from explorer.store import MAX_AUTHOR_CHARS, MAX_NOTE_CHARS
+
+    store = Store(tmp_path / "s.sqlite3")
+    dataset_id = store.add_dataset(Dataset("d", "test", (Pair("1", "a b", "a"),)))
+    store.add_note(dataset_id, "1", "n" * MAX_NOTE_CHARS, author="ann")
+    with pytest.raises(StoreError, match=f"a note is at most {MAX_NOTE_CHARS:,} characters.*has {MAX_NOTE_CHARS + 1:,}"):
+        store.add_note(dataset_id, "1", "n" * (MAX_NOTE_CHARS + 1), author="ann")
+    with pytest.raises(StoreError, match=f"at most {MAX_AUTHOR_CHARS} characters"):
+        store.add_note(dataset_id, "1", "short", author="a" * (MAX_AUTHOR_CHARS + 1))
+    assert [len(n.body) for n in store.notes(dataset_id, "1")] == [MAX_NOTE_CHARS]
+
+
+def test_only_an_unannotated_dataset_is_deleted_as_unannotated(tmp_path: Path) -> None:
+    from explorer.alignment import Alignment
+    from explorer.datasets import Dataset
+    from explorer.pairs import Pair
+
+    store = Store(tmp_path / "s.sqlite3")
+    ids = [store.add_dataset(Dataset(f"d{i}", "test", (Pair("1", "a b", "a"),))) for i in range(4)]
+    store.set_pair_tags(ids[1], "1", ["negation"], author="ann")
+    store.add_note(ids[2], "1", "why", author="ann")
+    store.add_gold_alignment(ids[3], "1", Alignment(2, 1, sure=frozenset({(0, 0)})), author="ann")
+    assert [store.delete_unannotated(i) for i in ids] == [True, False, False, False]
+    assert [store.has_dataset(i) for i in ids] == [False, True, True, True]
+
+
+def test_a_new_store_is_readable_by_its_owner_only(tmp_path: Path) -> None:
+    from explorer.datasets import Dataset
+    from explorer.pairs import Pair
+
+    path = tmp_path / "new" / "s.sqlite3"
+    old = os.umask(0o022)
+    try:
+        store = Store(path)
+        dataset_id = store.add_dataset(Dataset("d", "test", (Pair("1", "a b", "a"),)))
+        store.add_note(dataset_id, "1", "a private thought", author="ann")
+        files = sorted(p for p in path.parent.iterdir())
+        assert {p.name for p in files} >= {"s.sqlite3", "s.sqlite3-wal"}
+        assert {p.name: p.stat().st_mode & 0o777 for p in files} == dict.fromkeys((p.name for p in files), 0o600)
+        assert path.parent.stat().st_mode & 0o777 == 0o700
+    finally:
+        os.umask(old)
+
+
 def test_a_foreign_sqlite_file_is_refused_and_left_untouched(tmp_path: Path) -> None:
     path = tmp_path / "other.sqlite3"
     with sqlite3.connect(path) as conn:

@@ -4,6 +4,7 @@ path's weights sum to its score)."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import numpy as np
@@ -65,6 +66,30 @@ def test_pairs_over_the_teaching_size_are_refused_with_the_limit_named() -> None
         trace_of("nope", None, pair)
     with pytest.raises(UnknownTeachingMethod, match="unknown model 'hmm' for pFSM / pPDA edit distance"):
         trace_of("edit", "hmm", pair)
+
+
+def test_tokens_over_the_teaching_length_are_refused_and_lessons_bounded_in_bytes(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from components import teach_methods
+    from components.lesson_export import packed
+    from explorer.pairs import Pair
+    from explorer.teaching import TEACHING_MAX_TOKEN_CHARS
+
+    marks = "a" + "\u0301" * 600  # one letter and its combining marks: one token (NFC joins the first)
+    pair = analysed(f"w1 {marks} w3", "w1 w3")
+    for method in TEACH_METHODS:
+        with pytest.raises(TeachingSizeError, match=f"text's token 2 has 600 characters; teaching mode shows tokens "
+                                                    f"of at most {TEACHING_MAX_TOKEN_CHARS} characters"):
+            trace_of(method, None, pair)
+    check_size(analysed("w1 " + "a" * TEACHING_MAX_TOKEN_CHARS, "w1"))  # at the limit: fine
+    small = Pair("t", "A red kite flew over the hill.", "A kite flew.")
+    steps = teach_methods.lesson_of("wer", None, small, large=False)
+    size = len(json.dumps(packed(steps)))
+    monkeypatch.setattr(teach_methods, "MAX_LESSON_BYTES", size - 1)
+    teach_methods._trace.cache_clear()
+    with pytest.raises(teach_methods.LessonTooLarge, match=r"would send the browser .* MB, over the .* MB a lesson "
+                                                            r"may send \(teach_methods.MAX_LESSON_BYTES\)"):
+        teach_methods.lesson_of("wer", None, small, large=False)
 
 
 # -- BLEU ----------------------------------------------------------------------------------
