@@ -50,7 +50,18 @@ def render_annotation_section(loaded: LoadedDataset, pair: Pair) -> None:
                 st.warning(f"{unavailable}: {error}")
     with tab_counterfactual:
         # An edited pair is compared with the dataset pair it was edited from.
-        render_counterfactual(original or find_pair(loaded, selected_pair_id()) or pair)
+        base = original or find_pair(loaded, selected_pair_id()) or pair
+        render_counterfactual(base, stored=_stored_rewrites(loaded, base))
+
+
+def _stored_rewrites(loaded: LoadedDataset, pair: Pair) -> dict[str, tuple[str, str]]:
+    """The what-if rewrites of ``pair`` kept in the store (the Groups page's, or
+    ``rewrite --save``'s): rule -> (text, hypothesis); empty when the store cannot be read."""
+    try:
+        records = get_store().counterfactuals(store_dataset_id(loaded), original_id=pair.id)
+    except StoreError:
+        return {}
+    return {r.rule: (r.text, r.hypothesis) for r in records}
 
 
 def _annotation_form(loaded: LoadedDataset, pair: Pair) -> None:

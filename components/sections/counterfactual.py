@@ -4,6 +4,8 @@ beside the original. The comparison itself is :mod:`explorer.counterfactual`."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pandas as pd
 import streamlit as st
 
@@ -14,21 +16,35 @@ from explorer.preprocess import InputError, analyze_pair, make_pair
 from runtime.pool import cost, tasks
 
 
-def render_counterfactual(pair: Pair) -> None:
+def _from_stored(key: str, stored: Mapping[str, tuple[str, str]]) -> None:
+    """Offer the pair's stored what-if rewrites as the edited copy."""
+    left, right = st.columns([3, 1])
+    rule = left.selectbox("Stored what-if rewrites of this pair (Groups page)", list(stored), key=f"{key}_stored")
+    if right.button("Edit a copy from it", key=f"{key}_use") and rule is not None:
+        st.session_state[f"{key}_on"] = True
+        st.session_state[f"{key}_seed"] = (f"_{rule}", stored[rule])
+
+
+def render_counterfactual(pair: Pair, *, stored: Mapping[str, tuple[str, str]] | None = None) -> None:
     """Edit the pair in place and see each scorer's change (and each aligner's word links
-    gained and lost) beside the original."""
+    gained and lost) beside the original; ``stored``: the pair's what-if rewrites kept in
+    the store (rule -> text, hypothesis), offered as starting points."""
     from explorer.aligners import ALIGNERS
     from explorer.counterfactual import AlignmentDiff, ScoreChange, describe_link
     from explorer.scorers import SCORERS
 
     key = f"counterfactual_{pair.id}_{hash((pair.text, pair.hypothesis)) & 0xFFFFFF:x}"
+    if stored:
+        _from_stored(key, stored)
     # Behind a toggle: the editors (and the second scoring) only when asked for.
     if not st.toggle("Edit a copy of this pair", key=f"{key}_on",
                      help="The original stays as it is; every method runs on both."):
         return
     left, right = st.columns(2)
-    text = left.text_area("Edited text", value=pair.text, key=f"{key}_text", height=110)
-    hypothesis = right.text_area("Edited hypothesis", value=pair.hypothesis, key=f"{key}_hyp", height=110)
+    # A stored rewrite chosen below seeds a fresh pair of boxes (their own keys).
+    rule, (start_text, start_hyp) = st.session_state.get(f"{key}_seed", ("", (pair.text, pair.hypothesis)))
+    text = left.text_area("Edited text", value=start_text, key=f"{key}_text{rule}", height=110)
+    hypothesis = right.text_area("Edited hypothesis", value=start_hyp, key=f"{key}_hyp{rule}", height=110)
     if text == pair.text and hypothesis == pair.hypothesis:
         st.info("Change a word above to see how every score moves.")
         return

@@ -177,6 +177,27 @@ def test_counterfactual_tab_shows_each_scores_change(store_path: Path) -> None:
 
 
 
+def test_a_stored_rewrite_of_the_pair_seeds_the_edited_copy(store_path: Path) -> None:
+    """A what-if rewrite kept in the store (the Groups page's) opens as the edited copy."""
+    from explorer.datasets import load
+    from explorer.groups.rewrites import get_rule, rewrite_pair
+
+    data = load(Path(APP).parent / "sample_data" / "typical.xml")
+    first = data.pairs[0]
+    rewritten = rewrite_pair(get_rule("swap"), first)
+    assert rewritten is not None
+    store = Store(store_path)
+    store.add_counterfactuals(store.add_dataset(data), "swap", [(first.id, rewritten)])
+    at = start()
+    pick = next(s for s in at.selectbox if s.label.startswith("Stored what-if rewrites"))
+    assert pick.options == ["swap"]
+    next(b for b in at.button if b.label == "Edit a copy from it").click().run()
+    assert not at.exception, at.exception
+    assert next(t for t in at.text_area if t.label == "Edited hypothesis").value == rewritten.hypothesis
+    changes = next(d.value for d in at.dataframe if "change" in d.value.columns)
+    assert len(changes) >= 3
+
+
 def test_alignment_editor_toggles_links_scores_and_saves(store_path: Path) -> None:
     from components import state
     from components.data import LoadedDataset
