@@ -61,7 +61,7 @@ def slice_accuracy_figure(marks: Sequence[SliceMark], *, title: str = "", interv
     colour = {s: PALETTE[i % len(PALETTE)] for i, s in enumerate(scorers)}
     # Methods side by side inside a slice's row: offsets in row units, centred on the row.
     step = 0.7 / max(1, len(scorers))
-    offset = {s: (i - (len(scorers) - 1) / 2) * step for i, s in enumerate(scorers)}
+    offset = {s: ((len(scorers) - 1) / 2 - i) * step for i, s in enumerate(scorers)}  # the first on top
     row = {name: len(slices) - 1 - i for i, name in enumerate(slices)}  # first slice on top
     figure = go.Figure()
     for scorer in scorers:
