@@ -9,11 +9,16 @@ from collections.abc import Mapping
 import pandas as pd
 import streamlit as st
 
-from components import workers
+from components import state, workers
 from components.guard import attempt
 from explorer.pairs import Pair
 from explorer.preprocess import InputError, analyze_pair, make_pair
 from runtime.pool import cost, tasks
+
+
+def seed(key: str) -> state.Slot[tuple[str, tuple[str, str]]]:
+    """The stored rewrite the edited copy starts from: (its boxes' key suffix, (text, hypothesis))."""
+    return state.Slot(f"{key}_seed")
 
 
 def _from_stored(key: str, stored: Mapping[str, tuple[str, str]]) -> None:
@@ -21,8 +26,8 @@ def _from_stored(key: str, stored: Mapping[str, tuple[str, str]]) -> None:
     left, right = st.columns([3, 1])
     rule = left.selectbox("Stored what-if rewrites of this pair (Groups page)", list(stored), key=f"{key}_stored")
     if right.button("Edit a copy from it", key=f"{key}_use") and rule is not None:
-        st.session_state[f"{key}_on"] = True
-        st.session_state[f"{key}_seed"] = (f"_{rule}", stored[rule])
+        state.Slot[bool](f"{key}_on").set(True)
+        seed(key).set((f"_{rule}", stored[rule]))
 
 
 def render_counterfactual(pair: Pair, *, stored: Mapping[str, tuple[str, str]] | None = None) -> None:
@@ -42,7 +47,7 @@ def render_counterfactual(pair: Pair, *, stored: Mapping[str, tuple[str, str]] |
         return
     left, right = st.columns(2)
     # A stored rewrite chosen below seeds a fresh pair of boxes (their own keys).
-    rule, (start_text, start_hyp) = st.session_state.get(f"{key}_seed", ("", (pair.text, pair.hypothesis)))
+    rule, (start_text, start_hyp) = seed(key).get() or ("", (pair.text, pair.hypothesis))
     text = left.text_area("Edited text", value=start_text, key=f"{key}_text{rule}", height=110)
     hypothesis = right.text_area("Edited hypothesis", value=start_hyp, key=f"{key}_hyp{rule}", height=110)
     if text == pair.text and hypothesis == pair.hypothesis:

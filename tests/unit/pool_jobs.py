@@ -58,6 +58,13 @@ def fail_oddly() -> None:
 _HELD: list[bytearray] = []
 
 
+def resident() -> int:
+    """This worker's resident bytes (what its memory mark is compared with)."""
+    from runtime.pool.worker import resident_bytes
+
+    return resident_bytes()
+
+
 def hold(megabytes: int) -> int:
     """Keep ``megabytes`` of touched memory in this worker after the job (a job's leftovers)."""
     _HELD.append(bytearray(b"\x01") * (megabytes * 2**20))

@@ -276,9 +276,13 @@ def test_a_worker_past_its_memory_mark_is_replaced_after_its_job() -> None:
     """What a job leaves in its worker (caches, heap) stays with that process: past the
     mark, the worker leaves once its result is sent, no job is lost, and a fresh fork
     takes its place. Below the mark the worker stays."""
-    from runtime.pool.worker import resident_bytes
-
-    mark_mb = resident_bytes() / 2**20 + 150  # a fork starts about where this process is
+    # The mark from a worker's own size: a worker forks from the pool's fork server, which
+    # may be far smaller than this process after a long test session.
+    probe = Pool(1, long_workers=1, budget=30.0, start_method="fork").start()
+    try:
+        mark_mb = probe.submit("a", jobs.resident).result(WAIT) / 2**20 + 150
+    finally:
+        probe.close()
     pool = Pool(1, long_workers=1, budget=30.0, start_method="fork", recycle_mb=mark_mb).start()
     try:
         first = pool.submit("a", jobs.hold, 10).result(WAIT)

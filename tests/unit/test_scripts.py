@@ -10,7 +10,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 #: Modules that are helpers of the scripts, not scripts (no ``main``).
-HELPERS = {"bench.__init__", "bench.class_students", "bench.server_usage", "experiments.__init__", "experiments.common"}
+HELPERS = {"bench.__init__", "bench.class_flood", "bench.class_students", "bench.server_usage", "experiments.__init__", "experiments.common"}
 SCRIPTS = sorted(
     f"{folder}.{path.stem}"
     for folder in ("bench", "experiments")
