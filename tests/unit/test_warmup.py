@@ -136,8 +136,10 @@ def test_missing_data_skips_its_steps_with_one_line_per_resource_and_no_tracebac
 
 
 def test_a_real_failure_keeps_its_traceback_in_the_log(caplog: pytest.LogCaptureFixture) -> None:
+    models: dict[str, object] = {}
+
     def broken() -> None:
-        {}["model"]  # a KeyError is a LookupError too, but no missing resource
+        models["model"]  # a KeyError is a LookupError too, but no missing resource
 
     with caplog.at_level(logging.WARNING, logger="runtime.warmup"):
         status = warmup.Warmup(lambda: [warmup.Step("model", broken)]).run()
