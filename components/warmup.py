@@ -111,4 +111,6 @@ def summary() -> str | None:
     status = _finished()
     if status is None:
         return None
-    return f"Methods warmed up at start-up in {status.seconds:.1f} s ({status.total} steps)."
+    skipped = (f"; {len(status.skipped)} skipped: they need NLTK data that is missing "
+               f"({', '.join(sorted({nltk_id for _, nltk_id in status.skipped}))})") if status.skipped else ""
+    return f"Methods warmed up at start-up in {status.seconds:.1f} s ({status.total} steps{skipped})."

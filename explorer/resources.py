@@ -358,16 +358,24 @@ def _terminal_progress(nltk_id: str, percent: float, status: str) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m explorer.resources ensure``: fetch what is missing, print one summary
-    line; exits 0 even when offline (the app then runs degraded)."""
+    """``python -m explorer.resources ensure``: fetch what is missing (with progress once the
+    data server answers), print one summary line; exits 0 even when offline (the app then
+    runs degraded), and offline that line is all it prints."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args != ["ensure"]:
         print("usage: python -m explorer.resources ensure", file=sys.stderr)
         return 2
     wanted = [r.nltk_id for r in missing()]
-    if wanted:
-        print(f"NLTK resources: fetching {len(wanted)} missing ({', '.join(wanted)})...", file=sys.stderr)
-    report = ensure(wanted, progress=_terminal_progress)
+    started: list[str] = []
+
+    def progress(nltk_id: str, percent: float, status: str) -> None:
+        # Said once the data server has answered: offline, the summary below is the one line.
+        if not started:
+            started.append(nltk_id)
+            print(f"NLTK resources: fetching {len(wanted)} missing ({', '.join(wanted)})...", file=sys.stderr)
+        _terminal_progress(nltk_id, percent, status)
+
+    report = ensure(wanted, progress=progress)
     print(report.format(), file=sys.stderr)
     return 0
 

@@ -13,8 +13,13 @@ needs is loaded the way it will be used), so a progress line says what is being 
 :meth:`Warmup.run`, on the caller's: the worker pool's fork server does, see
 :mod:`runtime.pool.zygote`), and reports progress (:meth:`Warmup.status`); the fork server
 writes it to a small JSON file the server reads (:func:`write_status`, :func:`read_status`).
-A failing step is recorded and the warm-up goes on: the method it belongs to reports its own
-error when used. :func:`start` returns the process's one warm-up, started on the first call.
+A failing step is recorded, its traceback logged (the server's log), and the warm-up goes on:
+the method it belongs to reports its own error when used. Missing NLTK data is not a failure:
+a step that needs a resource NLTK cannot find (:attr:`Step.needs`, or a step that raises NLTK's
+``LookupError`` anyway) is skipped and recorded with the resource's name, and once the warm-up
+is done it logs one line per missing resource naming the steps it skipped
+(:func:`skipped_lines`), never NLTK's thirty-line message with a traceback.
+:func:`start` returns the process's one warm-up, started on the first call.
 
 Pages wait for it (:meth:`Warmup.wait`) before scoring in the server's own process, so
 nothing first-loads a resource in two threads at once (NLTK's lazy corpus readers are not
@@ -24,7 +29,9 @@ safe for that).
 from __future__ import annotations
 
 import json
+import logging
 import os
+import re
 import tempfile
 import threading
 import time
@@ -37,13 +44,18 @@ from pathlib import Path
 TEXT = "Ilse Marrow bought a new car in Kettleby on 3 May, her neighbours said."
 HYPOTHESIS = "Ilse Marrow purchased an automobile."
 
+#: Skipped steps (warnings, one line each) and failed steps (errors, with their traceback).
+LOG = logging.getLogger("runtime.warmup")
+
 
 @dataclass(frozen=True)
 class Step:
-    """One first use: ``run()``, shown as ``label``."""
+    """One first use: ``run()``, shown as ``label``; skipped when NLTK cannot find one of
+    the resources ``needs`` names (download ids, as in :data:`explorer.resources.RESOURCES`)."""
 
     label: str
     run: Callable[[], object]
+    needs: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -58,6 +70,8 @@ class WarmupStatus:
         seconds: time since the warm-up started (its duration once finished).
         finished: every step has run.
         timings: (label, wall seconds, CPU seconds of this process) of each step done.
+        skipped: (label, NLTK resource id) of each step skipped because that resource is
+            missing (counted in ``done``, not an error).
     """
 
     done: int
@@ -67,6 +81,7 @@ class WarmupStatus:
     seconds: float
     finished: bool
     timings: tuple[tuple[str, float, float], ...] = ()
+    skipped: tuple[tuple[str, str], ...] = ()
 
     @property
     def share(self) -> float:
@@ -96,7 +111,8 @@ def resource_steps() -> list[Step]:
         Step("stopwords", preprocess.stopwords),
         Step("Brown information weights (NIST, disk cache)", brown_weights),
         Step("Brown word frequencies (bag-of-words idf, disk cache)", brown_idf),
-        Step("WordNet information content from Brown (disk cache)", brown_information_content),
+        Step("WordNet information content from Brown (disk cache)", brown_information_content,
+             needs=("brown", "wordnet")),
         Step("PPDB paraphrase table", load_ppdb),
     ]
 
@@ -144,6 +160,7 @@ def read_status(path: Path) -> WarmupStatus | None:
         data = json.loads(path.read_text(encoding="utf-8"))
         data["errors"] = tuple(tuple(e) for e in data["errors"])
         data["timings"] = tuple(tuple(t) for t in data.get("timings", ()))
+        data["skipped"] = tuple(tuple(s) for s in data.get("skipped", ()))
         return WarmupStatus(**data)
     except (OSError, ValueError, TypeError, KeyError):
         return None
@@ -164,6 +181,7 @@ class Warmup:
         self._current = ""
         self._errors: list[tuple[str, str]] = []
         self._timings: list[tuple[str, float, float]] = []
+        self._skipped: list[tuple[str, str]] = []
         self._started = 0.0
         self._ended = 0.0
 
@@ -189,7 +207,7 @@ class Warmup:
             end = self._ended if self.finished else time.monotonic()
             return WarmupStatus(self._done, self._total, self._current, tuple(self._errors),
                                 end - self._started if self._started else 0.0, self.finished,
-                                tuple(self._timings))
+                                tuple(self._timings), tuple(self._skipped))
 
     def run(self) -> WarmupStatus:
         """Run every step on the calling thread (instead of :meth:`start`); the final status."""
@@ -217,20 +235,69 @@ class Warmup:
                     self._current = step.label
                 self._changed()
                 wall, cpu = time.monotonic(), time.process_time()
+                absent = _absent(step.needs)
                 try:
-                    step.run()
+                    if absent is None:
+                        step.run()
+                except LookupError as err:  # NLTK's "resource not found": missing data, not a fault
+                    absent = missing_resource(err)
+                    if absent is None:
+                        self._failed(step.label, err)
                 except Exception as err:  # recorded; the method reports it again when used
-                    with self._lock:
-                        self._errors.append((step.label, f"{type(err).__name__}: {err}"))
+                    self._failed(step.label, err)
                 with self._lock:
+                    if absent is not None:
+                        self._skipped.append((step.label, absent))
                     self._done += 1
                     self._timings.append((step.label, time.monotonic() - wall, time.process_time() - cpu))
         finally:
             with self._lock:
                 self._current = ""
                 self._ended = time.monotonic()
+                skipped = list(self._skipped)
+            for line in skipped_lines(skipped):
+                LOG.warning(line)
             self._done_event.set()
             self._changed()
+
+    def _failed(self, label: str, err: Exception) -> None:
+        """A step's real failure: recorded for the page, its traceback to the server's log."""
+        with self._lock:
+            self._errors.append((label, f"{type(err).__name__}: {err}"))
+        LOG.error("warm-up step %r failed (its method reports this again when used)", label, exc_info=err)
+
+
+def _absent(needs: Sequence[str]) -> str | None:
+    """The first of ``needs`` NLTK cannot find (None when all are found)."""
+    if not needs:
+        return None
+    from explorer.resources import is_available
+
+    return next((nltk_id for nltk_id in needs if not is_available(nltk_id)), None)
+
+
+#: NLTK's message names the resource as ``Resource 'brown' not found`` (quotes or colours vary).
+_NOT_FOUND = re.compile(r"Resource\W+([\w./-]+?)\W*\s+not found")
+
+
+def missing_resource(err: LookupError) -> str | None:
+    """The resource an NLTK ``LookupError`` says it could not find (None for another
+    ``LookupError``, e.g. a ``KeyError``: that one is a real failure)."""
+    if isinstance(err, (KeyError, IndexError)):
+        return None
+    found = _NOT_FOUND.search(str(err))
+    return found.group(1) if found else None
+
+
+def skipped_lines(skipped: Sequence[tuple[str, str]]) -> list[str]:
+    """One line per missing resource, naming the steps skipped for it, in order of first skip."""
+    steps: dict[str, list[str]] = {}
+    for label, nltk_id in skipped:
+        steps.setdefault(nltk_id, []).append(label)
+    return [f"warm-up: NLTK resource {nltk_id!r} is missing, so {len(labels)} step"
+            f"{'s were' if len(labels) != 1 else ' was'} skipped ({'; '.join(labels)}); "
+            "the app runs degraded, `make resources` fetches it."
+            for nltk_id, labels in steps.items()]
 
 
 _WARMUP: Warmup | None = None

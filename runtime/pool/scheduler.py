@@ -66,6 +66,34 @@ KILL_AFTER = 0.5
 #: group is shutting down): not replaced, which would start a new fork server mid-shutdown.
 #: A crash (an exception, SIGSEGV) or the kernel's OOM killer (SIGKILL) is replaced.
 STOPPED = frozenset({-15, -2, -1})
+#: A forked worker's exit code when its fork server has gone and cannot say how it ended.
+UNKNOWN_EXIT = 255
+
+
+def fork_server_stopped(within: float = 1.0) -> bool:
+    """Whether the fork server of this process was stopped from outside (by one of the
+    signals of :data:`STOPPED`: the process group is shutting down, e.g. Ctrl-C in the
+    terminal), waiting up to ``within`` seconds for it to end (its workers learn that it
+    is going a moment before it has gone). Read without reaping it (``WNOWAIT``):
+    multiprocessing reaps it itself before it starts another. False while it runs, when
+    none was started, or when it ended any other way (e.g. the kernel's OOM killer), after
+    which workers are replaced."""
+    from multiprocessing import forkserver
+
+    pid = getattr(forkserver._forkserver, "_forkserver_pid", None)
+    if not isinstance(pid, int) or not hasattr(os, "waitid"):
+        return False
+    deadline = time.monotonic() + within
+    while True:
+        try:
+            ended = os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
+        except ChildProcessError:
+            return False
+        if ended is not None:
+            return -ended.si_status in STOPPED and ended.si_code in (os.CLD_KILLED, os.CLD_DUMPED)
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
 
 
 def default_long_workers(workers: int) -> int:
@@ -454,6 +482,9 @@ class Pool:
     def _gone(self, worker: _Worker) -> None:
         worker.process.join(timeout=1)
         code = worker.process.exitcode
+        # Every worker of a fork server stopped with its process group ends with an unknown
+        # code: replacing them would start a new fork server, and its warm-up, mid-shutdown.
+        stopped = code in STOPPED or (code == UNKNOWN_EXIT and fork_server_stopped())
         with self._lock:
             if worker not in self._workers:
                 return
@@ -465,7 +496,7 @@ class Pool:
                 self._resolve(job, WorkerLost(
                     f"the worker process running {job.label or 'this job'} stopped (exit code {code}); "
                     "it has been replaced: try again, or shorten the input"))
-            if not self._closed and (worker.killed or code not in STOPPED):
+            if not self._closed and (worker.killed or not stopped):
                 self._request_spawn(worker.lane)
         worker.conn.close()
 

@@ -52,6 +52,27 @@ def resident_bytes() -> int:
         return 0
 
 
+def own_files() -> None:
+    """In a freshly forked worker: forget the file handles WordNet's reader inherited, so
+    two workers never seek in one shared file description.
+
+    Only the reader's own attributes are read (``vars``), never through NLTK's lazy loader:
+    asking a loader that has not loaded yet for an attribute loads WordNet, which where it
+    is missing raises a LookupError at every fork (a hook run at fork prints it with its
+    traceback) and where it is present would load it in each worker for nothing."""
+    import sys
+
+    corpus = sys.modules.get("nltk.corpus")
+    reader = getattr(corpus, "wordnet", None) if corpus is not None else None
+    attributes = getattr(reader, "__dict__", None)
+    if not isinstance(attributes, dict) or not isinstance(attributes.get("_data_file_map"), dict):
+        return  # no WordNet, or not loaded yet (then nothing is open)
+    attributes["_data_file_map"].clear()
+    for name in ("_key_count_file", "_key_synset_file"):
+        if attributes.get(name) is not None:
+            setattr(reader, name, None)
+
+
 class RemoteError(ExplorerError, RuntimeError):
     """An error raised by a job whose own exception could not be sent back as it was."""
 

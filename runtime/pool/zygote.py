@@ -11,7 +11,7 @@ between the workers instead of held once per worker.
 
 A fork shares open files with its siblings, offsets included, and WordNet's reader keeps
 its data files open and seeks in them; each worker therefore drops the inherited handles
-as it is forked (:func:`own_files`) and opens its own on first use.
+as it is forked (:func:`runtime.pool.worker.own_files`) and opens its own on first use.
 
 A worker never runs the server's main script: multiprocessing prepares each process it
 starts by importing the parent's ``__main__`` again, which under Streamlit is the app's own
@@ -29,21 +29,7 @@ import gc
 import os
 
 from runtime import warmup
-
-
-def own_files() -> None:
-    """In a freshly forked worker: forget the file handles WordNet's reader inherited, so
-    two workers never seek in one shared file description."""
-    import sys
-
-    corpus = sys.modules.get("nltk.corpus")
-    reader = getattr(corpus, "wordnet", None) if corpus is not None else None
-    files = getattr(reader, "_data_file_map", None)  # present once WordNet has loaded
-    if isinstance(files, dict):
-        files.clear()
-        for name in ("_key_count_file", "_key_synset_file"):
-            if getattr(reader, name, None) is not None:
-                setattr(reader, name, None)
+from runtime.pool.worker import own_files
 
 
 def _keep_main() -> None:

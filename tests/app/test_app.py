@@ -789,6 +789,25 @@ def test_pages_wait_for_the_warm_up_and_the_sidebar_names_failed_steps(slow_fail
     assert not at.exception and not at.error
 
 
+def test_a_warm_up_step_without_its_nltk_data_is_skipped_not_failed(monkeypatch: pytest.MonkeyPatch) -> None:
+    from explorer import resources
+    from runtime import warmup
+
+    monkeypatch.setattr(resources, "is_available", lambda nltk_id: nltk_id != "brown")
+    fake = warmup.Warmup(lambda: [warmup.Step("Brown table", lambda: 1 / 0, needs=("brown",)),
+                                  warmup.Step("tokenizer", lambda: None)])
+    previous = warmup.replace_for_tests(fake)
+    try:
+        at = page(start(), DATASET)
+    finally:
+        fake.wait(30)
+        warmup.replace_for_tests(previous)
+    assert not at.exception and not at.error
+    assert not [c for c in at.sidebar.caption if "Warm-up" in c.value]  # missing data is not a failure
+    (done,) = [c.value for c in at.sidebar.caption if c.value.startswith("Methods warmed up at start-up in")]
+    assert "(2 steps; 1 skipped: they need NLTK data that is missing (brown))" in done
+
+
 def test_a_large_dataset_gets_a_pair_number_instead_of_a_list() -> None:
     rows = ["id,text,hypothesis,label"] + [
         f"p{i},The ferry number {i} left Kettleby at noon.,Ferry {i} left.,{'entailment' if i % 2 else 'non-entailment'}"

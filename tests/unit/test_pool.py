@@ -307,3 +307,47 @@ def test_the_memory_mark_comes_from_the_environment(monkeypatch: pytest.MonkeyPa
     monkeypatch.setenv("EXPLORER_WORKER_RSS_MB", "-5")
     with pytest.raises(PoolError, match="EXPLORER_WORKER_RSS_MB"):
         configured_recycle_mb()
+
+
+#: A pool forked from a fork server (no preload: no warm-up), whose process group is stopped
+#: fork server first, as Ctrl-C in a terminal may: the workers then end with an unknown code.
+_GROUP_STOPPED = """
+import os, signal, time
+from multiprocessing import forkserver
+from runtime.pool import Pool
+from tests.unit import pool_jobs as jobs
+
+def until(condition):
+    deadline = time.monotonic() + 60
+    while not condition():
+        assert time.monotonic() < deadline, "condition not reached in time"
+        time.sleep(0.02)
+
+pool = Pool(1, long_workers=1, budget=30, preload=()).start()
+assert pool.submit("a", jobs.pid).result(60) and pool.submit("b", jobs.pid, long=True).result(60)
+requested = []
+pool._request_spawn = requested.append
+until(lambda: len(pool.pids()) == 2)
+workers, server = pool.pids(), forkserver._forkserver._forkserver_pid
+os.kill(server, signal.SIGTERM)
+until(lambda: os.waitid(os.P_PID, server, os.WEXITED | os.WNOHANG | os.WNOWAIT) is not None)
+for pid in workers:
+    os.kill(pid, signal.SIGTERM)
+until(lambda: not pool.pids())
+print("replacements asked:", len(requested))
+pool.close()
+"""
+
+
+def test_workers_of_a_fork_server_stopped_with_its_group_are_not_replaced() -> None:
+    """Replacing them would start a new fork server, and its whole warm-up, while the server
+    shuts down (it printed the warm-up's lines a second time at Ctrl-C)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", _GROUP_STOPPED], cwd=root, capture_output=True, text=True,
+                          timeout=120, check=False, env={**os.environ, "PYTHONPATH": str(root)})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip() == "replacements asked: 0"

@@ -66,7 +66,7 @@ def server(tmp_path: Path) -> Iterator[tuple[str, Path]]:
 
 
 @pytest.fixture
-def empty_nltk_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+def empty_nltk_data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """NLTK sees only an empty data directory; loopback servers are allowed.
 
     NLTK refuses loopback and private addresses as a guard against server-side request
@@ -212,3 +212,18 @@ def test_ppdb_is_parsed_once_then_read_from_the_disk_cache(tmp_path: Path, monke
         assert ppdb.load_ppdb() == parsed
     finally:
         ppdb.load_ppdb.cache_clear()
+
+
+@pytest.mark.filterwarnings("ignore:Security Violation:RuntimeWarning")
+def test_the_make_run_entry_point_offline_prints_one_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, empty_nltk_data: Path
+) -> None:
+    with socket.socket() as sock:  # a port nobody listens on: connection refused
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    monkeypatch.setattr(resources, "default_downloader",
+                        lambda: Downloader(server_index_url=f"http://127.0.0.1:{port}/index.xml"))
+    assert resources.main(["ensure"]) == 0
+    out = capsys.readouterr()
+    assert out.out == "" and len(out.err.splitlines()) == 1 and "Traceback" not in out.err
+    assert f"{len(resources.RESOURCES)} still missing" in out.err and "cannot be reached" in out.err

@@ -1,10 +1,14 @@
 """The server's warm-up (runtime/warmup.py): steps run once, in order, on a background
-thread, with readable progress; a failing step is recorded and the rest still run."""
+thread, with readable progress; a failing step is recorded (its traceback logged) and the rest
+still run; a step whose NLTK data is missing is skipped, said in one line per resource."""
 
 from __future__ import annotations
 
+import logging
 import threading
 from pathlib import Path
+
+import pytest
 
 from explorer.aligners import ALIGNERS
 from explorer.scorers import SCORERS
@@ -93,3 +97,57 @@ def test_the_process_has_one_warm_up() -> None:
         assert fake.wait(30)
     finally:
         warmup.replace_for_tests(previous)
+
+
+def _not_found(nltk_id: str) -> LookupError:
+    """NLTK's own error for a resource it cannot find (its long message, as nltk.data raises it)."""
+    return LookupError("\n" + "*" * 70 + f"\n  Resource '{nltk_id}' not found.\n  Please use the NLTK Downloader"
+                       f" to obtain the resource:\n\n  >>> import nltk\n  >>> nltk.download('{nltk_id}')\n"
+                       + "*" * 70 + "\n")
+
+
+def test_missing_data_skips_its_steps_with_one_line_per_resource_and_no_traceback(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture) -> None:
+    from explorer import resources
+
+    monkeypatch.setattr(resources, "is_available", lambda nltk_id: nltk_id not in {"brown", "wordnet"})
+    ran: list[str] = []
+
+    def undeclared() -> None:  # needs WordNet without saying so: NLTK raises when it looks
+        ran.append("lemmas")
+        raise _not_found("wordnet")
+
+    steps = [warmup.Step("information content", lambda: ran.append("ic"), needs=("stopwords", "brown")),
+             warmup.Step("idf table", lambda: ran.append("idf"), needs=("brown",)),
+             warmup.Step("lemmas", undeclared),
+             warmup.Step("tokenizer", lambda: ran.append("tokens"), needs=("stopwords",))]
+    with caplog.at_level(logging.WARNING, logger="runtime.warmup"):
+        status = warmup.Warmup(lambda: steps).run()
+    assert ran == ["lemmas", "tokens"]  # the steps whose data is missing never start
+    assert status.errors == ()  # missing data is not a failure
+    assert status.skipped == (("information content", "brown"), ("idf table", "brown"), ("lemmas", "wordnet"))
+    assert (status.done, status.total, status.finished) == (4, 4, True)
+    lines = [r.getMessage() for r in caplog.records]
+    assert len(lines) == 2 and all("\n" not in line for line in lines)  # one line per missing resource
+    assert "'brown'" in lines[0] and "2 steps were skipped (information content; idf table)" in lines[0]
+    assert "'wordnet'" in lines[1] and "(lemmas)" in lines[1]
+    assert all(r.exc_info is None for r in caplog.records)
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_a_real_failure_keeps_its_traceback_in_the_log(caplog: pytest.LogCaptureFixture) -> None:
+    models: dict[str, object] = {}
+
+    def broken() -> None:
+        models["model"]  # a KeyError is a LookupError too, but no missing resource
+
+    with caplog.at_level(logging.WARNING, logger="runtime.warmup"):
+        status = warmup.Warmup(lambda: [warmup.Step("model", broken)]).run()
+    assert status.skipped == () and status.errors == (("model", "KeyError: 'model'"),)
+    [record] = caplog.records
+    assert record.levelno == logging.ERROR and record.exc_info is not None and "'model'" in record.getMessage()
+
+
+def test_nltk_not_found_names_its_resource() -> None:
+    assert warmup.missing_resource(_not_found("averaged_perceptron_tagger_eng")) == "averaged_perceptron_tagger_eng"
+    assert warmup.missing_resource(LookupError("unknown encoding: utf-99")) is None
