@@ -108,8 +108,11 @@ def pair_controls(loaded: LoadedDataset) -> Pair | None:
     ids = [p.id for p in pairs]
     by_id = {p.id: p for p in pairs}
     wanted = selected_pair_id()
-    if wanted is not None and wanted not in by_id:
-        st.warning(unknown_pair(loaded, wanted))
+    # A link to a pair the dataset lacks, or to a dataset this server lacks (said above the
+    # page), shows no other pair in its place: the picker, with nothing chosen.
+    if wanted is not None and (wanted not in by_id or state.link_missing()):
+        if wanted not in by_id:
+            st.warning(unknown_pair(loaded, wanted))
         pick = state.pair_pick(loaded.key)
         pick.pop()
         st.selectbox(f"Pair from {loaded.name}", ids, index=None, key=pick.key, placeholder="choose a pair",
