@@ -65,6 +65,10 @@ TEXT_BOXES = ((state.TEXT_WIDGET, state.TYPED_TEXT), (state.HYPOTHESIS_WIDGET, s
 GRID_MAX_TOKENS = 150
 #: Datasets with more pairs get a number box instead of a list of every pair's caption.
 PICKER_MAX_OPTIONS = 1000
+#: A typed pair longer than this (text and hypothesis together, in characters) is kept out
+#: of the URL, and the page says so: some browsers, proxies and chat tools cut or refuse
+#: links of a few kilobytes, and a link cut mid-sentence would reopen another pair.
+URL_MAX_CHARS = 3000
 
 
 def _pair_caption(pair: Pair) -> str:
@@ -84,6 +88,16 @@ def _show_pair(pair: Pair) -> None:
     for (widget, kept), value in zip(TEXT_BOXES, (pair.text, pair.hypothesis), strict=True):
         widget.set(value)
         kept.set(value)
+
+
+def _typed_from_url() -> None:
+    """A fresh session's typed words from the URL (``?pair_text=``, ``?pair_hypothesis=``),
+    in place of the pair's: a reload or a shared link reopens the pair that was typed."""
+    for widget, kept in TEXT_BOXES:
+        value = st.query_params.get(widget.key)
+        if value is not None:
+            widget.set(str(value))
+            kept.set(str(value))
 
 
 def _copy_widget(widget: state.Slot[str], kept: state.Slot[str]) -> None:
@@ -142,14 +156,26 @@ def pair_controls(loaded: LoadedDataset) -> Pair | None:
         )
         st.caption(plain(_pair_caption(by_id[wanted])))
     chosen = by_id[wanted]
-    if state.PAIR_SHOWN.get() != (loaded.key, chosen.id) or not state.TYPED_TEXT.present():
+    fresh = not state.TYPED_TEXT.present()
+    if state.PAIR_SHOWN.get() != (loaded.key, chosen.id) or fresh:
         _show_pair(chosen)
         state.PAIR_SHOWN.set((loaded.key, chosen.id))
+        if fresh:
+            _typed_from_url()
     for widget, kept in TEXT_BOXES:
         widget.setdefault(kept.value)
-    for column, label, (widget, kept) in zip(st.columns(2), ("Text (premise)", "Hypothesis"), TEXT_BOXES, strict=True):
-        column.text_area(label, key=widget.key, height=130, on_change=_copy_widget, args=(widget, kept))
     text, hypothesis = state.TYPED_TEXT.value(), state.TYPED_HYPOTHESIS.value()
+    # Typed words live in the URL as the Teach page's do (a widget bound to the query
+    # parameter of its key: only while they differ from the pair shown), within a bound.
+    fits = len(text) + len(hypothesis) <= URL_MAX_CHARS
+    for column, label, default, (widget, kept) in zip(
+            st.columns(2), ("Text (premise)", "Hypothesis"), (chosen.text, chosen.hypothesis), TEXT_BOXES, strict=True):
+        column.text_area(label, value=default, key=widget.key, height=130, on_change=_copy_widget, args=(widget, kept),
+                         bind="query-params" if fits else None)
+    if not fits:
+        st.caption(f"This pair is too long for a link ({len(text) + len(hypothesis):,} characters; a link keeps "
+                   f"typed pairs of up to {URL_MAX_CHARS:,}), so it is not in the URL: a reload or a copied link "
+                   "will not bring it back.")
     if text == chosen.text and hypothesis == chosen.hypothesis:
         st.caption(f"Pair **{plain(chosen.id)}** of {plain(loaded.name)}"
                    + (f", gold label: **{chosen.label}**" if chosen.label else ""))

@@ -386,7 +386,7 @@ def test_dataset_page_upload_good_and_malformed_files() -> None:
         other = AppTest.from_file(APP, default_timeout=TIMEOUT)
         other.query_params["dataset"] = bad
         other.run()
-        assert any("not available here" in w.value and bad in w.value for w in other.warning)
+        assert any(f"names the dataset `{bad}`" in w.value for w in other.warning)
         assert other.query_params.get("dataset") in (bad, [bad])  # the link is left as it was
 
 
