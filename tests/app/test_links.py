@@ -75,14 +75,27 @@ def test_a_link_to_an_upload_this_server_no_longer_keeps_says_so() -> None:
     assert "upload:fedcba9876543210" in said and "upload the file again" in said
 
 
+def on_page(path: str, params: dict[str, object]) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT).run()
+    at.switch_page(path)
+    at.query_params.update(params)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
 def test_evaluate_scorers_are_in_the_url() -> None:
-    at = opened({})
-    at.switch_page("components/pages/evaluate.py").run()
-    assert not at.exception, at.exception
+    at = on_page("components/pages/evaluate.py", {"evaluate_scorers": ["BLEU", "Bag-of-words alignment"]})
     box = at.multiselect(key="evaluate_scorers")
-    chosen = box.options[:2]
-    box.set_value(chosen).run()
-    assert not at.exception, at.exception
-    again = opened({k: v for k, v in at.query_params.items()})
-    again.switch_page("components/pages/evaluate.py").run()
-    assert again.multiselect(key="evaluate_scorers").value == chosen
+    assert box.proto.query_param_key == "evaluate_scorers"
+    assert box.value == ["bleu", "bow"]
+
+
+def test_dataset_filters_are_in_the_url() -> None:
+    at = on_page("components/pages/dataset.py", {"filter_search": "bicycle", "filter_outcome": "incorrect"})
+    assert at.text_input(key="filter_search").value == "bicycle"
+    assert at.text_input(key="filter_search").proto.query_param_key == "filter_search"
+    for key in ("filter_gold", "filter_task", "filter_tags"):
+        assert at.multiselect(key=key).proto.query_param_key == key
+    assert at.selectbox(key="dataset_scorer").proto.query_param_key == "dataset_scorer"
+    assert at.radio(key="filter_outcome").value == "incorrect"
