@@ -243,8 +243,10 @@ def _known_slow(loaded: LoadedDataset, analyzed: AnalyzedPair, slow: list[str]) 
 def _slow_on_request(analyzed: AnalyzedPair, missing: list[str]) -> dict[str, ScoreResult]:
     """On a long pair, a button runs the slow methods still missing."""
     labels = ", ".join(SCORERS[n].label for n in missing)
-    if not st.button(f"Run slow methods ({labels})", key="run_slow"):
+    place = st.empty()
+    if not place.button(f"Run slow methods ({labels})", key="run_slow"):
         return {}
+    place.empty()  # they ran: the button goes (a later run finds their results kept)
     return _score_each(missing, analyzed)
 
 

@@ -455,6 +455,7 @@ def test_slow_methods_run_at_once_on_short_pairs_and_on_request_on_long_ones(slo
     assert not at.exception and not at.error
     scores = frame(at, "decision").set_index("name")
     assert "slow_length" in scores.index and "…" not in at.html[0].value
+    assert "run_slow" not in [b.key for b in at.button]  # they ran: no button to run them again
 
 
 def test_dataset_cutoffs_are_chosen_in_the_background_and_typed_pairs_keep_the_defaults(
