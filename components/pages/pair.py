@@ -39,6 +39,7 @@ from components.sections.verdicts import (
     render_strip,
     stored_scores,
     verdicts,
+    zero_cutoff_note,
 )
 from components.state import current_dataset, select_pair, selected_pair_id
 from components.text import count, plain
@@ -334,6 +335,16 @@ def scorer_picker(column: DeltaGenerator, names: list[str]) -> str:
     return picked
 
 
+def _zeros_at_hand(loaded: LoadedDataset, name: str, source: str) -> tuple[int, int, str] | None:
+    """How many pairs of the set a cutoff was chosen on score 0, when its scores are at hand
+    (the dataset's own or the development set, scored by a page); None otherwise."""
+    chosen_on = loaded if source == "dataset" else state.dev_dataset() if source == "dev" else None
+    if chosen_on is None or not is_scored(chosen_on, name):
+        return None
+    scores = dataset_scores(chosen_on, name)
+    return int((scores == 0).sum()), int(scores.size), plain(chosen_on.name)
+
+
 def decision_section(loaded: LoadedDataset, pair: Pair, results: dict[str, PageScore]) -> None:
     if not results:
         return
@@ -353,6 +364,8 @@ def decision_section(loaded: LoadedDataset, pair: Pair, results: dict[str, PageS
         value=float(cut.value), step=0.001, format="%.3f", key=f"cutoff_{name}_{loaded.key}_{cut.source}",
         help=f"Starts at {plain(cut.origin)}.",
     )
+    if cut.value == 0:
+        right.caption(zero_cutoff_note(name, SCORERS[name].label, _zeros_at_hand(loaded, name, cut.source)))
     decision = _decision(value, cutoff)
     message = f"{SCORERS[name].label} = {value:.4f} {'>' if value > cutoff else '≤'} {cutoff:.3f}: **{decision}**"
     if pair.entails is not None:
