@@ -85,7 +85,7 @@ def aligner_section(loaded: LoadedDataset) -> None:
     better = sum(r["difference"] > 0 for r in rows)
     worse = sum(r["difference"] < 0 for r in rows)
     st.caption(f"{len(rows)} problems: {ALIGNERS[second].label} better on {better}, worse on {worse}, "
-               f"equal on {len(rows) - better - worse}. Largest differences first; click a row to open it.")
+               f"equal on {len(rows) - better - worse}. Largest differences first; tick a row's box to open it.")
     event = st.dataframe(table.round(3), hide_index=True, width="stretch", key="compare_f1_table",
                          on_select="rerun", selection_mode="single-row")
     picked = event.selection.rows if event is not None else []

@@ -291,7 +291,7 @@ def main() -> None:
     shown = filter_table(table, labels=labels, tasks=tasks, outcome=outcome, score_range=score_range, search=search,
                          tags=tags)
     shown = slice_filter(loaded, shown)
-    st.caption(f"{len(shown):,} of {count(len(table), 'pair')}. Click a row to open it on the Pair page; "
+    st.caption(f"{len(shown):,} of {count(len(table), 'pair')}. Tick a row's box (its left edge) to open it on the Pair page; "
                "click a column header to sort.")
     if shown.empty:
         st.info("No pair passes these filters.")

@@ -99,3 +99,5 @@ def test_dataset_filters_are_in_the_url() -> None:
         assert at.multiselect(key=key).proto.query_param_key == key
     assert at.selectbox(key="dataset_scorer").proto.query_param_key == "dataset_scorer"
     assert at.radio(key="filter_outcome").value == "incorrect"
+    # The table opens a pair from the row's box only: the caption says so, not "click a row".
+    assert any("Tick a row's box" in c.value for c in at.caption)
