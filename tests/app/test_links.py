@@ -101,3 +101,14 @@ def test_dataset_filters_are_in_the_url() -> None:
     assert at.radio(key="filter_outcome").value == "incorrect"
     # The table opens a pair from the row's box only: the caption says so, not "click a row".
     assert any("Tick a row's box" in c.value for c in at.caption)
+
+
+def test_teach_shows_no_pair_of_another_dataset_for_a_link_to_one_not_here() -> None:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.switch_page("components/pages/teach.py")  # a fresh session opened on Teach by the link
+    at.query_params.update({"dataset": "rte:nope.xml", "pair": "3", "teach_source": "A pair from the dataset"})
+    at.run()
+    assert not at.exception, at.exception
+    assert any("rte:nope.xml" in w.value for w in at.warning)
+    assert not at.get("bidi_component")  # no lesson drawn for pair 3 of the sample
+    assert param(at, "dataset") == "rte:nope.xml"
