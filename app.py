@@ -30,7 +30,7 @@ from components.access import require_access  # noqa: E402  (after the progress 
 from components.charts import format_picker  # noqa: E402
 from components.guard import guarded  # noqa: E402
 from components.sections import batch_results  # noqa: E402
-from components.state import current_dataset  # noqa: E402
+from components.state import current_dataset, link_missing, link_notice  # noqa: E402
 from components.store_access import author_box  # noqa: E402
 from components.text import count, plain  # noqa: E402
 from components.warmup import sidebar_note, start_warmup, summary, wait_for_warmup  # noqa: E402
@@ -85,6 +85,8 @@ def main() -> None:
     # The working dataset before any page: one a fresh session's URL names, and while a
     # batch result is open, the page of it that pages needing pairs in memory show.
     guarded(batch_results.ensure_window, what="the batch result")
+    if link_missing():  # a link to data this server lacks: said on every page, the URL kept
+        st.warning(link_notice() or "")
     if page.title != "Pair":  # the Pair page draws its text boxes first, then waits itself
         guarded(wait_for_warmup, what="the warm-up")
     guarded(page.run, what=f"the {page.title} page")

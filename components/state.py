@@ -22,7 +22,16 @@ from typing import Any, Generic, TypeVar, cast
 import streamlit as st
 
 from components import batch_folders
-from components.data import LoadedDataset, dataset_ref, default_dataset, load_ref
+from components.data import (
+    MSR_NAME,
+    SAMPLE_DIR,
+    LoadedDataset,
+    dataset_ref,
+    default_dataset,
+    load_ref,
+    msr_available,
+    nltk_rte_files,
+)
 from components.text import plain
 from explorer.alignment import Alignment, Link
 from explorer.datasets import DatasetError
@@ -114,6 +123,10 @@ DATASET_UPLOAD: Slot[Any] = Slot("dataset_upload")
 SOURCE_SHOWN: Slot[str] = Slot("explorer_source_shown")
 #: Why the file chosen on the Dataset page did not load (shown once by the page).
 DATASET_ERROR: Slot[str] = Slot("explorer_dataset_error")
+#: A fresh session's ``?dataset=`` this server cannot open: (the ref, why). While set, the
+#: URL keeps naming it and every page says so (:func:`link_notice`), until another dataset
+#: or a pair is chosen.
+LINK_MISSING: Slot[tuple[str, str]] = Slot("explorer_link_missing")
 #: The Dataset table's selection event (tests set it to click a row).
 DATASET_TABLE: Slot[Any] = Slot("dataset_table")
 #: The slice the Groups page opened on the Dataset page: (dataset key, slice name, pair ids).
@@ -196,9 +209,16 @@ DATASET_PARAM = "dataset"
 PAIR_PARAM = "pair"
 
 
+#: Why an ``upload:`` link opens nothing: uploads are freed with their session and bounded per server.
+UPLOAD_GONE = ("an upload this server no longer keeps (uploads are freed with the session that sent them); "
+               "upload the file again on the Dataset page")
+
+
 def _from_url() -> LoadedDataset | None:
     """The dataset a fresh session's URL names (a batch result's folder goes into
-    :data:`BATCH_DIR`; the in-memory dataset is then the sample); None when it names none."""
+    :data:`BATCH_DIR`; the in-memory dataset is then the sample); None when it names none
+    or one this server cannot open (then :data:`LINK_MISSING` says which and why, and the
+    URL is left naming it)."""
     ref = st.query_params.get(DATASET_PARAM)
     if not ref:
         return None
@@ -206,18 +226,48 @@ def _from_url() -> LoadedDataset | None:
     if ref.startswith(batch_folders.PREFIX):
         folder = batch_folders.folder_of(ref)
         if folder is None:
-            st.toast(f"The link names a batch result not opened on this server ({plain(ref)}); showing the sample.")
+            LINK_MISSING.set((ref, "a batch result not opened on this server"))
         else:
             BATCH_DIR.set(folder)
         return None
     try:
         found = load_ref(ref)
     except DatasetError as err:
-        st.toast(f"The dataset this link names could not be opened, so the sample is shown: {plain(err)}")
+        LINK_MISSING.set((ref, f"it could not be opened: {err}"))
         return None
     if found is None:
-        st.toast(f"The link names a dataset that is not available here ({plain(ref)}); showing the sample.")
+        kind = ref.partition(":")[0]
+        LINK_MISSING.set((ref, UPLOAD_GONE if kind == "upload" else "not available here"))
     return found
+
+
+def available_here() -> list[str]:
+    """How the URL names each dataset file this server can open (samples, NLTK's RTE files,
+    the MSR gold alignments), for a link naming one it cannot."""
+    samples = sorted(p.name for p in SAMPLE_DIR.iterdir() if p.is_file() and p.name != "README.md")
+    found = [f"sample:{n}" for n in samples] + [f"rte:{n}" for n in nltk_rte_files()]
+    return found + ([f"msr:{MSR_NAME}"] if msr_available() else [])
+
+
+def link_notice() -> str | None:
+    """What a page says while the URL names a dataset this server cannot open: the ref, why,
+    what the pages show meanwhile and what this server has (None when the link opened)."""
+    missing = LINK_MISSING.get()
+    if missing is None:
+        return None
+    ref, why = missing
+    loaded = DATASET.get()
+    shown = plain(loaded.name) if loaded is not None else "the sample"
+    # In a code span Markdown is inert; only a backtick could end it.
+    return (f"This link names the dataset `{ref.replace('`', '')}`: {plain(why)}. The link is left as it was; meanwhile "
+            f"the pages show the sample {shown}. This server has: "
+            + ", ".join(f"`{r}`" for r in available_here()) + " (open one on the Dataset page).")
+
+
+def link_missing() -> bool:
+    """Whether the URL names a dataset this server could not open (:func:`link_notice`)."""
+    current_dataset()  # a fresh session's URL may name one
+    return LINK_MISSING.present()
 
 
 def working_ref() -> str | None:
@@ -230,8 +280,10 @@ def working_ref() -> str | None:
 
 
 def sync_url() -> None:
-    """Keep ``?dataset=`` naming the working dataset (a page switch drops query params)."""
-    ref = working_ref()
+    """Keep ``?dataset=`` naming the working dataset (a page switch drops query params); while
+    a link names a dataset this server cannot open, keep naming that one."""
+    missing = LINK_MISSING.get()
+    ref = working_ref() if missing is None else missing[0]
     if ref is None:
         st.query_params.pop(DATASET_PARAM, None)
     elif st.query_params.get(DATASET_PARAM) != ref:
@@ -263,7 +315,8 @@ def set_dataset(loaded: LoadedDataset) -> None:
     """Make ``loaded`` the working dataset (closing an open batch result); a pair opened
     from the old one is forgotten."""
     previous = DATASET.get()
-    changed = previous is None or previous.key != loaded.key or bool(BATCH_DIR.get())
+    changed = previous is None or previous.key != loaded.key or bool(BATCH_DIR.get()) or LINK_MISSING.present()
+    LINK_MISSING.pop()
     BATCH_DIR.pop()
     BATCH_WINDOW.pop()
     DATASET.set(loaded)
@@ -275,8 +328,9 @@ def set_dataset(loaded: LoadedDataset) -> None:
 def set_batch(directory: str | None) -> None:
     """Make the batch result in ``directory`` the working dataset (None: close it, and the
     dataset opened before it is the working one again)."""
-    if directory == BATCH_DIR.get():
+    if directory == BATCH_DIR.get() and not LINK_MISSING.present():
         return
+    LINK_MISSING.pop()
     BATCH_WINDOW.pop()
     if directory:
         batch_folders.remember(directory)
@@ -316,6 +370,7 @@ def selected_pair_id() -> str | None:
 
 def open_pair(pair_id: str) -> None:
     """Open a pair of the working dataset on the Pair page."""
+    LINK_MISSING.pop()  # a pair chosen from the dataset shown: the link is given up
     PAIR_ID.set(pair_id)
     params = {PAIR_PARAM: pair_id}
     ref = working_ref()
@@ -329,5 +384,7 @@ def select_pair(pair_id: str | None) -> None:
     if pair_id is None:
         _forget_pair()
     else:
+        LINK_MISSING.pop()  # a pair chosen from the dataset shown: the link is given up
         PAIR_ID.set(pair_id)
+        sync_url()
         st.query_params[PAIR_PARAM] = pair_id

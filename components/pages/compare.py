@@ -85,7 +85,7 @@ def aligner_section(loaded: LoadedDataset) -> None:
     better = sum(r["difference"] > 0 for r in rows)
     worse = sum(r["difference"] < 0 for r in rows)
     st.caption(f"{len(rows)} problems: {ALIGNERS[second].label} better on {better}, worse on {worse}, "
-               f"equal on {len(rows) - better - worse}. Largest differences first; click a row to open it.")
+               f"equal on {len(rows) - better - worse}. Largest differences first; tick a row's box to open it.")
     event = st.dataframe(table.round(3), hide_index=True, width="stretch", key="compare_f1_table",
                          on_select="rerun", selection_mode="single-row")
     picked = event.selection.rows if event is not None else []
@@ -141,6 +141,12 @@ def main() -> None:
     annotator_section()
 
 
+#: The scorers the scatter opens on: two fast ones that spread the pairs (n-gram overlap with
+#: smoothing against word alignment). Plain BLEU is 0 on most short pairs (no 4-gram in
+#: common), so with it the scatter was a stripe at x = 0.
+DEFAULT_AXES = ("mbleu", "bow")
+
+
 def _choose_scorers() -> tuple[str, str] | None:
     """The two scorers to compare (x and y axis), or None (with a note) when there are not two."""
     names = SCORERS.names(interactive=True) + SCORERS.names(interactive=False)
@@ -148,9 +154,9 @@ def _choose_scorers() -> tuple[str, str] | None:
         st.info("Comparing needs two registered scorers.")
         return None
     left, right = st.columns(2)
-    x_name = left.selectbox("First run (x axis)", names, index=0, key="compare_x",
+    x_default, y_default = (names.index(n) if n in names else i for i, n in enumerate(DEFAULT_AXES))
+    x_name = left.selectbox("First run (x axis)", names, index=x_default, key="compare_x",
                             format_func=lambda n: SCORERS[n].label)
-    y_default = names.index("mbleu") if "mbleu" in names and names[0] != "mbleu" else 1
     y_name = right.selectbox("Second run (y axis)", names, index=y_default, key="compare_y",
                              format_func=lambda n: SCORERS[n].label)
     if x_name == y_name:

@@ -48,6 +48,10 @@ ALL, CORRECT, WRONG = "all", "correct", "incorrect"
 SOURCE_OF = {SAMPLE_ORIGIN: SAMPLE, UPLOAD_ORIGIN: UPLOAD, RTE_ORIGIN: NLTK, MSR_ORIGIN: GOLD}
 
 
+#: The Dataset page's search box holds at most this many characters (it is kept in the URL).
+SEARCH_MAX_CHARS = 200
+
+
 def _samples(current: LoadedDataset) -> dict[str, Path]:
     """The built-in samples, and the current dataset when it is another file of the sample
     folder (the hand-written gold alignments the Aligners page opens)."""
@@ -251,7 +255,7 @@ def main() -> None:
     scorer = left.selectbox(
         "Scorer", names, index=names.index("mbleu") if "mbleu" in names else 0,
         format_func=lambda n: SCORERS[n].label + ("" if SCORERS[n].capabilities.interactive else " (slow)"),
-        key="dataset_scorer", persist_state="session",
+        key="dataset_scorer", persist_state="session", bind="query-params",
     )
     with st.spinner(f"Scoring {len(dataset)} pairs with {SCORERS[scorer].label}..."):
         built = attempt(lambda: build_table(loaded, scorer), SCORERS[scorer].label, where=f"on {plain(loaded.name)}",
@@ -263,28 +267,31 @@ def main() -> None:
     table = with_tags(loaded, table)
 
     # Filters keep their values for the session, across pages (persist_state), so a
-    # return from the Pair page finds the table as it was left.
+    # return from the Pair page finds the table as it was left; and they live in the URL
+    # (each under its key, only when not at its default), so a reload or a link keeps them.
     f1, f2, f3 = st.columns(3)
-    labels = f1.multiselect("Gold label", sorted(set(table["gold"]) - {""}), key="filter_gold", persist_state="session")
-    tasks = f2.multiselect("Task", list(dataset.tasks), key="filter_task", persist_state="session")
+    labels = f1.multiselect("Gold label", sorted(set(table["gold"]) - {""}), key="filter_gold", persist_state="session", bind="query-params")
+    tasks = f2.multiselect("Task", list(dataset.tasks), key="filter_task", persist_state="session", bind="query-params")
     outcome = f3.radio(
         "Decision", [ALL, CORRECT, WRONG], horizontal=True, key="filter_outcome",
-        disabled=cutoff is None, persist_state="session",
+        disabled=cutoff is None, persist_state="session", bind="query-params",
     )
     g1, g2, g3 = st.columns(3)
     low, high = float(table["score"].min()), float(table["score"].max())
     if high <= low:
         high = low + 1e-3
     score_range = g1.slider("Score range", low, high, (low, high), format="%.3f",
-                            key=f"filter_score_{scorer}_{loaded.key}", persist_state="session")
+                            key=f"filter_score_{scorer}_{loaded.key}", persist_state="session",
+                            bind="query-params")
     known_tags = sorted(set().union(*map(pair_tags, table["tags"]))) if "tags" in table else []
-    tags = g2.multiselect("Tagged with", [*known_tags, UNTAGGED], key="filter_tags", persist_state="session",
+    tags = g2.multiselect("Tagged with", [*known_tags, UNTAGGED], key="filter_tags", persist_state="session", bind="query-params",
                           help="Pairs carrying any of the chosen tags (tag them here or on the Pair page).")
-    search = g3.text_input("Search text, hypothesis or id", key="filter_search", persist_state="session")
+    search = g3.text_input("Search text, hypothesis or id", key="filter_search", persist_state="session",
+                           max_chars=SEARCH_MAX_CHARS, bind="query-params")
     shown = filter_table(table, labels=labels, tasks=tasks, outcome=outcome, score_range=score_range, search=search,
                          tags=tags)
     shown = slice_filter(loaded, shown)
-    st.caption(f"{len(shown):,} of {count(len(table), 'pair')}. Click a row to open it on the Pair page; "
+    st.caption(f"{len(shown):,} of {count(len(table), 'pair')}. Tick a row's box (its left edge) to open it on the Pair page; "
                "click a column header to sort.")
     if shown.empty:
         st.info("No pair passes these filters.")

@@ -146,7 +146,7 @@ def _annotated_section(store: Store, dataset_id: int, run: tuple[int, CutoffChoi
     pairs = pd.DataFrame(records).assign(tags=lambda d: d["tags"].map(", ".join))
     event = st.dataframe(pairs, hide_index=True, width="stretch", key="errors_pairs",
                          on_select="rerun", selection_mode="single-row")
-    st.caption("Click a row to open the pair.")
+    st.caption("Tick a row's box (its left edge) to open the pair.")
     rows = event.selection.rows if event is not None else []
     if rows:
         (batch_results.open_batch_pair if batch else open_pair)(str(pairs.iloc[rows[0]]["pair_id"]))

@@ -367,6 +367,7 @@ def main() -> None:
     # on one line, showing only the last ones, their names cut).
     names = left.multiselect(
         "Scorers", list(SCORERS), default=default, key="evaluate_scorers", persist_state="session", wrap=True,
+        bind="query-params",  # a reload or a link keeps the choice
         help="Any registered scorer; scorers on different scales get a panel each in the curves (or a normalised axis).",
         format_func=lambda n: SCORERS[n].label + ("" if SCORERS[n].capabilities.interactive else " (slow)"),
     )

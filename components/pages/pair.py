@@ -39,6 +39,7 @@ from components.sections.verdicts import (
     render_strip,
     stored_scores,
     verdicts,
+    zero_cutoff_note,
 )
 from components.state import current_dataset, select_pair, selected_pair_id
 from components.text import count, plain
@@ -65,6 +66,10 @@ TEXT_BOXES = ((state.TEXT_WIDGET, state.TYPED_TEXT), (state.HYPOTHESIS_WIDGET, s
 GRID_MAX_TOKENS = 150
 #: Datasets with more pairs get a number box instead of a list of every pair's caption.
 PICKER_MAX_OPTIONS = 1000
+#: A typed pair longer than this (text and hypothesis together, in characters) is kept out
+#: of the URL, and the page says so: some browsers, proxies and chat tools cut or refuse
+#: links of a few kilobytes, and a link cut mid-sentence would reopen another pair.
+URL_MAX_CHARS = 3000
 
 
 def _pair_caption(pair: Pair) -> str:
@@ -84,6 +89,16 @@ def _show_pair(pair: Pair) -> None:
     for (widget, kept), value in zip(TEXT_BOXES, (pair.text, pair.hypothesis), strict=True):
         widget.set(value)
         kept.set(value)
+
+
+def _typed_from_url() -> None:
+    """A fresh session's typed words from the URL (``?pair_text=``, ``?pair_hypothesis=``),
+    in place of the pair's: a reload or a shared link reopens the pair that was typed."""
+    for widget, kept in TEXT_BOXES:
+        value = st.query_params.get(widget.key)
+        if value is not None:
+            widget.set(str(value))
+            kept.set(str(value))
 
 
 def _copy_widget(widget: state.Slot[str], kept: state.Slot[str]) -> None:
@@ -108,8 +123,11 @@ def pair_controls(loaded: LoadedDataset) -> Pair | None:
     ids = [p.id for p in pairs]
     by_id = {p.id: p for p in pairs}
     wanted = selected_pair_id()
-    if wanted is not None and wanted not in by_id:
-        st.warning(unknown_pair(loaded, wanted))
+    # A link to a pair the dataset lacks, or to a dataset this server lacks (said above the
+    # page), shows no other pair in its place: the picker, with nothing chosen.
+    if wanted is not None and (wanted not in by_id or state.link_missing()):
+        if wanted not in by_id:
+            st.warning(unknown_pair(loaded, wanted))
         pick = state.pair_pick(loaded.key)
         pick.pop()
         st.selectbox(f"Pair from {loaded.name}", ids, index=None, key=pick.key, placeholder="choose a pair",
@@ -139,14 +157,26 @@ def pair_controls(loaded: LoadedDataset) -> Pair | None:
         )
         st.caption(plain(_pair_caption(by_id[wanted])))
     chosen = by_id[wanted]
-    if state.PAIR_SHOWN.get() != (loaded.key, chosen.id) or not state.TYPED_TEXT.present():
+    fresh = not state.TYPED_TEXT.present()
+    if state.PAIR_SHOWN.get() != (loaded.key, chosen.id) or fresh:
         _show_pair(chosen)
         state.PAIR_SHOWN.set((loaded.key, chosen.id))
+        if fresh:
+            _typed_from_url()
     for widget, kept in TEXT_BOXES:
         widget.setdefault(kept.value)
-    for column, label, (widget, kept) in zip(st.columns(2), ("Text (premise)", "Hypothesis"), TEXT_BOXES, strict=True):
-        column.text_area(label, key=widget.key, height=130, on_change=_copy_widget, args=(widget, kept))
     text, hypothesis = state.TYPED_TEXT.value(), state.TYPED_HYPOTHESIS.value()
+    # Typed words live in the URL as the Teach page's do (a widget bound to the query
+    # parameter of its key: only while they differ from the pair shown), within a bound.
+    fits = len(text) + len(hypothesis) <= URL_MAX_CHARS
+    for column, label, default, (widget, kept) in zip(
+            st.columns(2), ("Text (premise)", "Hypothesis"), (chosen.text, chosen.hypothesis), TEXT_BOXES, strict=True):
+        column.text_area(label, value=default, key=widget.key, height=130, on_change=_copy_widget, args=(widget, kept),
+                         bind="query-params" if fits else None)
+    if not fits:
+        st.caption(f"This pair is too long for a link ({len(text) + len(hypothesis):,} characters; a link keeps "
+                   f"typed pairs of up to {URL_MAX_CHARS:,}), so it is not in the URL: a reload or a copied link "
+                   "will not bring it back.")
     if text == chosen.text and hypothesis == chosen.hypothesis:
         st.caption(f"Pair **{plain(chosen.id)}** of {plain(loaded.name)}"
                    + (f", gold label: **{chosen.label}**" if chosen.label else ""))
@@ -214,8 +244,10 @@ def _known_slow(loaded: LoadedDataset, analyzed: AnalyzedPair, slow: list[str]) 
 def _slow_on_request(analyzed: AnalyzedPair, missing: list[str]) -> dict[str, ScoreResult]:
     """On a long pair, a button runs the slow methods still missing."""
     labels = ", ".join(SCORERS[n].label for n in missing)
-    if not st.button(f"Run slow methods ({labels})", key="run_slow"):
+    place = st.empty()
+    if not place.button(f"Run slow methods ({labels})", key="run_slow"):
         return {}
+    place.empty()  # they ran: the button goes (a later run finds their results kept)
     return _score_each(missing, analyzed)
 
 
@@ -303,6 +335,16 @@ def scorer_picker(column: DeltaGenerator, names: list[str]) -> str:
     return picked
 
 
+def _zeros_at_hand(loaded: LoadedDataset, name: str, source: str) -> tuple[int, int, str] | None:
+    """How many pairs of the set a cutoff was chosen on score 0, when its scores are at hand
+    (the dataset's own or the development set, scored by a page); None otherwise."""
+    chosen_on = loaded if source == "dataset" else state.dev_dataset() if source == "dev" else None
+    if chosen_on is None or not is_scored(chosen_on, name):
+        return None
+    scores = dataset_scores(chosen_on, name)
+    return int((scores == 0).sum()), int(scores.size), plain(chosen_on.name)
+
+
 def decision_section(loaded: LoadedDataset, pair: Pair, results: dict[str, PageScore]) -> None:
     if not results:
         return
@@ -322,6 +364,8 @@ def decision_section(loaded: LoadedDataset, pair: Pair, results: dict[str, PageS
         value=float(cut.value), step=0.001, format="%.3f", key=f"cutoff_{name}_{loaded.key}_{cut.source}",
         help=f"Starts at {plain(cut.origin)}.",
     )
+    if cut.value == 0:
+        right.caption(zero_cutoff_note(name, SCORERS[name].label, _zeros_at_hand(loaded, name, cut.source)))
     decision = _decision(value, cutoff)
     message = f"{SCORERS[name].label} = {value:.4f} {'>' if value > cutoff else '≤'} {cutoff:.3f}: **{decision}**"
     if pair.entails is not None:

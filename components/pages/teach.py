@@ -82,6 +82,13 @@ def _pick_pair() -> Pair | None:
         hyp = by_id[pair_id].hypothesis
         return f"{pair_id} — {hyp if len(hyp) <= 70 else hyp[:67] + '...'}"
 
+    if state.link_missing():  # the link's pair is of a dataset this server lacks (said above)
+        chosen = st.selectbox(f"Pair of {plain(loaded.name)}", ids, index=None, format_func=caption,
+                              key="teach_pair_instead", placeholder="choose a pair")
+        if chosen is not None:
+            select_pair(chosen)
+            st.rerun()
+        return None
     pair_id = st.selectbox(f"Pair of {plain(loaded.name)}", ids, index=index, format_func=caption, key="teach_pair")
     if pair_id != current:
         select_pair(pair_id)  # ?pair= (shared with the Pair page): a link reopens it

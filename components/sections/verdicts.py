@@ -75,6 +75,8 @@ class Verdict:
             text += " Agrees with the gold label." if self.correct else " Disagrees with the gold label."
         if self.one_sided:
             text += " Not counted: this cutoff gives every pair of its set the same decision."
+        if self.cutoff == 0:
+            text += f" {ZERO_CUTOFF}"
         if self.stored:
             text += (f" Score stored by {self.stored_by} (the same method run on every pair), not recomputed "
                      "on this page.")
@@ -183,6 +185,26 @@ def render_strip(slot: DeltaGenerator, rows: Sequence[Verdict], gold_label: str 
                  mark: str = "") -> None:
     """Draw (or redraw) the strip into a placeholder."""
     slot.html(strip_html(rows, gold_label, pending, mark=mark))
+
+
+#: Why a cutoff of exactly 0 is not a bug (a student asks): said in a verdict's hover.
+ZERO_CUTOFF = "A cutoff of 0: any overlap at all counts as entails, a score of 0 as not."
+
+
+def zero_cutoff_note(scorer: str, label: str, zeros: tuple[int, int, str] | None) -> str:
+    """Why a scorer's cutoff is 0, for the Decision section: what a score of 0 means for it
+    and, when the scores of the set the cutoff was chosen on are at hand (``zeros``: pairs
+    at 0, pairs, the set's name), how many of them sit at 0."""
+    if scorer.startswith("bleu"):
+        why = (f"{label} multiplies its n-gram precisions, so it is 0 whenever the pair shares no n-gram of "
+               "one of its orders (for sentence BLEU, no common 4-gram), as most short pairs do. ")
+    else:
+        why = f"Many pairs score exactly 0 under {label}. "
+    text = f"**Why the cutoff is 0.** {why}The best split is then between some overlap (entails) and none."
+    if zeros is not None:
+        at_zero, total, name = zeros
+        text += f" On {name}, where this cutoff was chosen, {at_zero:,} of {total:,} pairs score 0."
+    return text
 
 
 def cutoff_sources(cutoffs: Mapping[str, CutoffChoice]) -> str:

@@ -246,14 +246,15 @@ def _counts_by_join(conn: sqlite3.Connection, params: dict[str, object], tag_ids
 
 # ------------------------------------------------------------------ per-pair export
 
-ANNOTATION_FIELDS = ("pair_id", "task", "label", "score", "outcome", "tags", "notes",
+#: The sentences come with each record, so an export reads on its own (without the dataset).
+ANNOTATION_FIELDS = ("pair_id", "task", "label", "text", "hypothesis", "score", "outcome", "tags", "notes",
                      "has_corrected_alignment")
 
 
 def annotated_pairs(store: Store, dataset_id: int, run_id: int | None = None, *,
                     cutoff: float | None = None, only_annotated: bool = True,
                     tag: str | None = None, outcome: str | None = None) -> list[dict[str, object]]:
-    """One record per pair: gold, the run's score and outcome, tags, notes.
+    """One record per pair: its sentences, gold, the run's score and outcome, tags, notes.
 
     Args:
         only_annotated: keep only pairs with a tag, a note or a corrected alignment.
@@ -287,7 +288,7 @@ def annotated_pairs(store: Store, dataset_id: int, run_id: int | None = None, *,
             f"OR EXISTS (SELECT 1 FROM notes n WHERE n.pair_pk = p.pk) OR {aligned_sql})"
         )
     sql = f"""
-        SELECT p.pair_id, p.task, p.label, r.score, {_OUTCOME_SQL} AS outcome,
+        SELECT p.pair_id, p.task, p.label, p.text, p.hypothesis, r.score, {_OUTCOME_SQL} AS outcome,
                {tags_sql} AS tags, {notes_sql} AS notes, {aligned_sql} AS has_alignment
         FROM {source}
         LEFT JOIN run_results r ON r.run_id = :run AND r.pair_pk = p.pk
@@ -300,6 +301,8 @@ def annotated_pairs(store: Store, dataset_id: int, run_id: int | None = None, *,
             "pair_id": r["pair_id"],
             "task": r["task"],
             "label": r["label"],
+            "text": r["text"],
+            "hypothesis": r["hypothesis"],
             "score": r["score"],
             "outcome": r["outcome"],
             "tags": r["tags"].split(";") if r["tags"] else [],

@@ -170,7 +170,7 @@ def test_a_shared_link_to_an_upload_over_the_limits_opens_the_sample_and_says_wh
     at.run()
     assert not at.exception
     assert at.session_state[state.DATASET.key].name == data.DEFAULT_SAMPLE.name
-    assert any("100,000-pair limit" in t.value for t in at.toast), [t.value for t in at.toast]
+    assert any("100,000-pair limit" in w.value for w in at.warning), [w.value for w in at.warning]
 
 
 def test_a_malformed_upload_still_says_which_line() -> None:

@@ -73,7 +73,7 @@ def test_the_msr_gold_alignments_have_a_ref(shared_file) -> None:  # type: ignor
                                  "batch:/tmp", "sample:../app.py", "rte:../../x.xml"])
 def test_a_ref_that_names_nothing_known_opens_nothing(ref: str) -> None:
     at = fresh({"dataset": ref})
-    assert any("showing the sample" in t.value for t in at.toast), [t.value for t in at.toast]
+    assert any("show the sample" in w.value for w in at.warning), [w.value for w in at.warning]
     assert "typical.xml" in sidebar(at)
 
 

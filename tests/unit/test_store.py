@@ -471,6 +471,9 @@ def test_annotated_pairs_filters_and_exports(filled: tuple[Store, int, int]) -> 
 
     rows = list(csv.DictReader(io.StringIO(annotations_to_csv(wrong))))
     assert rows[0]["pair_id"] == "2" and rows[0]["tags"] == "negation;numbers" and rows[0]["outcome"] == "incorrect"
+    # The sentences travel with the annotations, so the export reads without the dataset.
+    assert (rows[0]["text"], rows[0]["hypothesis"]) == ("Prices rose by ten percent.", "Prices fell.")
+    assert json.loads(annotations_to_json(wrong))[0]["hypothesis"] == "Prices fell."
     assert json.loads(annotations_to_json(wrong))[1]["pair_id"] == "3"
     everything = annotated_pairs(store, dataset_id, run_id, only_annotated=False)
     assert len(everything) == 6
