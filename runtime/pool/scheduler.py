@@ -230,7 +230,10 @@ class Pool:
         self._closed = False
         self._threads: list[threading.Thread] = []
         self.spawn_error = ""
-        self.counts = {"completed": 0, "failed": 0, "superseded": 0, "budget": 0, "lost": 0, "spawned": 0}
+        # "replaced": workers that died or were killed and were asked for again (not those
+        # stopped from outside); "spawned": workers started, the first ones included.
+        self.counts = {"completed": 0, "failed": 0, "superseded": 0, "budget": 0, "lost": 0, "replaced": 0,
+                       "spawned": 0}
 
     # -- life cycle -----------------------------------------------------------------------
 
@@ -461,6 +464,7 @@ class Pool:
                     f"the worker process running {job.label or 'this job'} stopped (exit code {code}); "
                     "it has been replaced: try again, or shorten the input"))
             if not self._closed and (worker.killed or code not in STOPPED):
+                self.counts["replaced"] += 1
                 self._request_spawn(worker.lane)
         worker.conn.close()
 

@@ -20,6 +20,7 @@ import pytest
 from nltk.downloader import Downloader
 
 from explorer import resources
+from tests.deadline import DEADLINE
 
 WORDS = "the\nof\nand\n"
 
@@ -187,7 +188,7 @@ def test_nltk_is_imported_without_the_bridges_the_explorer_never_uses() -> None:
         "import sklearn.linear_model, scipy.stats\n"
         "print(scipy.stats.pearsonr([1, 2, 3], [1, 2, 4]).statistic > 0.9)\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=DEADLINE,
                           cwd=Path(__file__).resolve().parents[2])
     assert done.returncode == 0, done.stderr
     assert done.stdout.split("\n")[:3] == ["('Ilse', 'bought', 'a', 'car', '.')", "[]", "True"]
