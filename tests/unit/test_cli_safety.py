@@ -159,6 +159,7 @@ needs_mounts = pytest.mark.skipif(not _private_mounts(), reason="mounting a tmpf
                                   "needs root (unshare -m); the simulated tests cover the same paths")
 
 
+@pytest.mark.slow  # a child process in a mount namespace of its own
 @needs_mounts
 def test_a_store_on_a_real_read_only_mount(tmp_path: Path) -> None:
     mounted = tmp_path / "mounted"

@@ -38,6 +38,7 @@ def fingerprint_of(data: bytes) -> str:
     return cutoffs.fingerprint(cutoffs.labelled(load_bytes(data, "six.csv").pairs))
 
 
+@pytest.mark.slow  # a child process scores a dataset
 def test_a_job_chooses_the_cutoffs_in_a_child_process_once_per_fingerprint(
     manager: cutoff_jobs.CutoffJobs, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -74,6 +75,7 @@ def test_a_job_chooses_the_cutoffs_in_a_child_process_once_per_fingerprint(
     assert [p.name for p in (manager.root / fp).iterdir()] == ["progress.json"]
 
 
+@pytest.mark.slow  # a child process
 def test_a_file_that_reads_back_as_other_pairs_fails_with_the_reason(manager: cutoff_jobs.CutoffJobs) -> None:
     data = SIX_PAIRS
     status = manager.request("0" * 24, data, "six.csv", "six.csv", ["bleu"], n_labelled=6)

@@ -173,6 +173,7 @@ def test_wordnet_loads_without_the_version_map_from_its_disk_cache_and_reads_the
         assert second._morphy(word + "s", "n") == stock._morphy(word + "s", "n")
 
 
+@pytest.mark.slow  # a fresh interpreter importing NLTK, scikit-learn and scipy
 def test_nltk_is_imported_without_the_bridges_the_explorer_never_uses() -> None:
     """In a fresh interpreter: NLTK imports and tokenises without pulling scikit-learn and
     scipy.stats in, and both still import afterwards for whoever needs them."""
