@@ -13,9 +13,10 @@ import streamlit as st
 
 
 def _forget_process_state() -> None:
-    from components import data, workers
+    from components import analysis, data, workers
 
     data.reset()  # scored datasets, batch results' cutoffs, uploads
+    analysis.reset()  # kept results: the Pair page prefers one computed here to a stored score
     workers.reset()  # a pool a test started (the next test reads EXPLORER_WORKERS again)
     st.cache_data.clear()
 
