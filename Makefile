@@ -1,8 +1,12 @@
 # Two entry points for a newcomer: `make run` (the app on its sample data) and
 # `make test` (set up, lint, type-check, every test; the browser tests as a second step).
 # Both create .venv on first use.
-# While working: `make test-fast` (the unit tests without the slow ones, well under a
+# While working: `make test-fast` (the unit tests without the slow ones, under a
 # minute) or one layer with `make test-unit`, `make test-app`, `make test-e2e`.
+# No test depends on the order: `pytest --random-order` shuffles files and tests (the
+# header prints the seed, `--random-order-seed N` replays it), `--reverse-order` runs last
+# to first (tests/conftest.py). Every wait is bounded by tests/deadline.py's one deadline;
+# EXPLORER_TEST_DEADLINE_SCALE multiplies it on a slow machine.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin

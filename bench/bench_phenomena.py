@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 from explorer.datasets import load
@@ -28,7 +29,7 @@ def timed(names: list[str] | tuple[str, ...], pairs: list) -> float:  # type: ig
     return time.perf_counter() - start
 
 
-def main(argv: list[str] | None = None) -> None:
+def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("data", nargs="?", default=str(RTE2_DEV))
     parser.add_argument("--aligner", default="bow")

@@ -160,6 +160,12 @@ def _checked(result: object, kind: type[R], name: str) -> R:
     return result
 
 
+def reset() -> None:
+    """Forget every kept result (tests: a result an earlier test computed would be shown
+    instead of the scores a batch result or the background job stored)."""
+    RESULTS.clear()
+
+
 def kept(key: tuple[object, ...], compute: Callable[[], T]) -> T:
     """``compute()`` kept under ``key`` in the server-wide LRU (failures are not kept)."""
     found = cast("T | None", RESULTS.get(key))  # what compute returned under this key

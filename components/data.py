@@ -328,6 +328,19 @@ def _chunk_scores(key: str, scorer: str, start: int, pairs: Sequence[Pair]) -> n
 _SCORED: set[tuple[str, str]] = set()
 
 
+def reset() -> None:
+    """Forget what this process has scored and been told about datasets (the scored set,
+    the batch results' cutoffs and scores, the fingerprints, the best-cutoff cache), and the
+    uploads it holds: a fresh process as far as cutoffs go. For tests, which must not see
+    what an earlier test scored; the server never needs it."""
+    _SCORED.clear()
+    KNOWN_CUTOFFS.clear()
+    KNOWN_SCORES.clear()
+    _LABELLED.clear()
+    _best_cutoff.clear()
+    uploads.reset()
+
+
 def stored_dataset_scores(loaded: LoadedDataset, scorer: str) -> np.ndarray | None:
     """The scores of a dataset's labelled pairs that its background cutoff job stored
     (:mod:`explorer.decision.pair_scores`), when every one of them is there (a pair the

@@ -67,6 +67,12 @@ DATASETS: SizedLRU[tuple[str, str], Dataset] = SizedLRU(DATASETS_BYTES)
 SOURCES: SizedLRU[str, tuple[str, bytes]] = SizedLRU(SOURCES_BYTES)
 
 
+def reset() -> None:
+    """Forget every upload this process holds (tests: one test's upload is not the next one's)."""
+    DATASETS.clear()
+    SOURCES.clear()
+
+
 class _Live:
     """The measured bytes of every uploaded dataset still alive (weak references: a
     dataset no session or cache holds any more leaves the sum when it is freed)."""

@@ -12,11 +12,18 @@ Layers (each directory's tests get its marker here, so ``-m unit`` selects a lay
 
 ``slow`` marks single tests that take seconds (training, whole-corpus runs);
 ``make test-fast`` runs ``unit and not slow``.
+
+Order: ``--random-order`` shuffles the test files, and the tests within each file (a
+file's module-scoped fixtures, e.g. a served app, are still set up once); the header
+prints the seed, and ``--random-order-seed N`` replays that order. ``--reverse-order``
+runs the collected tests last to first. A test that passes only after another one left
+some process-wide state behind fails in one of these orders.
 """
 
 from __future__ import annotations
 
 import os
+import random
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -30,6 +37,8 @@ SHARED = ROOT.parent / "shared"
 SHARED_NLTK = SHARED / "nltk_data"
 #: Test directory -> the marker its tests carry.
 LAYERS = {"unit": "unit", "app": "app", "e2e": "e2e"}
+#: The seed of a shuffled run (None: the collected order, or reversed).
+ORDER_SEED = pytest.StashKey[int | None]()
 
 if SHARED_NLTK.is_dir() and "NLTK_DATA" not in os.environ:
     os.environ["NLTK_DATA"] = str(SHARED_NLTK)
@@ -60,9 +69,35 @@ if "ENTAILMENT_EXPLORER_STORE" not in os.environ:
         Path(tempfile.mkdtemp(prefix="explorer-store-")) / "store.sqlite3")
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("order", "the order the tests run in (tests/conftest.py)")
+    group.addoption("--random-order", action="store_true",
+                    help="shuffle the test files and the tests within each file; the header prints the seed")
+    group.addoption("--random-order-seed", type=int, metavar="N",
+                    help="shuffle with this seed (implies --random-order): replays a shuffled run")
+    group.addoption("--reverse-order", action="store_true", help="run the collected tests last to first")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    seed = config.getoption("random_order_seed")
+    if seed is None and config.getoption("random_order"):
+        seed = random.SystemRandom().randrange(1_000_000)
+    config.stash[ORDER_SEED] = seed
+    if seed is not None and config.getoption("reverse_order"):
+        raise pytest.UsageError("--reverse-order and --random-order: choose one")
+
+
+def pytest_report_header(config: pytest.Config) -> str | None:
+    seed = config.stash.get(ORDER_SEED, None)
+    if seed is not None:
+        return f"random order: seed {seed} (replay with --random-order-seed {seed})"
+    return "reverse order" if config.getoption("reverse_order") else None
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Mark every test with its directory's layer (a test outside the three layers is an
-    error: it would escape ``make test-fast`` and the layer selections)."""
+    error: it would escape ``make test-fast`` and the layer selections); then put the tests
+    in the order the options ask for."""
     tests_dir = Path(__file__).resolve().parent
     for item in items:
         parts = Path(str(item.path)).resolve().relative_to(tests_dir).parts
@@ -70,6 +105,25 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         if layer is None:
             raise pytest.UsageError(f"{item.nodeid}: tests live in tests/unit, tests/app or tests/e2e")
         item.add_marker(layer)
+    seed = config.stash.get(ORDER_SEED, None)
+    if seed is not None:
+        items[:] = shuffled(items, seed)
+    elif config.getoption("reverse_order"):
+        items.reverse()
+
+
+def shuffled(items: list[pytest.Item], seed: int) -> list[pytest.Item]:
+    """The files in a shuffled order, and each file's tests shuffled (one seeded generator:
+    the same seed and the same collection give the same order)."""
+    rng = random.Random(seed)
+    by_file: dict[Path, list[pytest.Item]] = {}
+    for item in items:
+        by_file.setdefault(Path(str(item.path)), []).append(item)
+    files = list(by_file.values())
+    rng.shuffle(files)
+    for tests in files:
+        rng.shuffle(tests)
+    return [item for tests in files for item in tests]
 
 
 @pytest.fixture(scope="session")

@@ -261,7 +261,11 @@ class Pool:
         self._closed = False
         self._threads: list[threading.Thread] = []
         self.spawn_error = ""
-        self.counts = {"completed": 0, "failed": 0, "superseded": 0, "budget": 0, "lost": 0, "spawned": 0, "recycled": 0}
+        # "replaced": workers that died or were killed and were asked for again (not those
+        # stopped from outside); "spawned": workers started, the first ones included;
+        # "recycled": workers that left past their memory mark.
+        self.counts = {"completed": 0, "failed": 0, "superseded": 0, "budget": 0, "lost": 0, "replaced": 0,
+                       "spawned": 0, "recycled": 0}
 
     # -- life cycle -----------------------------------------------------------------------
 
@@ -497,6 +501,7 @@ class Pool:
                     f"the worker process running {job.label or 'this job'} stopped (exit code {code}); "
                     "it has been replaced: try again, or shorten the input"))
             if not self._closed and (worker.killed or not stopped):
+                self.counts["replaced"] += 1
                 self._request_spawn(worker.lane)
         worker.conn.close()
 

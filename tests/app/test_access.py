@@ -9,10 +9,11 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from components.access import ENV_VAR, matches
+from tests.deadline import DEADLINE
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
-TIMEOUT = 120
+TIMEOUT = DEADLINE  # seconds per AppTest run (tests/deadline.py)
 
 
 def test_the_server_binds_to_localhost_by_default() -> None:

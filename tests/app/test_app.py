@@ -21,6 +21,7 @@ from explorer.datasets import DatasetError
 from explorer.pairs import Pair
 from explorer.preprocess import MAX_CHARS, AnalyzedPair
 from explorer.scorers import SCORERS, get_scorer
+from tests.deadline import DEADLINE
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAIR = "components/pages/pair.py"
@@ -28,7 +29,7 @@ DATASET = "components/pages/dataset.py"
 EVALUATE = "components/pages/evaluate.py"
 ALIGNERS = "components/pages/aligners.py"
 MT_METRICS = "components/pages/mtmetrics.py"
-TIMEOUT = 120  # generous: shared, loaded machines
+TIMEOUT = DEADLINE  # seconds per AppTest run (tests/deadline.py)
 #: Scorers that decide at their own cutoff (trained classifiers): no cutoff is chosen for them.
 OWN_CUTOFF = {n for n in SCORERS if SCORERS[n].cutoff is not None}
 
@@ -477,7 +478,7 @@ def test_dataset_cutoffs_are_chosen_in_the_background_and_typed_pairs_keep_the_d
     assert "methods done" in bar.proto.text or "waiting" in bar.proto.text
     fp = fingerprint_of(default_dataset())
     assert fp is not None
-    status = cutoff_jobs.jobs().wait(fp, timeout=600)
+    status = cutoff_jobs.jobs().wait(fp, timeout=2 * DEADLINE)
     assert status is not None and status.state == cutoff_jobs.DONE, status
     # Every scorer without the dataset's own cutoff, and every scorer whose per-pair scores
     # are not stored yet (the job keeps them too, explorer.decision.pair_scores).
@@ -629,7 +630,7 @@ def test_evaluate_opens_on_the_bleu_family() -> None:
 
 
 def test_aligners_page_offers_gold_then_compares_aligners_worst_first() -> None:
-    at = page(start(timeout=180), ALIGNERS)
+    at = page(start(), ALIGNERS)
     # The app opens on a sample without gold alignments: the page says so, shows the
     # paper's table and offers gold files.
     assert any("no gold alignments" in i.value for i in at.info)
@@ -656,7 +657,7 @@ def test_aligners_page_offers_gold_then_compares_aligners_worst_first() -> None:
 
 
 def test_mt_metrics_page_shows_table_1_and_runs_the_experiment() -> None:
-    at = page(start(timeout=120), MT_METRICS)
+    at = page(start(), MT_METRICS)
     assert not at.error
     assert at.title[0].value == "MT metrics"
     stats = at.dataframe[0].value
@@ -745,7 +746,7 @@ def test_slow_method_tabs_give_their_verdict_and_identical_figures_do_not_clash(
 
 def test_aligners_page_says_when_manli_is_scored_on_its_own_training_problems(repo_root: Path) -> None:
     one_problem = (repo_root / "sample_data" / "typical_align.txt").read_text().split("# sentence pair 9")[0]
-    at = start(timeout=180)
+    at = start()
     for name, warned in (("RTE2_dev_A.align.txt", True), ("typical_align.txt", False)):
         uploaded(at, one_problem.encode(), name, ALIGNERS)
         assert any("training-set figures" in w.value for w in at.warning) is warned, name
@@ -834,7 +835,7 @@ def test_aligners_page_lets_the_user_choose_the_manli_model(repo_root: Path) -> 
     # combined model only. One tiny hand-written record.
     record = [{"id": "x", "source": "A dog barked loudly .", "target": "The dog barked .",
                "sureAlign": "1-1 2-2 4-3", "possibleAlign": ""}]
-    at = uploaded(start(timeout=180), json.dumps(record).encode(), "gold.train.sure.json", ALIGNERS)
+    at = uploaded(start(), json.dumps(record).encode(), "gold.train.sure.json", ALIGNERS)
     assert not any("training-set figures" in w.value for w in at.warning)
     at.selectbox(key="aligners_manli_model").set_value("msr_edi").run()
     assert not at.exception, at.exception

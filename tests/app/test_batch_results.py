@@ -15,6 +15,7 @@ from explorer.batch.runner import prepare, write_chunk
 from explorer.batch.schema import arrow_schema
 from explorer.batch.worker import compact_pair, score_chunk
 from explorer.datasets import load
+from tests.deadline import DEADLINE
 from tests.unit.test_batch import ROWS, write_csv
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -47,7 +48,7 @@ def result_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def opened(result_dir: Path, page: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
+    at = AppTest.from_file(APP, default_timeout=DEADLINE)
     at.session_state[state.BATCH_DIR.key] = str(result_dir)
     at.run()
     at.switch_page(page).run()
@@ -104,7 +105,7 @@ def test_compare_page_scatters_a_sample(result_dir: Path) -> None:
 
 
 def test_a_folder_without_a_result_is_a_message(tmp_path: Path) -> None:
-    at = AppTest.from_file(APP, default_timeout=60).run()
+    at = AppTest.from_file(APP, default_timeout=DEADLINE).run()
     at.switch_page("components/pages/dataset.py").run()
     at.text_input(key="batch_folder").set_value(str(tmp_path)).run()
     at.button(key="batch_open").click().run()

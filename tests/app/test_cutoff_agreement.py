@@ -14,6 +14,7 @@ from explorer.batch.query import BatchResult
 from explorer.batch.runner import QUIET_SCHEDULER, run_batch
 from explorer.cli import main as cli_main
 from explorer.datasets import load
+from tests.deadline import DEADLINE
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -35,7 +36,7 @@ def app_cutoffs() -> tuple[dict[str, float], dict[str, float]]:
     """(Evaluate page's, Pair page's) cutoff per scorer, as the pages show them (4 decimals)."""
     from explorer.scorers import SCORERS as REGISTRY
 
-    at = AppTest.from_file(APP, default_timeout=240).run()
+    at = AppTest.from_file(APP, default_timeout=DEADLINE).run()
     assert not at.exception, at.exception
     at.switch_page("components/pages/evaluate.py").run()
     at.multiselect(key="evaluate_scorers").set_value(SCORERS).run()

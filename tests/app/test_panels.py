@@ -8,6 +8,7 @@ from streamlit.testing.v1 import AppTest
 
 from components.panels import PANELS
 from explorer import resources
+from tests.deadline import DEADLINE
 
 #: A paraphrase whose pFSM and pPDA best sequences draw the same figures: without keyed
 #: charts, the Edit distance tab crashed with StreamlitDuplicateElementId.
@@ -26,7 +27,7 @@ def _every_panel_twice(text: str, hypothesis: str, names: list[str]) -> None:
 
 def test_every_panel_draws_the_paraphrase_twice_on_one_page(uniform_nist: None) -> None:
     names = list(PANELS)
-    at = AppTest.from_function(_every_panel_twice, args=(*PARAPHRASE, names), default_timeout=240).run()
+    at = AppTest.from_function(_every_panel_twice, args=(*PARAPHRASE, names), default_timeout=DEADLINE).run()
     assert not at.exception, at.exception
     assert not at.error, [e.value for e in at.error]
     keys = [c.key for c in at.get("plotly_chart")]
@@ -44,7 +45,7 @@ def test_every_panel_draws_the_paraphrase_twice_on_one_page(uniform_nist: None) 
 def test_the_paraphrase_on_the_pair_page_draws_every_tab() -> None:
     from pathlib import Path
 
-    at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "app.py"), default_timeout=240).run()
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "app.py"), default_timeout=DEADLINE).run()
     at.text_area(key="pair_text").set_value(PARAPHRASE[0])
     at.text_area(key="pair_hypothesis").set_value(PARAPHRASE[1]).run()
     assert not at.exception, at.exception
@@ -75,7 +76,7 @@ def _panel_on_a_gold_pair(name: str, text: str, hypothesis: str, links: set[tupl
 
 
 def _drawn_on_a_gold_pair(name: str, text: str, hypothesis: str, links: set[tuple[int, int]]) -> AppTest:
-    at = AppTest.from_function(_panel_on_a_gold_pair, args=(name, text, hypothesis, links), default_timeout=120).run()
+    at = AppTest.from_function(_panel_on_a_gold_pair, args=(name, text, hypothesis, links), default_timeout=DEADLINE).run()
     assert not at.exception, at.exception
     return at
 
@@ -108,7 +109,7 @@ def _itg_script() -> None:
 
 
 def test_itg_panel_runs_and_lets_the_user_pick_a_node() -> None:
-    app = AppTest.from_function(_itg_script, default_timeout=60)
+    app = AppTest.from_function(_itg_script, default_timeout=DEADLINE)
     app.run()
     assert not app.exception
     node_box = app.selectbox(key="itg_node_itg")
@@ -130,7 +131,7 @@ def _long_itg_script() -> None:
 
 
 def test_itg_panel_on_a_pasted_document_approximates_and_skips_unreadable_figures() -> None:
-    app = AppTest.from_function(_long_itg_script, default_timeout=60)
+    app = AppTest.from_function(_long_itg_script, default_timeout=DEADLINE)
     app.run()
     assert not app.exception
     assert any("approximated" in w.value for w in app.warning)
@@ -146,7 +147,7 @@ def test_mtmetrics_panel_renders(uniform_nist: None) -> None:
 
         render_mtmetrics_panel(analyze_pair(make_pair("Ships left the harbour at dawn.", "At dawn the ships sailed.")))
 
-    app = AppTest.from_function(page, default_timeout=60).run()
+    app = AppTest.from_function(page, default_timeout=DEADLINE).run()
     assert not app.exception
     assert len(app.dataframe) == 1
     table = app.dataframe[0].value
@@ -169,7 +170,7 @@ def test_combined_panel_lists_and_draws_the_pushes() -> None:
     from explorer.preprocess import analyze_pair, make_pair
 
     assert PANELS["combined"].function == "render_combined_panel"
-    at = AppTest.from_function(_combined_panel, default_timeout=180).run()
+    at = AppTest.from_function(_combined_panel, default_timeout=DEADLINE).run()
     assert not at.exception, at.exception
     assert at.metric[0].label == "Probability of entailment"
     table = at.dataframe[0].value
@@ -231,7 +232,7 @@ def test_no_panel_builds_a_grid_past_the_cell_limit() -> None:
     assert 420 * 50 > MAX_GRID_CELLS
     from pathlib import Path
 
-    at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "app.py"), default_timeout=240).run()
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "app.py"), default_timeout=DEADLINE).run()
     at.text_area(key="pair_text").set_value(text)
     at.text_area(key="pair_hypothesis").set_value(hypothesis).run()
     assert not at.exception, at.exception
@@ -254,7 +255,7 @@ def test_a_class_server_draws_only_the_open_tab(monkeypatch: pytest.MonkeyPatch,
     from components.pages.pair import TAB_PARAM, TABS_ENV
 
     monkeypatch.setenv(TABS_ENV, "open")
-    at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "app.py"), default_timeout=240)
+    at = AppTest.from_file(str(Path(__file__).resolve().parents[2] / "app.py"), default_timeout=DEADLINE)
     if wanted:
         at.query_params[TAB_PARAM] = wanted
     at.run()

@@ -21,9 +21,10 @@ from components import state
 from components.data import load_uploaded
 from components.text import plain
 from tests.app.test_batch_results import build_result
+from tests.deadline import DEADLINE
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
-TIMEOUT = 180
+TIMEOUT = DEADLINE  # seconds per AppTest run (tests/deadline.py)
 PAGES = ["components/pages/pair.py", "components/pages/dataset.py", "components/pages/evaluate.py",
          "components/pages/errors.py", "components/pages/compare.py", "components/pages/mtmetrics.py",
          "components/pages/aligners.py", "components/pages/teach.py"]

@@ -15,6 +15,7 @@ from components.panels import PANELS
 from explorer.aligners import ALIGNERS
 from explorer.preprocess import analyze_pair, make_pair
 from explorer.scorers import SCORERS, get_scorer
+from tests.deadline import DEADLINE
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAIR = ("John bought a new car last week in Kettleby.", "Last week, John purchased a new automobile.")
@@ -42,7 +43,7 @@ def test_the_pair_page_scores_and_draws_every_tab_on_the_workers(pool_on: None, 
 
     for registry in (SCORERS, ALIGNERS):
         monkeypatch.setattr(registry, "build", refuse)
-    at = AppTest.from_file(APP, default_timeout=600).run()
+    at = AppTest.from_file(APP, default_timeout=2 * DEADLINE).run()
     at.text_area(key="pair_text").set_value(PAIR[0])
     at.text_area(key="pair_hypothesis").set_value(PAIR[1]).run()
     assert not at.exception, at.exception
@@ -67,7 +68,7 @@ def test_a_pair_past_the_time_budget_is_refused_naming_the_budget_and_what_to_do
     monkeypatch.setenv("EXPLORER_JOB_SECONDS", "0.05")  # no pair's strip is that quick
     workers.reset()
     words = "the harbour master of Kettleby said the new ferry would start its crossings in spring".split()
-    at = AppTest.from_file(APP, default_timeout=600).run()
+    at = AppTest.from_file(APP, default_timeout=2 * DEADLINE).run()
     at.text_area(key="pair_text").set_value(" ".join(words * 3))
     at.text_area(key="pair_hypothesis").set_value(" ".join(words[:10]) + " soon").run()
     assert not at.exception, at.exception
@@ -84,7 +85,7 @@ def test_evaluate_the_counterfactual_and_the_alignment_editor_run_on_the_workers
 
     for registry in (SCORERS, ALIGNERS):
         monkeypatch.setattr(registry, "build", refuse)
-    at = AppTest.from_file(APP, default_timeout=600).run()
+    at = AppTest.from_file(APP, default_timeout=2 * DEADLINE).run()
     # The counterfactual: every interactive scorer on both pairs, one job.
     next(t for t in at.toggle if t.label == "Edit a copy of this pair").set_value(True).run()
     area = next(t for t in at.text_area if t.label == "Edited hypothesis")
@@ -117,7 +118,7 @@ def test_the_teach_lesson_is_built_on_a_worker(pool_on: None, monkeypatch: pytes
         raise AssertionError("a lesson was traced in the server's process")
 
     monkeypatch.setattr(teach_methods, "trace_of", refuse)
-    at = AppTest.from_file(APP, default_timeout=600).run()
+    at = AppTest.from_file(APP, default_timeout=2 * DEADLINE).run()
     at.switch_page("components/pages/teach.py").run()
     at.radio(key="teach_method").set_value("itg").run()
     assert not at.exception and not at.warning, (at.exception, [w.value for w in at.warning])

@@ -6,6 +6,7 @@ from __future__ import annotations
 from streamlit.testing.v1 import AppTest
 
 from explorer.pairs import Pair
+from tests.deadline import DEADLINE
 
 
 def _mt_experiment(pairs: tuple) -> None:  # type: ignore[type-arg]  # run as a script: builtins only
@@ -16,7 +17,7 @@ def _mt_experiment(pairs: tuple) -> None:  # type: ignore[type-arg]  # run as a 
 
 
 def test_mt_experiment_runs_the_classifier(classifier_pairs: tuple[Pair, ...]) -> None:
-    app = AppTest.from_function(_mt_experiment, args=(classifier_pairs,), default_timeout=60).run()
+    app = AppTest.from_function(_mt_experiment, args=(classifier_pairs,), default_timeout=DEADLINE).run()
     assert not app.exception
     app.multiselect(key="mtmetrics_sets").set_value(["per", "bleu1"]).run()
     app.number_input(key="mtmetrics_folds").set_value(5).run()

@@ -17,13 +17,14 @@ from streamlit.testing.v1 import AppTest
 
 from explorer.alignment import Alignment
 from explorer.store import ENV_VAR, Store
+from tests.deadline import DEADLINE
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 PAIR = "components/pages/pair.py"
 DATASET = "components/pages/dataset.py"
 ERRORS = "components/pages/errors.py"
 COMPARE = "components/pages/compare.py"
-TIMEOUT = 120  # generous: shared, loaded machines
+TIMEOUT = DEADLINE  # seconds per AppTest run (tests/deadline.py)
 
 
 @pytest.fixture

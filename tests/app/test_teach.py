@@ -16,13 +16,14 @@ from components.sections.step_player import STEP_PARAM
 from components.teach_methods import TEACH_METHODS, lesson, trace_of, verdict
 from explorer.preprocess import analyze_pair, make_pair
 from explorer.teaching import TEACHING_MAX_TOKENS
+from tests.deadline import DEADLINE
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 TEACH = "components/pages/teach.py"
 
 
 def open_teach(params: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=180).run()
+    at = AppTest.from_file(APP, default_timeout=DEADLINE).run()
     at.switch_page(TEACH)
     if params:
         at.query_params.update(params)

@@ -15,11 +15,12 @@ from components import data, state, uploads
 from components.data import load_uploaded
 from explorer.datasets import DatasetError
 from runtime.isolated_reader import ReadLimitError
+from tests.deadline import DEADLINE
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
 DATASET = "components/pages/dataset.py"
-TIMEOUT = 120
+TIMEOUT = DEADLINE  # seconds per AppTest run (tests/deadline.py)
 
 
 def sts(n: int, salt: str = "") -> bytes:

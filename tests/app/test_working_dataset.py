@@ -15,11 +15,12 @@ from streamlit.testing.v1 import AppTest
 from components import state
 from components.batch_folders import key_of
 from tests.app.test_app import page as go
+from tests.deadline import DEADLINE
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 DATASET, EVALUATE, ERRORS = "components/pages/dataset.py", "components/pages/evaluate.py", "components/pages/errors.py"
 ALIGNERS, PAIR = "components/pages/aligners.py", "components/pages/pair.py"
-TIMEOUT = 120  # generous: shared, loaded machines
+TIMEOUT = DEADLINE  # seconds per AppTest run (tests/deadline.py)
 
 
 def param(at: AppTest, name: str) -> str | None:

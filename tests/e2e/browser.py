@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from tests.deadline import DEADLINE, DEADLINE_MS
+
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -27,11 +29,6 @@ CHROMIUM_ARGS = [
 #: True once no script is running and no stale element (a leftover of the previous run) remains.
 IDLE = """() => !document.querySelector(
     '[data-testid="stStatusWidgetRunningIcon"], [data-testid="stStatusWidgetRunningManIcon"], [data-stale="true"]')"""
-START_TIMEOUT = 90.0  # generous: CI machines are shared
-#: Milliseconds any one browser wait may take (a page's heading, a figure, a settled run).
-#: Generous on purpose: the browser tests run after the rest of the suite, on a machine
-#: other work shares; every wait is for a condition, so a fast machine never waits this long.
-STEP_MS = 90_000
 
 
 def settle(page, timeout: float, *, pause_ms: int = 300, rounds: int = 2) -> None:  # type: ignore[no-untyped-def]
@@ -65,7 +62,7 @@ class Served:
 
 
 @contextmanager
-def streamlit_server(env: dict[str, str] | None = None, *, timeout: float = START_TIMEOUT) -> Iterator[Served]:
+def streamlit_server(env: dict[str, str] | None = None, *, timeout: float = DEADLINE) -> Iterator[Served]:
     """``streamlit run app.py`` on a free localhost port until the block ends; yields its URL
     and process id once the health check answers. Shared by the browser tests and the
     browser benchmarks (``bench/``).
@@ -156,7 +153,7 @@ def checked_page(viewport: dict[str, int], **options: Any) -> Iterator[Any]:
     Streamlit exception and raised no JavaScript error."""
     with chromium() as browser:
         tab = browser.new_page(viewport=viewport, **options)
-        tab.set_default_timeout(STEP_MS)  # waits without their own timeout
+        tab.set_default_timeout(DEADLINE_MS)  # waits without their own timeout
         errors: list[str] = []
         tab.on("pageerror", lambda err: errors.append(str(err)))
         yield tab

@@ -21,7 +21,8 @@ from dataclasses import dataclass
 import psutil
 import pytest
 
-from tests.e2e.browser import ROOT, START_TIMEOUT, ServerError, free_port
+from tests.deadline import DEADLINE
+from tests.e2e.browser import ROOT, ServerError, free_port
 
 USER = "class"
 
@@ -57,7 +58,7 @@ def _status(url: str) -> int | None:
 
 @contextmanager
 def class_server(password: str, *, processes: int = 1, workers: int = 1, env: dict[str, str] | None = None,
-                 timeout: float = START_TIMEOUT) -> Iterator[ServedClass]:
+                 timeout: float = DEADLINE) -> Iterator[ServedClass]:
     """``python -m serve`` on a free port until the block ends; yields once Caddy answers
     (401 without the password) and the output says it is ready. Stopped with SIGTERM, as
     Ctrl-C or a service manager would; its output is in the :class:`ServerError` if it dies."""
@@ -92,7 +93,7 @@ def class_server(password: str, *, processes: int = 1, workers: int = 1, env: di
                 server.wait()
 
 
-def put_without_password(port: int, size: int, *, timeout: float = 60.0) -> tuple[bytes, int]:
+def put_without_password(port: int, size: int, *, timeout: float = DEADLINE) -> tuple[bytes, int]:
     """A PUT of ``size`` bytes to the upload endpoint without credentials and without
     ``Expect: 100-continue`` (the body follows the headers at once), sent a megabyte at a
     time while watching for an answer. Returns the answer's first bytes and how many body

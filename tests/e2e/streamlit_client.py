@@ -33,6 +33,8 @@ from streamlit.proto.Common_pb2 import FileUploaderState, UploadedFileInfo
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
+from tests.deadline import DEADLINE
+
 FINISHED = ForwardMsg.ScriptFinishedStatus.Value("FINISHED_SUCCESSFULLY")
 XSRF_COOKIE = "_streamlit_xsrf"
 #: Blocking HTTP calls (page loads, uploads) run here, not in asyncio's small default pool.
@@ -95,7 +97,7 @@ class Session:
         timeout: seconds any single step may take before it fails.
     """
 
-    def __init__(self, base_url: str, *, auth: tuple[str, str] | None = None, timeout: float = 120.0) -> None:
+    def __init__(self, base_url: str, *, auth: tuple[str, str] | None = None, timeout: float = DEADLINE) -> None:
         self.base = base_url.rstrip("/")
         self.auth = basic_auth(*auth) if auth else None
         self.timeout = timeout

@@ -8,7 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, STEP_MS, require_chromium, served_app
+from tests.deadline import DEADLINE_MS
+from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, require_chromium, served_app
 
 
 @pytest.fixture
@@ -27,10 +28,10 @@ def test_app_renders_title_and_a_plotly_chart_in_chromium(app_url: str) -> None:
             page = browser.new_page()
             errors: list[str] = []
             page.on("pageerror", lambda err: errors.append(str(err)))
-            page.goto(app_url, wait_until="domcontentloaded", timeout=STEP_MS)
-            page.wait_for_selector("h1:has-text('Pair')", timeout=STEP_MS)
+            page.goto(app_url, wait_until="domcontentloaded", timeout=DEADLINE_MS)
+            page.wait_for_selector("h1:has-text('Pair')", timeout=DEADLINE_MS)
             # Plotly draws the n-gram grid into an SVG inside .js-plotly-plot.
-            page.wait_for_selector(".js-plotly-plot .main-svg", timeout=STEP_MS)
+            page.wait_for_selector(".js-plotly-plot .main-svg", timeout=DEADLINE_MS)
             assert "Entailment Alignment Explorer" in page.title()
             assert page.locator(".js-plotly-plot").count() >= 1
             assert page.locator("[data-testid='stException']").count() == 0

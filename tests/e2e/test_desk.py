@@ -23,12 +23,13 @@ from typing import Any
 
 import pytest
 
+from tests.deadline import DEADLINE_MS
 from tests.e2e.browser import checked_page, chromium
 from tests.e2e.browser import settle as settle_page
 
 pytestmark = pytest.mark.slow  # a served app and a browser: tens of seconds a test
 
-STEP = 90_000  # ms per browser wait: the machine is shared
+STEP = DEADLINE_MS  # ms per browser wait (tests/deadline.py)
 VIEW = {"width": 1400, "height": 1000}
 
 
@@ -148,11 +149,11 @@ def test_method_tabs_switch_in_the_browser_and_the_url_follows(page: Any, app_ur
     settle(page)
     before = len(sent)
     page.get_by_role("tab", name="MANLI", exact=True).click()
-    page.get_by_text("Simulated annealing searches", exact=False).first.wait_for(state="visible", timeout=5_000)
-    page.wait_for_function("() => location.search.includes('tab=MANLI')", timeout=5_000)
+    page.get_by_text("Simulated annealing searches", exact=False).first.wait_for(state="visible", timeout=STEP)
+    page.wait_for_function("() => location.search.includes('tab=MANLI')", timeout=STEP)
     page.get_by_role("tab", name="ITG parse", exact=True).click()
-    page.wait_for_function("() => location.search.includes('tab=ITG')", timeout=5_000)
-    page.wait_for_timeout(1_000)  # a second for any message the switches would send (none may come)
+    page.wait_for_function("() => location.search.includes('tab=ITG')", timeout=STEP)
+    settle(page)  # a message to the server would start a run: any run has finished
     assert len(sent) == before  # the server was not asked for anything
     page.reload(wait_until="domcontentloaded")
     page.get_by_role("tab", name="ITG parse", exact=True, selected=True).wait_for(timeout=STEP)

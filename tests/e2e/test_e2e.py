@@ -18,9 +18,10 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, ROOT, STEP_MS, require_chromium, served_app, settle
+from tests.deadline import DEADLINE_MS
+from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, ROOT, require_chromium, served_app, settle
 
-STEP = STEP_MS  # ms per browser wait
+STEP = DEADLINE_MS  # ms per browser wait (tests/deadline.py)
 DATA = ROOT / "sample_data" / "pairs.csv"
 NOTE = "the hypothesis adds an arrest the text never mentions"
 

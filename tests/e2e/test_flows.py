@@ -19,10 +19,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.browser import STEP_MS, checked_page
+from tests.deadline import DEADLINE_MS
+from tests.e2e.browser import checked_page
 from tests.e2e.browser import settle as settle_page
 
-STEP = STEP_MS  # ms per browser wait
+STEP = DEADLINE_MS  # ms per browser wait (tests/deadline.py)
 HOSTILE = "Ann sold <script>window.pwned = 1</script> her car on Monday."
 
 

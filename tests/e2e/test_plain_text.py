@@ -15,9 +15,10 @@ from urllib.parse import quote_plus, urlsplit
 import pytest
 
 from tests.app.test_plain_text import NAME, TEACH_HYPOTHESIS, hostile_jsonl, hostile_teach_json
+from tests.deadline import DEADLINE_MS
 from tests.e2e.browser import checked_page, require_chromium, served_app, settle
 
-STEP = 180_000  # ms per browser wait: the machine is shared
+STEP = DEADLINE_MS  # ms per browser wait (tests/deadline.py)
 PAGES = ["", "dataset", "evaluate", "errors", "compare", "mtmetrics", "aligners", "teach"]
 
 

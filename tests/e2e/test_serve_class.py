@@ -27,6 +27,7 @@ import pytest
 
 from serve import caddy
 from serve.gate import COOKIE, FAILURES_ALLOWED
+from tests.deadline import DEADLINE, DEADLINE_MS
 from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, require_chromium
 from tests.e2e.class_server import (
     ServedClass,
@@ -39,7 +40,6 @@ from tests.e2e.class_server import (
 from tests.e2e.streamlit_client import Session, basic_auth, element_kind
 
 PASSWORD = "lecture-2 password"
-STEP = 150.0  # seconds per step: the CI machine is shared, and the first visit may wait for the warm-up
 #: A path of every kind Streamlit serves, and the method a client would use.
 ENDPOINTS = [
     ("GET", "/"), ("GET", "/_stcore/health"), ("GET", "/_stcore/metrics"), ("GET", "/_stcore/host-config"),
@@ -63,14 +63,14 @@ def served() -> Iterator[ServedClass]:
 def _status(url: str, *, method: str = "GET", auth: str | None = None) -> tuple[int, bytes]:
     request = urllib.request.Request(url, method=method, headers={"Authorization": auth} if auth else {})
     try:
-        with urllib.request.urlopen(request, timeout=STEP) as response:
+        with urllib.request.urlopen(request, timeout=DEADLINE) as response:
             return int(response.status), response.read()
     except urllib.error.HTTPError as err:
         return err.code, err.read()
 
 
 def test_every_process_loads_its_methods_before_the_first_student(served: ServedClass) -> None:
-    deadline = time.monotonic() + 5 * STEP  # two warm-ups at once on a shared machine
+    deadline = time.monotonic() + 2 * DEADLINE  # two warm-ups at once on a shared machine
     while True:
         with open(served.log, encoding="utf-8") as handle:
             log = handle.read()
@@ -104,7 +104,7 @@ def test_nothing_of_streamlit_answers_without_the_password(served: ServedClass) 
     from websockets.exceptions import InvalidStatus
 
     for credentials in (None, (served.user, "not " + PASSWORD)):
-        session = Session(served.url, auth=credentials, timeout=STEP)
+        session = Session(served.url, auth=credentials, timeout=DEADLINE)
         with pytest.raises(InvalidStatus) as refused:
             asyncio.run(session.open())
         assert refused.value.response.status_code == 401
@@ -128,7 +128,7 @@ def test_an_upload_without_the_password_never_reaches_streamlit(served: ServedCl
 def _from(source: str, port: int, headers: str = "") -> str:
     """The status line of ``GET /`` sent from the local address ``source`` (another client,
     as the gate counts them: every 127.x address is this machine)."""
-    with socket.create_connection(("127.0.0.1", port), timeout=STEP, source_address=(source, 0)) as sock:
+    with socket.create_connection(("127.0.0.1", port), timeout=DEADLINE, source_address=(source, 0)) as sock:
         sock.sendall(f"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n{headers}Connection: close\r\n\r\n".encode())
         answer = b""
         while b"\r\n" not in answer and (chunk := sock.recv(4096)):
@@ -159,10 +159,10 @@ def test_a_wrong_password_flood_is_refused_cheaply_while_a_student_signs_in(serv
 
     with ThreadPoolExecutor(8) as flood:
         statuses = flood.map(guess, range(guesses))
-        assert refused.wait(STEP), "the flood was never refused"
+        assert refused.wait(DEADLINE), "the flood was never refused"
 
         async def sign_in() -> int:  # a student on another address, during the flood
-            session = Session(served.url, auth=served.auth, timeout=STEP)
+            session = Session(served.url, auth=served.auth, timeout=DEADLINE)
             title = session.expect(lambda m: element_kind(m) == "heading" and m.delta.new_element.heading.body == "Pair")
             await session.open()
             await session.wait(title)
@@ -181,13 +181,13 @@ def test_the_session_cookie_opens_the_websocket_and_a_forged_one_does_not(served
     from websockets.exceptions import InvalidStatus
 
     status, _ = _status(served.url + "/_stcore/health", auth=basic_auth(*served.auth))
-    signed_in = Session(served.url, auth=served.auth, timeout=STEP)
+    signed_in = Session(served.url, auth=served.auth, timeout=DEADLINE)
     asyncio.run(signed_in.http("GET", "/_stcore/health"))
     cookie = signed_in.cookies[COOKIE]
     expiry, signature = cookie.split(".")
 
     async def visit(value: str) -> int:
-        session = Session(served.url, timeout=STEP)  # no password: the cookie alone
+        session = Session(served.url, timeout=DEADLINE)  # no password: the cookie alone
         session.cookies[COOKIE] = value
         title = session.expect(lambda m: element_kind(m) == "heading" and m.delta.new_element.heading.body == "Pair")
         await session.open()
@@ -220,14 +220,14 @@ def test_files_no_widget_asked_for_are_bounded_per_session(served: ServedClass) 
     from components.upload_bounds import SESSION_FILES
 
     async def made_up_files() -> int:
-        session = Session(served.url, auth=served.auth, timeout=STEP)
+        session = Session(served.url, auth=served.auth, timeout=DEADLINE)
         title = session.expect(lambda m: element_kind(m) == "heading" and m.delta.new_element.heading.body == "Pair")
         await session.open()
         await session.wait(title)
         for n in range(12):
             put, _ = await session.put_file(f"made-up-{n}.csv", bytes([65 + n]) * 2**20)
             assert put.status == 204
-        deadline = time.monotonic() + STEP
+        deadline = time.monotonic() + DEADLINE
         held = -1
         while time.monotonic() < deadline:  # the metric is cached for 5 s: until it counts them
             metrics = (await session.http("GET", "/_stcore/metrics")).body.decode()
@@ -249,7 +249,7 @@ def test_with_the_password_the_app_works_through_the_proxy(served: ServedClass) 
     assert _status(served.url + "/_stcore/health", auth=basic_auth(*served.auth)) == (200, b"ok")
 
     async def visit() -> tuple[str, int, bool]:
-        session = Session(served.url, auth=served.auth, timeout=STEP)
+        session = Session(served.url, auth=served.auth, timeout=DEADLINE)
         title = session.expect(lambda m: element_kind(m) == "heading" and m.delta.new_element.heading.body == "Pair")
         await session.open("dataset=sample:typical.xml")
         await session.wait(title)
@@ -276,15 +276,15 @@ def test_a_browser_with_the_password_gets_the_page(served: ServedClass) -> None:
             refused = browser.new_context().new_page()
             # Asked for credentials it does not have, Chromium gives up on the page.
             with pytest.raises(PlaywrightError, match="ERR_INVALID_AUTH_CREDENTIALS"):
-                refused.goto(served.url, timeout=STEP * 1000)
+                refused.goto(served.url, timeout=DEADLINE_MS)
             assert refused.locator("textarea").count() == 0
             context = browser.new_context(http_credentials={"username": served.user, "password": PASSWORD})
             page = context.new_page()
-            page.goto(served.url, timeout=STEP * 1000)
+            page.goto(served.url, timeout=DEADLINE_MS)
             # The Pair page's text boxes come over the websocket: the browser's upgrade went
             # through the proxy with the credentials.
-            page.wait_for_selector("h1:has-text('Pair')", timeout=STEP * 1000)
-            page.locator("textarea").first.wait_for(timeout=STEP * 1000)
+            page.wait_for_selector("h1:has-text('Pair')", timeout=DEADLINE_MS)
+            page.locator("textarea").first.wait_for(timeout=DEADLINE_MS)
         finally:
             browser.close()
 
@@ -295,7 +295,7 @@ def test_a_crashed_process_is_restarted_and_sigterm_stops_everything() -> None:
         supervisor = psutil.Process(served.pid)
         (first,) = streamlit_processes(served.pid)
         first.kill()
-        deadline = time.monotonic() + STEP
+        deadline = time.monotonic() + DEADLINE
         while time.monotonic() < deadline:
             replaced = [p for p in streamlit_processes(served.pid) if p.pid != first.pid]
             if replaced and _status(served.url + "/_stcore/health", auth=basic_auth(*served.auth)) == (200, b"ok"):
@@ -308,8 +308,8 @@ def test_a_crashed_process_is_restarted_and_sigterm_stops_everything() -> None:
         everything = [supervisor, *supervisor.children(recursive=True)]
         assert any("caddy" in p.name() for p in everything)
         supervisor.send_signal(signal.SIGTERM)
-        assert supervisor.wait(timeout=STEP) == 0
-        gone, alive = psutil.wait_procs(everything, timeout=STEP)
+        assert supervisor.wait(timeout=DEADLINE) == 0
+        gone, alive = psutil.wait_procs(everything, timeout=DEADLINE)
         assert not alive, [p.pid for p in alive]
         with pytest.raises(OSError):
             socket.create_connection(("127.0.0.1", served.port), timeout=5).close()

@@ -23,10 +23,11 @@ from urllib.parse import quote_plus
 import pytest
 
 from components.teach_methods import TEACH_METHODS
+from tests.deadline import DEADLINE_MS
 from tests.e2e.browser import checked_page
 from tests.e2e.browser import settle as settle_page
 
-WAIT = 120_000  # ms per browser wait: the first lesson of a cold server traces MANLI, ...
+WAIT = DEADLINE_MS  # ms per browser wait (tests/deadline.py): the first lesson of a cold server traces MANLI
 SCREEN = {"width": 1280, "height": 720}
 PLAYER = ".tp"
 

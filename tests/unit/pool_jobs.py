@@ -17,6 +17,14 @@ def sleep_then(seconds: float, value: object = None) -> object:
     return value
 
 
+def wait_for(path: str, value: object = None) -> object:
+    """Hold a worker until the test creates ``path`` (a condition, not a guess at timing)."""
+    deadline = time.monotonic() + 3600  # a test that never releases it fails on its own deadline first
+    while not os.path.exists(path) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return value
+
+
 def stamp(seconds: float, tag: str) -> tuple[str, float, float]:
     """(tag, start, end) on the monotonic clock (shared by every process of one machine)."""
     start = time.monotonic()

@@ -145,6 +145,7 @@ def test_import_explorer_is_cheap() -> None:
     assert out.strip() == "['explorer']"
 
 
+@pytest.mark.slow  # every aligner built and run, the edit-distance and MANLI models loaded
 def test_every_method_result_serialises_to_strict_json() -> None:
     """Each registered aligner's result (the edit-distance ones included) has the shared
     ``to_json``/``format`` contract, and its JSON is strict (no NaN, no objects)."""

@@ -18,6 +18,7 @@ import pytest
 from explorer.batch.query import BatchResult
 from explorer.batch.runner import run_batch
 from explorer.batch.schema import CHUNK_DIR, BatchError, chunk_name, finished_chunks, read_manifest
+from tests.deadline import DEADLINE
 from tests.unit.test_batch import ROWS, write_csv
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -188,7 +189,7 @@ def test_a_full_disk_is_one_error_line_without_a_worker_traceback(small: Path, t
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(inject), str(ROOT)])}
     done = subprocess.run([sys.executable, "-m", "explorer", "batch", str(small), "--scorer", "mbleu",
                            "--out", str(out), "--chunk-size", "4", "--workers", "1", "--no-register"],
-                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=300)
+                          capture_output=True, text=True, env=env, cwd=tmp_path, timeout=DEADLINE)
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert "Traceback" not in done.stderr and "Compute Failed" not in done.stderr, done.stderr

@@ -13,6 +13,7 @@ import pytest
 
 from serve import caddy, class_server
 from serve.class_server import Options, ServeError, parse_options
+from tests.deadline import DEADLINE
 
 PASSWORD = {"ENTAILMENT_EXPLORER_PASSWORD": "choose-one"}
 
@@ -62,7 +63,7 @@ def test_refusals_name_what_to_change(env: dict[str, str], says: str) -> None:
 def test_without_a_password_it_refuses_in_one_line(repo_root: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "ENTAILMENT_EXPLORER_PASSWORD"}
     done = subprocess.run([sys.executable, "-m", "serve"], cwd=repo_root, env=env, capture_output=True, text=True,
-                          timeout=60)
+                          timeout=DEADLINE)
     assert done.returncode == 2
     lines = done.stdout.strip().splitlines()
     assert lines == ["serve-class: error: no password: a class server is only started with one, e.g. "

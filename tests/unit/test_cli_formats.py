@@ -42,7 +42,7 @@ def command_line(name: str, tmp: Path) -> list[str]:
 
 
 def commands() -> list[object]:
-    slow = {"batch", "align-eval"}  # a Dask cluster starts; the ITG kernels compile: seconds
+    slow = {"batch", "align-eval", "train"}  # a Dask cluster starts; the ITG kernels compile; EM training: seconds
     return [pytest.param(name, marks=[pytest.mark.slow] if name in slow else [], id=name) for name in COMMANDS]
 
 

@@ -15,6 +15,7 @@ import pytest
 
 from explorer.api import shown
 from explorer.cli import main
+from tests.deadline import DEADLINE
 from tests.unit.test_batch import ROWS, write_csv
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -150,7 +151,7 @@ def _private_mounts() -> bool:
     if shutil.which("unshare") is None:
         return False
     probe = subprocess.run(["unshare", "-m", "sh", "-c", "mount -t tmpfs -o size=16k tmpfs /mnt"],
-                           capture_output=True, timeout=30)
+                           capture_output=True, timeout=DEADLINE)
     return probe.returncode == 0
 
 
@@ -158,6 +159,7 @@ needs_mounts = pytest.mark.skipif(not _private_mounts(), reason="mounting a tmpf
                                   "needs root (unshare -m); the simulated tests cover the same paths")
 
 
+@pytest.mark.slow  # a child process in a mount namespace of its own
 @needs_mounts
 def test_a_store_on_a_real_read_only_mount(tmp_path: Path) -> None:
     mounted = tmp_path / "mounted"
@@ -165,7 +167,7 @@ def test_a_store_on_a_real_read_only_mount(tmp_path: Path) -> None:
     store = mounted / "store.sqlite3"
     command = (f"mount -t tmpfs -o ro,size=64k tmpfs {mounted} && exec {sys.executable} -m explorer batch "
                f"{SAMPLE_CSV} --scorer mbleu --out {tmp_path / 'out'} --store {store}")
-    done = subprocess.run(["unshare", "-m", "sh", "-c", command], capture_output=True, text=True, timeout=120,
+    done = subprocess.run(["unshare", "-m", "sh", "-c", command], capture_output=True, text=True, timeout=DEADLINE,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 2, done.stderr
     assert "read-only file system" in done.stderr and str(store) in done.stderr
@@ -180,7 +182,7 @@ def test_a_real_full_disk(tmp_path: Path) -> None:
     data = write_csv(tmp_path / "pairs.csv", ROWS * 20)  # 260 pairs, ids p1-p260
     command = (f"mount -t tmpfs -o size=48k tmpfs {disk} && exec {sys.executable} -m explorer batch {data} "
                f"--scorer mbleu,bleu,wer --out {disk / 'out'} --chunk-size 40 --workers 1 --no-register")
-    done = subprocess.run(["unshare", "-m", "sh", "-c", command], capture_output=True, text=True, timeout=300,
+    done = subprocess.run(["unshare", "-m", "sh", "-c", command], capture_output=True, text=True, timeout=DEADLINE,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr and "Compute Failed" not in done.stderr, done.stderr

@@ -11,6 +11,7 @@ import pytest
 from explorer.datasets import load_bytes
 from explorer.decision import cutoffs
 from runtime import cutoff_jobs
+from tests.deadline import DEADLINE
 
 #: Invented pairs (no corpus text) as the CSV file the loader reads: half restate the text,
 #: half change a fact.
@@ -37,6 +38,7 @@ def fingerprint_of(data: bytes) -> str:
     return cutoffs.fingerprint(cutoffs.labelled(load_bytes(data, "six.csv").pairs))
 
 
+@pytest.mark.slow  # a child process scores a dataset
 def test_a_job_chooses_the_cutoffs_in_a_child_process_once_per_fingerprint(
     manager: cutoff_jobs.CutoffJobs, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -56,7 +58,7 @@ def test_a_job_chooses_the_cutoffs_in_a_child_process_once_per_fingerprint(
     # Asked again (another session, a rerun): the same job, no second process.
     again = manager.request(fp, data, "six.csv", "six.csv", ["bleu", "mbleu"], n_labelled=6)
     assert again.fingerprint == fp and again.scorers == first.scorers
-    done = manager.wait(fp, timeout=300)
+    done = manager.wait(fp, timeout=DEADLINE)
     assert done is not None and done.state == cutoff_jobs.DONE, done
     assert done.finished == 2 and done.share == 1.0 and "all 2 methods done" in done.describe()
     assert spawned == [fp]
@@ -73,11 +75,12 @@ def test_a_job_chooses_the_cutoffs_in_a_child_process_once_per_fingerprint(
     assert [p.name for p in (manager.root / fp).iterdir()] == ["progress.json"]
 
 
+@pytest.mark.slow  # a child process
 def test_a_file_that_reads_back_as_other_pairs_fails_with_the_reason(manager: cutoff_jobs.CutoffJobs) -> None:
     data = SIX_PAIRS
     status = manager.request("0" * 24, data, "six.csv", "six.csv", ["bleu"], n_labelled=6)
     assert status.active
-    done = manager.wait("0" * 24, timeout=300)
+    done = manager.wait("0" * 24, timeout=DEADLINE)
     assert done is not None and done.state == cutoff_jobs.FAILED
     assert "read back as other pairs" in done.error and done.describe() == done.error
     assert cutoffs.lookup("0" * 24, "bleu") is None

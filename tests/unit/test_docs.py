@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.deadline import DEADLINE
+
 ROOT = Path(__file__).resolve().parents[2]
 
 #: Line limits of the docs a newcomer reads first (longer means a log is growing back).
@@ -45,7 +47,7 @@ def tracked_files() -> list[Path]:
     """The repository's tracked files; without git (an exported tree), every file but the
     tools' folders."""
     try:
-        out = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True, timeout=30)
+        out = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True, timeout=DEADLINE)
     except (OSError, subprocess.SubprocessError):
         skip = {".git", ".venv", ".mypy_cache", ".ruff_cache", ".pytest_cache", "__pycache__", "node_modules"}
         return sorted(p for p in ROOT.rglob("*") if p.is_file() and not skip & set(p.relative_to(ROOT).parts))

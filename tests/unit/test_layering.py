@@ -95,6 +95,7 @@ def undeclared_library_imports(root: Path) -> list[str]:
     """Imports of the library by the UI (``components/``, ``app.py``) that pass a module
     without ``__all__``, or take a name its ``__all__`` does not list."""
     found = []
+    declared: dict[Path, set[str] | None] = {}  # each library module parsed once, not once per import of it
     for path in [*modules("components", root), root / "app.py"]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
             where = f"{path.relative_to(root)}:{node.lineno}" if isinstance(node, ast.stmt) else ""
@@ -108,7 +109,9 @@ def undeclared_library_imports(root: Path) -> list[str]:
                 if name is not None and _module_file(f"{module}.{name}", root):
                     module, name = f"{module}.{name}", None  # a submodule: it answers for itself
                 source = _module_file(module, root)
-                public = _declared_all(source) if source else None
+                if source is not None and source not in declared:
+                    declared[source] = _declared_all(source)
+                public = declared[source] if source is not None else None
                 if public is None:
                     found.append(f"{where} imports {module}, which declares no __all__")
                 elif name is not None and name not in public:

@@ -20,9 +20,10 @@ from explorer.scorers import SCORERS, get_scorer
 from runtime import warmup
 from runtime.pool import Pool, tasks
 from runtime.pool.tasks import Outcome
+from tests.deadline import DEADLINE
 
 ROOT = Path(__file__).resolve().parents[2]
-WAIT = 600.0  # the warm-up on a busy shared machine, then three pairs
+WAIT = 2 * DEADLINE  # the warm-up on a busy shared machine, then three pairs (tests/deadline.py)
 
 
 def _in_process(run: Any) -> tuple[str, Any]:

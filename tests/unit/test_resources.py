@@ -20,6 +20,7 @@ import pytest
 from nltk.downloader import Downloader
 
 from explorer import resources
+from tests.deadline import DEADLINE
 
 WORDS = "the\nof\nand\n"
 
@@ -172,6 +173,7 @@ def test_wordnet_loads_without_the_version_map_from_its_disk_cache_and_reads_the
         assert second._morphy(word + "s", "n") == stock._morphy(word + "s", "n")
 
 
+@pytest.mark.slow  # a fresh interpreter importing NLTK, scikit-learn and scipy
 def test_nltk_is_imported_without_the_bridges_the_explorer_never_uses() -> None:
     """In a fresh interpreter: NLTK imports and tokenises without pulling scikit-learn and
     scipy.stats in, and both still import afterwards for whoever needs them."""
@@ -187,7 +189,7 @@ def test_nltk_is_imported_without_the_bridges_the_explorer_never_uses() -> None:
         "import sklearn.linear_model, scipy.stats\n"
         "print(scipy.stats.pearsonr([1, 2, 3], [1, 2, 4]).statistic > 0.9)\n"
     )
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300,
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=DEADLINE,
                           cwd=Path(__file__).resolve().parents[2])
     assert done.returncode == 0, done.stderr
     assert done.stdout.split("\n")[:3] == ["('Ilse', 'bought', 'a', 'car', '.')", "[]", "True"]

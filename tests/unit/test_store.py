@@ -37,6 +37,7 @@ from explorer.store.exports import (
     to_msr,
     to_sure_align_json,
 )
+from tests.deadline import DEADLINE
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -354,7 +355,7 @@ def test_concurrent_writer_processes_lose_no_write(tmp_path: Path) -> None:
         reads += 1
         time.sleep(0.05)
     for process in processes:
-        process.wait(timeout=STRESS_SECONDS + 60)
+        process.wait(timeout=STRESS_SECONDS + DEADLINE)
     results = [json.loads(out.read_text()) if out.exists() else {"error": "no output"} for out in outs]
     failures = [r["error"] for r in results if "error" in r]
     assert not failures, failures[0]

@@ -28,6 +28,7 @@ def axes(layout: dict[str, Any]) -> list[dict[str, Any]]:
     return [value for name, value in layout.items() if name.startswith(("xaxis", "yaxis"))]
 
 
+@pytest.mark.slow  # Plotly validates every step of every lesson, twice
 def test_every_step_of_every_method_is_a_valid_plotly_figure(traces: dict[str, Any]) -> None:
     for method, trace in traces.items():
         for k in range(len(trace.steps)):

@@ -60,6 +60,7 @@ def check_pair(p: Sequence[str], h: Sequence[str]) -> None:
     assert (plain.distance, plain.value, plain.rate) == (result.distance, result.value, result.rate)
 
 
+@pytest.mark.slow  # 600 generated pairs, each checked against the full tables
 @settings(max_examples=600, deadline=None)
 @given(st.lists(TOKENS, max_size=25), st.lists(TOKENS, max_size=25))
 def test_the_script_is_valid_and_as_long_as_the_tables(p: list[str], h: list[str]) -> None:
