@@ -330,14 +330,13 @@ _SCORED: set[tuple[str, str]] = set()
 
 def reset() -> None:
     """Forget what this process has scored and been told about datasets (the scored set,
-    the batch results' cutoffs and scores, the fingerprints, the best-cutoff cache), and the
+    the batch results' cutoffs and scores, the fingerprints), and the
     uploads it holds: a fresh process as far as cutoffs go. For tests, which must not see
     what an earlier test scored; the server never needs it."""
     _SCORED.clear()
     KNOWN_CUTOFFS.clear()
     KNOWN_SCORES.clear()
     _LABELLED.clear()
-    _best_cutoff.clear()
     uploads.reset()
 
 

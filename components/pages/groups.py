@@ -20,7 +20,7 @@ import streamlit as st
 
 from components import state
 from components.charts import plotly_chart
-from components.data import LoadedDataset, dataset_scores, page_cutoff, per_dataset, session_dev
+from components.data import LoadedDataset, dataset_scores, page_cutoff, session_dev
 from components.figures.groups import SliceMark, slice_accuracy_figure
 from components.guard import attempt
 from components.sections import batch_results
@@ -41,8 +41,6 @@ from explorer.store import StoreError
 
 #: The scorers a first look compares (fast, and different in kind: n-grams, words, vectors).
 DEFAULT_SCORERS = ("bleu", "mbleu", "bow", "embed")
-#: Phenomena tables kept per dataset in this process.
-_PHENOMENA: dict[str, pd.DataFrame] = {}
 #: The URL's typed slice.
 SLICE_PARAM = "slice"
 #: The typed slice: the text box, and what it held (kept across pages).
@@ -68,30 +66,30 @@ def _aligner_phenomena(aligners: Sequence[str]) -> list[str]:
 
 def phenomena_of(loaded: LoadedDataset, aligners: Sequence[str]) -> pd.DataFrame:
     """The fast phenomena and the chosen aligners' ones, computed once per dataset (on the
-    worker pool, with progress) and kept on disk by the library."""
-    from components import workers
+    worker pool, with progress), kept on disk by the library and for the server here."""
+    from components import analysis, workers
     from runtime.pool import tasks
 
-    names = [*FAST, *_aligner_phenomena(aligners)]
-    have = per_dataset(_PHENOMENA, loaded, lambda: pd.DataFrame(index=pd.RangeIndex(len(loaded.dataset))), limit=4)
-    missing = [n for n in names if n not in have.columns]
-    if missing:
-        bar = st.progress(0.0, text="Finding the phenomena of each pair…")
+    names = (*FAST, *_aligner_phenomena(aligners))
 
-        def run_chunk(pairs: Sequence[Pair], wanted: Sequence[str]) -> Mapping[str, Sequence[Value]]:
-            done: Mapping[str, Sequence[Value]] = workers.run(
-                tasks.phenomena_chunk, list(pairs), list(wanted), what="Finding phenomena",
-                long=bool(set(wanted) - set(FAST)))
-            return done
+    def run_chunk(pairs: Sequence[Pair], wanted: Sequence[str]) -> Mapping[str, Sequence[Value]]:
+        done: Mapping[str, Sequence[Value]] = workers.run(
+            tasks.phenomena_chunk, list(pairs), list(wanted), what="Finding phenomena",
+            long=bool(set(wanted) - set(FAST)))
+        return done
+
+    def compute() -> pd.DataFrame:
+        bar = st.progress(0.0, text="Finding the phenomena of each pair…")
 
         def shown(i: int, n: int) -> None:
             bar.progress(i / max(n, 1), text=f"Phenomena of {i:,} of {n:,} pairs")
 
-        found = phenomena_table(loaded.dataset.pairs, missing, run_chunk=run_chunk, progress=shown)
+        found = phenomena_table(loaded.dataset.pairs, names, run_chunk=run_chunk, progress=shown)
         bar.empty()
-        for name in missing:
-            have[name] = found[name]
-    return have[names]
+        return found
+
+    table: pd.DataFrame = analysis.kept(("phenomena", loaded.key, names), compute)
+    return table
 
 
 def scored_columns(loaded: LoadedDataset, scorers: Sequence[str]) -> tuple[dict[str, object], dict[str, CutoffChoice]]:

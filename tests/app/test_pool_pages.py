@@ -112,7 +112,8 @@ def test_the_teach_lesson_is_built_on_a_worker(pool_on: None, monkeypatch: pytes
     from components import teach_methods
     from components.pages.teach import EXAMPLE
 
-    expected = [s.explain for s in teach_methods.trace_of("itg", None, analyze_pair(make_pair(*EXAMPLE))).steps]
+    # The lesson as the worker builds it (opening, shaped steps, verdict), built here first.
+    expected = [s["sentence"] for s in teach_methods.lesson_of("itg", None, make_pair(*EXAMPLE), large=False)]
 
     def refuse(*args: object) -> object:
         raise AssertionError("a lesson was traced in the server's process")
