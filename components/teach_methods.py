@@ -14,7 +14,7 @@ the server's workers (:mod:`components.workers`).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -24,7 +24,7 @@ from explorer.api import Registry, import_attr
 from explorer.errors import ExplorerError
 from explorer.pairs import Pair
 from explorer.preprocess import AnalyzedPair, analyze_pair
-from explorer.teaching import Trace
+from explorer.teaching import Trace, size_refusal
 
 
 class UnknownTeachingMethod(ExplorerError, KeyError):
@@ -147,6 +147,23 @@ def trace_of(method: str, option: str | None, pair: AnalyzedPair) -> Trace:
     """The method's trace on the pair: the one expensive call of a lesson (the method's own
     computation), made once per pair, method and option."""
     return TEACH_METHODS.info(method).run(pair, option)
+
+
+def unteachable(pairs: Sequence[Pair]) -> dict[str, str]:
+    """The pairs no lesson can be built on, by id, each with the few words a picker shows
+    beside it: the size check every trace makes first
+    (:func:`explorer.teaching.size_refusal`, one limit for every method), on token counts
+    only (tokenising, no lesson built), or why the pair could not be tokenised."""
+    marks: dict[str, str] = {}
+    for pair in pairs:
+        try:
+            refusal = size_refusal(analyze_pair(pair))
+        except ExplorerError as err:  # a side past the tokenizer's own limit
+            marks[pair.id] = f"cannot be taught ({str(err).split(';')[0]})"
+            continue
+        if refusal is not None:
+            marks[pair.id] = refusal.mark
+    return marks
 
 
 #: The most a lesson may send the browser, in bytes of JSON (as the step player packs it:

@@ -11,7 +11,8 @@ figure builder, in one registry of its own.
 
 Teaching pairs are small by design: both sides are limited to
 :data:`TEACHING_MAX_TOKENS` tokens of at most :data:`TEACHING_MAX_TOKEN_CHARS` characters,
-checked before any work (:func:`check_size`).
+checked before any work (:func:`check_size`); :func:`size_refusal` says why a pair is past
+them without raising, for a picker that marks the pairs a lesson can be built on.
 """
 
 from __future__ import annotations
@@ -23,7 +24,8 @@ from typing import Protocol
 from explorer.errors import ExplorerError
 from explorer.preprocess import AnalyzedPair
 
-__all__ = ["TEACHING_MAX_TOKEN_CHARS", "TEACHING_MAX_TOKENS", "PairTrace", "TeachingSizeError", "Trace", "TraceStep", "check_size", "words"]
+__all__ = ["TEACHING_MAX_TOKEN_CHARS", "TEACHING_MAX_TOKENS", "PairTrace", "SizeRefusal", "TeachingSizeError", "Trace", "TraceStep", "check_size",
+           "size_refusal", "words"]
 
 #: The most tokens either side of a teaching pair may have (every chart cell, table row
 #: or annealing round is one screen, and the ITG chart grows with the fourth power).
@@ -63,24 +65,44 @@ class Trace(Protocol):
     def steps(self) -> Sequence[TraceStep]: ...
 
 
-def check_size(pair: AnalyzedPair, limit: int = TEACHING_MAX_TOKENS) -> None:
-    """Refuse a pair with more than ``limit`` tokens on either side, or an empty side."""
+@dataclass(frozen=True)
+class SizeRefusal:
+    """Why a pair is past the teaching limit: ``message``, the sentence a refusal says, and
+    ``mark``, the few words a pair picker shows beside the pair."""
+
+    message: str
+    mark: str
+
+
+def size_refusal(pair: AnalyzedPair, limit: int = TEACHING_MAX_TOKENS) -> SizeRefusal | None:
+    """Why a pair cannot be stepped through (more than ``limit`` tokens on a side, an empty
+    side, or a token over :data:`TEACHING_MAX_TOKEN_CHARS` characters), or ``None`` when it
+    can. Token counts only, no work on the pair: cheap enough to ask of a whole dataset,
+    and the one check every trace makes (:func:`check_size`)."""
     for name, side in (("text", pair.text), ("hypothesis", pair.hypothesis)):
         if len(side) > limit:
-            raise TeachingSizeError(
+            return SizeRefusal(
                 f"the {name} has {len(side)} tokens; teaching mode steps through pairs of at most "
-                f"{limit} tokens per side. Shorten it, or use the Pair page for long pairs."
-            )
+                f"{limit} tokens per side. Shorten it, or use the Pair page for long pairs.",
+                f"too long to teach ({name} of {len(side)} tokens; limit {limit})")
         if len(side) == 0:
-            raise TeachingSizeError(f"the {name} has no tokens; type at least one word")
+            return SizeRefusal(f"the {name} has no tokens; type at least one word", f"the {name} has no tokens")
         tokens = side.tokens
         longest = max(range(len(tokens)), key=lambda k: len(tokens[k]))
         if len(tokens[longest]) > TEACHING_MAX_TOKEN_CHARS:
-            raise TeachingSizeError(
+            return SizeRefusal(
                 f"the {name}'s token {longest + 1} has {len(tokens[longest]):,} characters; teaching mode shows "
                 f"tokens of at most {TEACHING_MAX_TOKEN_CHARS} characters (every step repeats the words). "
-                "Shorten it, or use the Pair page."
-            )
+                "Shorten it, or use the Pair page.",
+                f"a word too long to teach ({len(tokens[longest]):,} characters; limit {TEACHING_MAX_TOKEN_CHARS})")
+    return None
+
+
+def check_size(pair: AnalyzedPair, limit: int = TEACHING_MAX_TOKENS) -> None:
+    """Refuse a pair :func:`size_refusal` refuses, with its message."""
+    refusal = size_refusal(pair, limit)
+    if refusal is not None:
+        raise TeachingSizeError(refusal.message)
 
 
 def words(tokens: tuple[str, ...], span: tuple[int, int] | None) -> str:

@@ -162,3 +162,63 @@ def test_a_deck_collects_lessons_for_one_file() -> None:
     assert data["steps"][0]["chapter"] == "Filling the table"
     at.button(key="teach_deck_clear").click().run()
     assert not at.session_state["teach_deck"]
+
+
+def long_pair_dataset() -> Any:
+    """Three short pairs and one whose text is past the teaching limit, as an upload."""
+    from components.data import load_uploaded
+
+    long_text = " ".join(f"Lamp {i} glowed." for i in range(TEACHING_MAX_TOKENS // 3 + 4))
+    rows = ["id,text,hypothesis,label",
+            "s1,The kettle in the hut was still warm.,The kettle was warm.,entailment",
+            f"far,{long_text},A lamp glowed.,entailment",
+            "s2,Tove rowed the boat across the lake.,Tove swam across the lake.,non-entailment",
+            "s3,The market opens at dawn on Fridays.,The market opens on Fridays.,entailment"]
+    return load_uploaded(("\n".join(rows) + "\n").encode(), "lamps.csv")
+
+
+def test_the_picker_marks_a_pair_past_the_limit_and_can_hide_it() -> None:
+    from components import state
+
+    loaded = long_pair_dataset()
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.session_state[state.DATASET.key] = loaded
+    at.run()
+    at.switch_page(TEACH)
+    at.query_params.update({"teach_source": "A pair from the dataset", "teach_method": TEACH_METHODS["itg"].label})
+    at.run()
+    assert not at.exception, at.exception
+    assert at.toggle(key="teach_only_teachable").value is True  # on by default
+    assert [o.split(" — ")[0] for o in at.selectbox(key="teach_pair").options] == ["s1", "s2", "s3"]
+    assert any(f"3 of 4 pairs can be taught with {TEACH_METHODS['itg'].label}" in c.value for c in at.caption)
+    at.toggle(key="teach_only_teachable").set_value(False).run()
+    assert not at.exception, at.exception
+    options = at.selectbox(key="teach_pair").options
+    assert [o.split(" — ")[0] for o in options] == ["s1", "far", "s2", "s3"]
+    marked = [o for o in options if "too long to teach" in o]
+    tokens = len(analyze_pair(loaded.dataset.pairs[1]).text)
+    assert tokens > TEACHING_MAX_TOKENS
+    assert len(marked) == 1 and marked[0].startswith("far — ")
+    assert marked[0].endswith(f"too long to teach (text of {tokens} tokens; limit {TEACHING_MAX_TOKENS})")
+    at.selectbox(key="teach_pair").set_value("far").run()  # chosen anyway: the lesson refuses it, naming the limit
+    assert any(f"at most {TEACHING_MAX_TOKENS} tokens" in w.value for w in at.warning)
+    at.toggle(key="teach_only_teachable").set_value(True).run()  # the chosen pair stays, marked
+    assert at.selectbox(key="teach_pair").value == "far"
+    assert [o.split(" — ")[0] for o in at.selectbox(key="teach_pair").options] == ["s1", "far", "s2", "s3"]
+
+
+def test_a_link_to_a_pair_the_filter_hides_keeps_it_with_its_mark() -> None:
+    from components import state
+
+    at = AppTest.from_file(APP, default_timeout=180)
+    at.session_state[state.DATASET.key] = long_pair_dataset()
+    at.run()
+    at.switch_page(TEACH)
+    at.query_params.update({"teach_source": "A pair from the dataset", "pair": "far"})
+    at.run()
+    assert not at.exception, at.exception
+    box = at.selectbox(key="teach_pair")
+    assert box.value == "far" and at.toggle(key="teach_only_teachable").value is True
+    assert any(o.startswith("far — ") and "too long to teach" in o for o in box.options)
+    assert at.query_params["pair"] in ("far", ["far"])
+    assert not at.get("bidi_component") and any(f"at most {TEACHING_MAX_TOKENS} tokens" in w.value for w in at.warning)
