@@ -363,34 +363,26 @@ def parse(expression: str, names: Collection[str], functions: Collection[str] = 
     return _Parser(tokens, names, functions, scorers, kinds or {}).parse()
 
 
+def _nodes(node: Node) -> list[Node]:
+    """Every node of a tree, the root first."""
+    children: tuple[Node, ...] = ()
+    if isinstance(node, Compare):
+        children = (node.left, node.right)
+    elif isinstance(node, Member | Not):
+        children = (node.operand,)
+    elif isinstance(node, BoolOp):
+        children = tuple(node.operands)
+    return [node, *(n for child in children for n in _nodes(child))]
+
+
 def names_in(node: Node) -> set[str]:
     """The names a tree uses (a back end checks they are all at hand)."""
-    if isinstance(node, Name):
-        return {node.name}
-    if isinstance(node, Compare):
-        return names_in(node.left) | names_in(node.right)
-    if isinstance(node, Member):
-        return names_in(node.operand)
-    if isinstance(node, Not):
-        return names_in(node.operand)
-    if isinstance(node, BoolOp):
-        return set().union(*(names_in(n) for n in node.operands))
-    return set()
+    return {n.name for n in _nodes(node) if isinstance(n, Name)}
 
 
 def calls_in(node: Node) -> set[tuple[str, str]]:
     """The ``(function, argument)`` calls a tree makes."""
-    if isinstance(node, Call):
-        return {(node.function, node.argument)}
-    if isinstance(node, Compare):
-        return calls_in(node.left) | calls_in(node.right)
-    if isinstance(node, Member):
-        return calls_in(node.operand)
-    if isinstance(node, Not):
-        return calls_in(node.operand)
-    if isinstance(node, BoolOp):
-        return set().union(*(calls_in(n) for n in node.operands))
-    return set()
+    return {(n.function, n.argument) for n in _nodes(node) if isinstance(n, Call)}
 
 
 # -- back ends --------------------------------------------------------------------------
