@@ -16,7 +16,8 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.browser import ROOT, STEP_MS, checked_page, require_chromium
+from tests.deadline import DEADLINE_MS
+from tests.e2e.browser import ROOT, checked_page, require_chromium
 
 SCREEN = {"width": 1280, "height": 720}
 STATE = """() => { const root = document.querySelector('.tp');
@@ -46,7 +47,7 @@ def deck(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def _wait_drawn(page: Any, step: int) -> dict[str, Any]:
     page.wait_for_function(f"""() => {{ const root = document.querySelector('.tp');
         return root && root.dataset.step === '{step}' && root.dataset.drawnStep === '{step}'
-          && root.querySelector('.tp-figure .main-svg'); }}""", timeout=STEP_MS)
+          && root.querySelector('.tp-figure .main-svg'); }}""", timeout=DEADLINE_MS)
     state: dict[str, Any] = page.evaluate(STATE)
     return state
 
@@ -79,5 +80,5 @@ def test_the_deck_steps_from_disk_with_no_network(deck: Path) -> None:
         last = _wait_drawn(page, int(page.evaluate("document.querySelector('.tp').dataset.steps")))
         assert "Word error rate" in last["lesson"] and last["chapter"] == "The score"
         page.keyboard.press("f")
-        page.wait_for_function("() => document.fullscreenElement === document.querySelector('.tp')", timeout=STEP_MS)
+        page.wait_for_function("() => document.fullscreenElement === document.querySelector('.tp')", timeout=DEADLINE_MS)
     assert requests == []

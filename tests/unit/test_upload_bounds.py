@@ -80,5 +80,10 @@ def test_a_disconnected_sessions_files_go_after_the_grace_period(bounded: Bounde
     assert bounds.held_bytes() == 5 * MB
 
 
-def test_install_without_a_runtime_does_nothing() -> None:
+def test_install_without_a_runtime_does_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    from streamlit import runtime
+
+    # An earlier test in this process may have run the app (a runtime, bounds installed).
+    monkeypatch.setattr(upload_bounds, "_INSTALLED", None)
+    monkeypatch.setattr(runtime, "exists", lambda: False)
     assert upload_bounds.install() is None
