@@ -267,8 +267,12 @@ def manli_figure(trace: ManliTrace, index: int, *, large: bool = False) -> StepF
     spread = max(totals) - min(totals) or 1.0
     last = trace.steps[-1].round
     layout = {
-        "xaxis": _axis(domain=[0, 0.46], type="category", side="top", tickangle=-45, anchor="y"),
-        "yaxis": _axis(autorange="reversed", type="category", anchor="x"),
+        # Every word named (tickmode array): an automatic category axis names only every
+        # other one once the figure is squeezed under a longer step text.
+        "xaxis": _axis(domain=[0, 0.46], type="category", side="top", tickangle=-45, anchor="y",
+                       tickmode="array", tickvals=list(xl), ticktext=list(xl)),
+        "yaxis": _axis(autorange="reversed", type="category", anchor="x",
+                       tickmode="array", tickvals=list(yl), ticktext=list(yl)),
         "xaxis2": _axis(domain=[0.58, 0.92], range=[-1, max(last, 1) + 2], title=_title("round"), anchor="y2"),
         "yaxis2": _axis(title=_title("alignment score"), anchor="x2", showgrid=True,
                         range=[min(totals) - 0.05 * spread, max(totals) + 0.05 * spread]),
@@ -278,11 +282,14 @@ def manli_figure(trace: ManliTrace, index: int, *, large: bool = False) -> StepF
         "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0.58},
     }
     rows = len(yl)
+    # The text's words stand slanted above the grid, about three rows high: the player fits
+    # the type to the rows and that band together.
+    fit_rows = rows + 3
     which = {"start": "the empty alignment", "final": "the final alignment"}.get(
         step.phase, f"the alignment after round {step.round}")
     return StepFigure(f"Left: {which} (blue: linked words). "
                       "Right: the alignment's score and the temperature, round by round",
-                      _figure(data, layout, large=large, height=max(460, 36 * rows + 200), rows=rows))
+                      _figure(data, layout, large=large, height=max(460, 36 * rows + 200), rows=fit_rows))
 
 
 # -- pFSM / pPDA -----------------------------------------------------------------------------

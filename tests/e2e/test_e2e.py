@@ -89,7 +89,7 @@ def test_tag_persist_and_export_in_chromium(served: tuple[str, Path]) -> None:
             page.get_by_role("option", name="world-knowledge").wait_for(timeout=STEP)
             tags.locator("input").press("Enter")
             page.keyboard.press("Escape")
-            page.get_by_label("Add a note").fill(NOTE)
+            page.get_by_label("Add a note", exact=True).fill(NOTE)
             page.get_by_role("button", name="Save annotation").click()
             page.get_by_text("Stored tags: world-knowledge").wait_for(timeout=STEP)
             _settle(page)

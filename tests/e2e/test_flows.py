@@ -142,9 +142,9 @@ def test_an_unsaved_note_survives_a_switch_of_annotation_tab(page, app_url: str)
     """An annotator who looks at the Alignment tab before saving keeps the note typed in
     the form (it has not reached the server yet: drawing only the open tab would lose it)."""
     open_app(page, app_url)
-    page.get_by_label("Add a note").fill("unsaved thought")
+    page.get_by_label("Add a note", exact=True).fill("unsaved thought")
     page.get_by_role("tab", name="Alignment").click()
     settle(page)
     page.get_by_role("tab", name="Tags and notes").click()
     settle(page)
-    assert page.get_by_label("Add a note").input_value() == "unsaved thought"
+    assert page.get_by_label("Add a note", exact=True).input_value() == "unsaved thought"
