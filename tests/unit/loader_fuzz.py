@@ -126,14 +126,15 @@ def _jsonl(records: list[dict[str, object]]) -> str:
 
 
 _DUCKS = "A girl in a yellow coat feeds ducks at a pond."
-_SNLI_JSONL = _jsonl([
+_SNLI_RECORDS = [
     _nli(["neutral"], "neutral", _DUCKS, "The girl is on a school trip.", before={"captionID": "c1#0"},
          after={"pairID": "c1#0r1n"}, parse1=("( ( A girl ) ... )", "(ROOT (S ...))")),
     _nli(["entailment", "neutral"], "-", _DUCKS, "A child is outdoors.", before={"captionID": "c1#0"},
          after={"pairID": "c1#0r1e"}),
     _nli(["contradiction"], "contradiction", "Two men carry a canoe up a hill.", "The men are asleep.",
          before={"captionID": "c2#1"}, after={"pairID": "c2#1r1c"}),
-])
+]
+_SNLI_JSONL = _jsonl(_SNLI_RECORDS)
 _SNLI_TSV = _nli_tsv("captionID\tpairID", [
     ("neutral", "A girl in a yellow coat feeds ducks.", "The girl is on a trip.", "c1#0", "c1#0r1n", "neutral",
      "", "", "", ""),
@@ -141,12 +142,13 @@ _SNLI_TSV = _nli_tsv("captionID\tpairID", [
      "neutral", "neutral", "entailment", "contradiction"),
     ("entailment", 'Two men carry a "canoe.', "Men carry a boat.", "c2#1", "c2#1r1e", "entailment", "", "", "", ""),
 ])
-_MNLI_JSONL = _jsonl([
+_MNLI_RECORDS = [
     _nli(["entailment"], "entailment", "The lamp in the hall flickered all evening.", "A lamp flickered.",
          before={"genre": "fiction"}, after={"pairID": "501e", "promptID": "501"}),
     _nli(["neutral", "contradiction"], "-", "yeah we drove up there in the fall", "They drove in the spring.",
          before={"genre": "telephone"}, after={"pairID": "502n", "promptID": "502"}),
-])
+]
+_MNLI_JSONL = _jsonl(_MNLI_RECORDS)
 _MNLI_TSV = _nli_tsv("promptID\tpairID\tgenre", [
     ("contradiction", 'the report\'s "findings were late', "The report was early.", "601", "601c", "government",
      "contradiction", "contradiction", "neutral", "contradiction", "contradiction"),
