@@ -20,7 +20,9 @@ Bounds, checked before a job starts:
   labelled pairs (a slow method over 20,000 pairs would hold a core for tens of minutes);
   larger datasets keep the development-set or shipped cutoffs for them, and say so.
 
-The child process exits when the server that started it goes away.
+The child is a :class:`runtime.processes.Child`: stopped with the server's interpreter (the
+jobs are registered with :func:`runtime.processes.stop_at_exit`), and exiting by itself
+when the server that started it goes away without stopping it.
 """
 
 from __future__ import annotations
