@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 
 import psutil
 
+from tests.e2e.class_server import processes_below, summed
+
 #: The processes that answer a request before Streamlit does.
 FRONT = ("caddy run", "serve.gate")
 
@@ -69,25 +71,8 @@ class Flood:
 
 
 def front_processes(root: int) -> list[psutil.Process]:
-    try:
-        below = psutil.Process(root).children(recursive=True)
-    except psutil.Error:
-        return []
-    found = []
-    for process in below:
-        try:
-            if any(name in " ".join(process.cmdline()) for name in FRONT):
-                found.append(process)
-        except psutil.Error:
-            continue
-    return found
+    return processes_below(root, FRONT)
 
 
 def front_cpu(processes: list[psutil.Process]) -> float:
-    total = 0.0
-    for process in processes:
-        try:
-            total += sum(process.cpu_times()[:2])
-        except psutil.Error:
-            continue
-    return total
+    return summed(processes, lambda process: sum(process.cpu_times()[:2]))

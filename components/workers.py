@@ -15,7 +15,6 @@ an exception there, and the job is cancelled on the way out.
 
 from __future__ import annotations
 
-import atexit
 import os
 import threading
 import time
@@ -71,8 +70,7 @@ def pool() -> Pool | None:
                 return None
             _forget_stale_status()
             _POOL = Pool(workers, long_workers=configured_long_workers(workers), budget=configured_budget(),
-                         recycle_mb=configured_recycle_mb()).start()
-            atexit.register(_POOL.close)
+                         recycle_mb=configured_recycle_mb()).start()  # closed at exit by the pool itself
         return _POOL
 
 

@@ -9,6 +9,7 @@ server needs around them, and imports the library but never Streamlit nor ``comp
   and their disk caches built in parallel on first start;
 - :mod:`runtime.cutoff_jobs`: a dataset's cutoffs chosen in a background child process;
 - :mod:`runtime.isolated_reader`: an uploaded file parsed in a bounded child process;
+- :mod:`runtime.processes`: how each of those children is started, bounded and stopped;
 - :mod:`runtime.lru`, :mod:`runtime.server_log`, :mod:`runtime.timing`,
   :mod:`runtime.streamlit_config`: a size-bounded cache, the server log's filter, page
   timings, and the upload limit read from ``.streamlit/config.toml`` (plain TOML, no

@@ -20,7 +20,9 @@ Bounds, checked before a job starts:
   labelled pairs (a slow method over 20,000 pairs would hold a core for tens of minutes);
   larger datasets keep the development-set or shipped cutoffs for them, and say so.
 
-The child process exits when the server that started it goes away.
+The child is a :class:`runtime.processes.Child`: stopped with the server's interpreter (the
+jobs are registered with :func:`runtime.processes.stop_at_exit`), and exiting by itself
+when the server that started it goes away without stopping it.
 """
 
 from __future__ import annotations
@@ -28,7 +30,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -39,6 +40,7 @@ from pathlib import Path
 from explorer.cache import cutoff_dir, private_dir, write_private
 from explorer.decision import cutoffs
 from explorer.errors import command_status
+from runtime.processes import STOP_GRACE, Child, exit_with_parent, stop_at_exit, wait_until
 
 #: Waiting jobs at most (beyond the running one).
 MAX_QUEUED = 8
@@ -48,8 +50,6 @@ SLOW_MAX_PAIRS = 2000
 PROGRESS_EVERY = 0.5
 #: The child's niceness increment: pages drawn by the server go first.
 NICENESS = 10
-#: Where the ``explorer`` package lives (the child runs with it first on its path).
-PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 
 QUEUED, RUNNING, DONE, FAILED, REFUSED = "queued", "running", "done", "failed", "refused"
 
@@ -126,7 +126,7 @@ class _Job:
     error: str = ""
     started: float = 0.0
     ended: float = 0.0
-    process: subprocess.Popen[bytes] | None = field(default=None, repr=False)
+    process: Child | None = field(default=None, repr=False)
 
 
 def split_scorers(scorers: Sequence[str], n_labelled: int) -> tuple[list[str], list[str]]:
@@ -197,20 +197,21 @@ class CutoffJobs:
     def wait(self, fingerprint: str, timeout: float) -> JobStatus | None:
         """Block until the job is no longer active, or ``timeout`` seconds (for tests and
         scripts; pages poll :meth:`status`)."""
-        deadline = time.monotonic() + timeout
-        while True:
+        def settled() -> bool:
             found = self.status(fingerprint)
-            if found is None or not found.active or time.monotonic() > deadline:
-                return found
-            time.sleep(0.1)
+            return found is None or not found.active
 
-    def stop(self) -> None:
-        """End the running child and forget the queue (tests; a server shutting down)."""
+        wait_until(settled, timeout, every=0.1)
+        return self.status(fingerprint)
+
+    def stop(self, timeout: float = STOP_GRACE) -> None:
+        """Forget the queue and stop the running child (SIGTERM, SIGKILL past ``timeout``):
+        tests, and a server shutting down (:func:`runtime.processes.stop_at_exit`)."""
         with self._lock:
             self._queue.clear()
-            for job in self._jobs.values():
-                if job.process is not None and job.process.poll() is None:
-                    job.process.kill()
+            running = [job.process for job in self._jobs.values() if job.process is not None and job.process.alive]
+        for child in running:
+            child.stop(timeout)
 
     # -- internals ------------------------------------------------------------------------
 
@@ -256,26 +257,22 @@ class CutoffJobs:
             _, err_text = process.communicate()
             with self._lock:
                 job.ended = time.monotonic()
-                if process.returncode == 0:
+                if process.exitcode == 0:
                     job.state = DONE
                 else:
                     job.state = FAILED
                     last = err_text.decode(errors="replace").strip().splitlines()
-                    job.error = (last[-1] if last else f"the job exited with {process.returncode}")[:300]
+                    job.error = (last[-1] if last else f"the job exited with {process.exitcode}")[:300]
                 try:
                     job.data_path.unlink()
                 except OSError:
                     pass
 
 
-def _spawn(job: _Job) -> subprocess.Popen[bytes]:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(PACKAGE_ROOT), *filter(None, [env.get("PYTHONPATH")])])
-    return subprocess.Popen(
-        [sys.executable, "-m", "runtime.cutoff_jobs", str(job.data_path), "--scorer", ",".join(job.scorers),
-         "--progress", str(job.progress_path), "--parent", str(os.getpid()), "--fingerprint", job.fingerprint],
-        cwd=PACKAGE_ROOT, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-    )
+def _spawn(job: _Job) -> Child:
+    return Child.module("runtime.cutoff_jobs", str(job.data_path), "--scorer", ",".join(job.scorers),
+                        "--progress", str(job.progress_path), "--parent", str(os.getpid()),
+                        "--fingerprint", job.fingerprint, stderr=subprocess.PIPE)
 
 
 def run_child(path: Path, scorers: Sequence[str], progress_path: Path, parent: int | None,
@@ -290,13 +287,7 @@ def run_child(path: Path, scorers: Sequence[str], progress_path: Path, parent: i
     except OSError:
         pass
     if parent is not None:
-        def follow() -> None:  # the server went away: stop scoring for nobody
-            while True:
-                time.sleep(1.0)
-                if os.getppid() != parent:
-                    os._exit(3)
-
-        threading.Thread(target=follow, daemon=True).start()
+        exit_with_parent(parent)
     dataset = load(path)
     found = cutoffs.fingerprint(cutoffs.labelled(dataset.pairs))
     if expect is not None and found != expect:
@@ -341,6 +332,7 @@ def jobs() -> CutoffJobs:
     with _JOBS_LOCK:
         if _JOBS is None:
             _JOBS = CutoffJobs()
+            stop_at_exit(_JOBS)
         return _JOBS
 
 

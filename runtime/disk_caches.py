@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import explorer
+from runtime.processes import Child
 
 if TYPE_CHECKING:
     from runtime.warmup import Step
@@ -137,15 +138,11 @@ def build_missing(processes: int) -> None:
     todo = missing()
     for phase in (0, 1):
         groups = share([c for c in todo if c.phase == phase], processes)
-        helpers = [subprocess.Popen([sys.executable, "-m", "runtime.disk_caches", *(c.label for c in group)],
-                                    stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        helpers = [Child.module("runtime.disk_caches", *(c.label for c in group), stderr=subprocess.DEVNULL)
                    for group in groups]
         for helper in helpers:
-            try:
-                helper.wait(timeout=HELPER_TIMEOUT)
-            except subprocess.TimeoutExpired:
-                helper.kill()
-                helper.wait()
+            if not helper.wait(HELPER_TIMEOUT):
+                helper.stop(0)
 
 
 def main(labels: list[str]) -> int:

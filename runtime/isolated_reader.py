@@ -35,7 +35,6 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import os
 import pickle
 import signal
 import subprocess
@@ -43,13 +42,11 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from explorer.datasets import Dataset, DatasetError
+from runtime.processes import Child
 
-#: Where the ``explorer`` package lives (the child runs with it first on its path).
-PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 _MB = 1024 * 1024
 
 
@@ -167,22 +164,14 @@ def _run_child(data: bytes, name: str, limits: ReadLimits, admit: Callable[[int]
     request = json.dumps({"name": name, "pairs": limits.pairs, "bytes": limits.bytes, "memory": limits.memory,
                           "seconds": limits.seconds, "cpu_seconds": limits.cpu_seconds,
                           "batch_hint": limits.batch_hint})
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(PACKAGE_ROOT), *filter(None, [env.get("PYTHONPATH")])])
     start = time.perf_counter()
-    child = subprocess.Popen(
-        [sys.executable, "-m", "runtime.isolated_reader", request], cwd=PACKAGE_ROOT, env=env,
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE,  # stderr: the server's log
-    )
+    # stderr: the server's log. Past the wall-clock limit the child is killed and reaped.
+    child = Child.module("runtime.isolated_reader", request, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     try:
         out, _ = child.communicate(data, timeout=limits.seconds)
     except subprocess.TimeoutExpired:
         raise _too_slow(name, limits) from None
-    finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
-    return _result(out, child.returncode, name, limits, time.perf_counter() - start, admit)
+    return _result(out, child.popen.returncode, name, limits, time.perf_counter() - start, admit)
 
 
 def _too_slow(name: str, limits: ReadLimits) -> ReadLimitError:

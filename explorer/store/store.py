@@ -364,12 +364,9 @@ class Store(CounterfactualStore, SavedSlices):
         """Append a note to a pair; its id. Empty notes and notes over
         :data:`~explorer.store.schema.MAX_NOTE_CHARS` are refused."""
         author = _author(author)
-        body = body.strip()
-        if not body:
-            raise StoreError("a note cannot be empty")
-        if len(body) > MAX_NOTE_CHARS:
-            raise StoreError(f"a note is at most {MAX_NOTE_CHARS:,} characters (store.schema.MAX_NOTE_CHARS); "
-                             f"this one has {len(body):,}: shorten it")
+        body = _bounded(body, "a note cannot be empty", MAX_NOTE_CHARS,
+                        f"a note is at most {MAX_NOTE_CHARS:,} characters (store.schema.MAX_NOTE_CHARS); "
+                        "this one has {n:,}: shorten it")
 
         def insert(conn: sqlite3.Connection) -> int:
             (pk,) = self._pks(conn, dataset_id, [pair_id])
@@ -475,13 +472,20 @@ def _tag_name(name: str) -> str:
 
 
 def _author(author: str) -> str:
-    author = author.strip()
-    if not author:
-        raise StoreError("say who is annotating (author cannot be empty)")
-    if len(author) > MAX_AUTHOR_CHARS:
-        raise StoreError(f"an annotator's name is at most {MAX_AUTHOR_CHARS} characters "
-                         f"(store.schema.MAX_AUTHOR_CHARS); this one has {len(author):,}")
-    return author
+    return _bounded(author, "say who is annotating (author cannot be empty)", MAX_AUTHOR_CHARS,
+                    f"an annotator's name is at most {MAX_AUTHOR_CHARS} characters "
+                    "(store.schema.MAX_AUTHOR_CHARS); this one has {n:,}")
+
+
+def _bounded(value: str, empty: str, limit: int, too_long: str) -> str:
+    """``value`` without surrounding white space; refused when that is empty (``empty`` says
+    so) or longer than ``limit`` characters (``too_long``, with ``{n}`` its length)."""
+    value = value.strip()
+    if not value:
+        raise StoreError(empty)
+    if len(value) > limit:
+        raise StoreError(too_long.format(n=len(value)))
+    return value
 
 
 def _tag_ids(conn: sqlite3.Connection, tags: Sequence[str]) -> list[int]:

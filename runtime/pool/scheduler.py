@@ -48,10 +48,10 @@ from typing import TYPE_CHECKING, Any, Generic, Literal, TypeVar, cast
 
 from explorer.errors import ExplorerError
 from runtime.pool.worker import RECYCLED, serve
+from runtime.processes import Child, stop_at_exit
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
-    from multiprocessing.process import BaseProcess
 
 T = TypeVar("T")
 T_co = TypeVar("T_co", covariant=True)
@@ -165,17 +165,14 @@ class _Job:
 
 
 class _Worker:
-    def __init__(self, process: BaseProcess, conn: Connection, lane: str) -> None:
-        self.process, self.conn, self.lane = process, conn, lane
+    def __init__(self, child: Child, conn: Connection, lane: str) -> None:
+        self.child, self.conn, self.lane = child, conn, lane
         self.job: _Job | None = None
         self.killed = False  # stopped on purpose (budget, supersede, close), or leaving past its memory mark
 
     def kill(self) -> None:
         self.killed = True
-        try:
-            self.process.kill()
-        except (OSError, ValueError, AttributeError):
-            pass
+        self.child.kill()
 
 
 class Ticket(Generic[T_co]):
@@ -271,10 +268,12 @@ class Pool:
 
     def start(self) -> Pool:
         """Start the scheduler and ask for every worker (they start in the background: the
-        first one waits for the fork server's warm-up). Returns at once."""
+        first one waits for the fork server's warm-up). Returns at once. A pool still open
+        when the interpreter exits is closed then (:func:`runtime.processes.stop_at_exit`)."""
         with self._lock:
             if self._threads:
                 return self
+            stop_at_exit(self)
             for lane, size in self.sizes.items():
                 for _ in range(size):
                     self._request_spawn(lane)
@@ -302,10 +301,15 @@ class Pool:
         for thread in self._threads:
             thread.join(timeout=5)
         for worker in self._workers:
-            worker.process.join(timeout=2)
+            worker.child.wait(2)
             worker.conn.close()
         os.close(self._wake_r)
         os.close(self._wake_w)
+
+    def stop(self, timeout: float = 2.0) -> None:
+        """:meth:`close` (the name every supervisor of children answers to:
+        :class:`runtime.processes.Stoppable`); its workers are killed at once."""
+        self.close()
 
     @property
     def ready(self) -> int:
@@ -316,7 +320,7 @@ class Pool:
     def pids(self) -> list[int]:
         """Process ids of the live workers (for memory measurements)."""
         with self._lock:
-            return [w.process.pid for w in self._workers if w.process.pid is not None]
+            return [w.child.pid for w in self._workers if w.child.pid is not None]
 
     def stats(self) -> dict[str, object]:
         with self._lock:
@@ -403,7 +407,7 @@ class Pool:
                 self._dispatch()
                 timeout = self._next_deadline()
                 conns = {w.conn: w for w in self._workers}
-                sentinels = {w.process.sentinel: w for w in self._workers}
+                sentinels = {w.child.sentinel: w for w in self._workers}
             ready = wait_any([self._wake_r, *conns, *sentinels], timeout)
             if self._wake_r in ready:
                 try:
@@ -484,8 +488,8 @@ class Pool:
                 pass
 
     def _gone(self, worker: _Worker) -> None:
-        worker.process.join(timeout=1)
-        code = worker.process.exitcode
+        worker.child.wait(1)
+        code = worker.child.exitcode
         # Every worker of a fork server stopped with its process group ends with an unknown
         # code: replacing them would start a new fork server, and its warm-up, mid-shutdown.
         stopped = code in STOPPED or (code == UNKNOWN_EXIT and fork_server_stopped())
@@ -536,9 +540,9 @@ class Pool:
             worker = None
             try:
                 parent, child = self._ctx.Pipe()
-                process = self._ctx.Process(target=serve, args=(child, LONG_NICENESS if lane == LONG else 0, self.recycle_bytes),
-                                            name=f"explorer-worker-{lane}", daemon=True)
-                process.start()
+                process = Child.of(self._ctx.Process(
+                    target=serve, args=(child, LONG_NICENESS if lane == LONG else 0, self.recycle_bytes),
+                    name=f"explorer-worker-{lane}", daemon=True))
                 child.close()
                 worker = _Worker(process, parent, lane)
                 self.spawn_error = ""

@@ -39,10 +39,21 @@ def tuned(scores):  # type: ignore[no-untyped-def]
     return scores[~scores["name"].isin(OWN_CUTOFF)]
 
 
-def start(*, timeout: float = TIMEOUT) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=timeout).run()
+def start(params: dict[str, str] | None = None, *, timeout: float = TIMEOUT) -> AppTest:
+    """A new session: the app opened afresh, or by a link with the query ``params``."""
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    at.query_params.update(params or {})
+    at.run()
     assert not at.exception, at.exception
     return at
+
+
+def param(at: AppTest, name: str) -> str | None:
+    """The URL's value for ``name`` (the first, where it holds a list)."""
+    value = at.query_params.get(name)
+    if isinstance(value, list):
+        return value[0] if value else None
+    return value
 
 
 def page(at: AppTest, path: str) -> AppTest:

@@ -3,27 +3,10 @@ link to data this server lacks says so without rewriting the URL."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parents[2] / "app.py")
-TIMEOUT = 120  # generous: shared, loaded machines
-
-
-def param(at: AppTest, name: str) -> str | None:
-    value = at.query_params.get(name)
-    if isinstance(value, list):
-        return value[0] if value else None
-    return value
-
-
-def opened(params: dict[str, str]) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.query_params.update(params)
-    at.run()
-    assert not at.exception, at.exception
-    return at
+from tests.app.test_app import APP, TIMEOUT, param
+from tests.app.test_app import start as opened
 
 
 def test_a_typed_pair_is_in_the_url_and_a_link_reopens_it() -> None:

@@ -15,6 +15,8 @@ from streamlit.testing.v1 import AppTest
 from components import state
 from components.batch_folders import key_of
 from tests.app.test_app import page as go
+from tests.app.test_app import param
+from tests.app.test_app import start as fresh
 from tests.deadline import DEADLINE
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
@@ -23,22 +25,8 @@ ALIGNERS, PAIR = "components/pages/aligners.py", "components/pages/pair.py"
 TIMEOUT = DEADLINE  # seconds per AppTest run (tests/deadline.py)
 
 
-def param(at: AppTest, name: str) -> str | None:
-    value = at.query_params.get(name)
-    return value[0] if isinstance(value, list) else value
-
-
 def sidebar(at: AppTest) -> str:
     return " ".join(c.value for c in at.sidebar.caption)
-
-
-def fresh(params: dict[str, str]) -> AppTest:
-    """A new session (a reload or a shared link) on ``params``."""
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
-    at.query_params.update(params)
-    at.run()
-    assert not at.exception, at.exception
-    return at
 
 
 def test_gold_alignments_opened_on_the_aligners_page_survive_the_dataset_page_and_a_reload() -> None:

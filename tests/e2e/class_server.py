@@ -14,7 +14,7 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -115,8 +115,9 @@ def put_without_password(port: int, size: int, *, timeout: float = DEADLINE) -> 
             return b"", sent
 
 
-def streamlit_processes(root: int) -> list[psutil.Process]:
-    """The Streamlit processes under ``root`` (not one that has exited and waits to be reaped)."""
+def processes_below(root: int, names: Sequence[str]) -> list[psutil.Process]:
+    """The processes under ``root`` whose command line holds one of ``names`` (not one that
+    has exited and waits to be reaped)."""
     found: list[psutil.Process] = []
     try:
         below = psutil.Process(root).children(recursive=True)
@@ -124,19 +125,29 @@ def streamlit_processes(root: int) -> list[psutil.Process]:
         return found
     for process in below:
         try:
-            if "streamlit" in " ".join(process.cmdline()):
+            if any(name in " ".join(process.cmdline()) for name in names):
                 found.append(process)
         except psutil.Error:
             continue
     return found
 
 
-def bytes_read(processes: list[psutil.Process]) -> int:
-    """Bytes the processes have read through system calls (sockets included)."""
-    total = 0
+def streamlit_processes(root: int) -> list[psutil.Process]:
+    """The Streamlit processes under ``root``."""
+    return processes_below(root, ("streamlit",))
+
+
+def summed(processes: list[psutil.Process], measure: Callable[[psutil.Process], float]) -> float:
+    """``measure`` summed over the processes (one that has gone meanwhile counts 0)."""
+    total = 0.0
     for process in processes:
         try:
-            total += process.io_counters().read_chars
+            total += measure(process)
         except psutil.Error:
             continue
     return total
+
+
+def bytes_read(processes: list[psutil.Process]) -> int:
+    """Bytes the processes have read through system calls (sockets included)."""
+    return int(summed(processes, lambda process: process.io_counters().read_chars))

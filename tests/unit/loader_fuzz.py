@@ -103,50 +103,58 @@ _EDINBURGH = json.dumps([
      "sureAlign": "0-1 3-4", "possibleAlign": ""},
 ])
 
+def _nli(labels: list[str], gold: str, sentence1: str, sentence2: str, *, before: dict[str, str],
+         after: dict[str, str], parse1: tuple[str, str] = ("( ... )", "(ROOT ...)")) -> dict[str, object]:
+    """An SNLI or MultiNLI record, keys in the corpora's order: ``before`` the gold label (the
+    caption or the genre), ``after`` it (the pair's ids); the parses are placeholders."""
+    return {"annotator_labels": labels, **before, "gold_label": gold, **after,
+            "sentence1": sentence1, "sentence1_binary_parse": parse1[0], "sentence1_parse": parse1[1],
+            "sentence2": sentence2, "sentence2_binary_parse": "( ... )", "sentence2_parse": "(ROOT ...)"}
+
+
+def _nli_tsv(ids: str, rows: list[tuple[str, ...]]) -> str:
+    """The corpora's tab-separated form: ``rows`` of (gold label, sentence 1, sentence 2, the
+    ``ids`` columns..., five annotator labels), the parses placeholders."""
+    head = ("gold_label\tsentence1_binary_parse\tsentence2_binary_parse\tsentence1_parse\tsentence2_parse\t"
+            f"sentence1\tsentence2\t{ids}\tlabel1\tlabel2\tlabel3\tlabel4\tlabel5\n")
+    return head + "".join("\t".join([gold, "( ... )", "( ... )", "(ROOT ...)", "(ROOT ...)", *rest]) + "\n"
+                          for gold, *rest in rows)
+
+
+def _jsonl(records: list[dict[str, object]]) -> str:
+    return "\n".join(json.dumps(r) for r in records) + "\n"
+
+
+_DUCKS = "A girl in a yellow coat feeds ducks at a pond."
 _SNLI_RECORDS = [
-    {"annotator_labels": ["neutral"], "captionID": "c1#0", "gold_label": "neutral", "pairID": "c1#0r1n",
-     "sentence1": "A girl in a yellow coat feeds ducks at a pond.", "sentence1_binary_parse": "( ( A girl ) ... )",
-     "sentence1_parse": "(ROOT (S ...))", "sentence2": "The girl is on a school trip.",
-     "sentence2_binary_parse": "( ... )", "sentence2_parse": "(ROOT ...)"},
-    {"annotator_labels": ["entailment", "neutral"], "captionID": "c1#0", "gold_label": "-", "pairID": "c1#0r1e",
-     "sentence1": "A girl in a yellow coat feeds ducks at a pond.", "sentence1_binary_parse": "( ... )",
-     "sentence1_parse": "(ROOT ...)", "sentence2": "A child is outdoors.",
-     "sentence2_binary_parse": "( ... )", "sentence2_parse": "(ROOT ...)"},
-    {"annotator_labels": ["contradiction"], "captionID": "c2#1", "gold_label": "contradiction",
-     "pairID": "c2#1r1c", "sentence1": "Two men carry a canoe up a hill.", "sentence1_binary_parse": "( ... )",
-     "sentence1_parse": "(ROOT ...)", "sentence2": "The men are asleep.", "sentence2_binary_parse": "( ... )",
-     "sentence2_parse": "(ROOT ...)"},
+    _nli(["neutral"], "neutral", _DUCKS, "The girl is on a school trip.", before={"captionID": "c1#0"},
+         after={"pairID": "c1#0r1n"}, parse1=("( ( A girl ) ... )", "(ROOT (S ...))")),
+    _nli(["entailment", "neutral"], "-", _DUCKS, "A child is outdoors.", before={"captionID": "c1#0"},
+         after={"pairID": "c1#0r1e"}),
+    _nli(["contradiction"], "contradiction", "Two men carry a canoe up a hill.", "The men are asleep.",
+         before={"captionID": "c2#1"}, after={"pairID": "c2#1r1c"}),
 ]
-_SNLI_JSONL = "\n".join(json.dumps(r) for r in _SNLI_RECORDS) + "\n"
-_SNLI_TSV = (
-    "gold_label\tsentence1_binary_parse\tsentence2_binary_parse\tsentence1_parse\tsentence2_parse\t"
-    "sentence1\tsentence2\tcaptionID\tpairID\tlabel1\tlabel2\tlabel3\tlabel4\tlabel5\n"
-    "neutral\t( ... )\t( ... )\t(ROOT ...)\t(ROOT ...)\tA girl in a yellow coat feeds ducks.\t"
-    "The girl is on a trip.\tc1#0\tc1#0r1n\tneutral\t\t\t\t\n"
-    "-\t( ... )\t( ... )\t(ROOT ...)\t(ROOT ...)\tA girl in a yellow coat feeds ducks.\tA child is outside.\t"
-    "c1#0\tc1#0r1e\tentailment\tneutral\tneutral\tentailment\tcontradiction\n"
-    "entailment\t( ... )\t( ... )\t(ROOT ...)\t(ROOT ...)\tTwo men carry a \"canoe.\tMen carry a boat.\t"
-    "c2#1\tc2#1r1e\tentailment\t\t\t\t\n"
-)
+_SNLI_JSONL = _jsonl(_SNLI_RECORDS)
+_SNLI_TSV = _nli_tsv("captionID\tpairID", [
+    ("neutral", "A girl in a yellow coat feeds ducks.", "The girl is on a trip.", "c1#0", "c1#0r1n", "neutral",
+     "", "", "", ""),
+    ("-", "A girl in a yellow coat feeds ducks.", "A child is outside.", "c1#0", "c1#0r1e", "entailment",
+     "neutral", "neutral", "entailment", "contradiction"),
+    ("entailment", 'Two men carry a "canoe.', "Men carry a boat.", "c2#1", "c2#1r1e", "entailment", "", "", "", ""),
+])
 _MNLI_RECORDS = [
-    {"annotator_labels": ["entailment"], "genre": "fiction", "gold_label": "entailment", "pairID": "501e",
-     "promptID": "501", "sentence1": "The lamp in the hall flickered all evening.", "sentence1_binary_parse": "( ... )",
-     "sentence1_parse": "(ROOT ...)", "sentence2": "A lamp flickered.", "sentence2_binary_parse": "( ... )",
-     "sentence2_parse": "(ROOT ...)"},
-    {"annotator_labels": ["neutral", "contradiction"], "genre": "telephone", "gold_label": "-", "pairID": "502n",
-     "promptID": "502", "sentence1": "yeah we drove up there in the fall", "sentence1_binary_parse": "( ... )",
-     "sentence1_parse": "(ROOT ...)", "sentence2": "They drove in the spring.", "sentence2_binary_parse": "( ... )",
-     "sentence2_parse": "(ROOT ...)"},
+    _nli(["entailment"], "entailment", "The lamp in the hall flickered all evening.", "A lamp flickered.",
+         before={"genre": "fiction"}, after={"pairID": "501e", "promptID": "501"}),
+    _nli(["neutral", "contradiction"], "-", "yeah we drove up there in the fall", "They drove in the spring.",
+         before={"genre": "telephone"}, after={"pairID": "502n", "promptID": "502"}),
 ]
-_MNLI_JSONL = "\n".join(json.dumps(r) for r in _MNLI_RECORDS) + "\n"
-_MNLI_TSV = (
-    "gold_label\tsentence1_binary_parse\tsentence2_binary_parse\tsentence1_parse\tsentence2_parse\t"
-    "sentence1\tsentence2\tpromptID\tpairID\tgenre\tlabel1\tlabel2\tlabel3\tlabel4\tlabel5\n"
-    "contradiction\t( ... )\t( ... )\t(ROOT ...)\t(ROOT ...)\tthe report's \"findings were late\tThe report was early.\t"
-    "601\t601c\tgovernment\tcontradiction\tcontradiction\tneutral\tcontradiction\tcontradiction\n"
-    "neutral\t( ... )\t( ... )\t(ROOT ...)\t(ROOT ...)\tShe painted the gate blue.\tThe gate was ugly before.\t"
-    "602\t602n\tfiction\tneutral\t\t\t\t\n"
-)
+_MNLI_JSONL = _jsonl(_MNLI_RECORDS)
+_MNLI_TSV = _nli_tsv("promptID\tpairID\tgenre", [
+    ("contradiction", 'the report\'s "findings were late', "The report was early.", "601", "601c", "government",
+     "contradiction", "contradiction", "neutral", "contradiction", "contradiction"),
+    ("neutral", "She painted the gate blue.", "The gate was ugly before.", "602", "602n", "fiction", "neutral",
+     "", "", "", ""),
+])
 
 #: name -> (file name, bytes, format key)
 SEEDS: dict[str, tuple[str, bytes, str]] = {
