@@ -187,14 +187,16 @@ def _built(items: Sequence[DeckItem]) -> tuple[list[DeckLesson], str]:
 
 def method_choices(spec: str) -> list[tuple[str, str | None]]:
     """``"manli,pfsm,bleu"`` -> ``[("manli", None), ("edit", "pfsm"), ("bleu", None)]``: each
-    name a Teach method (its default option) or one of a method's option values (a scorer's
-    name: ``pfsm``, ``bleu_pa``, ``itg_lex``)."""
+    name a Teach method (its default option; a former name of it too: ``editdist``) or one
+    of a method's option values (a scorer's name: ``pfsm``, ``bleu_pa``, ``itg_lex``)."""
     from components.teach_methods import TEACH_METHODS, UnknownTeachingMethod
+    from explorer.methods import METHODS
 
     by_option = {value: (row.name, value) for row in TEACH_METHODS.values() if row.option is not None
                  for value in row.option.choices}
     chosen: list[tuple[str, str | None]] = []
     for name in (part.strip() for part in spec.split(",")):
+        name = METHODS.aliases.get(name, name)
         if name in TEACH_METHODS:
             chosen.append((name, None))
         elif name in by_option:

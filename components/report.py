@@ -244,7 +244,7 @@ def ppda_figures(pair: AnalyzedPair) -> list[ReportFigure]:
 
 
 def method_figures() -> list[tuple[str, Callable[[AnalyzedPair], list[ReportFigure]]]]:
-    """(title, draw) of every panel's report figures (``components.panels.PANELS``)."""
+    """(title, draw) of every method's report figures (the method table's ``report``)."""
     from components.panels import report_parts
 
     return [(part.title, import_attr(part.draw)) for part in report_parts()]

@@ -1,9 +1,10 @@
-"""The Teach page's methods: one row each, and the lesson a row makes of a pair.
+"""The Teach page's methods, read off the method table, and the lesson a method makes of a pair.
 
-A row is a method's whole description for the page: its display name, its trace function
-(``explorer.teaching.*``, run lazily), its one option (a variant or a model, with the
-names the page shows) and its figure builder (``components.figures.teaching``). The page
-reads nothing else, so adding a method is a trace module, a figure builder and one row.
+A method's lesson is described in its row of :data:`explorer.methods.METHODS` (``lesson``:
+its display name, its trace function ``explorer.teaching.*``, its one option, its figure
+builder in ``components.figures.teaching``, its chapters); :data:`TEACH_METHODS` holds those
+rows by the method's name, each with what the page does with it. The page reads nothing
+else, so adding a method's lesson is a trace module, a figure builder and the row's ``lesson``.
 
 :func:`trace_of` is the one expensive call (the method's own computation on the pair);
 :func:`lesson` turns a trace into what the browser steps through: every step's sentence,
@@ -22,6 +23,7 @@ from components.figures.teaching import LessonStep, StepFigure
 from components.lesson_export import packed
 from explorer.api import Registry, import_attr
 from explorer.errors import ExplorerError
+from explorer.methods import METHODS, Lesson, LessonOption, Method
 from explorer.pairs import Pair
 from explorer.preprocess import AnalyzedPair, analyze_pair
 from explorer.teaching import Trace, size_refusal
@@ -34,21 +36,14 @@ class UnknownTeachingMethod(ExplorerError, KeyError):
         return str(self.args[0])
 
 
-@dataclass(frozen=True)
-class TeachOption:
-    """A method's one choice: the widget ``label``, the trace's keyword ``argument``, the
-    ``choices`` (value -> display name) and the ``default`` value."""
-
-    label: str
-    argument: str
-    choices: dict[str, str]
-    default: str
+#: A method's one choice (the table's record).
+TeachOption = LessonOption
 
 
 @dataclass(frozen=True)
 class TeachMethod:
-    """A method the Teach page steps through (the scorers it steps through name it in their
-    registry row: ``ScorerInfo.teach``). ``trace`` and ``figure`` are ``"module:attr"``
+    """A method the Teach page steps through (its row's :class:`explorer.methods.Lesson`, under
+    the method's name; ``scorers`` are the method's). ``trace`` and ``figure`` are ``"module:attr"``
     (imported on first use): ``trace(pair, **{option.argument: value})`` returns a trace
     whose ``steps`` each have an ``explain`` sentence; ``figure(trace, index, large=...)``
     returns that step's :class:`StepFigure`."""
@@ -58,16 +53,14 @@ class TeachMethod:
     trace: str
     figure: str
     option: TeachOption | None = field(default=None)
-    #: The chapter of a step, by the step's ``phase``: a name, formatted with the step as
-    #: ``step`` (``"{step.n}-grams"``); consecutive steps with one name are one chapter.
+    #: The chapter of a step by its ``phase`` (:attr:`explorer.methods.Lesson.chapters`).
     chapters: dict[str, str] = field(default_factory=dict)
     #: One plain sentence on what the method asks of a pair: the lesson opens with it.
     asks: str = ""
-    #: The lesson's estimated CPU seconds per squared text x hypothesis token pair, by which
-    #: the server's workers tell a long lesson (:func:`runtime.pool.cost.lesson_is_long`):
-    #: the ITG trace reads every cell of its chart, about (p x h)² / 4 of them (2.7 s for the
-    #: 30 x 30 pair at the teaching limit); the other lessons stay under 0.3 s there.
+    #: The lesson's estimated CPU seconds per squared token pair (:attr:`explorer.methods.Lesson.seconds`).
     lesson_seconds: float = 0.0
+    #: The method's scorers, the first the one its verdict uses when the option names none.
+    scorers: tuple[str, ...] = ()
 
     def option_value(self, value: str | None) -> str | None:
         """``value`` checked against the option's choices (``None``: the default)."""
@@ -97,50 +90,15 @@ class TeachMethod:
         return build(trace, index, large=large)
 
 
-_FIGURES = "components.figures.teaching"
+def _teach_method(row: Method, lesson: Lesson) -> TeachMethod:
+    return TeachMethod(row.name, lesson.label, lesson.trace, lesson.figure, lesson.option, lesson.chapters,
+                       lesson.asks, lesson.seconds, tuple(info.name for info in row.scorers))
 
-_SCORE = "The score"
-_EMBED_LINKS = "Linking words"
 
-#: The methods, in the order the Teach page offers them.
-TEACH_METHODS: Registry[TeachMethod] = Registry("teaching method", [
-    TeachMethod("bleu", "BLEU / modified BLEU", "explorer.teaching.bleu:trace_bleu", f"{_FIGURES}:bleu_figure",
-                TeachOption("Variant", "variant", {"mbleu": "modified BLEU", "bleu": "BLEU", "bleu_pa": "BLEU P&A"},
-                            "mbleu"),
-                chapters={"match": "{step.n}-grams", "clip": "{step.n}-grams", "brevity": "Length",
-                          "combine": _SCORE},
-                asks="BLEU asks how many of the hypothesis's runs of one to four words also occur in the text."),
-    TeachMethod("wer", "Word error rate (WER)", "explorer.teaching.wer:trace_wer", f"{_FIGURES}:wer_figure",
-                chapters={"fill": "Filling the table", "backtrace": "Reading the edits back", "rate": _SCORE},
-                asks="Word error rate asks how few word changes (swap one word, add one, remove one) turn one "
-                     "sentence into the other."),
-    TeachMethod("itg", "Bracketing ITG", "explorer.teaching.itg:trace_itg", f"{_FIGURES}:itg_figure",
-                TeachOption("Variant", "variant", {"itg": "exact matches", "itg_entail": "cheap text nulls",
-                                                   "itg_stop": "stoplist", "itg_lex": "lexical similarity"}, "itg"),
-                lesson_seconds=3.3e-6,
-                chapters={"links": "Possible links", "span": "Filling the chart", "tree": "The best tree"},
-                asks="Bracketing ITG asks for the cheapest single tree of phrases, each kept in order or swapped, "
-                     "that builds both sentences at once."),
-    TeachMethod("manli", "MANLI", "explorer.teaching.manli:trace_manli", f"{_FIGURES}:manli_figure",
-                chapters={"start": "The candidate edits", "anneal": "The annealing walk", "greedy": "The last climb",
-                          "final": _SCORE},
-                asks="MANLI asks which pairing of the hypothesis's phrases with the text's its trained weights "
-                     "like best, and how much of the hypothesis that pairing covers."),
-    TeachMethod("edit", "pFSM / pPDA edit distance", "explorer.teaching.edit:trace_edit", f"{_FIGURES}:edit_figure",
-                TeachOption("Model", "kind", {"ppda": "pPDA (with jumps)", "pfsm": "pFSM"}, "ppda"),
-                chapters={"start": "The best edit sequence", "op": "The best edit sequence",
-                          "return": "The best edit sequence", "stop": "The best edit sequence", "score": _SCORE},
-                asks="The edit-distance models ask how likely a machine that reads the text word by word is to "
-                     "write out the hypothesis."),
-    TeachMethod("embed", "Static embeddings", "explorer.teaching.embed:trace_embed", f"{_FIGURES}:embed_figure",
-                TeachOption("Result", "result", {"links": "word links (aligner)", "score": "sentence score (scorer)"},
-                            "links"),
-                chapters={"tokens": "Word pieces", "vectors": "Vectors", "matrix": "Similarities",
-                          "best_for_hypothesis": _EMBED_LINKS, "best_for_text": _EMBED_LINKS, "links": _EMBED_LINKS,
-                          "round": _EMBED_LINKS, "sentence": "Sentence vectors", "score": _SCORE},
-                asks="Static embeddings ask how close the words, or the two sentences, lie in a space of word "
-                     "vectors learnt from a large body of text."),
-], error=UnknownTeachingMethod)
+#: The methods with a lesson, in the order the Teach page offers them.
+TEACH_METHODS: Registry[TeachMethod] = Registry(
+    "teaching method", [_teach_method(row, row.lesson) for row in METHODS.values() if row.lesson is not None],
+    error=UnknownTeachingMethod)
 
 
 def trace_of(method: str, option: str | None, pair: AnalyzedPair) -> Trace:
@@ -264,8 +222,7 @@ def verdict(method: str, option: str | None, pair: AnalyzedPair) -> str:
 
     row = TEACH_METHODS.info(method)
     value = row.option_value(option)
-    name = next((n for n in (value, method) if n in SCORERS), None) or next(
-        (n for n, info in SCORERS.items() if info.teach == method), None)
+    name = value if value in row.scorers else next(iter(row.scorers), None)
     if name is None:
         return ""
     score = float(SCORERS.build(name).score(pair).value)  # type: ignore[attr-defined]

@@ -37,6 +37,7 @@ from explorer.api import ResultMixin, shown
 from explorer.errors import ExplorerError, read_json
 from explorer.lexical.mismatch import antonym_anywhere, antonym_links, negation_count, unmatched_numbers
 from explorer.limits import Limits, check, cost_model, in_turn, lexical_words, using
+from explorer.methods import model_path
 
 __all__ = [
     "DEFAULT_C", "DEFAULT_FEATURES", "DEFAULT_MODEL", "FEATURES", "MAX_TRAIN_PAIRS", "SCORER_FEATURES",
@@ -50,7 +51,8 @@ if TYPE_CHECKING:
     from explorer.pairs import Pair
     from explorer.preprocess import AnalyzedPair
 
-DEFAULT_MODEL = Path(__file__).resolve().parent / "models" / "combined_rte.json"
+#: The shipped model, named in the method table's ``combined`` row.
+DEFAULT_MODEL = model_path("combined")
 
 #: Scorers whose values are features (fast ones, plus MANLI and ITG whose analyses the
 #: alignment features need anyway).

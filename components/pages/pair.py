@@ -45,6 +45,8 @@ from components.state import current_dataset, select_pair, selected_pair_id
 from components.text import count, plain
 from components.warmup import wait_for_warmup
 from explorer import limits
+from explorer.errors import ExplorerError
+from explorer.methods import default_scorer
 from explorer.metrics.bleu import ngram_matches
 from explorer.pairs import Pair
 from explorer.preprocess import AnalyzedPair, InputError, analyze_pair, make_pair, tokenize
@@ -325,8 +327,15 @@ def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair, timer: PageTim
 
 
 def scorer_picker(column: DeltaGenerator, names: list[str]) -> str:
-    """The scorer whose decision is shown; kept in ``?method=`` so a reload keeps it."""
+    """The scorer whose decision is shown; kept in ``?method=`` so a reload keeps it. A link
+    may name a method instead of a scorer (``?method=edit``, or its former name
+    ``editdist``): its first scorer is shown."""
     wanted = st.query_params.get("method")
+    if wanted is not None and wanted not in names:
+        try:
+            wanted = default_scorer(wanted)
+        except ExplorerError:  # an unknown name opens the default scorer
+            wanted = None
     index = names.index(wanted) if wanted in names else names.index("mbleu") if "mbleu" in names else 0
     picked = str(column.selectbox("Scorer", names, index=index, format_func=lambda n: SCORERS[n].label,
                                   key="decision_scorer"))

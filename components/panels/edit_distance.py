@@ -48,7 +48,7 @@ def match_note(result: EditDistanceResult, text: Sequence[str], read: Sequence[s
             "paraphrases, similar words and other substitutions are SUB." + here)
 
 
-def render_edit_distance_panel(pair: AnalyzedPair, *, key: str = "editdist") -> None:
+def render_edit_distance_panel(pair: AnalyzedPair, *, key: str = "edit") -> None:
     """Draw the pFSM and pPDA evidence for one pair."""
     text, hyp = pair.text.tokens, pair.hypothesis.tokens
     columns = st.columns(2)

@@ -33,7 +33,7 @@ def metric_rows(pair: AnalyzedPair) -> tuple[list[dict[str, object]], dict[str, 
     return [dict(row) for row in breakdown.rows], dict(breakdown.profile), breakdown.wer, breakdown.pos
 
 
-def render_mtmetrics_panel(pair: AnalyzedPair, *, key: str = "mtmetrics") -> None:
+def render_mtmetrics_panel(pair: AnalyzedPair, *, key: str = "bleu") -> None:
     """Draw every MT metric of one pair, with its breakdown."""
     from components.figures.alignment import alignment_grid
     from explorer.mtclassify import load_profile

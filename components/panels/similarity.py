@@ -13,7 +13,7 @@ from explorer.preprocess import AnalyzedPair
 from runtime.pool import cost, tasks
 
 
-def render_similarity_panel(pair: AnalyzedPair, *, key: str = "similarity") -> None:
+def render_similarity_panel(pair: AnalyzedPair, *, key: str = "embed") -> None:
     from components.figures.alignment import alignment_grid
     from components.figures.similarity import similarity_heatmap
     from components.guard import attempt

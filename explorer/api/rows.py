@@ -139,10 +139,6 @@ class ScorerInfo(MethodInfo):
     #: The result's scalar fields a batch stores as columns ``NAME__FIELD``, to filter
     #: and sort by (:func:`breakdown_value` reads them; a nested result gives its value).
     breakdown: tuple[str, ...] = field(default=(), kw_only=True)
-    #: The Teach page's method that steps through this scorer (a name of
-    #: ``components.teach_methods.TEACH_METHODS``; its option offers this scorer when it
-    #: has variants), or None.
-    teach: str | None = field(default=None, kw_only=True)
     #: The registered scorers it runs on every pair (the combined classifier's), when it
     #: runs others: its cost model is theirs run in turn (:func:`explorer.limits.cost_model`,
     #: checked before the first starts) and its CPU estimate the sum of theirs

@@ -19,9 +19,12 @@ from explorer.api import import_attr, shown
 from explorer.batch.source import read_dataset
 from explorer.cli.output import emit, output_file, warn_missing_resources
 from explorer.errors import ExplorerError
+from explorer.methods import METHODS
 
 #: The function that traces, draws and writes the lessons (the app's package).
 BUILDER = "components.lesson_export:write_deck"
+#: The methods with a Teach lesson, by their one name.
+LESSONS = [name for name, row in METHODS.items() if row.lesson is not None]
 
 
 class LessonCommandError(ExplorerError, ValueError):
@@ -52,7 +55,7 @@ def configure_lesson(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("data", help="dataset file (RTE XML, MSRP/STS/SICK TSV, CSV, JSONL)")
     parser.add_argument("--pair", required=True, help="the pair's id in the dataset")
     parser.add_argument("--method", required=True,
-                        help="comma-separated Teach methods (bleu, wer, itg, manli, edit, embed) or a method's "
+                        help=f"comma-separated Teach methods ({', '.join(LESSONS)}) or a method's "
                              "variant (mbleu, bleu_pa, itg_lex, pfsm, ...); several make a deck in one file")
     parser.add_argument("--out", required=True, type=output_file, help="the HTML file to write")
 

@@ -28,6 +28,7 @@ from explorer.edit_distance.model import Batch, Counts, EditDistanceModel, EditS
 from explorer.edit_distance.states import C_JUMP_B, CLASSES, MATCH_CLASSES
 from explorer.lexical import LexicalSimilarity
 from explorer.limits import Limits, check, lexical_words
+from explorer.methods import model_path
 from explorer.preprocess import AnalyzedPair
 
 __all__ = [
@@ -35,7 +36,8 @@ __all__ = [
 ]
 
 MODELS = Path(__file__).resolve().parents[1] / "models"
-DEFAULT_MODELS = {"pfsm": MODELS / "pfsm_sts_sick.json", "ppda": MODELS / "ppda_sts_sick.json"}
+#: The shipped models, named in the method table's ``edit`` row.
+DEFAULT_MODELS = {kind: model_path(kind) for kind in ("pfsm", "ppda")}
 
 
 @cache

@@ -9,7 +9,7 @@ the 1,999 x 50-token pair on this 2-core machine (``bench/bench_pool.py --only c
 prints the estimates beside the measured times). A job whose estimate passes
 :data:`LONG_SECONDS` is long: no RTE2 dev pair's strip is (the longest takes about 0.55 s
 of CPU), the slow methods on the long pair are (about 7.6 s). A Teach lesson's estimate is
-its method's row's (``components.teach_methods``). Token counts are estimated from white space (the tokenizer splits a little more), since the
+its method's row's (``explorer.methods``: the lesson's ``seconds``). Token counts are estimated from white space (the tokenizer splits a little more), since the
 estimate must cost nothing.
 """
 

@@ -95,3 +95,12 @@ def test_teach_shows_no_pair_of_another_dataset_for_a_link_to_one_not_here() -> 
     assert any("rte:nope.xml" in w.value for w in at.warning)
     assert not at.get("bidi_component")  # no lesson drawn for pair 3 of the sample
     assert param(at, "dataset") == "rte:nope.xml"
+
+
+def test_a_link_naming_a_method_by_a_former_name_opens_its_first_scorer() -> None:
+    """``?method=`` takes a scorer's name, or a method's (its former panel name too, as
+    ``mtmetrics``): the method's first scorer is shown, here BLEU."""
+    at = opened({"method": "mtmetrics"})
+    assert not at.error, [e.value for e in at.error]
+    assert at.selectbox(key="decision_scorer").value == "bleu"
+    assert param(at, "method") == "bleu"

@@ -59,7 +59,7 @@ def test_the_paraphrase_on_the_pair_page_draws_every_tab() -> None:
         drawn = {c.key for c in tabs[panel.label].get("plotly_chart")}
         assert all(k.startswith(panel.name) for k in drawn), (panel.name, drawn)
         keys |= drawn
-    assert {"editdist_pfsm_sequence", "editdist_ppda_sequence", "bow_grid", "itg_tree"} <= keys
+    assert {"edit_pfsm_sequence", "edit_ppda_sequence", "bow_grid", "itg_tree"} <= keys
 
 
 def _panel_on_a_gold_pair(name: str, text: str, hypothesis: str, links: set[tuple[int, int]]) -> None:

@@ -11,7 +11,8 @@ import pytest
 
 from explorer.batch.source import FileSource, open_source, read_range, scan
 from explorer.batch.worker import ChunkTask, task_pairs
-from explorer.datasets import Dataset, DatasetError, load
+from explorer.datasets import LOADERS, Dataset, DatasetError, load
+from explorer.pairs import Pair
 
 #: Written for this test.
 SENTENCES = [
@@ -137,3 +138,54 @@ def test_the_fingerprint_follows_the_content(tmp_path: Path) -> None:
     path.write_text(path.read_text(encoding="utf-8").replace("harbour", "port"), encoding="utf-8")
     second = scan(path, 3)
     assert first is not None and second is not None and first.fingerprint != second.fingerprint
+
+
+# -- a loader's line facts: how a batch reads each format --------------------------------
+
+
+def _seeds() -> list[tuple[str, str, bytes, str]]:
+    from tests.unit.loader_fuzz import SEEDS
+
+    return [(seed, name, data, fmt) for seed, (name, data, fmt) in sorted(SEEDS.items())]
+
+
+@pytest.mark.parametrize(("seed", "name", "data", "fmt"), _seeds(), ids=[s[0] for s in _seeds()])
+def test_a_rows_line_facts_are_how_a_batch_reads_the_format(tmp_path, seed, name, data, fmt) -> None:  # type: ignore[no-untyped-def]
+    """A ranged format really is cut by lines: read in ranges of one record each, a file
+    gives the whole-file loader's pairs (ids numbered by record), its header is the
+    first line exactly when the row's ``header`` says so, and its records are counted
+    on its bytes; a format not ranged (or a JSON list) is loaded whole."""
+    from explorer.batch.source import _ranges, iter_pairs
+    from explorer.datasets.counting import count_records
+
+    info = LOADERS[fmt]
+    path = tmp_path / name
+    path.write_bytes(data)
+    whole = load(path)
+    assert whole.format == fmt
+    source = scan(path, 1)
+    if not info.ranged or seed == "json_list":
+        assert source is None
+        return
+    assert source is not None and source.format == fmt and len(source.ranges) == source.records == len(whole)
+    assert bool(source.header) == (info.header == "always" or (info.header == "tsv" and seed.endswith("tsv")))
+    assert count_records(data, name) == len(whole)
+    ranged = [p for pairs, _ in _ranges(source) for p in pairs]
+    assert [(p.id, p.text, p.hypothesis, p.label, p.score) for p in ranged] == \
+        [(p.id, p.text, p.hypothesis, p.label, p.score) for p in whole.pairs]
+    assert sum(len(pairs) for pairs, _ in iter_pairs(path)) == len(whole)
+
+
+@pytest.mark.parametrize("fmt", sorted(LOADERS))
+def test_a_numbered_format_numbers_pairs_without_an_id_from_the_record_given(fmt: str) -> None:
+    """``numbered`` is true exactly for the parsers that take ``first_record=``: a range
+    starting at record 5 numbers its first pair without an id 5."""
+    info = LOADERS[fmt]
+    records = {"jsonl": '{"text": "A b c.", "hypothesis": "A b."}\n',
+               "csv": "text,hypothesis\nA b c.,A b.\n", "sts": "3.0\tA b c.\tA b.\n"}
+    if not info.numbered:
+        with pytest.raises(TypeError):
+            info.parse("", "x", first_record=5)  # type: ignore[call-arg]
+        return
+    pairs: list[Pair] = info.parse(records[fmt], "x", first_record=5)  # type: ignore[call-arg]
+    assert [p.id for p in pairs] == ["5"]

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 #: on disk so a new one is covered), the first metric and the dataset loaders.
 MODULES = ("explorer", "explorer.api",
            *sorted(f"explorer.api.{path.stem}" for path in (ROOT / "explorer" / "api").glob("[!_]*.py")),
-           "explorer.metrics.bleu", "explorer.datasets")
+           "explorer.metrics.bleu", "explorer.datasets", "explorer.methods")
 
 
 @pytest.mark.parametrize("name", MODULES)

@@ -378,7 +378,7 @@ def test_edit_sequence_figure(toy_ppda: tuple[EditDistanceModel, FeatureIndex]) 
 def test_method_panel_registered() -> None:
     from components.panels import PANELS
 
-    assert PANELS["editdist"].module == "components.panels.edit_distance"
+    assert PANELS["edit"].module == "components.panels.edit_distance"
 
 
 # -- the train command ----------------------------------------------------------------------

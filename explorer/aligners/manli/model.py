@@ -19,12 +19,14 @@ import numpy as np
 from explorer.aligners.manli.features import FeatureConfig
 from explorer.aligners.manli.names import FEATURES
 from explorer.errors import ExplorerError, read_json
+from explorer.methods import model_path
 
 if TYPE_CHECKING:
     from explorer.aligners.manli.evidence import SimilarityMatrix
 
 MODELS_DIR = Path(__file__).resolve().parents[2] / "models"
-DEFAULT_MODEL = MODELS_DIR / "manli_rte2dev.json"
+#: The shipped model, named in the method table's ``manli`` row.
+DEFAULT_MODEL = model_path("manli")
 
 
 class ManliModelError(ExplorerError, ValueError):
