@@ -76,6 +76,7 @@ def teach(url: str, out: Path) -> list[Path]:
     written = []
     with chromium() as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 720})
+        page.set_default_timeout(WAIT)  # a screenshot on a loaded machine takes more than Playwright's 30 s
         for method, (pair, wanted) in TEACH_SHOTS.items():
             trace = trace_of(method, None, analyze_pair(make_pair(*pair)))
             step = next(k + 1 for k, s in enumerate(trace.steps) if wanted(s))
@@ -96,6 +97,7 @@ def take(url: str, out: Path, pair: str) -> list[Path]:
     written = []
     with chromium() as browser:
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.set_default_timeout(WAIT)  # a screenshot on a loaded machine takes more than Playwright's 30 s
 
         page.goto(f"{url}/?dataset=sample%3Atypical.xml&pair={pair}", wait_until="domcontentloaded")
         page.wait_for_selector("h1:has-text('Pair')", timeout=WAIT)
