@@ -38,6 +38,8 @@ ROOT = Path(__file__).resolve().parents[1]
 STRIP_DONE = """() => document.querySelector('span[title*="gold label"], span[title*="no gold label"]') !== null
     && document.querySelectorAll('span[title*="not run yet"]').length === 0"""
 WAIT = 180_000  # ms: the first page of a cold server loads WordNet, MANLI's weights, ...
+#: True once no element is a placeholder still loading its code (a table, a chart).
+NOTHING_LOADING = "() => !document.querySelector('[data-testid=\"stSkeleton\"]')"
 
 
 def _settle(page) -> None:  # type: ignore[no-untyped-def]
@@ -49,6 +51,8 @@ def _main_area(page, path: Path, *, height: int) -> None:  # type: ignore[no-unt
     page.set_viewport_size({"width": 1400, "height": height})
     page.wait_for_timeout(600)
     _settle(page)
+    # Tables and charts come in chunks of their own; until one has loaded, a grey placeholder.
+    page.wait_for_function(NOTHING_LOADING, timeout=WAIT)
     page.screenshot(path=str(path))
 
 
@@ -154,7 +158,9 @@ def main(argv: list[str] | None = None) -> int:
     env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false",
            # A fresh store and cutoff cache: the pages as a first visitor sees them (shipped cutoffs).
            "ENTAILMENT_EXPLORER_STORE": str(scratch / "store.sqlite3"), "EXPLORER_UPLOADS_DIR": str(scratch / "uploads"),
-           "EXPLORER_CUTOFF_CACHE": str(scratch / "cutoffs")}
+           "EXPLORER_CUTOFF_CACHE": str(scratch / "cutoffs"),
+           # No background cutoff job: its progress bar would stand in the Pair page's shot.
+           "EXPLORER_BACKGROUND_CUTOFFS": "0"}
     if only & {"pages", "teach"}:
         with streamlit_server(env, timeout=120) as served:
             written = take(served.url, Path(args.out), args.pair) if "pages" in only else []
