@@ -24,6 +24,9 @@ $(BIN)/.installed: requirements.txt pyproject.toml
 	$(BIN)/pip install --quiet -r requirements.txt
 	# The package itself, editable: `entailment-explorer` on PATH, no sys.path edits.
 	$(BIN)/pip install --quiet --no-deps -e .
+	# The disk caches and compiled kernels a server's first start would build (a minute or
+	# two, in parallel), so that start only reads them; without NLTK data, one line and on.
+	-$(BIN)/python -m runtime.disk_caches --build
 	touch $@
 
 $(BIN)/.installed-dev: $(BIN)/.installed requirements-dev.txt

@@ -10,13 +10,20 @@ the data first, then the kernels (whose first run reads the data). Each helper r
 warm-up steps (:func:`runtime.warmup.default_steps`) of its caches, which write them; the
 warm-up that follows reads them back in a few seconds. Later starts find every cache built
 and skip this.
+
+``make setup`` builds them ahead, once the packages are installed (``python -m
+runtime.disk_caches --build``, :func:`build`), so a server's first start finds them on disk
+and only reads them. Without the NLTK data a cache derives from there is nothing to build:
+:func:`build` says so in its one line and the setup goes on.
 """
 
 from __future__ import annotations
 
+import argparse
 import subprocess
 import sys
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -43,6 +50,7 @@ class DiskCache:
         phase: 0 for data, 1 for compiled kernels (built after the data they read).
         seconds: CPU seconds to build it on the reference machine (for sharing the work out).
         built: whether it is on disk already (or has nothing to build: its resource is missing).
+        needs: the NLTK resource it derives from ("" for the kernels).
     """
 
     name: str
@@ -50,6 +58,7 @@ class DiskCache:
     phase: int
     seconds: float
     built: Callable[[], bool]
+    needs: str = ""
 
 
 def _resource_file(resource: str, name: str, folder: Callable[[], Path] | None = None) -> Callable[[], bool]:
@@ -89,14 +98,15 @@ def caches() -> list[DiskCache]:
 
     return [
         DiskCache("Brown NIST weights", "Brown information weights (NIST, disk cache)", 0, 14.4,
-                  _resource_file("brown", BROWN_CACHE_NAME, nist_cache_dir)),
+                  _resource_file("brown", BROWN_CACHE_NAME, nist_cache_dir), "brown"),
         DiskCache("Brown idf", "Brown word frequencies (bag-of-words idf, disk cache)", 0, 4.2,
-                  _resource_file("brown", IDF_CACHE_NAME)),
+                  _resource_file("brown", IDF_CACHE_NAME), "brown"),
         DiskCache("WordNet IC", "WordNet information content from Brown (disk cache)", 0, 20.2,
-                  _resource_file("brown", IC_CACHE_NAME)),
+                  _resource_file("brown", IC_CACHE_NAME), "brown"),
         DiskCache("WordNet index", "WordNet index and lemmatizer", 0, 2.3,
-                  _resource_file("wordnet", "wordnet-index-*.json")),
-        DiskCache("PPDB", "PPDB paraphrase table", 0, 1.6, _resource_file("mwa_ppdb", "ppdb-lexical-*.json")),
+                  _resource_file("wordnet", "wordnet-index-*.json"), "wordnet"),
+        DiskCache("PPDB", "PPDB paraphrase table", 0, 1.6, _resource_file("mwa_ppdb", "ppdb-lexical-*.json"),
+                  "mwa_ppdb"),
         DiskCache("ITG kernel", scorer_step_label("itg"), 1, 2.5, _kernels("aligners/itg_kernel.py")),
         DiskCache("MANLI kernels", scorer_step_label("manli"), 1, 13.7, _kernels("aligners/manli/kernel.py")),
         DiskCache("pFSM/pPDA kernels", scorer_step_label("pfsm"), 1, 8.3,
@@ -131,11 +141,11 @@ def cache_step(processes: int) -> Step | None:
                 f"({', '.join(c.name for c in todo)})", lambda: build_missing(processes))
 
 
-def build_missing(processes: int) -> None:
-    """Build the missing caches in up to ``processes`` helper processes at a time, data
-    first, then kernels. A helper that fails or overruns only leaves its caches to the
-    warm-up that follows (which builds them itself)."""
-    todo = missing()
+def build_missing(processes: int, todo: Sequence[DiskCache] | None = None) -> None:
+    """Build the missing caches (or those of ``todo``) in up to ``processes`` helper
+    processes at a time, data first, then kernels. A helper that fails or overruns only
+    leaves its caches to the warm-up that follows (which builds them itself)."""
+    todo = missing() if todo is None else list(todo)
     for phase in (0, 1):
         groups = share([c for c in todo if c.phase == phase], processes)
         helpers = [Child.module("runtime.disk_caches", *(c.label for c in group), stderr=subprocess.DEVNULL)
@@ -143,6 +153,33 @@ def build_missing(processes: int) -> None:
         for helper in helpers:
             if not helper.wait(HELPER_TIMEOUT):
                 helper.stop(0)
+
+
+def build(processes: int, names: Sequence[str] = ()) -> str:
+    """Build every missing cache (or the missing ones of those ``names`` names), as a first
+    start would, and say in one line what was built, what was there already and what has
+    nothing to build because its NLTK data is missing."""
+    from explorer import resources
+
+    chosen = [c for c in caches() if not names or c.name in names]
+    unknown = sorted(set(names) - {c.name for c in chosen})
+    if unknown:
+        raise ValueError(f"no disk cache named {', '.join(unknown)} (known: {', '.join(c.name for c in caches())})")
+    absent = {c.name: c.needs for c in chosen if c.needs and not resources.is_available(c.needs)}
+    todo = [c for c in chosen if c.name not in absent and not c.built()]
+    started = time.monotonic()
+    if todo:
+        build_missing(processes, todo)
+    failed = [c.name for c in todo if not c.built()]
+    made = [c.name for c in todo if c.name not in failed]
+    parts = [f"built {len(made)} ({', '.join(made)}) in {time.monotonic() - started:.0f} s" if made else "",
+             f"{len(chosen) - len(todo) - len(absent)} on disk already" if len(chosen) > len(todo) + len(absent) else "",
+             f"{len(failed)} failed ({', '.join(failed)}): the first start builds them" if failed else ""]
+    if absent:
+        needed = {nltk_id: [n for n, i in absent.items() if i == nltk_id] for nltk_id in absent.values()}
+        parts.append("nothing to build without NLTK data " + "; ".join(
+            f"{nltk_id!r} ({', '.join(ns)})" for nltk_id, ns in needed.items()) + ": `make resources` fetches it")
+    return "disk caches: " + "; ".join(p for p in parts if p) + "."
 
 
 def main(labels: list[str]) -> int:
@@ -160,5 +197,29 @@ def main(labels: list[str]) -> int:
     return 0
 
 
+def cli(argv: list[str]) -> int:
+    """``--build [--only NAME,...] [--processes N]``: :func:`build`, its one line on stdout;
+    always exit 0 unless the arguments are wrong (a setup step that must not fail)."""
+    from runtime.pool import usable_cores
+
+    parser = argparse.ArgumentParser(prog="python -m runtime.disk_caches",
+                                     description="Build the disk caches a first start would build.")
+    parser.add_argument("--build", action="store_true", required=True)
+    parser.add_argument("--only", default="", help="comma-separated cache names (default: every cache)")
+    parser.add_argument("--processes", type=int, default=usable_cores())
+    args = parser.parse_args(argv)
+    names = [n.strip() for n in args.only.split(",") if n.strip()]
+    try:
+        print(build(max(1, args.processes), names), flush=True)
+    except ValueError as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 2
+    except Exception as err:  # noqa: BLE001 - a setup step: one line, and the first start builds them
+        print(f"disk caches: not built ({type(err).__name__}: {err}); the first start builds them.", flush=True)
+    return 0
+
+
 if __name__ == "__main__":
+    if sys.argv[1:2] and sys.argv[1].startswith("--"):
+        raise SystemExit(cli(sys.argv[1:]))
     raise SystemExit(main(sys.argv[1:]))

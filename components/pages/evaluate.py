@@ -346,6 +346,15 @@ def transfer_section(
 
 #: Scorers selected when the page opens.
 DEFAULT_SCORERS = ("bleu", "mbleu", "bleu_pa")
+#: Up to this many chosen scorers the chips are all in sight (each on a row at worst).
+CHIPS_IN_SIGHT = 4
+
+
+def chosen_list(names: Sequence[str]) -> None:
+    """Every chosen scorer by name, below the chips, when there may be more chips than the
+    control shows without scrolling."""
+    if len(names) > CHIPS_IN_SIGHT:
+        st.caption(f"{len(names)} scorers chosen: " + ", ".join(plain(SCORERS[n].label) for n in names) + ".")
 
 
 def main() -> None:
@@ -362,15 +371,16 @@ def main() -> None:
     # The BLEU family by default (one scale); scorers on other scales (NIST runs to ~10,
     # bow is a log score) get a panel each in the curves.
     default = [n for n in DEFAULT_SCORERS if n in SCORERS and SCORERS[n].capabilities.interactive]
-    left, right = st.columns(2)
-    # wrap: every chosen scorer stays in sight in full (in a column, the chips would scroll
-    # on one line, showing only the last ones, their names cut).
-    names = left.multiselect(
+    # The page's width and wrap: the chips wrap onto rows (in a column they would scroll on
+    # one line, their names cut); past about four rows the chip area scrolls, so a longer
+    # choice is also listed in full below it (chosen_list).
+    names = st.multiselect(
         "Scorers", list(SCORERS), default=default, key="evaluate_scorers", persist_state="session", wrap=True,
         bind="query-params",  # a reload or a link keeps the choice
         help="Any registered scorer; scorers on different scales get a panel each in the curves (or a normalised axis).",
         format_func=lambda n: SCORERS[n].label + ("" if SCORERS[n].capabilities.interactive else " (slow)"),
     )
+    chosen_list(names)
     if not names:
         st.info("Choose at least one scorer.")
         return
@@ -379,7 +389,7 @@ def main() -> None:
         if scores:
             graded_section(loaded, [n for n in names if n in scores], scores)
         return
-    with right:
+    with st.columns(2)[0]:
         dev = dev_controls(loaded)
     scores, dev_scores = score_all(loaded, names, dev)
     if scores:

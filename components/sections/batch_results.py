@@ -271,7 +271,7 @@ def dataset_section() -> bool:
         rows.insert(4, "decision", np.where(rows[scorer] > choice.value, "entails", "does not entail"))
         rows.loc[rows[scorer].isna(), "decision"] = "refused"
     st.caption(f"{total:,} of {result.count():,} pairs pass the filters; showing {len(rows)} from row "
-               f"{page.offset + 1:,}. Click a row to open it on the Pair page.")
+               f"{page.offset + 1:,}. Tick a row's box (its left edge) to open it on the Pair page.")
     if rows.empty:
         st.info("No pair passes these filters.")
         return True

@@ -68,6 +68,9 @@ def test_dataset_page_pages_filters_and_opens_a_batch_pair(result_dir: Path) -> 
     table = table_with(at, "decision")
     assert len(table) == len(ROWS)
     assert list(table["mbleu"]) == sorted(table["mbleu"], reverse=True)  # sorted by score, descending
+    # The table opens a pair from the row's box only (a click elsewhere selects a cell): said so.
+    assert any("Tick a row's box" in c.value for c in at.caption)
+    assert not any("Click a row" in c.value for c in at.caption)
     at.multiselect(key="batch_filter_task").set_value(["nature"]).run()
     assert set(table_with(at, "decision")["task"]) == {"nature"}
     at.multiselect(key="batch_filter_task").set_value([]).run()

@@ -133,8 +133,9 @@ def test_tag_persist_and_export_in_chromium(served: tuple[str, Path]) -> None:
             _settle(page)
             page.get_by_role("button", name="Save as corrected alignment").click()
             page.get_by_text("Saved correction: 1 links").wait_for(timeout=STEP)
-            if shots:
-                page.get_by_text("Saved correction").scroll_into_view_if_needed()
+            if shots:  # the grid with its new link at the top, the saved correction below it
+                plot.evaluate("e => e.closest('.js-plotly-plot').scrollIntoView({block: 'start'})")
+                page.get_by_text("Saved correction").wait_for(timeout=STEP)
                 page.screenshot(path=str(Path(shots) / "alignment-editor.png"))
 
             # Reload: a new session. Loading the same file again brings the annotation back.

@@ -3,6 +3,9 @@ processes, and the helpers building them."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,6 +13,10 @@ import pytest
 from explorer import resources
 from runtime import disk_caches, warmup
 from runtime.disk_caches import DiskCache
+from tests.deadline import DEADLINE
+
+ROOT = Path(__file__).resolve().parents[2]
+_ALL_CACHES = disk_caches.caches
 
 
 def _cache(label: str, seconds: float, phase: int = 0, built: bool = False) -> DiskCache:
@@ -53,3 +60,49 @@ def test_helpers_build_the_missing_caches_in_parallel(tmp_path: Path, monkeypatc
     disk_caches.build_missing(2)
     assert disk_caches.missing() == []
     assert list(tmp_path.glob("wordnet-index-*.json")) and list(tmp_path.glob("ppdb-lexical-*.json"))
+
+
+def _setup_build(env: dict[str, str], only: str) -> subprocess.CompletedProcess[str]:
+    """``python -m runtime.disk_caches --build --only ONLY``, as ``make setup`` runs it."""
+    return subprocess.run([sys.executable, "-m", "runtime.disk_caches", "--build", "--only", only],
+                          cwd=ROOT, env={**os.environ, **env}, capture_output=True, text=True,
+                          timeout=DEADLINE, check=False)
+
+
+def test_the_setup_build_without_nltk_data_says_one_line_and_succeeds(tmp_path: Path) -> None:
+    env = {"NLTK_DATA": str(tmp_path / "no-data"), "HOME": str(tmp_path), "EXPLORER_CACHE_DIR": str(tmp_path / "c")}
+    done = _setup_build(env, "Brown idf,PPDB")
+    assert done.returncode == 0
+    assert done.stdout.strip().splitlines() == [
+        "disk caches: nothing to build without NLTK data 'brown' (Brown idf); 'mwa_ppdb' (PPDB): "
+        "`make resources` fetches it."]
+    assert "Traceback" not in done.stderr
+    assert _setup_build(env, "Brown idf,Nope").returncode == 2  # a wrong name is the caller's error
+
+
+@pytest.mark.slow
+def test_the_setup_build_makes_the_caches_a_first_start_reads(tmp_path: Path) -> None:
+    for needed in ("wordnet", "mwa_ppdb"):
+        if not resources.is_available(needed):
+            pytest.skip(f"the NLTK resource {needed!r} is not installed")
+    env = {"EXPLORER_CACHE_DIR": str(tmp_path)}
+    done = _setup_build(env, "WordNet index,PPDB")
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("disk caches: built 2 (WordNet index, PPDB) in ")
+    files = sorted(tmp_path.glob("wordnet-index-*.json")) + sorted(tmp_path.glob("ppdb-lexical-*.json"))
+    assert len(files) == 2
+    stamps = [(f.stat().st_ino, f.stat().st_mtime_ns) for f in files]
+    # A first start adds no build step for them ...
+    chosen = {"WordNet index", "PPDB"}
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("EXPLORER_CACHE_DIR", str(tmp_path))
+        patch.setattr(disk_caches, "caches", lambda: [c for c in _ALL_CACHES() if c.name in chosen])
+        assert disk_caches.cache_step(2) is None
+    # ... and its warm-up steps (in a fresh process, as the fork server runs them) read the
+    # files: a recomputed table would be written anew (another file renamed into place).
+    labels = [c.label for c in _ALL_CACHES() if c.name in chosen]
+    warm = subprocess.run([sys.executable, "-m", "runtime.disk_caches", *labels], cwd=ROOT,
+                          env={**os.environ, **env}, capture_output=True, text=True, timeout=DEADLINE, check=False)
+    assert warm.returncode == 0, warm.stderr
+    assert [(f.stat().st_ino, f.stat().st_mtime_ns) for f in files] == stamps
+    assert _setup_build(env, "WordNet index,PPDB").stdout.strip() == "disk caches: 2 on disk already."
