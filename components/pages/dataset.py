@@ -251,10 +251,11 @@ def _page(key: str, rows: int, *, draw: bool = False) -> int:
     """The page (from 1) of ``rows`` rows the table shows, kept under ``key``; ``draw``:
     with its control (below the table; the page is read before the table is built)."""
     pages = max(1, -(-rows // PAGE_ROWS))
-    value = st.session_state.get(key, 1)
+    slot: state.Slot[int] = state.Slot(key)
+    value = slot.get()
     page = min(max(1, value if isinstance(value, int) else 1), pages)
     if page != value:
-        st.session_state[key] = page
+        slot.set(page)
     if draw and pages > 1:
         return int(st.number_input(f"Page of {PAGE_ROWS:,} rows (of {pages:,})", 1, pages, step=1, key=key))
     return page
