@@ -69,3 +69,25 @@ def test_scoring_the_whole_upload_is_asked_for_and_still_sends_a_page(monkeypatc
     assert any(f"of {PAIRS:,} pairs" in c.value for c in at.caption)  # every pair in the filters now
     assert len(at.dataframe[0].value) == 500
     assert uploads.DATASETS  # the dataset stays cached while the session uses it
+
+
+def test_a_large_uploads_background_job_starts_only_when_asked(monkeypatch: pytest.MonkeyPatch,
+                                                                tmp_path: object) -> None:
+    from runtime import cutoff_jobs
+
+    monkeypatch.setenv("EXPLORER_CUTOFF_CACHE", str(tmp_path))
+    monkeypatch.setenv("EXPLORER_BACKGROUND_CUTOFFS", "1")
+    asked: list[str] = []
+
+    def request(self: object, fp: str, data: bytes, file_name: str, name: str, scorers: list[str],
+                n_labelled: int) -> cutoff_jobs.JobStatus:
+        asked.append(name)  # recorded, not run: scoring 2,600 pairs with every method is not this test's
+        return cutoff_jobs.JobStatus(fp, name, cutoff_jobs.REFUSED, tuple(scorers), error="not run in this test")
+
+    monkeypatch.setattr(cutoff_jobs.CutoffJobs, "request", request)
+    at, _ = uploaded(monkeypatch)
+    at.switch_page("components/pages/pair.py").run()
+    assert not at.exception and "ferries.csv" not in asked  # (the sample the app opened on has its job)
+    ask = next(b for b in at.button if b.key.startswith("cutoff_job_ask_"))
+    ask.click().run()
+    assert not at.exception and asked.count("ferries.csv") == 1
