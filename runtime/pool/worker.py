@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 from explorer.errors import ExplorerError
 from runtime import memory_budget
+from runtime.memory_budget import resident_bytes  # 0 off Linux: never recycled
 
 if TYPE_CHECKING:
     from multiprocessing.connection import Connection
@@ -42,15 +43,6 @@ _EMIT: ContextVar[Callable[[object], None] | None] = ContextVar("explorer_pool_e
 
 #: A worker's exit code when it leaves past its memory mark, between jobs.
 RECYCLED = 75
-
-
-def resident_bytes() -> int:
-    """This process's resident memory (Linux ``/proc``; 0 elsewhere: never recycled)."""
-    try:
-        with open("/proc/self/statm", encoding="ascii") as handle:
-            return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
-    except (OSError, ValueError, IndexError):
-        return 0
 
 
 def own_files() -> None:

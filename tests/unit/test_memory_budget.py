@@ -83,3 +83,25 @@ def test_a_real_process_over_budget_gives_the_memory_back(monkeypatch: pytest.Mo
     memory_budget.shed(before - 100 * 2**20)
     assert len(cache) == 0
     assert memory_budget.resident_bytes() < before - 100 * 2**20
+
+
+def test_a_worker_past_its_mark_sheds_its_caches_and_stays() -> None:
+    """What a job left in a cache goes before the worker does: past the recycling mark the
+    worker clears its caches and, back under it, keeps serving (no replacement)."""
+    from runtime.pool import Pool
+    from tests.unit import pool_jobs as jobs
+    from tests.unit.test_pool import WAIT
+
+    probe = Pool(1, long_workers=1, budget=30.0, start_method="fork").start()
+    try:
+        mark_mb = probe.submit("a", jobs.resident).result(WAIT) / 2**20 + 150
+    finally:
+        probe.close()
+    pool = Pool(1, long_workers=1, budget=30.0, start_method="fork", recycle_mb=mark_mb).start()
+    try:
+        first = pool.submit("a", jobs.fill_cache, 300).result(WAIT)
+        assert pool.submit("a", jobs.pid).result(WAIT) == first  # the cache went, the worker stayed
+        assert pool.submit("a", jobs.resident).result(WAIT) < mark_mb * 2**20
+        assert pool.counts["recycled"] == 0
+    finally:
+        pool.close()
