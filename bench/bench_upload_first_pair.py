@@ -42,25 +42,26 @@ FORMATS: dict[str, tuple[Callable[[int, random.Random], bytes], str, str]] = {
 }
 
 
-def first_pair(data: bytes, name: str, mime: str, timeout: float) -> tuple[float, int, int, str]:
+def first_pair(data: bytes, name: str, mime: str, timeout: float) -> tuple[float, float, int, int, str]:
     """(seconds from the upload to the page's run ending with the first pair in its table,
-    rows and Arrow bytes of the table sent, the first row's id) for one upload (AppTest)."""
+    processor seconds of that run, rows and Arrow bytes of the table sent, the first row's
+    id) for one upload (AppTest)."""
     from streamlit.testing.v1 import AppTest
 
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout).run()
     at.switch_page("components/pages/dataset.py").run()
     at.radio(key="dataset_source").set_value("Upload a file").run()
     uploader = at.file_uploader(key="dataset_upload").set_value((name, data, mime))
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), processor_seconds()
     uploader.run()
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, processor_seconds() - cpu
     if at.error:
         raise RuntimeError(f"{name}: {[e.value for e in at.error]}")
     if not at.dataframe:
         raise RuntimeError(f"{name}: no table on the page")
     table = at.dataframe[0]
     shown = table.value
-    return seconds, len(shown), len(table.proto.arrow_data.data), str(shown.iloc[0]["id"])
+    return seconds, cpu, len(shown), len(table.proto.arrow_data.data), str(shown.iloc[0]["id"])
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -95,11 +96,9 @@ def measure(fmt: str, data: bytes, pairs: int, timeout: float) -> None:
     page_data.reset()
     gc.collect()
     before = rss_mb(os.getpid())
-    got: list[tuple[float, int, int, str]] = []
-    cpu = processor_seconds()
+    got: list[tuple[float, float, int, int, str]] = []
     _, peak = peak_while(lambda: got.append(first_pair(data, name, mime, timeout)))
-    cpu = processor_seconds() - cpu
-    seconds, rows, sent, first = got[0]
+    seconds, cpu, rows, sent, first = got[0]
     load = open("/proc/loadavg", encoding="ascii").read().split()[0]
     print(f"{fmt:5} {pairs:,} pairs, {len(data) / 1e6:5.1f} MB: first pair ({first}) in {seconds:6.2f} s, "
           f"{cpu:5.2f} s of CPU; peak +{peak - before:,.0f} MB (this process and its children, {before:,.0f} MB "
