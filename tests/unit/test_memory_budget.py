@@ -88,16 +88,11 @@ def test_a_real_process_over_budget_gives_the_memory_back(monkeypatch: pytest.Mo
 def test_a_worker_past_its_mark_sheds_its_caches_and_stays() -> None:
     """What a job left in a cache goes before the worker does: past the recycling mark the
     worker clears its caches and, back under it, keeps serving (no replacement)."""
-    from runtime.pool import Pool
     from tests.unit import pool_jobs as jobs
-    from tests.unit.test_pool import WAIT
+    from tests.unit.test_pool import WAIT, recycling_pool
 
-    probe = Pool(1, long_workers=1, budget=30.0, start_method="fork").start()
-    try:
-        mark_mb = probe.submit("a", jobs.resident).result(WAIT) / 2**20 + 150
-    finally:
-        probe.close()
-    pool = Pool(1, long_workers=1, budget=30.0, start_method="fork", recycle_mb=mark_mb).start()
+    pool = recycling_pool(150)
+    mark_mb = pool.recycle_bytes / 2**20
     try:
         first = pool.submit("a", jobs.fill_cache, 300).result(WAIT)
         assert pool.submit("a", jobs.pid).result(WAIT) == first  # the cache went, the worker stayed
