@@ -73,12 +73,13 @@ def main(argv: list[str] | None = None) -> None:
     use_shared_nltk_data()
     os.environ.setdefault("EXPLORER_BACKGROUND_CUTOFFS", "0")
     os.environ.setdefault("EXPLORER_WORKERS", "0")  # AppTest: jobs in the page's thread
-    os.environ.setdefault("EXPLORER_UPLOADS_DIR", tempfile.mkdtemp(prefix="bench-uploads-"))  # not the user cache
-    rng = random.Random(11)
-    first_pair(csv(20, rng), "warm.csv", "text/csv", args.timeout)  # the app's imports are not the upload's
-    for fmt in args.formats:
-        measure(fmt, FORMATS[fmt][0](args.pairs, rng), args.pairs, args.timeout)
-        gc.collect()
+    with tempfile.TemporaryDirectory(prefix="bench-uploads-") as kept:
+        os.environ.setdefault("EXPLORER_UPLOADS_DIR", kept)  # the kept uploads: not the user cache
+        rng = random.Random(11)
+        first_pair(csv(20, rng), "warm.csv", "text/csv", args.timeout)  # the app's imports are not the upload's
+        for fmt in args.formats:
+            measure(fmt, FORMATS[fmt][0](args.pairs, rng), args.pairs, args.timeout)
+            gc.collect()
 
 
 def processor_seconds() -> float:
