@@ -35,7 +35,7 @@ from components.store_access import author_box  # noqa: E402
 from components.text import count, plain  # noqa: E402
 from components.warmup import sidebar_note, start_warmup, summary, wait_for_warmup  # noqa: E402
 from explorer import resources  # noqa: E402
-from runtime import server_log  # noqa: E402
+from runtime import memory_budget, server_log  # noqa: E402
 
 #: (script, title, icon). The first page is the one the app opens on.
 PAGES: list[tuple[str, str, str]] = [
@@ -77,6 +77,7 @@ def main() -> None:
     if _BOOT is not None:
         _BOOT.empty()
     server_log.install()  # a closed tab's failed sends are not errors (once per process)
+    memory_budget.check()  # over its budget, this process sheds its caches (largest first)
     upload_bounds.install()  # uploads bounded per session and server, dropped with their session
     if not require_access():
         return

@@ -24,6 +24,7 @@ PSS, the client's own CPU, and the load average. Run:
 
     NLTK_DATA=../shared/nltk_data .venv/bin/python -m bench.bench_class --students 20 --duration 240
     .venv/bin/python -m bench.bench_class --students 20 --duration 60 --hostile off --flood 8 --no-browser
+    .venv/bin/python -m bench.bench_class --phase busy   # or sixty, flood, upload (see PHASES)
     .venv/bin/python -m bench.bench_class --serve plain --students 5 --duration 120
     .venv/bin/python -m bench.bench_class --url http://HOST:8501 --password PW --server-pid PID
 """
@@ -189,8 +190,8 @@ async def warm_up(url: str, auth: tuple[str, str] | None, material: Material) ->
             f"({time.monotonic() - started:.0f} s in all)"]
 
 
-async def run_class(cls: Class, students: int, hostile_from: float | None, upload_mb: int, sampler: UsageSampler,
-                    max_rss_mb: float, browser: bool, flood: Flood | None = None) -> list[str]:
+async def run_class(cls: Class, students: int, hostile_from: float | None, upload: tuple[int, int],
+                    sampler: UsageSampler, max_rss_mb: float, browser: bool, flood: Flood | None = None) -> list[str]:
     said: list[str] = []
 
     def uploads_allowed() -> bool:
@@ -215,7 +216,7 @@ async def run_class(cls: Class, students: int, hostile_from: float | None, uploa
     tasks = [asyncio.create_task(student(cls, i)) for i in range(students)]
     tasks.append(asyncio.create_task(progress()))
     if hostile_from is not None:
-        tasks.append(asyncio.create_task(hostile(cls, hostile_from, upload_mb)))
+        tasks.append(asyncio.create_task(hostile(cls, hostile_from, *upload)))
     if flood is not None:
         _, start, end = next(phase for phase in cls.phases if phase[0] == "flood")
         tasks.append(asyncio.create_task(flood.run(start, end)))
@@ -299,12 +300,27 @@ def server(args: argparse.Namespace) -> Iterator[tuple[str, tuple[str, str] | No
             yield served.url, served.auth, served.pid
 
 
+#: The named classes of ``--phase``: a busy class (20 students who think 1-3 s, calm then
+#: with the hostile student), sixty students (5-15 s), a wrong-password flood beside a class
+#: of 20, and the hostile student's accepted 100,000-pair uploads beside a class of 20.
+PHASES: dict[str, dict[str, object]] = {
+    "busy": {"students": 20, "think": [1.0, 3.0], "hostile": "compare"},
+    "sixty": {"students": 60, "think": [5.0, 15.0], "hostile": "off"},
+    "flood": {"students": 20, "hostile": "off", "flood": 8},
+    "upload": {"students": 20, "hostile": "compare", "upload_pairs": 100_000},
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--students", type=int, default=20)
     parser.add_argument("--duration", type=float, default=240, help="seconds per phase (default 240)")
     parser.add_argument("--hostile", choices=["compare", "on", "off"], default="compare")
     parser.add_argument("--upload-mb", type=int, default=50, help="the hostile student's uploads (0: none)")
+    parser.add_argument("--upload-pairs", type=int, default=0,
+                        help="the hostile student's uploads hold this many pairs instead (100000: accepted)")
+    parser.add_argument("--phase", choices=list(PHASES),
+                        help="a named class (its settings replace the defaults; flags given too still count)")
     parser.add_argument("--flood", type=int, default=0, metavar="N",
                         help="a last phase with N clients sending wrong passwords (default 0: none)")
     parser.add_argument("--think", type=float, nargs=2, default=(5.0, 15.0), metavar=("MIN", "MAX"))
@@ -322,6 +338,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-intruder", action="store_true")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
+    if args.phase:
+        given = parser.parse_args(argv, namespace=argparse.Namespace(**PHASES[args.phase]))
+        args = given
     use_shared_nltk_data()
     import nltk
 
@@ -346,7 +365,7 @@ def main(argv: list[str] | None = None) -> int:
               f"({', '.join(names)}), think {args.think[0]:.0f}-{args.think[1]:.0f} s", flush=True)
         flood = (Flood(urllib.parse.urlsplit(url).port or 80, auth[0] if auth else args.user, args.flood,
                        root=root or 0) if args.flood else None)
-        said = asyncio.run(run_class(cls, args.students, hostile_from, args.upload_mb, sampler,
+        said = asyncio.run(run_class(cls, args.students, hostile_from, (args.upload_mb, args.upload_pairs), sampler,
                                      args.max_server_gb * 1024, not args.no_browser, flood))
         wall = time.monotonic() - started
         client_cpu = sum(me.cpu_times()[:2]) - client_before

@@ -22,14 +22,16 @@ table; the tab is then closed and the student opens a new link.
 
 The **hostile student** types a 1,999 x 50-token pair (inside every limit) with 5 quick
 reruns (each a word changed, 0.5 s apart; timed to the last one's strip), then uploads a
-50 MB CSV of pairs (different bytes every time) through Streamlit's upload endpoint and
-hands it to the Dataset page (timed: the PUT, and the page's run that loads the file), and
-again, with 5 s between steps.
+50 MB CSV of pairs (refused past the pair limit), or a CSV of a given number of pairs
+(accepted within the limits), different bytes every time, through Streamlit's upload
+endpoint and hands it to the Dataset page (timed: the PUT, and the page's run that loads the
+file: for an accepted upload, its first page of pairs), and again, with 5 s between steps.
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import math
 import random
 import time
@@ -228,14 +230,15 @@ def long_pair(cls: Class, rng: random.Random, text_tokens: int = 1999, hypothesi
             " ".join(rng.choice(words) for _ in range(hypothesis_tokens)))
 
 
-def upload_base(cls: Class, megabytes: int, seed: int = 7) -> bytes:
-    """A CSV of pairs of about ``megabytes`` MB (made once; each upload changes its first row)."""
+def upload_base(cls: Class, megabytes: int, seed: int = 7, *, pairs: int = 0) -> bytes:
+    """A CSV of pairs of about ``megabytes`` MB, or of ``pairs`` pairs when that is not 0
+    (made once; each upload changes its first row)."""
     rng = random.Random(seed)
     words = cls.material.words
     rows = []
     size = 0
     i = 0
-    while size < megabytes * 1_000_000:
+    while (i < pairs - 1) if pairs else (size < megabytes * 1_000_000):
         text = " ".join(rng.choice(words) for _ in range(12))
         row = f"{i},{text},{' '.join(text.split()[:5])},{rng.choice(['entailment', 'contradiction'])}\n"
         rows.append(row)
@@ -274,10 +277,13 @@ async def _upload_round(cls: Class, session: Session, data: bytes, name: str) ->
     cls.record(HOSTILE_LOAD, started, seconds, -1)
 
 
-async def hostile(cls: Class, start: float, upload_mb: int) -> None:
-    """The hostile student (see the module's docstring), from ``start`` until the end."""
+async def hostile(cls: Class, start: float, upload_mb: int, upload_pairs: int = 0) -> None:
+    """The hostile student (see the module's docstring), from ``start`` until the end;
+    ``upload_pairs``: uploads of that many pairs (within the limits: accepted) instead of
+    ``upload_mb`` MB."""
     rng = random.Random(cls.seed * 1000 + 999)
-    base = await asyncio.get_running_loop().run_in_executor(None, upload_base, cls, upload_mb) if upload_mb else b""
+    make = functools.partial(upload_base, cls, upload_mb, pairs=upload_pairs)
+    base = await asyncio.get_running_loop().run_in_executor(None, make) if upload_mb or upload_pairs else b""
     await asyncio.sleep(max(0.0, start - time.monotonic()))
     session: Session | None = None
     round_ = 0

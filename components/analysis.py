@@ -25,6 +25,7 @@ from components import workers
 from explorer.pairs import Pair
 from explorer.preprocess import AnalyzedPair
 from explorer.scorers import SCORERS
+from runtime import memory_budget
 from runtime.lru import SizedLRU
 from runtime.pool import PoolError, cost, tasks
 from runtime.pool.tasks import Outcome
@@ -55,6 +56,7 @@ def pickled_size(value: object) -> int:
 
 #: Every method's result on a pair, by (method, pair): see :func:`kept`.
 RESULTS: SizedLRU[Hashable, object] = SizedLRU(MAX_BYTES, max_entries=MAX_ENTRIES)
+memory_budget.register("method results", lambda: RESULTS.total, RESULTS.clear)
 
 
 def pair_key(pair: Pair) -> tuple[object, ...]:

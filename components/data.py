@@ -357,26 +357,32 @@ def stored_dataset_scores(loaded: LoadedDataset, scorer: str) -> np.ndarray | No
 
 
 def dataset_scores(
-    loaded: LoadedDataset, scorer: str, *, progress: Callable[[int, int], None] | None = None
+    loaded: LoadedDataset, scorer: str, *, progress: Callable[[int, int], None] | None = None,
+    span: tuple[int, int] | None = None,
 ) -> np.ndarray:
     """Every pair's score under one registered scorer, cached per chunk of pairs. Chunks of
     labelled pairs whose scores the background cutoff job stored are read, not scored
-    (:func:`stored_dataset_scores`): no work done twice."""
+    (:func:`stored_dataset_scores`): no work done twice. ``span`` (first, end): only those
+    pairs' scores (a page of a large dataset; ``first`` a multiple of :data:`CHUNK` so its
+    chunks are the whole dataset's)."""
     pairs = loaded.dataset.pairs
     stored = stored_dataset_scores(loaded, scorer)
     mask = labelled_mask(loaded) if stored is not None else None
     at = np.cumsum(mask) - 1 if mask is not None else None  # each pair's index among the labelled
     parts = []
     size = CHUNK if scorer not in SCORERS or SCORERS[scorer].capabilities.interactive else CHUNK_SLOW
-    for start in range(0, len(pairs), size):
-        end = min(start + size, len(pairs))
+    first, last = span if span is not None else (0, len(pairs))
+    last = min(last, len(pairs))
+    for start in range(first, last, size):
+        end = min(start + size, last)
         if stored is not None and mask is not None and at is not None and mask[start:end].all():
             parts.append(np.array(stored[at[start:end]], dtype=np.float64))
         else:
             parts.append(_chunk_scores(loaded.key, scorer, start, pairs[start:end]))
         if progress is not None:
             progress(end, len(pairs))
-    _SCORED.add((loaded.key, scorer))
+    if span is None:
+        _SCORED.add((loaded.key, scorer))
     return np.concatenate(parts) if parts else np.empty(0)
 
 

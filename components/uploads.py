@@ -25,6 +25,7 @@ import threading
 import weakref
 
 from explorer.datasets import Dataset, load_bytes
+from runtime import memory_budget
 from runtime.isolated_reader import ReadLimitError, ReadLimits, footprint, read_bounded
 from runtime.lru import SizedLRU
 from runtime.streamlit_config import max_upload_mb
@@ -65,6 +66,8 @@ def describe_limits() -> str:
 
 DATASETS: SizedLRU[tuple[str, str], Dataset] = SizedLRU(DATASETS_BYTES)
 SOURCES: SizedLRU[str, tuple[str, bytes]] = SizedLRU(SOURCES_BYTES)
+memory_budget.register("uploaded datasets", lambda: DATASETS.total, DATASETS.clear)
+memory_budget.register("uploaded files", lambda: SOURCES.total, SOURCES.clear)
 
 
 def reset() -> None:

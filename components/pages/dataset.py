@@ -23,6 +23,7 @@ from components.data import (
     UPLOAD_ORIGIN,
     LoadedDataset,
     dataset_scores,
+    is_scored,
     labelled_mask,
     load_file,
     load_msr,
@@ -156,12 +157,16 @@ def choose_dataset() -> LoadedDataset:
     return current_dataset()
 
 
-def build_table(loaded: LoadedDataset, scorer: str) -> tuple[pd.DataFrame, float | None, str]:
+def build_table(loaded: LoadedDataset, scorer: str,
+                span: tuple[int, int] | None = None) -> tuple[pd.DataFrame, float | None, str]:
     """One row per pair, with the scorer's value, its decision at the cutoff every page
     decides by (:func:`components.data.page_cutoff`) and, for labelled pairs, whether it is
-    correct; the cutoff is returned only when there are labels to be correct against."""
-    pairs = loaded.dataset.pairs
-    scores = dataset_scores(loaded, scorer)
+    correct; the cutoff is returned only when there are labels to be correct against.
+    ``span`` (first, end): only those pairs, scored alone (a page of a large dataset, whose
+    cutoff is then the one every page finds without scoring the rest)."""
+    first, end = span if span is not None else (0, len(loaded.dataset))
+    pairs = loaded.dataset.pairs[first:end]
+    scores = dataset_scores(loaded, scorer, span=span)
     table = pd.DataFrame({
         "id": [p.id for p in pairs],
         "task": [p.task or "" for p in pairs],
@@ -170,11 +175,11 @@ def build_table(loaded: LoadedDataset, scorer: str) -> tuple[pd.DataFrame, float
         "hypothesis": [p.hypothesis for p in pairs],
         "score": np.round(scores, 4),
     })
-    choice = page_cutoff(loaded, scorer, score=True)
+    choice = page_cutoff(loaded, scorer, score=span is None)
     decided = scores > choice.value
     table["decision"] = np.where(decided, "entails", "does not entail")
     how = f"cutoff {choice.value:.4f}, {plain(choice.origin)}"
-    mask = labelled_mask(loaded)
+    mask = labelled_mask(loaded)[first:end]
     if not loaded.binary_labels or not mask.any():
         return table, None, how + "; no entailment labels, so nothing to be correct against"
     correct = decided == np.array([bool(p.entails) for p in pairs])
@@ -235,6 +240,47 @@ def slice_filter(loaded: LoadedDataset, table: pd.DataFrame) -> pd.DataFrame:
     return table[table["id"].isin(set(ids))]
 
 
+#: Rows of the table sent to the browser at once; the others wait for their page.
+PAGE_ROWS = 500
+#: A dataset of more pairs is scored a page at a time until someone asks for all of it
+#: (scoring 100,000 pairs takes minutes; its first page, seconds).
+SCORE_ALL_MAX = 2_000
+
+
+def _page(key: str, rows: int, *, draw: bool = False) -> int:
+    """The page (from 1) of ``rows`` rows the table shows, kept under ``key``; ``draw``:
+    with its control (below the table; the page is read before the table is built)."""
+    pages = max(1, -(-rows // PAGE_ROWS))
+    slot: state.Slot[int] = state.Slot(key)
+    value = slot.get()
+    page = min(max(1, value if isinstance(value, int) else 1), pages)
+    if page != value:
+        slot.set(page)
+    if draw and pages > 1:
+        return int(st.number_input(f"Page of {PAGE_ROWS:,} rows (of {pages:,})", 1, pages, step=1, key=key))
+    return page
+
+
+def _score_all_offer(loaded: LoadedDataset, scorer: str, span: tuple[int, int], shown: int) -> None:
+    """The caption of a page of a large dataset, and the button that scores all of it."""
+    n = len(loaded.dataset)
+    left, right = st.columns([3, 1])
+    left.caption(f"{shown:,} of pairs {span[0] + 1:,}-{span[1]:,} of {n:,}: a dataset this large is scored a page "
+                 f"at a time, so the filters and sorting apply to this page and its cutoff is the one every page "
+                 f"uses without scoring it all. Tick a row's box (its left edge) to open it on the Pair page.")
+    if right.button(f"Score all {n:,} pairs", key="dataset_score_all",
+                    help="For filters, sorting and a cutoff over the whole dataset; this takes minutes."):
+        bar = st.progress(0.0, text=f"Scoring {n:,} pairs with {SCORERS[scorer].label}...")
+
+        def moved(i: int, total: int) -> None:
+            bar.progress(i / total)
+
+        done = attempt(lambda: dataset_scores(loaded, scorer, progress=moved),
+                       SCORERS[scorer].label, where=f"on {plain(loaded.name)}", then=".")
+        if done is not None:
+            st.rerun()
+
+
 def main() -> None:
     st.title("Dataset")
     if batch_results.dataset_section():  # a whole-corpus batch result is open
@@ -257,9 +303,16 @@ def main() -> None:
         format_func=lambda n: SCORERS[n].label + ("" if SCORERS[n].capabilities.interactive else " (slow)"),
         key="dataset_scorer", persist_state="session", bind="query-params",
     )
-    with st.spinner(f"Scoring {len(dataset)} pairs with {SCORERS[scorer].label}..."):
-        built = attempt(lambda: build_table(loaded, scorer), SCORERS[scorer].label, where=f"on {plain(loaded.name)}",
-                        then=". Choose another scorer.")
+    whole = len(dataset) <= SCORE_ALL_MAX or is_scored(loaded, scorer)
+    page_key = f"dataset_page_{loaded.key}"
+    span = None
+    if not whole:
+        page = _page(page_key, len(dataset))
+        span = ((page - 1) * PAGE_ROWS, min(page * PAGE_ROWS, len(dataset)))
+    with st.spinner(f"Scoring {count(len(dataset) if span is None else span[1] - span[0], 'pair')} with "
+                    f"{SCORERS[scorer].label}..."):
+        built = attempt(lambda: build_table(loaded, scorer, span), SCORERS[scorer].label,
+                        where=f"on {plain(loaded.name)}", then=". Choose another scorer.")
     if built is None:  # the other scorers remain choosable
         return
     table, cutoff, how = built
@@ -281,8 +334,8 @@ def main() -> None:
     if high <= low:
         high = low + 1e-3
     score_range = g1.slider("Score range", low, high, (low, high), format="%.3f",
-                            key=f"filter_score_{scorer}_{loaded.key}", persist_state="session",
-                            bind="query-params")
+                            key=f"filter_score_{scorer}_{loaded.key}" + ("" if span is None else f"_{span[0]}"),
+                            persist_state="session", bind="query-params")
     known_tags = sorted(set().union(*map(pair_tags, table["tags"]))) if "tags" in table else []
     tags = g2.multiselect("Tagged with", [*known_tags, UNTAGGED], key="filter_tags", persist_state="session", bind="query-params",
                           help="Pairs carrying any of the chosen tags (tag them here or on the Pair page).")
@@ -291,11 +344,20 @@ def main() -> None:
     shown = filter_table(table, labels=labels, tasks=tasks, outcome=outcome, score_range=score_range, search=search,
                          tags=tags)
     shown = slice_filter(loaded, shown)
-    st.caption(f"{len(shown):,} of {count(len(table), 'pair')}. Tick a row's box (its left edge) to open it on the Pair page; "
-               "click a column header to sort.")
+    if span is None:
+        st.caption(f"{len(shown):,} of {count(len(table), 'pair')}. Tick a row's box (its left edge) to open it on "
+                   "the Pair page; click a column header to sort.")
+    else:
+        _score_all_offer(loaded, scorer, span, len(shown))
     if shown.empty:
         st.info("No pair passes these filters.")
+        if span is not None:
+            _page(page_key, len(dataset), draw=True)
         return
+    filtered_ids = list(shown["id"])
+    if span is None and len(shown) > PAGE_ROWS:  # the browser gets a page of rows, never the whole table
+        page = _page(page_key, len(shown), draw=True)
+        shown = shown.iloc[(page - 1) * PAGE_ROWS:page * PAGE_ROWS]
     event = st.dataframe(
         shown, key=state.DATASET_TABLE.key, on_select="rerun", selection_mode="single-row", hide_index=True, width="stretch",
         column_order=[c for c in COLUMN_ORDER if c in shown.columns],
@@ -310,7 +372,9 @@ def main() -> None:
     rows = event.selection.rows if event is not None else []
     if rows:
         open_pair(str(shown.iloc[rows[0]]["id"]))
-    render_bulk_tagging(loaded, list(shown["id"]))
+    if span is not None:
+        _page(page_key, len(dataset), draw=True)
+    render_bulk_tagging(loaded, filtered_ids)
     left, right = st.columns([3, 1])
     pick = left.selectbox("Or pick a pair", list(shown["id"]), key="dataset_pick")
     if right.button("Open on the Pair page", key="dataset_open") and pick is not None:

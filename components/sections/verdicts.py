@@ -17,6 +17,7 @@ import streamlit as st
 
 from components.data import (
     KNOWN_SCORES,
+    UPLOAD_ORIGIN,
     LoadedDataset,
     dataset_source,
     fingerprint_of,
@@ -248,11 +249,30 @@ def background_cutoffs(loaded: LoadedDataset, scorers: Sequence[str], cutoffs: M
         source = dataset_source(loaded)
         if source is None or not cutoff_jobs.enabled():
             return
+        if loaded.origin == UPLOAD_ORIGIN and n_labelled > UPLOAD_JOB_ASK_OVER and not _asked(fp, n_labelled):
+            return
         status = manager.request(fp, source[1], source[0], loaded.name, todo, n_labelled)
     if status.active:
         st.fragment(run_every=1.0)(_job_progress)(fp)
     else:
         _job_summary(status, todo)
+
+
+#: An upload of more labelled pairs starts its background job only when someone asks: one
+#: such job scores every pair with every method (for 100,000 pairs, many processor-minutes
+#: and about a gigabyte), which no one who only looks at a few pairs should cost the class.
+UPLOAD_JOB_ASK_OVER = 2_000
+
+
+def _asked(fp: str, n_labelled: int) -> bool:
+    """The button that starts a large upload's background job; whether it was pressed."""
+    with st.container(key=JOB_KEY):
+        left, right = st.columns([3, 1])
+        left.caption(f"This upload's own cutoffs are not chosen yet: that scores its {n_labelled:,} labelled "
+                     "pairs with every method, minutes of the server's time, so it starts when asked. "
+                     "Until then the cutoffs above decide.")
+        return right.button("Choose its cutoffs", key=f"cutoff_job_ask_{fp}",
+                            help="Runs in the background at a low priority; the page does not wait for it.")
 
 
 def _label(name: str) -> str:

@@ -191,6 +191,12 @@ class StaticEmbeddings:
         """What the kept subword ids and vectors take, by this class's own count."""
         return self._id_bytes + self._vector_bytes
 
+    def forget_words(self) -> None:
+        """Let go of the kept subword ids and vectors (a process over its memory budget
+        sheds them; they are recomputed on demand). The table stays."""
+        self._ids, self._id_bytes = {}, 0
+        self._vectors, self._vector_bytes = {}, 0
+
     def subword_tokens(self, word: str) -> list[str]:
         """The subword pieces of one word, as the tokenizer writes them (``▁car``)."""
         _, tokenizer = self._loaded()

@@ -31,6 +31,7 @@ from contextvars import ContextVar
 from typing import TYPE_CHECKING
 
 from explorer.errors import ExplorerError
+from runtime import memory_budget
 from runtime.processes import resident_bytes  # 0 where /proc is not: then never recycled
 
 if TYPE_CHECKING:
@@ -130,6 +131,8 @@ def serve(conn: Connection, nice: int, max_rss: int = 0) -> None:
 
         ok, payload = run_job(fn, args, kwargs, send)
         # Said with the result, so the server sends this worker no further job.
+        if max_rss and resident_bytes() > max_rss:
+            memory_budget.shed(max_rss)  # caches go before the worker does
         retire = bool(max_rss) and resident_bytes() > max_rss
         try:
             conn.send(("done", job_id, ok, payload, retire))

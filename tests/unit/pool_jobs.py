@@ -77,3 +77,12 @@ def hold(megabytes: int) -> int:
     """Keep ``megabytes`` of touched memory in this worker after the job (a job's leftovers)."""
     _HELD.append(bytearray(b"\x01") * (megabytes * 2**20))
     return os.getpid()
+
+
+def fill_cache(megabytes: int) -> int:
+    """Keep ``megabytes`` of touched memory in a cache the worker's memory budget may shed."""
+    from runtime import memory_budget
+
+    held = [bytearray(b"\x01") * (megabytes * 2**20)]
+    memory_budget.register("test blocks", lambda: sum(map(len, held)), held.clear)
+    return os.getpid()

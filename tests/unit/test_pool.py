@@ -290,18 +290,23 @@ def test_a_worker_stopped_from_outside_is_not_replaced(pool: Pool) -> None:
     assert victim not in pool.pids() and pool.stats()["replaced"] == 0
 
 
+def recycling_pool(above_mb: float) -> Pool:
+    """A started one-worker pool whose memory mark is ``above_mb`` over a fresh worker's
+    size (measured: a worker forks from the pool's fork server, which may be far smaller
+    than this process after a long test session)."""
+    probe = Pool(1, long_workers=1, budget=30.0, start_method="fork").start()
+    try:
+        mark_mb = probe.submit("a", jobs.resident).result(WAIT) / 2**20 + above_mb
+    finally:
+        probe.close()
+    return Pool(1, long_workers=1, budget=30.0, start_method="fork", recycle_mb=mark_mb).start()
+
+
 def test_a_worker_past_its_memory_mark_is_replaced_after_its_job() -> None:
     """What a job leaves in its worker (caches, heap) stays with that process: past the
     mark, the worker leaves once its result is sent, no job is lost, and a fresh fork
     takes its place. Below the mark the worker stays."""
-    # The mark from a worker's own size: a worker forks from the pool's fork server, which
-    # may be far smaller than this process after a long test session.
-    probe = Pool(1, long_workers=1, budget=30.0, start_method="fork").start()
-    try:
-        mark_mb = probe.submit("a", jobs.resident).result(WAIT) / 2**20 + 150
-    finally:
-        probe.close()
-    pool = Pool(1, long_workers=1, budget=30.0, start_method="fork", recycle_mb=mark_mb).start()
+    pool = recycling_pool(150)
     try:
         first = pool.submit("a", jobs.hold, 10).result(WAIT)
         assert pool.submit("a", jobs.pid).result(WAIT) == first  # 10 MB: still under the mark
