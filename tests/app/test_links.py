@@ -7,8 +7,10 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
+from tests.deadline import DEADLINE
+
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
-TIMEOUT = 120  # generous: shared, loaded machines
+TIMEOUT = DEADLINE  # seconds per AppTest run (tests/deadline.py)
 
 
 def param(at: AppTest, name: str) -> str | None:
