@@ -61,9 +61,6 @@ lint: setup-dev
 	$(BIN)/mypy components app.py
 	$(BIN)/mypy serve
 
-# A browser test that fails is run once more, alone (a stopgap while two of them, the method
-# tabs' URL and the made-up uploads through the class server, still fail now and then); the
-# step fails when the second run does.
 # The browser tests run as their own step after the rest, and both steps always run: a
 # browser test timing out on a loaded machine does not hide the other results, nor the
 # other way round. The target fails when either step does.
@@ -72,9 +69,6 @@ test: lint
 	$(BIN)/python -m pytest -q --ignore=tests/e2e || rest=$$?; \
 	echo "== browser tests (tests/e2e)"; \
 	$(BIN)/python -m pytest -q tests/e2e || browser=$$?; \
-	if [ $$browser -eq 1 ]; then \
-	  echo "== browser tests that failed, once more (a stopgap: two still time out now and then)"; \
-	  browser=0; $(BIN)/python -m pytest -q --last-failed --last-failed-no-failures none tests/e2e || browser=$$?; fi; \
 	if [ $$rest -ne 0 ] || [ $$browser -ne 0 ]; then \
 	  echo "make test: the suite exited $$rest, the browser tests $$browser"; exit 1; fi
 

@@ -784,7 +784,7 @@ def slow_failing_warmup() -> Iterator[list[str]]:
     try:
         yield log
     finally:
-        fake.wait(30)
+        fake.wait(DEADLINE)
         warmup.replace_for_tests(previous)
 
 
@@ -814,7 +814,7 @@ def test_a_warm_up_step_without_its_nltk_data_is_skipped_not_failed(monkeypatch:
     try:
         at = page(start(), DATASET)
     finally:
-        fake.wait(30)
+        fake.wait(DEADLINE)
         warmup.replace_for_tests(previous)
     assert not at.exception and not at.error
     assert not [c for c in at.sidebar.caption if "Warm-up" in c.value]  # missing data is not a failure

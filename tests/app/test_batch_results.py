@@ -122,7 +122,7 @@ def test_a_folder_outside_the_roots_is_refused_and_its_path_never_shown(
     root = tmp_path / "allowed"
     root.mkdir()
     monkeypatch.setenv("EXPLORER_BATCH_ROOTS", str(root))
-    at = AppTest.from_file(APP, default_timeout=60).run()
+    at = AppTest.from_file(APP, default_timeout=DEADLINE).run()
     at.switch_page("components/pages/dataset.py").run()
     at.text_input(key="batch_folder").set_value(str(Path.home())).run()  # the server's home
     at.button(key="batch_open").click().run()

@@ -8,12 +8,13 @@ import numpy as np
 from streamlit.testing.v1 import AppTest
 
 from components.data import dataset_scores, default_dataset
+from tests.deadline import DEADLINE
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 def test_the_default_scatter_is_not_a_stripe_at_zero() -> None:
-    at = AppTest.from_file(APP, default_timeout=120).run()
+    at = AppTest.from_file(APP, default_timeout=DEADLINE).run()
     at.switch_page("components/pages/compare.py").run()
     assert not at.exception, at.exception
     x, y = at.selectbox(key="compare_x").value, at.selectbox(key="compare_y").value

@@ -12,6 +12,7 @@ from streamlit.testing.v1 import AppTest
 from explorer.datasets import load
 from explorer.groups.frame import group_frame
 from explorer.groups.stats import slice_results
+from tests.deadline import DEADLINE
 
 ROOT = Path(__file__).resolve().parents[2]
 APP = str(ROOT / "app.py")
@@ -20,7 +21,7 @@ DATA = ROOT / "sample_data" / "typical.xml"  # the dataset the app opens on
 
 
 def _open(scorers: list[str], typed: str = "") -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=300).run()
+    at = AppTest.from_file(APP, default_timeout=DEADLINE).run()
     assert not at.exception, at.exception
     at.switch_page(PAGE)
     if typed:

@@ -181,7 +181,7 @@ def test_the_picker_marks_a_pair_past_the_limit_and_can_hide_it() -> None:
     from components import state
 
     loaded = long_pair_dataset()
-    at = AppTest.from_file(APP, default_timeout=180)
+    at = AppTest.from_file(APP, default_timeout=DEADLINE)
     at.session_state[state.DATASET.key] = loaded
     at.run()
     at.switch_page(TEACH)
@@ -210,7 +210,7 @@ def test_the_picker_marks_a_pair_past_the_limit_and_can_hide_it() -> None:
 def test_a_link_to_a_pair_the_filter_hides_keeps_it_with_its_mark() -> None:
     from components import state
 
-    at = AppTest.from_file(APP, default_timeout=180)
+    at = AppTest.from_file(APP, default_timeout=DEADLINE)
     at.session_state[state.DATASET.key] = long_pair_dataset()
     at.run()
     at.switch_page(TEACH)

@@ -7,12 +7,13 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from components.sections.verdicts import ZERO_CUTOFF, Verdict, zero_cutoff_note
+from tests.deadline import DEADLINE
 
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
 def test_the_pair_page_says_why_bleus_cutoff_is_zero() -> None:
-    at = AppTest.from_file(APP, default_timeout=120)
+    at = AppTest.from_file(APP, default_timeout=DEADLINE)
     at.query_params.update({"method": "bleu"})
     at.run()
     assert not at.exception, at.exception

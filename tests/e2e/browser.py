@@ -10,12 +10,14 @@ import sys
 import tempfile
 import time
 import urllib.request
+import weakref
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import psutil
 import pytest
 
 from tests.deadline import DEADLINE, DEADLINE_MS
@@ -29,15 +31,102 @@ CHROMIUM_ARGS = [
 #: True once no script is running and no stale element (a leftover of the previous run) remains.
 IDLE = """() => !document.querySelector(
     '[data-testid="stStatusWidgetRunningIcon"], [data-testid="stStatusWidgetRunningManIcon"], [data-stale="true"]')"""
+#: Resolves after the browser has drawn two frames: what the page does on the frame after a
+#: run's last element (a component asking for another run) has been done by then.
+NEXT_FRAMES = "() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => done(true))))"
+#: Milliseconds between two looks at a page's runs while waiting for them to finish.
+POLL_MS = 50
 
 
-def settle(page, timeout: float, *, pause_ms: int = 300, rounds: int = 2) -> None:  # type: ignore[no-untyped-def]
-    """Wait until the run an action started has finished and no stale element (a leftover
-    of the previous run) remains, ``rounds`` times after a ``pause_ms`` pause each: a run
-    may start another (a new pair's figures follow its strip)."""
-    for _ in range(rounds):
-        page.wait_for_timeout(pause_ms)
-        page.wait_for_function(IDLE, timeout=timeout)
+class Runs:
+    """The script runs of one browser tab, read from its websocket frames (Streamlit's
+    protobuf messages): every run the page asked for (a ``rerun_script`` message: page
+    load, widget change, page switch) and every run the server started (``new_session``)
+    and ended (``script_finished``). A run cut short for another (``st.rerun``, a newer
+    request) is not an end.
+
+    The page has settled when the last of these is a run that ended: a request after it, or
+    a run started after it, means more is coming. That holds however long the server takes
+    to start the run a click asked for, which a pause before looking at the page did not."""
+
+    ASKED, STARTED, ENDED, CUT = "asked", "started", "ended", "cut"
+
+    def __init__(self, page: Any) -> None:
+        self.events: list[str] = []
+        self.sent: list[str] = []  # every message the page sent, by kind
+        page.on("websocket", self._watch)
+
+    def _watch(self, socket: Any) -> None:
+        socket.on("framesent", self._sent)
+        socket.on("framereceived", self._received)
+
+    def _sent(self, payload: bytes | str) -> None:
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+
+        if isinstance(payload, str):
+            return
+        kind = str(BackMsg.FromString(payload).WhichOneof("type"))
+        self.sent.append(kind)
+        if kind == "rerun_script":
+            self.events.append(self.ASKED)
+
+    def _received(self, payload: bytes | str) -> None:
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        if isinstance(payload, str):
+            return
+        msg = ForwardMsg.FromString(payload)
+        kind = msg.WhichOneof("type")
+        if kind == "new_session":
+            self.events.append(self.STARTED)
+        elif kind == "script_finished":
+            early = msg.script_finished == ForwardMsg.ScriptFinishedStatus.Value("FINISHED_EARLY_FOR_RERUN")
+            self.events.append(self.CUT if early else self.ENDED)
+
+    @property
+    def asked(self) -> int:
+        """How many runs the page has asked for."""
+        return self.events.count(self.ASKED)
+
+    def settled(self) -> bool:
+        return bool(self.events) and self.events[-1] == self.ENDED
+
+
+_RUNS: weakref.WeakKeyDictionary[Any, Runs] = weakref.WeakKeyDictionary()
+
+
+def watch_runs(page: Any) -> Runs:
+    """Follow ``page``'s script runs (:class:`Runs`) from now on: call it before the page
+    opens the app, as :func:`checked_page` does. :func:`settle` needs it."""
+    if page not in _RUNS:
+        _RUNS[page] = Runs(page)
+    return _RUNS[page]
+
+
+def settle(page: Any, timeout: float) -> None:
+    """Wait until every run the page asked for, and any run those started, has ended and
+    the page has drawn it: no run going, no stale element (a leftover of the previous run)
+    left, and still no new run asked for once the browser has drawn the next frames.
+    ``timeout`` is in milliseconds, for the whole wait."""
+    runs = _RUNS.get(page)
+    if runs is None:
+        raise RuntimeError("settle() needs a page followed by watch_runs() before it opened the app")
+    deadline = time.monotonic() + timeout / 1000
+
+    def left() -> float:
+        remaining = (deadline - time.monotonic()) * 1000
+        if remaining <= 0:
+            raise AssertionError(f"the page did not settle within {timeout / 1000:.0f} s; its runs: {runs.events[-8:]}")
+        return remaining
+
+    while True:
+        while not runs.settled():
+            left()
+            page.wait_for_timeout(POLL_MS)  # a look at the runs every POLL_MS, events arrive meanwhile
+        page.wait_for_function(IDLE, timeout=left())
+        page.evaluate(NEXT_FRAMES)
+        if runs.settled():
+            return
 
 
 def require_chromium() -> None:
@@ -49,6 +138,38 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+def stop_tree(server: subprocess.Popen[bytes], *, group: bool, grace: float = 30.0) -> None:
+    """Stop a server the tests started and everything below it: SIGTERM (to its process
+    group when ``group``, else to the server alone, which then stops its children itself),
+    then, once the server has exited or ``grace`` seconds have passed, SIGKILL to whatever
+    of its process tree is still there, including children in sessions of their own, and
+    wait until they are gone: no server, worker or proxy outlives its test to hold a port
+    or a core in the next one."""
+    try:
+        tree = [psutil.Process(server.pid), *psutil.Process(server.pid).children(recursive=True)]
+    except psutil.Error:
+        tree = []
+    try:
+        if group:
+            os.killpg(server.pid, signal.SIGTERM)
+        else:
+            server.send_signal(signal.SIGTERM)
+    except OSError:
+        pass
+    try:
+        server.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        pass
+    _, left = psutil.wait_procs(tree, timeout=0 if server.poll() is None else grace)
+    for process in left:
+        try:
+            process.kill()
+        except psutil.Error:
+            pass
+    psutil.wait_procs(left, timeout=grace)
+    server.wait()
 
 
 class ServerError(RuntimeError):
@@ -104,15 +225,7 @@ def streamlit_server(env: dict[str, str] | None = None, *, timeout: float = DEAD
                 time.sleep(0.3)
             yield Served(url, server.pid)
         finally:
-            try:
-                os.killpg(server.pid, signal.SIGTERM)
-            except OSError:
-                pass
-            try:
-                server.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                os.killpg(server.pid, signal.SIGKILL)
-                server.wait()
+            stop_tree(server, group=True)
 
 
 @contextmanager
@@ -153,6 +266,7 @@ def checked_page(viewport: dict[str, int], **options: Any) -> Iterator[Any]:
     Streamlit exception and raised no JavaScript error."""
     with chromium() as browser:
         tab = browser.new_page(viewport=viewport, **options)
+        watch_runs(tab)
         tab.set_default_timeout(DEADLINE_MS)  # waits without their own timeout
         errors: list[str] = []
         tab.on("pageerror", lambda err: errors.append(str(err)))

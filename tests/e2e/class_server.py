@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import select
 import shutil
-import signal
 import socket
 import subprocess
 import sys
@@ -22,7 +21,7 @@ import psutil
 import pytest
 
 from tests.deadline import DEADLINE
-from tests.e2e.browser import ROOT, ServerError, free_port
+from tests.e2e.browser import ROOT, ServerError, free_port, stop_tree
 
 USER = "class"
 
@@ -84,13 +83,7 @@ def class_server(password: str, *, processes: int = 1, workers: int = 1, env: di
                 time.sleep(0.3)
             yield ServedClass(url, server.pid, port, USER, password, log.name)
         finally:
-            if server.poll() is None:
-                server.send_signal(signal.SIGTERM)
-            try:
-                server.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                os.killpg(server.pid, signal.SIGKILL)
-                server.wait()
+            stop_tree(server, group=False)  # the class server stops its children itself; what it leaves is killed
 
 
 def put_without_password(port: int, size: int, *, timeout: float = DEADLINE) -> tuple[bytes, int]:

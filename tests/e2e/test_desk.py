@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from tests.deadline import DEADLINE_MS
-from tests.e2e.browser import checked_page, chromium
+from tests.e2e.browser import checked_page, chromium, watch_runs
 from tests.e2e.browser import settle as settle_page
 
 pytestmark = pytest.mark.slow  # a served app and a browser: tens of seconds a test
@@ -113,6 +113,7 @@ def test_this_browser_remembers_the_annotator_and_the_dismissed_line(app_url: st
     with chromium() as browser:
         context = browser.new_context(viewport=VIEW)
         page = context.new_page()
+        watch_runs(page)
         open_url(page, f"{app_url}/?pair=3", "Pair")
         strip_done(page)
         page.locator(".bm-intro").wait_for(timeout=STEP)
@@ -133,6 +134,7 @@ def test_this_browser_remembers_the_annotator_and_the_dismissed_line(app_url: st
         assert page.locator("b:has-text('Lovelace')").count() == 0  # shown as text, never as markup
         # Another browser (another student) is asked for its own name and sees the line.
         other = browser.new_context(viewport=VIEW).new_page()
+        watch_runs(other)
         open_url(other, f"{app_url}/?pair=3", "Pair")
         other.locator(".bm-intro").wait_for(timeout=STEP)
         strip_done(other)
@@ -141,20 +143,19 @@ def test_this_browser_remembers_the_annotator_and_the_dismissed_line(app_url: st
 
 
 def test_method_tabs_switch_in_the_browser_and_the_url_follows(page: Any, app_url: str) -> None:
-    sent: list[int] = []
-    page.on("websocket", lambda ws: ws.on("framesent", lambda frame: sent.append(1)))
+    runs = watch_runs(page)
     open_url(page, f"{app_url}/?pair=5", "Pair")
     strip_done(page)
     page.get_by_role("tab", name="MANLI", exact=True).wait_for(timeout=STEP)
     settle(page)
-    before = len(sent)
+    before = len(runs.sent)
     page.get_by_role("tab", name="MANLI", exact=True).click()
     page.get_by_text("Simulated annealing searches", exact=False).first.wait_for(state="visible", timeout=STEP)
     page.wait_for_function("() => location.search.includes('tab=MANLI')", timeout=STEP)
     page.get_by_role("tab", name="ITG parse", exact=True).click()
     page.wait_for_function("() => location.search.includes('tab=ITG')", timeout=STEP)
     settle(page)  # a message to the server would start a run: any run has finished
-    assert len(sent) == before  # the server was not asked for anything
+    assert runs.sent[before:] == []  # the server was not asked for anything
     page.reload(wait_until="domcontentloaded")
     page.get_by_role("tab", name="ITG parse", exact=True, selected=True).wait_for(timeout=STEP)
 

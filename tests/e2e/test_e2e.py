@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.deadline import DEADLINE_MS
-from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, ROOT, require_chromium, served_app, settle
+from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, ROOT, require_chromium, served_app, settle, watch_runs
 
 STEP = DEADLINE_MS  # ms per browser wait (tests/deadline.py)
 DATA = ROOT / "sample_data" / "pairs.csv"
@@ -37,7 +37,7 @@ def served(tmp_path: Path) -> Iterator[tuple[str, Path]]:
 
 def _settle(page) -> None:  # type: ignore[no-untyped-def]
     """The page settled (:func:`tests.e2e.browser.settle`), so locators match exactly one element."""
-    settle(page, STEP, pause_ms=250)
+    settle(page, STEP)
 
 
 def _first_pair_token_counts() -> tuple[int, int]:
@@ -74,6 +74,7 @@ def test_tag_persist_and_export_in_chromium(served: tuple[str, Path]) -> None:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 1000}, accept_downloads=True)
+            watch_runs(page)
             page.set_default_timeout(STEP)
             errors: list[str] = []
             page.on("pageerror", lambda err: errors.append(str(err)))

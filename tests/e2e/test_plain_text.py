@@ -96,7 +96,7 @@ def test_a_shared_link_to_a_hostile_upload_renders_nothing_of_it(served: tuple[s
             tab.goto(f"{served[0]}/{page}?dataset=upload:{served[1]}")
             # the sidebar is drawn after the page: its dataset line says the file is open
             tab.get_by_text("(4 pairs, uploaded file)").first.wait_for(timeout=STEP)
-            settle(tab, STEP, rounds=3)
+            settle(tab, STEP)
             found = drawn_nothing(tab, page or "pair")
             if page in ("", "dataset"):  # the pair's text is shown, as written
                 assert found["shown"], page
@@ -114,7 +114,7 @@ def test_teach_lessons_of_a_hostile_pair_draw_nothing_of_it(served: tuple[str, s
             tab.goto(f"{url}/teach?dataset=upload:{teach_key}&teach_source=A+pair+from+the+dataset"
                      f"&teach_method={label}")
             tab.locator(".tp .main-svg").first.wait_for(timeout=STEP)  # a figure drawn by plotly.js
-            settle(tab, STEP, rounds=2)
+            settle(tab, STEP)
             drawn_nothing(tab, name)
             drawn = tab.evaluate("() => ({bold: [...document.querySelectorAll('.tp .main-svg text, .tp .main-svg "
                                  "tspan')].filter(e => e.textContent === 'red' && "

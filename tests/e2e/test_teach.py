@@ -145,9 +145,12 @@ def test_three_quick_key_presses_and_clicks_are_three_steps_each(page: Any, app_
     page.get_by_text("Pair and method").click()
     box = page.get_by_label("Hypothesis")
     box.click()
+    typed = len(box.input_value()) + 1
     box.press("ArrowLeft")
     box.press(" ")
-    page.wait_for_timeout(300)
+    # The space is in the box: both keys have been handled (the player steps as it handles
+    # a key, before the box takes it), and neither moved the player.
+    page.wait_for_function("(n) => document.activeElement.value.length === n", arg=typed, timeout=WAIT)
     assert page.get_attribute(PLAYER, "data-step") == "5"
 
 

@@ -13,15 +13,17 @@ import pytest
 from explorer.aligners import ALIGNERS
 from explorer.scorers import SCORERS
 from runtime import warmup
+from tests.deadline import DEADLINE
 
 
 def test_steps_run_once_in_order_with_progress_and_failures_recorded() -> None:
     ran: list[str] = []
-    gate = threading.Event()
+    gate, entered = threading.Event(), threading.Event()
 
     def blocked() -> None:
         ran.append("second")
-        assert gate.wait(30)
+        entered.set()
+        assert gate.wait(DEADLINE)
 
     def broken() -> None:
         ran.append("third")
@@ -32,13 +34,14 @@ def test_steps_run_once_in_order_with_progress_and_failures_recorded() -> None:
     warm = warmup.Warmup(lambda: steps)
     assert warm.status().total == 0 and not warm.finished  # not started yet
     warm.start()
-    assert not warm.wait(0.3)  # held at the second step
+    assert entered.wait(DEADLINE)  # held at the second step
+    assert not warm.finished
     status = warm.status()
     assert (status.done, status.total, status.current, status.finished) == (1, 4, "second", False)
     assert status.share == 0.25
     assert warm.start() is warm  # a second start changes nothing
     gate.set()
-    assert warm.wait(30)
+    assert warm.wait(DEADLINE)
     status = warm.status()
     assert ran == ["first", "second", "third", "fourth"]  # once each, in order, past the failure
     assert (status.done, status.finished, status.current) == (4, True, "")
@@ -52,7 +55,7 @@ def test_listing_failure_is_recorded_and_ends_the_warm_up() -> None:
         raise ImportError("no such module")
 
     warm = warmup.Warmup(listing).start()
-    assert warm.wait(30)
+    assert warm.wait(DEADLINE)
     assert warm.status().errors == (("listing the methods", "ImportError: no such module"),)
 
 
@@ -94,7 +97,7 @@ def test_the_process_has_one_warm_up() -> None:
     previous = warmup.replace_for_tests(fake)
     try:
         assert warmup.start() is fake and warmup.current() is fake
-        assert fake.wait(30)
+        assert fake.wait(DEADLINE)
     finally:
         warmup.replace_for_tests(previous)
 
