@@ -20,6 +20,7 @@ does not matter what other tests have imported already):
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,6 +37,12 @@ FORBIDDEN: dict[str, set[str]] = {
 }
 
 
+@functools.cache
+def tree(path: Path) -> ast.Module:
+    """A module's syntax tree, parsed once per test process (several checks walk every module)."""
+    return ast.parse(path.read_text(encoding="utf-8"), str(path))
+
+
 def modules(folder: str, root: Path = ROOT) -> list[Path]:
     return sorted((root / folder).rglob("*.py"))
 
@@ -44,7 +51,7 @@ def imported(path: Path, root: Path = ROOT) -> Iterator[tuple[int, str]]:
     """(line, module) for every import in the file, at any depth (function-level too);
     relative imports are resolved against the file's package."""
     package = path.relative_to(root).parent.parts
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+    for node in ast.walk(tree(path)):
         if isinstance(node, ast.Import):
             for alias in node.names:
                 yield node.lineno, alias.name
@@ -82,7 +89,7 @@ def _module_file(name: str, root: Path) -> Path | None:
 
 def _declared_all(path: Path) -> set[str] | None:
     """The names of the module's ``__all__`` (a literal list or tuple), or None without one."""
-    for node in ast.parse(path.read_text(encoding="utf-8"), str(path)).body:
+    for node in tree(path).body:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
         if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
             value = node.value
@@ -97,7 +104,7 @@ def undeclared_library_imports(root: Path) -> list[str]:
     found = []
     declared: dict[Path, set[str] | None] = {}  # each library module parsed once, not once per import of it
     for path in [*modules("components", root), root / "app.py"]:
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        for node in ast.walk(tree(path)):
             where = f"{path.relative_to(root)}:{node.lineno}" if isinstance(node, ast.stmt) else ""
             if isinstance(node, ast.Import):
                 used = [(alias.name, None) for alias in node.names if alias.name.split(".")[0] == "explorer"]
@@ -200,7 +207,7 @@ def test_the_library_names_the_app_only_where_allowed() -> None:
     named = {
         path.relative_to(ROOT).as_posix()
         for path in modules("explorer")
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        for node in ast.walk(tree(path))
         if isinstance(node, ast.Constant) and isinstance(node.value, str)
         and re.fullmatch(r"(components|app)(\.\w+)*:\w+", node.value)
     }
