@@ -66,20 +66,11 @@ function button(label, className, title) {
   return node;
 }
 
-// Shrink every font of a figure whose rows would otherwise overlap at this height.
-function fitFonts(layout, traces, height) {
-  const rows = (layout.meta && layout.meta.rows) || 0;
-  const size = (layout.font && layout.font.size) || 13;
-  if (!rows) return;
-  const fits = Math.floor(((height - 140) / rows) * 0.8);
-  if (fits >= size) return;
-  const factor = Math.max(fits, 9) / size;
-  layout.font = { ...layout.font, size: Math.round(size * factor) };
-  for (const trace of traces) {
-    if (trace.textfont && trace.textfont.size) {
-      trace.textfont = { ...trace.textfont, size: Math.max(8, Math.round(trace.textfont.size * factor)) };
-    }
-  }
+// The height a figure's labels need at their size (its builder's estimate, layout.meta.need):
+// a figure fitted to the screen is never shorter, so its type never shrinks and its rows
+// never overlap; the page (or the full-screen player) scrolls to the rest.
+function neededHeight(layout) {
+  return (layout.meta && layout.meta.need) || 0;
 }
 
 export default function (component) {
@@ -176,9 +167,8 @@ export default function (component) {
     const frame = steps[shown - 1].figure;
     const traces = structuredClone(frame.data);
     const layout = structuredClone(data.layouts[frame.layout]);
-    layout.height = figureHeight(layout);
+    layout.height = Math.max(figureHeight(layout), neededHeight(layout));
     layout.autosize = true;
-    fitFonts(layout, traces, layout.height);
     try {
       await Plotly.react(figure, traces, layout, data.config);
       status.textContent = "";
