@@ -8,7 +8,8 @@ rows need (``layout.meta.need``), past the screen if it must: the page scrolls r
 than the rows overlap.
 
 Sizes are estimated from the characters, for Source Sans (the figures' type face): a
-character is at most about 0.6 em wide on average, a line about 1.3 em high. The browser
+letter is at most about 0.6 em wide on average (a digit 0.5, a point or a dash 0.3), a
+line about 1.3 em high. The browser
 test ``tests/e2e/test_teach_legible.py`` measures what is drawn.
 """
 
@@ -34,9 +35,15 @@ def shown_chars(label: str) -> int:
     return len(_ENTITY.sub("x", _MARKUP.sub("", label)))
 
 
+#: Characters drawn about half as wide as a letter, and digits (all one width in the face).
+_NARROW, _DIGITS = frozenset(".,:;'!|()[]-ilj "), frozenset("0123456789")
+
+
 def text_px(label: str, size: float) -> float:
-    """About how wide ``label`` is drawn at ``size`` px."""
-    return shown_chars(label) * CHAR_EM * size
+    """About how wide ``label`` is drawn at ``size`` px (on the safe side)."""
+    shown = _ENTITY.sub("x", _MARKUP.sub("", label))
+    ems = sum(0.3 if c in _NARROW else 0.5 if c in _DIGITS else CHAR_EM for c in shown)
+    return ems * size
 
 
 def line_px(size: float, lines: int = 1) -> float:
@@ -68,13 +75,13 @@ def band_px(labels: Sequence[str], size: float, across: float = PLOT_WIDTH) -> f
     return line_px(size) + 8
 
 
-def cell_size(size: int, columns: int, chars: int, across: float = PLOT_WIDTH) -> int:
-    """The type for cell text of ``chars`` characters in ``columns`` columns over
-    ``across`` px: ``size`` when it fits, else the largest that fits, never under
-    :data:`MIN_PX`."""
-    if columns <= 0 or chars <= 0:
+def cell_size(size: int, columns: int, widest: str, across: float = PLOT_WIDTH) -> int:
+    """The type for cell text as wide as ``widest`` in ``columns`` columns over ``across``
+    px: ``size`` when it fits, else the largest that fits, never under :data:`MIN_PX`."""
+    ems = text_px(widest, 1.0)
+    if columns <= 0 or ems <= 0:
         return max(size, MIN_PX)
-    fits = int(across / columns / (chars * CHAR_EM + 0.3))
+    fits = int(across / columns / (ems + 0.3))
     return max(MIN_PX, min(size, fits))
 
 

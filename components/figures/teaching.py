@@ -32,7 +32,6 @@ from components.figures.legible import (
     cell_size,
     line_px,
     short_number,
-    shown_chars,
     text_px,
     upright,
     word_ticks,
@@ -128,10 +127,10 @@ def _heatmap(z: Sequence[Sequence[float | None]], x: list[str], y: list[str], **
     return {"type": "heatmap", "z": z, "x": x, "y": y, "showscale": False, "xgap": 1, "ygap": 1, **extra}
 
 
-def _cell_font(large: bool, columns: int, chars: int) -> dict[str, int]:
-    """Cell text of ``chars`` characters that fits its column: a little under the figure's
+def _cell_font(large: bool, columns: int, widest: str) -> dict[str, int]:
+    """Cell text as wide as ``widest`` that fits its column: a little under the figure's
     type, smaller for many columns, never under legible.MIN_PX."""
-    return {"size": cell_size(font_size(large) - 2, columns, chars)}
+    return {"size": cell_size(font_size(large) - 2, columns, widest)}
 
 
 def _word_axis(labels: Sequence[str], large: bool, **extra: object) -> dict[str, object]:
@@ -208,7 +207,7 @@ def wer_figure(trace: WerTrace, index: int, *, large: bool = False) -> StepFigur
     ]
     text = [[str(v) if i < step.rows else "" for v in row] for i, row in enumerate(trace.cost)]
     rows = len(ylabels)
-    digits = len(str(max(max(r) for r in trace.cost)))
+    digits = "8" * len(str(max(max(r) for r in trace.cost)))
     data: list[dict[str, object]] = [_heatmap(
         z, xlabels, ylabels, text=text, texttemplate="%{text}", colorscale=BLUES, zmin=0,
         zmax=max(max(r) for r in trace.cost) or 1, textfont=_cell_font(large, len(xlabels), digits),
@@ -290,7 +289,8 @@ def itg_figure(trace: ItgTrace, index: int, *, large: bool = False) -> StepFigur
         marks[cell.u][cell.v - 1] = f"{cell.gain:.1f}<br>{svg_plain(RULE_MARK[cell.rule])}" if cell.gain > 1e-4 else "0"
     labels = _labels(h_kept)
     xl, yl = [f"to {lab}" for lab in labels], [f"from {lab}" for lab in labels]
-    cell_font = _cell_font(large, n, 3)  # "2.5" over "[ ]"
+    top_gain = float(trace.chart.max()) if trace.chart.size else 0.0
+    cell_font = _cell_font(large, n, max(f"{top_gain:.1f}", "[ ]", key=len))  # "12.5" over "[ ]", every step alike
     data = [_heatmap(
         z, xl, yl, text=marks, texttemplate="%{text}",
         colorscale=GREENS, xgap=2, ygap=2, textfont=cell_font, zmin=0,
@@ -474,7 +474,7 @@ def _pieces(tokens: Sequence[str], pieces: Sequence[Sequence[str]], large: bool,
     columns = [f"piece {k + 1}" for k in range(width)]
     z = [[1.0 if k < len(p) else None for k in range(width)] for p in pieces]
     text = [[svg_plain(p[k]) if k < len(p) else "" for k in range(width)] for p in pieces]
-    longest = max((shown_chars(t) for row in text for t in row), default=1)
+    longest = max((t for row in text for t in row), key=lambda t: text_px(t, 1.0), default="x")
     return _heatmap(z, columns, _labels(tokens), text=text, texttemplate="%{text}", zmin=0, zmax=1,
                     colorscale=[[0, "#e3f2fd"], [1, "#bbdefb"]],
                     textfont={"size": cell_size(font_size(large) - 2, width, longest, _HALF)},
@@ -487,7 +487,7 @@ def _numbers(vectors: Iterable[Iterable[float]], rows: list[str], large: bool, a
     columns = len(values[0]) if values else 0
     return _heatmap(values, [str(k + 1) for k in range(columns)], rows,
                     text=[[short_number(v) for v in row] for row in values], texttemplate="%{text}",
-                    colorscale="RdBu", zmid=0, textfont={"size": cell_size(font_size(large) - 2, columns, 4, across)},
+                    colorscale="RdBu", zmid=0, textfont={"size": cell_size(font_size(large) - 2, columns, "-.88", across)},
                     hovertemplate="%{y}, number %{x}: %{z:.3f}<extra></extra>")
 
 
@@ -523,7 +523,7 @@ def embed_figure(trace: EmbedTrace, index: int, *, large: bool = False) -> StepF
     xl, yl = _labels(trace.text), _labels(trace.hypothesis)
     cosines = [[round(float(trace.similarity[i, j]), 2) for i in range(len(xl))] for j in range(len(yl))]
     n = len(yl)
-    cell = _cell_font(large, len(xl), 4)
+    cell = _cell_font(large, len(xl), "-.88")
     data: list[dict[str, object]] = [_heatmap(
         cosines, xl, yl, text=[[short_number(v) for v in row] for row in cosines], texttemplate="%{text}",
         colorscale=BLUES, zmin=0, zmax=1, textfont=cell,

@@ -102,6 +102,33 @@ def press_to(page: Any, key: str) -> int:
     return int(page.get_attribute(".tp", "data-step"))
 
 
+def open_step(page: Any, url: str, step: int) -> None:
+    page.goto(url, wait_until="domcontentloaded", timeout=DEADLINE_MS)
+    shown(page, step)
+    settle_page(page, DEADLINE_MS)  # the page's run is over: nothing replaces the player any more
+    shown(page, step)
+
+
+def lesson_problems(page: Any, url: str) -> list[str]:
+    """The problems of the labels of a lesson's first step, the first step of each chapter
+    (the ``]`` key), a middle step and the last."""
+    open_step(page, url, 1)
+    count = int(page.get_attribute(".tp", "data-steps"))
+    found: dict[int, list[str]] = {1: problems(page.evaluate(LABELS))}
+    step = 1
+    while (reached := press_to(page, "]")) != step:  # the first step of every chapter
+        step = reached
+        found[step] = problems(page.evaluate(LABELS))
+    middle = (count + 1) // 2
+    open_step(page, f"{url}&step={middle}", middle)
+    found[middle] = problems(page.evaluate(LABELS))
+    page.keyboard.press("End")
+    shown(page, count)
+    found[count] = problems(page.evaluate(LABELS))
+    return [f"step {k}/{count}: {len(said)} problems, e.g. {'; '.join(said[:3])}"
+            for k, said in sorted(found.items()) if said]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("layout", ["presentation", "desk"])
 @pytest.mark.parametrize("name", FILES)
@@ -113,36 +140,5 @@ def test_every_label_of_every_method_is_large_and_apart_on_the_largest_teachable
         url = (f"{app_url}/teach?dataset={quote_plus('rte:' + name)}&pair={pair}"
                f"&teach_source={quote_plus('A pair from the dataset')}&teach_method={quote_plus(row.label)}"
                + ("&presentation=true" if layout == "presentation" else ""))
-        page.goto(url, wait_until="domcontentloaded", timeout=DEADLINE_MS)
-        shown(page, 1)
-        settle_page(page, DEADLINE_MS)  # the page's run is over: nothing replaces the player any more
-        shown(page, 1)
-        count = int(page.get_attribute(".tp", "data-steps"))
-        seen: set[int] = set()
-
-        def check(step: int) -> None:
-            if step in seen:
-                return
-            seen.add(step)
-            labels = page.evaluate(LABELS)
-            assert labels, (method, step)
-            found.extend(f"{method} step {step}/{count}: {problem}" for problem in problems(labels))
-
-        check(1)
-        step = 1
-        while True:  # the first step of every chapter
-            reached = press_to(page, "]")
-            if reached == step:
-                break
-            step = reached
-            check(step)
-        middle = (count + 1) // 2
-        page.goto(url + f"&step={middle}", wait_until="domcontentloaded", timeout=DEADLINE_MS)
-        shown(page, middle)
-        settle_page(page, DEADLINE_MS)
-        shown(page, middle)
-        check(middle)
-        page.keyboard.press("End")
-        shown(page, count)
-        check(count)
-    assert not found, f"{name} pair {largest_pairs()[name]} ({layout}):\n" + "\n".join(found[:60])
+        found += [f"{method} {said}" for said in lesson_problems(page, url)]
+    assert not found, f"{name} pair {pair} ({layout}):\n" + "\n".join(found)
