@@ -95,7 +95,7 @@ def _labels(tokens: Sequence[str]) -> list[str]:
 def _rows_need(rows: int, size: float, *, lines: int = 1, top: float = 0.0, bottom: float = 0.0) -> int:
     """The height a grid of ``rows`` rows of ``lines`` lines of ``size`` px needs, with
     ``top`` and ``bottom`` px of labels and titles around it."""
-    return int(top + bottom + 40 + rows * (line_px(size, lines) + 6))
+    return int(top + bottom + 24 + rows * (line_px(size, lines) + 4))
 
 
 def _axis(**extra: object) -> dict[str, object]:
@@ -333,6 +333,9 @@ def manli_figure(trace: ManliTrace, index: int, *, large: bool = False) -> StepF
     last = trace.steps[-1].round
     size = font_size(large)
     rows = len(yl)
+    # Both value axes start a little under their lowest value: their bottom tick labels stand
+    # clear of the round axis's labels at its two ends.
+    hottest = max((s.temperature for s in trace.steps), default=1.0) or 1.0
     # The grid beside the score while the text's words stand upright in half the width;
     # above it, across the whole width, for a longer text (the page scrolls to the score).
     beside = len(xl) * (line_px(size) + 6) <= 0.46 * PLOT_WIDTH
@@ -352,10 +355,10 @@ def manli_figure(trace: ManliTrace, index: int, *, large: bool = False) -> StepF
                         title=_title("round"), anchor="y2"),
         "yaxis2": _axis(title=_title("alignment score"), anchor="x2", showgrid=True,
                         domain=[0, 1] if beside else [0, chart_px / (need - 20)],
-                        range=[min(totals) - 0.05 * spread, max(totals) + 0.05 * spread]),
+                        range=[min(totals) - 0.12 * spread, max(totals) + 0.05 * spread]),
         # Ticks of its own (an overlaying axis takes the score axis's gridline positions by default).
         "yaxis3": _axis(title=_title("temperature"), overlaying="y2", side="right", anchor="x2", tickmode="auto",
-                        range=[0, 1.05 * max((s.temperature for s in trace.steps), default=1.0) or 1.0]),
+                        range=[-0.1 * hottest, 1.05 * hottest]),
         "legend": ({"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0.58} if beside else
                    {"orientation": "h", "yanchor": "bottom", "y": (chart_px + 20) / (need - 20), "x": 0}),
     }
@@ -432,9 +435,10 @@ def edit_figure(trace: EditTrace, index: int, *, large: bool = False) -> StepFig
                        title=_title("text"), range=[-0.5, n + 0.5], side="top"),
         "yaxis": _axis(tickvals=[j + 0.5 for j in range(m)], ticktext=[svg_plain(t) for t in trace.hypothesis],
                        title=_title("hypothesis (as read)"), range=[m + 0.5, -0.5]),
-        "legend": {"orientation": "h", "yanchor": "top", "y": -0.02, "x": 0},
+        # The moves' legend beside the lattice, not under it: a lattice on one screen.
+        "legend": {"orientation": "v", "yanchor": "top", "y": 1, "xanchor": "left", "x": 1.02},
     }
-    need = _rows_need(m + 1, size, top=_top_band(words, large), bottom=3 * line_px(size) + 20)  # the legend below
+    need = _rows_need(m + 1, size, top=_top_band(words, large))
     return StepFigure(f"{KIND_LABELS[trace.kind]} edit lattice: the best path so far (the current move thick)",
                       _figure(data, layout, large=large, height=max(420, need), rows=m + 1, need=need))
 
