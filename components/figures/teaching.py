@@ -95,7 +95,7 @@ def _labels(tokens: Sequence[str]) -> list[str]:
 def _rows_need(rows: int, size: float, *, lines: int = 1, top: float = 0.0, bottom: float = 0.0) -> int:
     """The height a grid of ``rows`` rows of ``lines`` lines of ``size`` px needs, with
     ``top`` and ``bottom`` px of labels and titles around it."""
-    return int(top + bottom + 24 + rows * (line_px(size, lines) + 4))
+    return int(top + bottom + 24 + rows * (line_px(size, lines) + 4 * lines))
 
 
 def _axis(**extra: object) -> dict[str, object]:
@@ -435,10 +435,12 @@ def edit_figure(trace: EditTrace, index: int, *, large: bool = False) -> StepFig
                        title=_title("text"), range=[-0.5, n + 0.5], side="top"),
         "yaxis": _axis(tickvals=[j + 0.5 for j in range(m)], ticktext=[svg_plain(t) for t in trace.hypothesis],
                        title=_title("hypothesis (as read)"), range=[m + 0.5, -0.5]),
-        # The moves' legend beside the lattice, not under it: a lattice on one screen.
-        "legend": {"orientation": "v", "yanchor": "top", "y": 1, "xanchor": "left", "x": 1.02},
+        # The moves' legend beside a short text's lattice (one screen), under a long one's
+        # (the width is the columns').
+        "legend": ({"orientation": "v", "yanchor": "top", "y": 1, "xanchor": "left", "x": 1.02} if n <= 15 else
+                   {"orientation": "h", "yanchor": "top", "y": -0.02, "x": 0}),
     }
-    need = _rows_need(m + 1, size, top=_top_band(words, large))
+    need = _rows_need(m + 1, size, top=_top_band(words, large), bottom=0 if n <= 15 else 3 * line_px(size) + 20)
     return StepFigure(f"{KIND_LABELS[trace.kind]} edit lattice: the best path so far (the current move thick)",
                       _figure(data, layout, large=large, height=max(420, need), rows=m + 1, need=need))
 
