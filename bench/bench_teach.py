@@ -11,11 +11,15 @@ For each Teach method (and a worst-case pair at the 30-token teaching limit):
   frame), median and max over ``--steps`` single steps; beside it the time Playwright
   saw from its key press to the drawn step (its waits poll, so it is an upper bound).
 
+``--rte``: the largest pair each RTE1-3 dev file offers for teaching (text x hypothesis
+tokens within the limit, as the browser test ``tests/e2e/test_teach_legible.py`` finds
+it), typed into the page, in place of the two pairs above.
+
 The server is a fresh ``streamlit run app.py`` on a free localhost port with a throwaway
 store; each lesson is opened once before it is timed (its first open traces the method).
 The load average is printed before and after: compare runs only at similar load.
 
-    NLTK_DATA=../shared/nltk_data .venv/bin/python -m bench.bench_teach [--steps 15] [--runs 3]
+    NLTK_DATA=../shared/nltk_data .venv/bin/python -m bench.bench_teach [--steps 15] [--runs 3] [--rte]
 """
 
 from __future__ import annotations
@@ -40,6 +44,18 @@ PAIRS = {
 }
 
 
+def rte_pairs() -> dict[str, tuple[str, str]]:
+    """The largest teachable pair of each RTE dev file, by name (``rte2 235``)."""
+    from explorer.datasets import load as load_dataset
+    from tests.e2e.test_teach_legible import RTE, largest_pairs
+
+    found = {}
+    for name, pair_id in largest_pairs().items():
+        pair = next(p for p in load_dataset(f"{RTE}/{name}").pairs if p.id == pair_id)
+        found[f"{name.split('_')[0]} {pair_id}"] = (pair.text, pair.hypothesis)
+    return found
+
+
 def load() -> str:
     return " / ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -47,7 +63,7 @@ def load() -> str:
 def lesson_figures(method: str, pair: tuple[str, str], runs: int) -> tuple[float, int, int]:
     """Median seconds to trace and build every step, the player data's size, the steps."""
     from components.pages.teach import lesson_id
-    from components.sections.step_player import packed
+    from components.lesson_export import packed
     from components.teach_methods import lesson, trace_of
     from explorer.preprocess import analyze_pair, make_pair
 
@@ -91,7 +107,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=15, help="single steps timed per method and pair")
     parser.add_argument("--runs", type=int, default=3, help="lesson builds timed per method and pair")
+    parser.add_argument("--rte", action="store_true", help="the largest teachable pair of each RTE dev file")
     args = parser.parse_args(argv)
+    pairs = rte_pairs() if args.rte else PAIRS
     print(f"load average at start: {load()}", flush=True)
     print("pair       method                       steps  lesson s  sent KB   step ms (page: median / max)"
           "   Playwright ms (median)")
@@ -102,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     with streamlit_server(env, timeout=180) as served, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 720})
-        for name, pair in PAIRS.items():
+        for name, pair in pairs.items():
             for method, row in TEACH_METHODS.items():
                 seconds, size, count = lesson_figures(method, pair, args.runs)
                 url = (f"{served.url}/teach?presentation=true&teach_method={quote_plus(row.label)}"

@@ -25,6 +25,17 @@ from plotly.colors import sequential
 
 from components.figures import svg_plain
 from components.figures.itg import tree_figure
+from components.figures.legible import (
+    MIN_PX,
+    PLOT_WIDTH,
+    band_px,
+    cell_size,
+    line_px,
+    short_number,
+    text_px,
+    upright,
+    word_ticks,
+)
 from explorer.teaching.bleu import BleuTrace
 from explorer.teaching.edit import KIND_LABELS, EditTrace, EditTraceStep, class_words
 from explorer.teaching.embed import EmbedTrace
@@ -67,12 +78,24 @@ class StepFigure:
 
 
 def font_size(large: bool) -> int:
-    return 20 if large else 13
+    """The figures' type: never under the smallest a class reads (legible.MIN_PX)."""
+    return 20 if large else MIN_PX
+
+
+_SUBSCRIPT = str.maketrans("0123456789", "₀₁₂₃₄₅₆₇₈₉")
 
 
 def _labels(tokens: Sequence[str]) -> list[str]:
-    """Unique, escaped axis labels (a repeated word keeps its own column)."""
-    return [f"{svg_plain(t)}<sub>{k + 1}</sub>" for k, t in enumerate(tokens)]
+    """Unique, escaped axis labels (a repeated word keeps its own column): the word and its
+    position in subscript digits, characters of the label's own type size (a ``<sub>``
+    run would be drawn at 70% of it)."""
+    return [f"{svg_plain(t)}{str(k + 1).translate(_SUBSCRIPT)}" for k, t in enumerate(tokens)]
+
+
+def _rows_need(rows: int, size: float, *, lines: int = 1, top: float = 0.0, bottom: float = 0.0) -> int:
+    """The height a grid of ``rows`` rows of ``lines`` lines of ``size`` px needs, with
+    ``top`` and ``bottom`` px of labels and titles around it."""
+    return int(top + bottom + 24 + rows * (line_px(size, lines) + 4 * lines))
 
 
 def _axis(**extra: object) -> dict[str, object]:
@@ -84,16 +107,18 @@ def _title(text: str) -> dict[str, object]:
 
 
 def _figure(data: Sequence[Mapping[str, object]], layout: Mapping[str, object], *, large: bool, height: int,
-            rows: int = 0) -> Figure:
-    """The layout every step shares. ``rows`` (the category rows of a table or grid) lets
-    the page shrink the type when the figure it fits to the screen is too short for them."""
+            rows: int = 0, need: int = 0) -> Figure:
+    """The layout every step shares. ``rows``: the category rows of a table or grid;
+    ``need``: the height in px its labels need at their size, which the player keeps when
+    it fits the figure to the screen (the page scrolls past the screen rather than the
+    rows overlap or the type shrinks)."""
     base: dict[str, object] = {
         "font": {"size": font_size(large), "family": FONT},
         "height": int(height * (1.15 if large else 1.0)),
         "margin": {"l": 10, "r": 10, "t": 10, "b": 10},
         "plot_bgcolor": "#ffffff", "paper_bgcolor": "#ffffff",
         "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0},
-        "meta": {"rows": rows},
+        "meta": {"rows": rows, "need": need},
     }
     return {"data": list(data), "layout": {**base, **layout}}
 
@@ -102,12 +127,26 @@ def _heatmap(z: Sequence[Sequence[float | None]], x: list[str], y: list[str], **
     return {"type": "heatmap", "z": z, "x": x, "y": y, "showscale": False, "xgap": 1, "ygap": 1, **extra}
 
 
-def _cell_font(large: bool, rows: int) -> dict[str, int]:
-    """Cell text that fits a row: presentation type unless a large table needs smaller."""
-    size = font_size(large) - 2
-    if large and rows > 12:
-        size = max(11, int(size * 12 / rows))
-    return {"size": size}
+def _cell_font(large: bool, columns: int, widest: str) -> dict[str, int]:
+    """Cell text as wide as ``widest`` that fits its column: a little under the figure's
+    type, smaller for many columns, never under legible.MIN_PX."""
+    return {"size": cell_size(font_size(large) - 2, columns, widest)}
+
+
+def _word_axis(labels: Sequence[str], large: bool, **extra: object) -> dict[str, object]:
+    """A category axis naming every word, upright when they would not fit side by side."""
+    return _axis(**{"type": "category", **word_ticks(labels, font_size(large)), **extra})
+
+
+def _row_axis(labels: Sequence[str], **extra: object) -> dict[str, object]:
+    """A category axis of rows (top to bottom) naming every one of them."""
+    return _axis(**{"type": "category", "autorange": "reversed", "tickmode": "array", "tickvals": list(labels),
+                    "ticktext": list(labels), **extra})
+
+
+def _top_band(labels: Sequence[str], large: bool, title: bool = True) -> float:
+    """The px a top axis of ``labels`` takes, with its title."""
+    return band_px(labels, font_size(large)) + (line_px(font_size(large)) + 6 if title else 0)
 
 
 # -- BLEU ------------------------------------------------------------------------------------
@@ -130,13 +169,14 @@ def bleu_figure(trace: BleuTrace, index: int, *, large: bool = False) -> StepFig
                          "name": "counted (clipped)", "marker": {"color": GREEN}})
         layout: dict[str, object] = {
             "barmode": "group", "yaxis": _axis(title=_title("count"), dtick=1, rangemode="tozero"),
-            "xaxis": _axis(type="category"),
+            "xaxis": _word_axis(grams, large),
         }
         if not grams:
             layout["annotations"] = [{"text": f"no {step.n}-grams: the hypothesis is too short", "showarrow": False,
                                       "x": 0.5, "y": 0.5, "xref": "paper", "yref": "paper"}]
         caption = f"{step.n}-grams of the hypothesis" + (f": precision {step.value:.3f}" if step.phase == "clip" else "")
-        return StepFigure(caption, _figure(data, layout, large=large, height=480))
+        need = int(band_px(grams, font_size(large)) + 300)  # the bars' counts, 0-4, one line apart at least
+        return StepFigure(caption, _figure(data, layout, large=large, height=max(480, need), need=need))
     orders = step.orders
     data = [{"type": "bar", "x": [f"{o.n}-gram" for o in orders], "y": [o.precision for o in orders],
              "name": "precision", "marker": {"color": GREEN}, "text": [f"{o.matched}/{o.total}" for o in orders],
@@ -167,9 +207,10 @@ def wer_figure(trace: WerTrace, index: int, *, large: bool = False) -> StepFigur
     ]
     text = [[str(v) if i < step.rows else "" for v in row] for i, row in enumerate(trace.cost)]
     rows = len(ylabels)
+    digits = "8" * len(str(max(max(r) for r in trace.cost)))
     data: list[dict[str, object]] = [_heatmap(
         z, xlabels, ylabels, text=text, texttemplate="%{text}", colorscale=BLUES, zmin=0,
-        zmax=max(max(r) for r in trace.cost) or 1, textfont=_cell_font(large, rows),
+        zmax=max(max(r) for r in trace.cost) or 1, textfont=_cell_font(large, len(xlabels), digits),
         hovertemplate="text %{y} / hypothesis %{x}: %{z} edits<extra></extra>",
     )]
     if step.path:
@@ -178,12 +219,12 @@ def wer_figure(trace: WerTrace, index: int, *, large: bool = False) -> StepFigur
             "mode": "lines+markers", "line": {"color": RED, "width": 4}, "marker": {"size": 12, "color": RED},
             "name": "backtrace", "hoverinfo": "skip", "showlegend": False,
         })
-    layout = {"yaxis": _axis(autorange="reversed", type="category", title=_title("text")),
-              "xaxis": _axis(side="top", type="category", title=_title("hypothesis"))}
+    layout = {"yaxis": _row_axis(ylabels, title=_title("text")),
+              "xaxis": _word_axis(xlabels, large, side="top", title=_title("hypothesis"))}
     caption = ("Edit-distance table: the fewest edits turning the first i text words into the first j "
                "hypothesis words" + ("; the backtrace in red" if step.path else ""))
-    height = max(420, min(1000, 34 * rows + 150))
-    return StepFigure(caption, _figure(data, layout, large=large, height=height, rows=rows))
+    need = _rows_need(rows, font_size(large), top=_top_band(xlabels, large))
+    return StepFigure(caption, _figure(data, layout, large=large, height=max(420, need), rows=rows, need=need))
 
 
 # -- Bracketing ITG --------------------------------------------------------------------------
@@ -194,10 +235,28 @@ def _tree(trace: ItgTrace, *, large: bool) -> Figure:
     layout = figure["layout"]
     layout.pop("template", None)
     layout.pop("width", None)
-    layout.update(font={"size": font_size(large), "family": FONT}, paper_bgcolor="#ffffff", meta={"rows": 0})
-    for trace_data in figure["data"]:
-        if trace_data.get("mode") == "text":  # the leaf labels
-            trace_data["textfont"] = {"size": font_size(large) - (6 if large else 3)}
+    layout.update(font={"size": font_size(large), "family": FONT}, paper_bgcolor="#ffffff")
+    # The leaf labels stand upright under their leaves, one column each (a row of labels
+    # side by side overlaps past a dozen leaves); a tree with more leaves than the screen
+    # holds at that spacing is drawn wider, and the player scrolls it sideways.
+    leaves = next(d for d in figure["data"] if d.get("mode") == "text")
+    figure["data"].remove(leaves)
+    size = max(MIN_PX, font_size(large) - 4)
+    labels = list(leaves["text"])
+    layout["annotations"] = [
+        {"x": x, "y": 0, "xref": "x", "yref": "y", "text": label, "textangle": -90, "showarrow": False,
+         "xanchor": "center", "yanchor": "top", "yshift": -12, "font": {"size": size}}
+        for x, label in zip(leaves["x"], labels)]
+    hang = max((text_px(label, size) for label in labels), default=0.0) + 24
+    depth = layout["yaxis"]["range"][1] - 0.6
+    layout["yaxis"]["range"] = [-0.3, depth + 0.6]
+    layout["margin"] = {**layout["margin"], "b": int(hang)}
+    spacing = line_px(size) + 8
+    if len(labels) * spacing > PLOT_WIDTH + 200:
+        layout["width"] = int(len(labels) * spacing + 40)
+    need = int(hang + layout["margin"]["t"] + 40 + 22 * depth)
+    layout["height"] = max(int(layout["height"]), need)
+    layout["meta"] = {"rows": 0, "need": need}
     return figure
 
 
@@ -213,12 +272,14 @@ def itg_figure(trace: ItgTrace, index: int, *, large: bool = False) -> StepFigur
         links = [[1.0 if trace.allowed[p, h] else 0.0 for p in range(len(trace.text))]
                  for h in range(len(trace.hypothesis))]
         rows = len(trace.hypothesis)
-        data = [_heatmap(links, _labels(trace.text), _labels(trace.hypothesis), zmin=0, zmax=1,
+        xl, yl = _labels(trace.text), _labels(trace.hypothesis)
+        data = [_heatmap(links, xl, yl, zmin=0, zmax=1,
                          colorscale=[[0, "#f4f6f8"], [1, GREEN]], hovertemplate="%{y} · %{x}<extra></extra>")]
-        layout = {"yaxis": _axis(autorange="reversed", type="category", title=_title("hypothesis")),
-                  "xaxis": _axis(side="top", type="category", title=_title("text"))}
+        layout = {"yaxis": _row_axis(yl, title=_title("hypothesis")),
+                  "xaxis": _word_axis(xl, large, side="top", title=_title("text"))}
+        need = _rows_need(rows, font_size(large), top=_top_band(xl, large))
         return StepFigure("Which word pairs may link (green)",
-                          _figure(data, layout, large=large, height=max(400, 36 * rows + 160), rows=rows))
+                          _figure(data, layout, large=large, height=max(400, need), rows=rows, need=need))
     h_kept = [trace.hypothesis[k] for k in trace.hypothesis_kept]
     n = len(h_kept)
     z: list[list[float | None]] = [[None] * n for _ in range(n)]
@@ -227,18 +288,22 @@ def itg_figure(trace: ItgTrace, index: int, *, large: bool = False) -> StepFigur
         z[cell.u][cell.v - 1] = cell.gain
         marks[cell.u][cell.v - 1] = f"{cell.gain:.1f}<br>{svg_plain(RULE_MARK[cell.rule])}" if cell.gain > 1e-4 else "0"
     labels = _labels(h_kept)
+    xl, yl = [f"to {lab}" for lab in labels], [f"from {lab}" for lab in labels]
+    top_gain = float(trace.chart.max()) if trace.chart.size else 0.0
+    cell_font = _cell_font(large, n, max(f"{top_gain:.1f}", "[ ]", key=len))  # "12.5" over "[ ]", every step alike
     data = [_heatmap(
-        z, [f"to {lab}" for lab in labels], [f"from {lab}" for lab in labels], text=marks, texttemplate="%{text}",
-        colorscale=GREENS, xgap=2, ygap=2, textfont=_cell_font(large, n), zmin=0,
+        z, xl, yl, text=marks, texttemplate="%{text}",
+        colorscale=GREENS, xgap=2, ygap=2, textfont=cell_font, zmin=0,
         zmax=max(float(trace.chart.max()), 1e-6) if trace.chart.size else 1,
         hovertemplate="hypothesis %{y} %{x}: gain %{z:.2f}<extra></extra>",
     )]
-    layout = {"yaxis": _axis(autorange="reversed", type="category", title=_title("hypothesis span")),
-              "xaxis": _axis(side="top", type="category")}
+    layout = {"yaxis": _row_axis(yl, title=_title("hypothesis span")),
+              "xaxis": _word_axis(xl, large, side="top")}
     words = " ".join(trace.text[k] for k in trace.text_kept[step.i:step.j])
+    need = _rows_need(n, max(cell_font["size"], font_size(large) / 2), lines=2, top=_top_band(xl, large, title=False))
     return StepFigure(f"Chart cells for the text “{words}”: gain and rule ([ ] straight, < > inverted, "
                       "ε null, x/y link)",
-                      _figure(data, layout, large=large, height=max(420, 40 * n + 160), rows=n))
+                      _figure(data, layout, large=large, height=max(420, need), rows=n, need=need))
 
 
 # -- MANLI -----------------------------------------------------------------------------------
@@ -266,30 +331,43 @@ def manli_figure(trace: ManliTrace, index: int, *, large: bool = False) -> StepF
     totals = [s.total for s in trace.steps]
     spread = max(totals) - min(totals) or 1.0
     last = trace.steps[-1].round
+    size = font_size(large)
+    rows = len(yl)
+    # Both value axes start a little under their lowest value: their bottom tick labels stand
+    # clear of the round axis's labels at its two ends.
+    hottest = max((s.temperature for s in trace.steps), default=1.0) or 1.0
+    # The grid beside the score while the text's words stand upright in half the width;
+    # above it, across the whole width, for a longer text (the page scrolls to the score).
+    beside = len(xl) * (line_px(size) + 6) <= 0.46 * PLOT_WIDTH
+    across = 0.46 * PLOT_WIDTH if beside else PLOT_WIDTH
+    top = band_px(xl, size, across) + 10
+    grid_px = rows * (line_px(size) + 6)
+    chart_px, gap_px = 280.0, 110.0
+    need = int(top + grid_px + 40 + (0 if beside else gap_px + chart_px))
+    low = 0.0 if beside else (chart_px + gap_px) / (need - 20)
     layout = {
         # Every word named (tickmode array): an automatic category axis names only every
         # other one once the figure is squeezed under a longer step text.
-        "xaxis": _axis(domain=[0, 0.46], type="category", side="top", tickangle=-45, anchor="y",
-                       tickmode="array", tickvals=list(xl), ticktext=list(xl)),
-        "yaxis": _axis(autorange="reversed", type="category", anchor="x",
-                       tickmode="array", tickvals=list(yl), ticktext=list(yl)),
-        "xaxis2": _axis(domain=[0.58, 0.92], range=[-1, max(last, 1) + 2], title=_title("round"), anchor="y2"),
+        "xaxis": _axis(domain=[0, 0.46] if beside else [0, 1], type="category", side="top", anchor="y",
+                       **word_ticks(xl, size, across)),
+        "yaxis": _row_axis(yl, anchor="x", domain=[low, 1]),
+        "xaxis2": _axis(domain=[0.58, 0.92] if beside else [0, 0.9], range=[-1, max(last, 1) + 2],
+                        title=_title("round"), anchor="y2"),
         "yaxis2": _axis(title=_title("alignment score"), anchor="x2", showgrid=True,
-                        range=[min(totals) - 0.05 * spread, max(totals) + 0.05 * spread]),
+                        domain=[0, 1] if beside else [0, chart_px / (need - 20)],
+                        range=[min(totals) - 0.12 * spread, max(totals) + 0.05 * spread]),
         # Ticks of its own (an overlaying axis takes the score axis's gridline positions by default).
         "yaxis3": _axis(title=_title("temperature"), overlaying="y2", side="right", anchor="x2", tickmode="auto",
-                        range=[0, 1.05 * max((s.temperature for s in trace.steps), default=1.0) or 1.0]),
-        "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0.58},
+                        range=[-0.1 * hottest, 1.05 * hottest]),
+        "legend": ({"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0.58} if beside else
+                   {"orientation": "h", "yanchor": "bottom", "y": (chart_px + 20) / (need - 20), "x": 0}),
     }
-    rows = len(yl)
-    # The text's words stand slanted above the grid, about three rows high: the player fits
-    # the type to the rows and that band together.
-    fit_rows = rows + 3
     which = {"start": "the empty alignment", "final": "the final alignment"}.get(
         step.phase, f"the alignment after round {step.round}")
-    return StepFigure(f"Left: {which} (blue: linked words). "
-                      "Right: the alignment's score and the temperature, round by round",
-                      _figure(data, layout, large=large, height=max(460, 36 * rows + 200), rows=fit_rows))
+    where = ("Left", "Right") if beside else ("Above", "Below")
+    return StepFigure(f"{where[0]}: {which} (blue: linked words). "
+                      f"{where[1]}: the alignment's score and the temperature, round by round",
+                      _figure(data, layout, large=large, height=max(460, need), rows=rows, need=need))
 
 
 # -- pFSM / pPDA -----------------------------------------------------------------------------
@@ -350,15 +428,21 @@ def edit_figure(trace: EditTrace, index: int, *, large: bool = False) -> StepFig
         named.add(name)
         data.append(group)
     # A word sits between the two lattice points that reading it moves between.
+    words = [svg_plain(t) for t in trace.text]
+    size = font_size(large)
     layout = {
-        "xaxis": _axis(tickvals=[i + 0.5 for i in range(n)], ticktext=[svg_plain(t) for t in trace.text],
+        "xaxis": _axis(tickvals=[i + 0.5 for i in range(n)], ticktext=words, tickangle=-90 if upright(words, size) else 0,
                        title=_title("text"), range=[-0.5, n + 0.5], side="top"),
         "yaxis": _axis(tickvals=[j + 0.5 for j in range(m)], ticktext=[svg_plain(t) for t in trace.hypothesis],
                        title=_title("hypothesis (as read)"), range=[m + 0.5, -0.5]),
-        "legend": {"orientation": "h", "yanchor": "top", "y": -0.02, "x": 0},
+        # The moves' legend beside a short text's lattice (one screen), under a long one's
+        # (the width is the columns').
+        "legend": ({"orientation": "v", "yanchor": "top", "y": 1, "xanchor": "left", "x": 1.02} if n <= 15 else
+                   {"orientation": "h", "yanchor": "top", "y": -0.02, "x": 0}),
     }
+    need = _rows_need(m + 1, size, top=_top_band(words, large), bottom=0 if n <= 15 else 3 * line_px(size) + 20)
     return StepFigure(f"{KIND_LABELS[trace.kind]} edit lattice: the best path so far (the current move thick)",
-                      _figure(data, layout, large=large, height=max(420, 40 * m + 200), rows=m + 1))
+                      _figure(data, layout, large=large, height=max(420, need), rows=m + 1, need=need))
 
 
 # -- Static embeddings -----------------------------------------------------------------------
@@ -369,17 +453,26 @@ def _side_by_side(left: Mapping[str, object], right: Mapping[str, object], right
     its own axes and its side named above it; the first is the figure's first trace (the
     one a browser test measures). The gap between them holds the right one's row labels
     (automargin grows only the outer margins)."""
-    longest = max((len(label) - len("<sub>1</sub>") for label in right_labels), default=1)
-    gap = min(0.4, 0.04 + 0.011 * longest * (1.5 if large else 1.0))
+    size = font_size(large)
+    longest = max((text_px(label, size) for label in right_labels), default=size)
+    gap = min(0.4, (longest + 40) / (PLOT_WIDTH + 200))
+    half = PLOT_WIDTH * (1 - gap) / 2
+    columns = [str(c) for c in left["x"]]  # type: ignore[attr-defined]
     layout = {
-        "xaxis": _axis(domain=[0, (1 - gap) / 2], type="category", side="top", anchor="y", title=_title("text")),
-        "yaxis": _axis(autorange="reversed", type="category", anchor="x"),
+        "xaxis": _axis(domain=[0, (1 - gap) / 2], type="category", side="top", anchor="y", title=_title("text"),
+                       **word_ticks(columns, size, half)),
+        "yaxis": _row_axis(left["y"], anchor="x"),  # type: ignore[arg-type]
         "xaxis2": _axis(domain=[(1 + gap) / 2, 1], type="category", side="top", anchor="y2",
-                        title=_title("hypothesis")),
-        "yaxis2": _axis(autorange="reversed", type="category", anchor="x2"),
+                        title=_title("hypothesis"), **word_ticks(columns, size, half)),
+        "yaxis2": _row_axis(right["y"], anchor="x2"),  # type: ignore[arg-type]
     }
+    need = _rows_need(rows, size, top=band_px(columns, size, half) + line_px(size) + 6)
     return _figure([left, {**right, "xaxis": "x2", "yaxis": "y2"}], layout, large=large,
-                   height=max(420, 36 * rows + 160), rows=rows)
+                   height=max(420, need), rows=rows, need=need)
+
+
+#: The width of one of the two tables side by side, in px.
+_HALF = 0.33 * PLOT_WIDTH
 
 
 def _pieces(tokens: Sequence[str], pieces: Sequence[Sequence[str]], large: bool, rows: int) -> dict[str, object]:
@@ -387,16 +480,20 @@ def _pieces(tokens: Sequence[str], pieces: Sequence[Sequence[str]], large: bool,
     columns = [f"piece {k + 1}" for k in range(width)]
     z = [[1.0 if k < len(p) else None for k in range(width)] for p in pieces]
     text = [[svg_plain(p[k]) if k < len(p) else "" for k in range(width)] for p in pieces]
+    longest = max((t for row in text for t in row), key=lambda t: text_px(t, 1.0), default="x")
     return _heatmap(z, columns, _labels(tokens), text=text, texttemplate="%{text}", zmin=0, zmax=1,
-                    colorscale=[[0, "#e3f2fd"], [1, "#bbdefb"]], textfont=_cell_font(large, rows),
+                    colorscale=[[0, "#e3f2fd"], [1, "#bbdefb"]],
+                    textfont={"size": cell_size(font_size(large) - 2, width, longest, _HALF)},
                     hovertemplate="%{y}: %{text}<extra></extra>")
 
 
-def _numbers(vectors: Iterable[Iterable[float]], rows: list[str], large: bool, count: int) -> dict[str, object]:
+def _numbers(vectors: Iterable[Iterable[float]], rows: list[str], large: bool, across: float) -> dict[str, object]:
+    """Numbers to two decimals without the leading zero, in type that fits ``across`` px."""
     values = [[round(float(v), 2) for v in row] for row in vectors]
-    return _heatmap(values, [str(k + 1) for k in range(len(values[0]) if values else 0)], rows,
-                    text=[[f"{v:.2f}" for v in row] for row in values], texttemplate="%{text}",
-                    colorscale="RdBu", zmid=0, textfont=_cell_font(large, count),
+    columns = len(values[0]) if values else 0
+    return _heatmap(values, [str(k + 1) for k in range(columns)], rows,
+                    text=[[short_number(v) for v in row] for row in values], texttemplate="%{text}",
+                    colorscale="RdBu", zmid=0, textfont={"size": cell_size(font_size(large) - 2, columns, "-.88", across)},
                     hovertemplate="%{y}, number %{x}: %{z:.3f}<extra></extra>")
 
 
@@ -412,8 +509,8 @@ def embed_figure(trace: EmbedTrace, index: int, *, large: bool = False) -> StepF
                                _labels(trace.hypothesis), rows, large=large)
         return StepFigure("Each word's subword pieces: the text's left, the hypothesis's right", figure)
     if step.phase == "vectors":
-        figure = _side_by_side(_numbers(trace.text_vectors, _labels(trace.text), large, rows),
-                               _numbers(trace.hypothesis_vectors, _labels(trace.hypothesis), large, rows),
+        figure = _side_by_side(_numbers(trace.text_vectors, _labels(trace.text), large, _HALF),
+                               _numbers(trace.hypothesis_vectors, _labels(trace.hypothesis), large, _HALF),
                                _labels(trace.hypothesis), rows, large=large)
         return StepFigure(f"Each word's vector: its first {trace.text_vectors.shape[1]} of {trace.dimensions} "
                           "numbers (blue below 0, red above)", figure)
@@ -423,7 +520,7 @@ def embed_figure(trace: EmbedTrace, index: int, *, large: bool = False) -> StepF
         shown = [*vectors] + ([vectors[0] * vectors[1]] if step.phase == "score" else [])
         layout = {"yaxis": _axis(autorange="reversed", type="category"),
                   "xaxis": _axis(side="top", type="category", title=_title("number"))}
-        figure = _figure([_numbers(shown, names, large, len(names))], layout, large=large, height=360,
+        figure = _figure([_numbers(shown, names, large, PLOT_WIDTH)], layout, large=large, height=360,
                          rows=len(names))
         caption = (f"The two sentence vectors, their first {vectors.shape[1]} of {trace.dimensions} numbers"
                    + (f", and their products (all {trace.dimensions} sum to {trace.value:.3f})"
@@ -432,9 +529,10 @@ def embed_figure(trace: EmbedTrace, index: int, *, large: bool = False) -> StepF
     xl, yl = _labels(trace.text), _labels(trace.hypothesis)
     cosines = [[round(float(trace.similarity[i, j]), 2) for i in range(len(xl))] for j in range(len(yl))]
     n = len(yl)
+    cell = _cell_font(large, len(xl), "-.88")
     data: list[dict[str, object]] = [_heatmap(
-        cosines, xl, yl, text=[[f"{v:.2f}" for v in row] for row in cosines], texttemplate="%{text}",
-        colorscale=BLUES, zmin=0, zmax=1, textfont=_cell_font(large, n),
+        cosines, xl, yl, text=[[short_number(v) for v in row] for row in cosines], texttemplate="%{text}",
+        colorscale=BLUES, zmin=0, zmax=1, textfont=cell,
         hovertemplate="hypothesis %{y} · text %{x}: cosine %{z:.2f}<extra></extra>",
     )]
     marks = {"best_for_hypothesis": ("circle-open", ORANGE, "best text word for a hypothesis word"),
@@ -454,12 +552,15 @@ def embed_figure(trace: EmbedTrace, index: int, *, large: bool = False) -> StepF
         data.append({"type": "scatter", "x": [xl[i] for i, _ in cells], "y": [yl[j] for _, j in cells],
                      "mode": "markers", "name": "link", "hoverinfo": "skip",
                      "marker": {"symbol": "square-open", "size": 34, "color": RED, "line": {"width": 4, "color": RED}}})
-    layout = {"yaxis": _axis(autorange="reversed", type="category", title=_title("hypothesis")),
-              "xaxis": _axis(side="top", type="category", title=_title("text")),
+    layout = {"yaxis": _row_axis(yl, title=_title("hypothesis")),
+              "xaxis": _word_axis(xl, large, side="top", title=_title("text")),
               "legend": {"orientation": "h", "yanchor": "top", "y": -0.02, "x": 0}}
+    size = font_size(large)
+    need = _rows_need(n, size, top=_top_band(xl, large), bottom=2 * line_px(size) + 20)  # the legend below
     captions = {"matrix": "Word cosines (darker = more alike)",
                 "best_for_hypothesis": f"Each hypothesis word's most similar text word (cosine at least "
                                        f"{trace.min_similarity:g})",
                 "best_for_text": "…and each text word's most similar hypothesis word",
                 "links": "Links (red squares) where both words chose each other", "round": "Links (red squares) after another round"}
-    return StepFigure(captions[step.phase], _figure(data, layout, large=large, height=max(420, 36 * n + 200), rows=n))
+    return StepFigure(captions[step.phase], _figure(data, layout, large=large, height=max(420, need), rows=n,
+                                                    need=need))

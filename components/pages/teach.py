@@ -53,9 +53,11 @@ def _lesson(method: str, option: str | None, key: tuple[object, ...], large: boo
     of CPU, and takes the long lane) and kept for the whole server per pair, method, option
     and layout (``key`` identifies the pair)."""
     row = TEACH_METHODS[method]
+    p, h = cost.words(pair)
+    estimate = row.lesson_seconds * (p * h) ** 2  # the ITG chart's cells; the other lessons take well under 1 s
+    what = f"Tracing {row.label} on this pair" + (f" (about {estimate:.0f} s of work)" if estimate >= 1 else "")
     return analysis.kept(("teach", method, option, large, *key), lambda: workers.run(
-        lesson_of, method, option, pair, large=large, what=f"Tracing {row.label} on this pair",
-        long=cost.lesson_is_long(pair, row.lesson_seconds)))
+        lesson_of, method, option, pair, large=large, what=what, long=cost.lesson_is_long(pair, row.lesson_seconds)))
 
 
 def _pick_pair(method: str) -> Pair | None:

@@ -66,20 +66,25 @@ function button(label, className, title) {
   return node;
 }
 
-// Shrink every font of a figure whose rows would otherwise overlap at this height.
-function fitFonts(layout, traces, height) {
-  const rows = (layout.meta && layout.meta.rows) || 0;
-  const size = (layout.font && layout.font.size) || 13;
-  if (!rows) return;
-  const fits = Math.floor(((height - 140) / rows) * 0.8);
-  if (fits >= size) return;
-  const factor = Math.max(fits, 9) / size;
-  layout.font = { ...layout.font, size: Math.round(size * factor) };
-  for (const trace of traces) {
-    if (trace.textfont && trace.textfont.size) {
-      trace.textfont = { ...trace.textfont, size: Math.max(8, Math.round(trace.textfont.size * factor)) };
-    }
+// The smallest type a figure's text is drawn in, in CSS pixels (components/figures/legible.py).
+const MIN_PX = 14;
+
+// Fit a figure to ``height`` (the screen below the player): when its rows need more
+// (layout.meta.need, its builder's estimate at its own type), its type shrinks toward
+// MIN_PX and no further; what still does not fit makes the figure taller, and the page (or
+// the full-screen player) scrolls to the rest. Returns the height to draw at.
+function fitType(layout, traces, height) {
+  const need = (layout.meta && layout.meta.need) || 0;
+  const size = (layout.font && layout.font.size) || MIN_PX;
+  if (!need || need <= height) return height;
+  const factor = Math.max(MIN_PX / size, height / need);
+  if (factor < 1) {
+    const scaled = (font) => (font && font.size ? { ...font, size: Math.max(MIN_PX, Math.round(font.size * factor)) } : font);
+    layout.font = scaled(layout.font);
+    for (const trace of traces) if (trace.textfont) trace.textfont = scaled(trace.textfont);
+    for (const note of layout.annotations || []) if (note.font) note.font = scaled(note.font);
   }
+  return Math.max(height, Math.ceil(need * Math.min(1, factor)));
 }
 
 export default function (component) {
@@ -176,9 +181,8 @@ export default function (component) {
     const frame = steps[shown - 1].figure;
     const traces = structuredClone(frame.data);
     const layout = structuredClone(data.layouts[frame.layout]);
-    layout.height = figureHeight(layout);
+    layout.height = fitType(layout, traces, figureHeight(layout));
     layout.autosize = true;
-    fitFonts(layout, traces, layout.height);
     try {
       await Plotly.react(figure, traces, layout, data.config);
       status.textContent = "";

@@ -45,7 +45,7 @@ MEASURE = """() => {
     figure: box(figure.querySelector('.main-svg') || figure), sentence: box(root.querySelector('.tp-sentence')),
     buttons: box(root.querySelector('.tp-next')),
     xlabels: labels('g.xtick > text'), ylabels: labels('g.ytick > text'),
-    others: labels('g.x2tick > text, g.y2tick > text, g.y3tick > text, .textpoint text'),
+    others: labels('g.x2tick > text, g.y2tick > text, g.y3tick > text, .textpoint text, text.annotation-text'),
     heatmap: first.type === 'heatmap' ? {rows: first.y.length, columns: first.x.length} : null,
     ticks: figure.layout && figure.layout.yaxis && figure.layout.yaxis.ticktext
       ? {rows: figure.layout.yaxis.ticktext.length, columns: figure.layout.xaxis.ticktext.length} : null,
