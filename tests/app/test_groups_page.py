@@ -41,9 +41,20 @@ def _results(at: AppTest):  # type: ignore[no-untyped-def]
     raise AssertionError("no slice table on the page")
 
 
+TYPED = 'task == "QA" or negation_only_in_h'
+
+
 @pytest.fixture(scope="module")
 def typed_page() -> AppTest:
-    return _open(["bleu", "bow"], typed='task == "QA" or negation_only_in_h')
+    """The Groups page with a typed slice, shared by the tests that only read it."""
+    return _open(["bleu", "bow"], typed=TYPED)
+
+
+@pytest.fixture
+def own_typed_page() -> AppTest:
+    """The same page for a test that moves on from it (to the Dataset or the Pair page): its
+    own, so no other test reads a page it left, whatever the order."""
+    return _open(["bleu", "bow"], typed=TYPED)
 
 
 def test_ready_slices_come_with_intervals_and_the_typed_one_first(typed_page: AppTest) -> None:
@@ -78,13 +89,13 @@ def test_a_hostile_slice_is_refused_in_one_line_and_nothing_runs() -> None:
     assert "your slice" not in set(_results(at)["slice"])
 
 
-def test_a_slice_opens_its_pairs_on_the_dataset_page(typed_page: AppTest) -> None:
-    at = typed_page
+def test_a_slice_opens_its_pairs_on_the_dataset_page(own_typed_page: AppTest) -> None:
+    at = own_typed_page
     at.selectbox(key="groups_open_pick").set_value("your slice").run()
     at.button(key="groups_open").click().run()
     assert not at.exception, at.exception
     shown = next(df.value for df in at.dataframe if "hypothesis" in df.value.columns)
-    n = int(_results_before(typed_page))
+    n = int(_results_before(at))
     assert len(shown) == n
     assert any("Showing the slice" in i.value for i in at.info)
 
@@ -96,9 +107,8 @@ def _results_before(at: AppTest) -> int:
     return len(opened[2])
 
 
-def test_a_rewrite_of_a_slice_shows_the_flips_and_opens_a_rewritten_pair(typed_page: AppTest) -> None:
-    at = typed_page
-    at.switch_page(PAGE).run()
+def test_a_rewrite_of_a_slice_shows_the_flips_and_opens_a_rewritten_pair(own_typed_page: AppTest) -> None:
+    at = own_typed_page
     at.selectbox(key="groups_rule").set_value("antonym").run()
     at.selectbox(key="groups_rewrite_slice").set_value("your slice").run()
     at.button(key="groups_rewrite_run").click().run()
