@@ -44,7 +44,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, settle, streamlit_server
+from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, settle, streamlit_server, watch_runs
 
 WAIT = 180_000  # ms
 RTE2 = "rte:rte2_dev.xml"
@@ -126,11 +126,12 @@ def add_scorer(context: Any, url: str, pid: int, label: str) -> tuple[float, flo
     """One run in a new tab: seconds from Enter to the last change the run made, and the
     server's CPU seconds in between."""
     page = context.new_page()
+    watch_runs(page)  # settle() follows the page's script runs
     try:
         page.goto(f"{url}/evaluate?dataset={RTE2}", wait_until="domcontentloaded")
         page.wait_for_selector("h1:has-text('Evaluate')", timeout=WAIT)
         page.wait_for_selector(".st-key-evaluate_scorers input", timeout=WAIT)
-        settle(page, WAIT, pause_ms=500)
+        settle(page, WAIT)
         picker = page.locator(".st-key-evaluate_scorers input")
         picker.click()
         picker.fill(label)
@@ -140,7 +141,7 @@ def add_scorer(context: Any, url: str, pid: int, label: str) -> tuple[float, flo
         cpu = cpu_seconds(pid)
         page.keyboard.press("Enter")
         page.locator(".st-key-evaluate_scorers [data-tag]", has_text=label).wait_for(timeout=WAIT)
-        settle(page, WAIT, pause_ms=500)
+        settle(page, WAIT)
         cpu = cpu_seconds(pid) - cpu
         return (page.evaluate("() => window.__lastChange") - start) / 1000, cpu
     finally:
@@ -149,10 +150,11 @@ def add_scorer(context: Any, url: str, pid: int, label: str) -> tuple[float, flo
 
 def tab_switches(context: Any, url: str, runs: int) -> list[float]:
     page = context.new_page()
+    watch_runs(page)  # settle() follows the page's script runs
     page.goto(f"{url}/?dataset={RTE2}&pair={PAIR}", wait_until="domcontentloaded")
     page.wait_for_selector(".verdict-strip[data-pending='0']", timeout=WAIT)
     page.get_by_role("tab", name=TAB, exact=True).wait_for(timeout=WAIT)
-    settle(page, WAIT, pause_ms=500)
+    settle(page, WAIT)
     first = page.locator("[role=tab]").first.inner_text().strip()
     times = []
     for _ in range(runs):

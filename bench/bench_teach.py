@@ -33,7 +33,7 @@ import time
 from pathlib import Path
 from urllib.parse import quote_plus
 
-from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, settle, streamlit_server
+from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, settle, streamlit_server, watch_runs
 
 WAIT = 180_000  # ms
 #: The Teach page's own example, and a pair at the teaching limit (30 tokens a side, every
@@ -83,7 +83,7 @@ def step_times(page, url: str, count: int) -> tuple[list[float], list[float]]:  
     """``count`` single steps: the page's draw times (ms) and Playwright's (ms)."""
     page.goto(url, wait_until="domcontentloaded")
     page.wait_for_selector(".tp[data-drawn-step='1']", timeout=WAIT)
-    settle(page, WAIT, pause_ms=500, rounds=2)
+    settle(page, WAIT)
     last = int(page.get_attribute(".tp", "data-steps"))
     own, seen = [], []
     step = 1
@@ -120,6 +120,7 @@ def main(argv: list[str] | None = None) -> int:
     with streamlit_server(env, timeout=180) as served, sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         page = browser.new_page(viewport={"width": 1280, "height": 720})
+        watch_runs(page)  # settle() follows the page's script runs
         for name, pair in pairs.items():
             for method, row in TEACH_METHODS.items():
                 seconds, size, count = lesson_figures(method, pair, args.runs)

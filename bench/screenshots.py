@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote_plus
 
-from tests.e2e.browser import chromium, settle, streamlit_server
+from tests.e2e.browser import chromium, settle, streamlit_server, watch_runs
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The verdict strip marks methods not run yet with this hover text.
@@ -43,7 +43,7 @@ NOTHING_LOADING = "() => !document.querySelector('[data-testid=\"stSkeleton\"]')
 
 
 def _settle(page) -> None:  # type: ignore[no-untyped-def]
-    settle(page, WAIT, pause_ms=800, rounds=3)
+    settle(page, WAIT)
 
 
 def _main_area(page, path: Path, *, height: int) -> None:  # type: ignore[no-untyped-def]
@@ -80,6 +80,7 @@ def teach(url: str, out: Path) -> list[Path]:
     written = []
     with chromium() as browser:
         page = browser.new_page(viewport={"width": 1280, "height": 720})
+        watch_runs(page)  # settle() follows the page's script runs
         page.set_default_timeout(WAIT)  # a screenshot on a loaded machine takes more than Playwright's 30 s
         for method, (pair, wanted) in TEACH_SHOTS.items():
             trace = trace_of(method, None, analyze_pair(make_pair(*pair)))
@@ -101,6 +102,7 @@ def take(url: str, out: Path, pair: str) -> list[Path]:
     written = []
     with chromium() as browser:
         page = browser.new_page(viewport={"width": 1400, "height": 1000})
+        watch_runs(page)  # settle() follows the page's script runs
         page.set_default_timeout(WAIT)  # a screenshot on a loaded machine takes more than Playwright's 30 s
 
         page.goto(f"{url}/?dataset=sample%3Atypical.xml&pair={pair}", wait_until="domcontentloaded")
