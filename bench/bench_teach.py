@@ -62,7 +62,7 @@ def load() -> str:
 
 def lesson_figures(method: str, pair: tuple[str, str], runs: int) -> tuple[float, int, int]:
     """Median seconds to trace and build every step, the player data's size, the steps."""
-    from components.lesson_export import packed
+    from components.figures.teaching import packed
     from components.pages.teach import lesson_id
     from components.teach_methods import lesson, trace_of
     from explorer.preprocess import analyze_pair, make_pair

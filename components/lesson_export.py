@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from components.figures.teaching import LessonStep
+from components.figures.teaching import LessonStep, packed
 from explorer.errors import ExplorerError
 from explorer.pairs import Pair
 
@@ -54,24 +54,6 @@ class DeckLesson:
     text: str
     hypothesis: str
     steps: Sequence[LessonStep]
-
-
-def packed(steps: Sequence[LessonStep], layouts: list[object] | None = None,
-           seen: dict[str, int] | None = None) -> tuple[list[dict[str, object]], list[object]]:
-    """The steps with each figure's layout replaced by an index into a list of the distinct
-    layouts (most steps of a method share one, so it is sent once). ``layouts`` and
-    ``seen`` carry the list on from lessons packed before (a deck shares one list)."""
-    layouts = [] if layouts is None else layouts
-    seen = {} if seen is None else seen
-    out: list[dict[str, object]] = []
-    for step in steps:
-        figure = step["figure"]
-        text = json.dumps(figure["layout"], sort_keys=True)
-        if text not in seen:
-            seen[text] = len(layouts)
-            layouts.append(figure["layout"])
-        out.append({**step, "figure": {"data": figure["data"], "layout": seen[text]}})
-    return out, layouts
 
 
 def deck_data(lessons: Sequence[DeckLesson]) -> dict[str, object]:

@@ -19,8 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from components.figures.teaching import LessonStep, StepFigure
-from components.lesson_export import packed
+from components.figures.teaching import LessonStep, StepFigure, packed
 from explorer.api import Registry, import_attr
 from explorer.errors import ExplorerError
 from explorer.methods import METHODS, Lesson, LessonOption, Method
@@ -125,7 +124,7 @@ def unteachable(pairs: Sequence[Pair]) -> dict[str, str]:
 
 
 #: The most a lesson may send the browser, in bytes of JSON (as the step player packs it:
-#: :func:`components.lesson_export.packed`); 30 tokens of 600 combining marks made lessons
+#: :func:`components.figures.teaching.packed`); 30 tokens of 600 combining marks made lessons
 #: of 5-34 MB before tokens were bounded (explorer.teaching.TEACHING_MAX_TOKEN_CHARS).
 MAX_LESSON_BYTES = 12 * 1024 * 1024
 

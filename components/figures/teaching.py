@@ -564,3 +564,21 @@ def embed_figure(trace: EmbedTrace, index: int, *, large: bool = False) -> StepF
                 "links": "Links (red squares) where both words chose each other", "round": "Links (red squares) after another round"}
     return StepFigure(captions[step.phase], _figure(data, layout, large=large, height=max(420, need), rows=n,
                                                     need=need))
+
+
+def packed(steps: Sequence[LessonStep], layouts: list[object] | None = None,
+           seen: dict[str, int] | None = None) -> tuple[list[dict[str, object]], list[object]]:
+    """The steps with each figure's layout replaced by an index into a list of the distinct
+    layouts (most steps of a method share one, so it is sent once). ``layouts`` and
+    ``seen`` carry the list on from lessons packed before (a deck shares one list)."""
+    layouts = [] if layouts is None else layouts
+    seen = {} if seen is None else seen
+    out: list[dict[str, object]] = []
+    for step in steps:
+        figure = step["figure"]
+        text = json.dumps(figure["layout"], sort_keys=True)
+        if text not in seen:
+            seen[text] = len(layouts)
+            layouts.append(figure["layout"])
+        out.append({**step, "figure": {"data": figure["data"], "layout": seen[text]}})
+    return out, layouts

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from components import charts
-from components.lesson_export import packed
+from components.figures.teaching import packed
 
 if TYPE_CHECKING:
     from components.figures.teaching import LessonStep
