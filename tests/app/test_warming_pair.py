@@ -15,8 +15,10 @@ from tests.app.test_app import start
 
 
 def _chip(strip: str, label: str) -> str | None:
-    """The verdict (✓ or ✗) the strip shows for ``label``, None when it shows none."""
-    return next((mark for mark in "✓✗" if f"{mark} {html.escape(label)}</span>" in strip), None)
+    """The verdict (✓ or ✗) the strip shows for ``label`` (uninformative or not), None when
+    it shows none."""
+    return next((mark for mark in "✓✗" for end in ("</span>", " (uninformative)</span>")
+                 if f"{mark} {html.escape(label)}{end}" in strip), None)
 
 
 def test_fast_verdicts_come_before_the_warm_up_and_the_rest_after(monkeypatch: pytest.MonkeyPatch) -> None:
