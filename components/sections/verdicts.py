@@ -150,10 +150,6 @@ def _pending_chip(name: str, loading: bool = False) -> str:
     return _chip(f"… {label}", PENDING, f"{label}: {why}.", outline=True)
 
 
-def _label(name: str) -> str:
-    return SCORERS[name].label if name in SCORERS else name
-
-
 def loading_line(pending: Sequence[str]) -> str:
     """The line naming the methods whose verdicts wait for the server's warm-up."""
     return (f"Still loading: {', '.join(map(_label, pending))}. Their verdicts follow here when this server's "
