@@ -26,7 +26,7 @@ average::
   PSS) of the pool's processes at the end.
 - ``cold``: ``python -m streamlit run app.py`` started fresh, Chromium opening the page as
   soon as the health check answers; the seconds from the server process's start to the
-  first complete verdict strip on screen (polled every 0.1 s), each warm-up line the page
+  first verdict and to the first complete verdict strip on screen (polled every 0.1 s), each warm-up line the page
   showed and when, and the memory of the server's processes then. ``--workers 0`` runs
   the app without the pool, for comparison; ``--root DIR`` serves another checkout's
   ``app.py`` (e.g. ``git archive main | tar -x -C DIR``: the app before the pool).
@@ -417,14 +417,17 @@ def bench_cold(args: argparse.Namespace) -> None:
                         time.sleep(0.1)
                 opened = time.monotonic() - started
                 seen: dict[str, float] = {}
-                strip = None
+                strip = first = None
                 while time.monotonic() - started < 300:
                     text = page.evaluate("() => [...document.querySelectorAll('[data-testid=stProgress]')]"
                                          ".map(e => e.innerText).join(' | ')")
                     if text and text.split("(")[-1].split(",")[0] not in {k.split("(")[-1].split(",")[0] for k in seen}:
                         seen[text] = time.monotonic() - started
+                    if first is None and page.query_selector('.verdict-strip:not([data-methods="0"])'):
+                        first = time.monotonic() - started
                     if page.query_selector('.verdict-strip[data-pending="0"]'):
                         strip = time.monotonic() - started
+                        first = strip if first is None else first  # it came complete between two looks
                         break
                     time.sleep(0.1)
                 pids = tree(server.pid)
@@ -439,7 +442,8 @@ def bench_cold(args: argparse.Namespace) -> None:
                     os.killpg(server.pid, signal.SIGKILL)
                     server.wait()
                 browser.close()
-        print(f"-- run {run + 1}: page opened {opened:.1f} s after the process started; first complete strip "
+        print(f"-- run {run + 1}: page opened {opened:.1f} s after the process started; first verdict "
+              f"{'not seen' if first is None else f'{first:.1f} s'}, first complete strip "
               f"{'not seen' if strip is None else f'{strip:.1f} s'} (load {load_before} -> {load_average()})")
         for text, at in seen.items():
             print(f"   {at:5.1f} s  {text[:150]}")

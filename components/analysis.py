@@ -10,7 +10,9 @@ raised is tried again on the next run. Results are frozen objects, safe to share
 What is not kept is computed on the server's workers (:mod:`components.workers`), not in
 this process: a pair's missing scorers go out as one job, whose results come back one by
 one as each scorer finishes and are kept at once (so a job stopped by its time budget
-still leaves what it finished).
+still leaves what it finished). While the workers are still warming up, the Pair page
+scores the cheap n-gram scorers here instead (``here=True``; see
+:func:`components.warmup.scorers_before_warm`), kept the same way.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from runtime import memory_budget
 from runtime.lru import SizedLRU
 from runtime.pool import PoolError, cost, tasks
 from runtime.pool.tasks import Outcome
+from runtime.pool.worker import emitting
 
 if TYPE_CHECKING:
     from streamlit.delta_generator import DeltaGenerator
@@ -86,10 +89,12 @@ class Scored:
     stopped: BaseException | None = None
 
 
-def score_many(names: Sequence[str], analyzed: AnalyzedPair, *, slot: DeltaGenerator | None = None) -> Scored:
+def score_many(names: Sequence[str], analyzed: AnalyzedPair, *, slot: DeltaGenerator | None = None,
+               here: bool = False) -> Scored:
     """Each scorer's result on the pair: the kept ones at once, the rest in one job on the
     server's workers (:mod:`components.workers`; long when the methods' cost model says
-    so), each kept as it arrives. ``slot`` shows the job's status while it runs."""
+    so), or in this process with ``here``, each kept as it arrives. ``slot`` shows the
+    job's status while it runs."""
     pair = analyzed.pair
     results = {n: r for n in names if (r := cached_result(n, analyzed)) is not None}
     missing = [n for n in names if n not in results]
@@ -105,8 +110,12 @@ def score_many(names: Sequence[str], analyzed: AnalyzedPair, *, slot: DeltaGener
 
         labels = ", ".join(SCORERS[n].label for n in missing[:3]) + (" …" if len(missing) > 3 else "")
         try:
-            workers.run(tasks.score_pair, pair, missing, what=f"Scoring this pair ({labels})",
-                        long=cost.is_long([pair], missing), slot=slot, on_partial=keep)
+            if here:
+                with emitting(lambda item: keep(cast(Outcome, item))):  # score_pair emits Outcomes
+                    tasks.score_pair(pair, missing)
+            else:
+                workers.run(tasks.score_pair, pair, missing, what=f"Scoring this pair ({labels})",
+                            long=cost.is_long([pair], missing), slot=slot, on_partial=keep)
         except PoolError as err:
             stopped = err
         for name in missing:
@@ -178,11 +187,12 @@ def kept(key: tuple[object, ...], compute: Callable[[], T]) -> T:
 
 
 def score_each(names: Sequence[str], analyzed: AnalyzedPair,
-               attempt: Callable[[Callable[[], None], str], object], *, slot: DeltaGenerator | None = None) -> dict[str, ScoreResult]:
+               attempt: Callable[[Callable[[], None], str], object], *, slot: DeltaGenerator | None = None,
+               here: bool = False) -> dict[str, ScoreResult]:
     """Each scorer's result (:func:`score_many`); each failing scorer is reported through
     ``attempt`` (which shows the error and returns None) and left out, and a job stopped
     early (its budget) is reported once, naming the scorers it did not finish."""
-    scored = score_many(names, analyzed, slot=slot)
+    scored = score_many(names, analyzed, slot=slot, here=here)
     for name, error in scored.errors.items():
         attempt(partial(_raise, error), SCORERS[name].label)
     unfinished = [n for n in names if n not in scored.results and n not in scored.errors]

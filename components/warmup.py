@@ -6,7 +6,11 @@ With the worker pool (:mod:`components.workers`, the default) the methods warm u
 pool's fork server, once, and every worker is a fork of it; this process only warms what it
 draws with (the tokenizer, the figure library), at the same time on another core, and the
 bar shows the fork server's steps. With ``EXPLORER_WORKERS=0`` every method warms up here,
-on a thread. The app adds one step the library cannot: the figure library's first figure."""
+on a thread. The app adds one step the library cannot: the figure library's first figure.
+
+Not every method needs the warm-up: the scorers that load nothing (the BLEU family, WER,
+PER: n-gram counts over the tokens, :func:`scorers_before_warm`) are scored in this process
+meanwhile, so the Pair page shows their verdicts at once and the others' when it is done."""
 
 from __future__ import annotations
 
@@ -17,6 +21,7 @@ import streamlit as st
 from components import workers
 from components.text import plain
 from explorer.preprocess import tokenize
+from explorer.scorers import SCORERS
 from runtime import warmup
 
 #: A page goes on without a warm-up that takes longer than this (seconds); each method
@@ -65,6 +70,18 @@ def _progress() -> tuple[bool, warmup.WarmupStatus]:
     # is for the figures, which come in the next run anyway).
     remote = workers.warm_status()
     return pool.ready > 0, remote if remote is not None and remote.total else local
+
+
+def is_warm() -> bool:
+    """Start the warm-up (once per server); whether the methods are warm (never waits)."""
+    return _progress()[0]
+
+
+def scorers_before_warm() -> list[str]:
+    """The scorers a page may run in this process before the warm-up is done: interactive
+    ones that need no resource and load nothing (pure counts over the tokens, well under a
+    millisecond each; see their capabilities in :mod:`explorer.methods`)."""
+    return [n for n in SCORERS.names(interactive=True) if not SCORERS[n].capabilities.needs and not SCORERS[n].loads]
 
 
 def wait_for_warmup() -> None:

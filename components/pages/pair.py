@@ -43,7 +43,7 @@ from components.sections.verdicts import (
 )
 from components.state import current_dataset, select_pair, selected_pair_id
 from components.text import count, plain
-from components.warmup import wait_for_warmup
+from components.warmup import is_warm, scorers_before_warm, wait_for_warmup
 from explorer import limits
 from explorer.errors import ExplorerError
 from explorer.methods import default_scorer
@@ -225,12 +225,27 @@ def _decision(value: float, cutoff: float) -> str:
     return "entails" if value > cutoff else "does not entail"
 
 
-def _score_each(names: list[str], analyzed: AnalyzedPair, slot: DeltaGenerator | None = None) -> dict[str, ScoreResult]:
+def _score_each(names: list[str], analyzed: AnalyzedPair, slot: DeltaGenerator | None = None, *,
+                here: bool = False) -> dict[str, ScoreResult]:
     """Each scorer's result on the pair (kept per pair for the whole server, the rest in one
-    job on the server's workers, see :mod:`components.analysis`); a failing scorer is
-    reported and left out. ``slot`` shows the job's status while it runs."""
+    job on the server's workers, or in this process with ``here``, see
+    :mod:`components.analysis`); a failing scorer is reported and left out. ``slot`` shows
+    the job's status while it runs."""
     return analysis.score_each(names, analyzed, lambda run, what: attempt(run, what, where="on this pair"),
-                               slot=slot)
+                               slot=slot, here=here)
+
+
+def verdicts_while_warming(loaded: LoadedDataset, analyzed: AnalyzedPair, strip: DeltaGenerator) -> None:
+    """A fresh server's first pages: the verdicts of the scorers that need no warm-up
+    (:func:`scorers_before_warm`, scored in this process at once) in the strip, every other
+    method marked as still loading and named under it; then the warm-up's progress, waited
+    for (the caller then fills the strip in). Their cutoffs are the page's as always."""
+    pair = analyzed.pair
+    results = _score_each(scorers_before_warm(), analyzed, here=True)
+    pending = [n for n in SCORERS if n not in results]
+    shown = verdicts(results, page_cutoffs(loaded, list(results), typed=pair.source == "typed"), pair.entails)
+    render_strip(strip, shown, pair.label, pending=pending, mark=pair_mark(pair), loading=True)
+    wait_for_warmup()
 
 
 
@@ -255,7 +270,8 @@ def _slow_on_request(analyzed: AnalyzedPair, missing: list[str]) -> dict[str, Sc
 
 def _gather_scores(loaded: LoadedDataset, analyzed: AnalyzedPair, strip: DeltaGenerator) -> dict[str, PageScore]:
     """Every scorer's result at hand, fast methods first: kept or stored slow results, the
-    rest scored now on a short pair or on request on a long one."""
+    rest scored now on a short pair or on request on a long one (``strip`` shows the job's
+    status meanwhile)."""
     slow = SCORERS.names(interactive=False)
     auto = len(analyzed.text) + len(analyzed.hypothesis) <= AUTO_SLOW_MAX_TOKENS
     known = _known_slow(loaded, analyzed, slow) if slow else {}
@@ -298,7 +314,8 @@ def _breakdown_section(results: dict[str, PageScore]) -> None:
         st.table(breakdown_table(breakdown), hide_index=True, border="horizontal")
 
 
-def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair, timer: PageTimer | None = None) -> dict[str, PageScore]:
+def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair, timer: PageTimer | None = None, *,
+                   warm: bool = True) -> dict[str, PageScore]:
     """The verdict strip, then every scorer's value, decision and breakdown. The fast
     methods are scored on the pair (well under a millisecond each); the slow ones' scores
     come, in this order, from this server's kept results, from the scores the dataset's
@@ -307,11 +324,17 @@ def scores_section(loaded: LoadedDataset, analyzed: AnalyzedPair, timer: PageTim
     strip is drawn, so the strip appears complete; on a long one on request. Cutoffs are
     the ones at hand (cached for this dataset, or the shipped RTE-dev defaults); the
     dataset's own are chosen in the background (:func:`background_cutoffs`): nothing here
-    scores the whole dataset."""
+    scores the whole dataset. On a server not yet ``warm``, the strip first shows what
+    needs no warm-up (:func:`verdicts_while_warming`); the job's status then goes under it.
+    """
     pair = analyzed.pair
     typed = pair.source == "typed"
     strip = st.empty()
-    results = _gather_scores(loaded, analyzed, strip)
+    status = strip
+    if not warm:
+        verdicts_while_warming(loaded, analyzed, strip)
+        status = st.empty()
+    results = _gather_scores(loaded, analyzed, status)
     cutoffs = page_cutoffs(loaded, list(results), typed=typed)
     pending = [n for n in SCORERS.names(interactive=False) if n not in results]
     shown = verdicts(results, cutoffs, pair.entails)
@@ -510,13 +533,13 @@ def main() -> None:
         return
     if not within_token_limit(pair):
         return
-    wait_for_warmup()  # a fresh server: progress while the methods load, once
+    warm = is_warm()  # a fresh server: the fast verdicts, then progress while the methods load, once
     try:
         analyzed = analyze_pair(pair)
     except InputError as err:
         st.error(f"Cannot analyse this pair: {err}.")
         return
-    results = scores_section(loaded, analyzed, timer)
+    results = scores_section(loaded, analyzed, timer, warm=warm)
     decision = st.container()
     download = st.empty()
     annotation = st.container()

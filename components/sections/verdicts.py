@@ -144,9 +144,16 @@ def _verdict_chip(row: Verdict) -> str:
     return _chip(text, colour, row.reason)
 
 
-def _pending_chip(name: str) -> str:
-    label = SCORERS[name].label if name in SCORERS else name
-    return _chip(f"… {label}", PENDING, f"{label}: not run yet (slow method).", outline=True)
+def _pending_chip(name: str, loading: bool = False) -> str:
+    label = _label(name)
+    why = "still loading (this server's first start)" if loading else "not run yet (slow method)"
+    return _chip(f"… {label}", PENDING, f"{label}: {why}.", outline=True)
+
+
+def loading_line(pending: Sequence[str]) -> str:
+    """The line naming the methods whose verdicts wait for the server's warm-up."""
+    return (f"Still loading: {', '.join(map(_label, pending))}. Their verdicts follow here when this server's "
+            "first warm-up is done; the others are final.")
 
 
 def _summary(rows: Sequence[Verdict]) -> str:
@@ -168,24 +175,27 @@ def _summary(rows: Sequence[Verdict]) -> str:
 
 
 def strip_html(rows: Sequence[Verdict], gold_label: str | None, pending: Sequence[str] = (), *,
-               mark: str = "") -> str:
+               mark: str = "", loading: bool = False) -> str:
     """The strip as HTML: the gold label first, then one chip per method (✓ entails,
     ✗ does not), green/red against the gold label, blue without one, grey outline for
-    methods not run yet; the hover text is :attr:`Verdict.reason`. The outer element
-    carries ``data-pair`` (``mark``, see :func:`pair_mark`) and ``data-pending`` (how many
-    methods are still to come), so a browser can tell when the strip is complete."""
-    chips = [_gold_chip(gold_label), *map(_verdict_chip, rows), *map(_pending_chip, pending)]
+    methods not run yet (with ``loading``, still loading: a line names them); the hover
+    text is :attr:`Verdict.reason`. The outer element carries ``data-pair`` (``mark``, see
+    :func:`pair_mark`) and ``data-pending`` (how many methods are still to come), so a
+    browser can tell when the strip is complete."""
+    chips = [_gold_chip(gold_label), *map(_verdict_chip, rows), *(_pending_chip(n, loading) for n in pending)]
+    waiting = (f'<div class="verdict-loading" style="font-size:0.8em;color:#666">{html.escape(loading_line(pending))}'
+               "</div>") if loading and pending else ""
     return (f'<div class="verdict-strip" data-pair="{html.escape(mark, quote=True)}" '
             f'data-pending="{len(pending)}" data-methods="{len(rows)}">'
             f'<div style="line-height:1.9">{"".join(chips)}</div>'
             f'<div style="font-size:0.8em;color:#666">{html.escape(_summary(rows))}; ✓ entails, ✗ does '
-            "not; hover a method for its score, cutoff and where the cutoff came from.</div></div>")
+            f"not; hover a method for its score, cutoff and where the cutoff came from.</div>{waiting}</div>")
 
 
 def render_strip(slot: DeltaGenerator, rows: Sequence[Verdict], gold_label: str | None, pending: Sequence[str] = (), *,
-                 mark: str = "") -> None:
+                 mark: str = "", loading: bool = False) -> None:
     """Draw (or redraw) the strip into a placeholder."""
-    slot.html(strip_html(rows, gold_label, pending, mark=mark))
+    slot.html(strip_html(rows, gold_label, pending, mark=mark, loading=loading))
 
 
 #: Why a cutoff of exactly 0 is not a bug (a student asks): said in a verdict's hover.
