@@ -13,7 +13,8 @@ import os
 import streamlit as st
 
 from components import state
-from components.data import UPLOAD_ORIGIN, LoadedDataset, dataset_scores, note_stored_upload, page_cutoff
+from components.cutoffs import page_cutoff
+from components.data import UPLOAD_ORIGIN, LoadedDataset, dataset_scores, note_stored_upload
 from components.sections.browser_memory import AUTHOR_COOKIE, remember, remembered
 from components.text import plain
 from explorer import __version__
@@ -110,7 +111,7 @@ def scorer_run(loaded: LoadedDataset, scorer: str) -> int:
     """The stored run of a registered scorer on the current dataset, recorded on first use.
 
     The cutoff recorded is the one every page decides by when the run is recorded
-    (:func:`components.data.page_cutoff`); the Errors page passes the current one to the
+    (:func:`components.cutoffs.page_cutoff`); the Errors page passes the current one to the
     cross-tab and its exports, so a later choice of development set counts there too. A
     run of another explorer version is not reused.
     """

@@ -9,7 +9,8 @@ import pandas as pd
 import streamlit as st
 
 from components import charts, state, uploads, workers
-from components.data import LoadedDataset, dataset_scores, load_uploaded, page_cutoff
+from components.cutoffs import page_cutoff
+from components.data import LoadedDataset, dataset_scores, load_uploaded
 from components.figures.compare import agreement, score_scatter, selected_ids
 from components.guard import attempt
 from components.sections import batch_results

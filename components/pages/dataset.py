@@ -12,6 +12,7 @@ import pandas as pd
 import streamlit as st
 
 from components import state, uploads
+from components.cutoffs import page_cutoff
 from components.data import (
     DEFAULT_SAMPLE,
     MSR_ORIGIN,
@@ -29,7 +30,6 @@ from components.data import (
     load_msr,
     msr_available,
     nltk_rte_files,
-    page_cutoff,
     remember_upload,
 )
 from components.guard import attempt
@@ -160,7 +160,7 @@ def choose_dataset() -> LoadedDataset:
 def build_table(loaded: LoadedDataset, scorer: str,
                 span: tuple[int, int] | None = None) -> tuple[pd.DataFrame, float | None, str]:
     """One row per pair, with the scorer's value, its decision at the cutoff every page
-    decides by (:func:`components.data.page_cutoff`) and, for labelled pairs, whether it is
+    decides by (:func:`components.cutoffs.page_cutoff`) and, for labelled pairs, whether it is
     correct; the cutoff is returned only when there are labels to be correct against.
     ``span`` (first, end): only those pairs, scored alone (a page of a large dataset, whose
     cutoff is then the one every page finds without scoring the rest)."""

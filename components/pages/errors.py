@@ -7,7 +7,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from components.data import LoadedDataset, page_cutoff
+from components.cutoffs import page_cutoff
+from components.data import LoadedDataset
 from components.guard import attempt
 from components.sections import batch_results
 from components.sections.batch_results import BatchRuns
@@ -97,7 +98,7 @@ def _downloads(name: str, *downloads: Download) -> None:
 
 def _run_of(scorer: str | None, batch: BatchRuns | None, loaded: LoadedDataset, name: str) -> tuple[int, CutoffChoice] | None:
     """The store's run of ``scorer`` (the batch result's, or one recorded now by scoring the
-    dataset) and the cutoff every page decides it by (:func:`components.data.page_cutoff`);
+    dataset) and the cutoff every page decides it by (:func:`components.cutoffs.page_cutoff`);
     None without a scorer or when scoring fails, which is reported."""
     if scorer is None:
         return None

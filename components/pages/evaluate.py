@@ -14,6 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from components import charts, state, uploads
+from components.cutoffs import page_cutoff
 from components.data import (
     SAMPLES,
     LoadedDataset,
@@ -23,7 +24,6 @@ from components.data import (
     load_file,
     load_uploaded,
     nltk_rte_files,
-    page_cutoff,
 )
 from components.figures import evaluation as figures
 from components.guard import attempt

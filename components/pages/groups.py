@@ -4,7 +4,7 @@ rewrite of the pairs would change.
 A slice is a filter over the pairs (:mod:`explorer.groups.language`): the built-in phenomena
 are offered as ready slices, saved slices come from the store, and a typed one is kept in the
 URL (``?slice=``). Verdicts are the Pair page's: the same scores and the same cutoff
-(:func:`components.data.page_cutoff`, the one resolver), so a pair counted wrong here is
+(:func:`components.cutoffs.page_cutoff`, the one resolver), so a pair counted wrong here is
 shown wrong there. Each slice's accuracy has a 95% Wilson interval; a slice opens its pairs
 on the Dataset page.
 """
@@ -20,7 +20,8 @@ import streamlit as st
 
 from components import state
 from components.charts import plotly_chart
-from components.data import LoadedDataset, dataset_scores, page_cutoff, session_dev
+from components.cutoffs import page_cutoff, session_dev
+from components.data import LoadedDataset, dataset_scores
 from components.figures.groups import SliceMark, slice_accuracy_figure
 from components.guard import attempt
 from components.sections import batch_results

@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from components import analysis, charts, state
+from components.cutoffs import page_cutoff
 from components.data import (
     BATCH_ORIGIN,
     BLIND_SPOTS,
@@ -19,7 +20,6 @@ from components.data import (
     LoadedDataset,
     dataset_scores,
     is_scored,
-    page_cutoff,
 )
 from components.figures.ngram_grid import ngram_grid
 from components.guard import attempt

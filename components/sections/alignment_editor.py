@@ -18,6 +18,7 @@ from typing import Any
 import streamlit as st
 
 from components import analysis, charts, state, workers
+from components.cutoffs import page_cutoff
 from components.data import LoadedDataset
 from components.figures.alignment import clickable_grid, clicked_links
 from components.guard import attempt, guarded
@@ -202,8 +203,6 @@ def _clicked(event: Any, p_len: int, h_len: int) -> set[Link]:
 def _render_manli_decision(loaded: LoadedDataset, pair: Pair, working: Alignment) -> None:
     """The entailment decision MANLI's weights give the alignment being edited, beside the
     decision for the alignment MANLI itself decodes; it follows every click."""
-    from components.data import page_cutoff
-
     analysed = analyze_pair(pair)
     if (len(analysed.text), len(analysed.hypothesis)) != (working.p_len, working.h_len):
         st.caption("MANLI cannot score this alignment: the dataset's tokens differ from the explorer's.")

@@ -24,7 +24,8 @@ import streamlit as st
 
 from components import charts, state
 from components.batch_folders import FolderRefused, allowed, roots
-from components.data import BATCH_ORIGIN, KNOWN_CUTOFFS, KNOWN_SCORES, LoadedDataset, page_cutoff
+from components.cutoffs import page_cutoff
+from components.data import BATCH_ORIGIN, KNOWN_CUTOFFS, KNOWN_SCORES, LoadedDataset
 from components.figures import batch as batch_figures
 from components.figures import evaluation as figures
 from components.figures.compare import agreement, score_scatter, selected_ids

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, TypeAlias
 
 import streamlit as st
 
+from components.cutoffs import page_cutoff
 from components.data import (
     KNOWN_SCORES,
     UPLOAD_ORIGIN,
@@ -22,7 +23,6 @@ from components.data import (
     dataset_source,
     fingerprint_of,
     labelled_count,
-    page_cutoff,
     per_dataset,
 )
 from components.text import plain
