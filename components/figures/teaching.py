@@ -447,16 +447,22 @@ def edit_figure(trace: EditTrace, index: int, *, large: bool = False) -> StepFig
 
 # -- Static embeddings -----------------------------------------------------------------------
 
+def _halves(large: bool) -> tuple[float, float]:
+    """The gap between two tables side by side (a share of the width, room for the left
+    one's widest cells to run over) and the px each table has."""
+    gap = (6 * font_size(large)) / (PLOT_WIDTH + 200)
+    return gap, PLOT_WIDTH * (1 - gap) / 2
+
+
 def _side_by_side(left: Mapping[str, object], right: Mapping[str, object], right_labels: Sequence[str], rows: int, *,
                   large: bool) -> Figure:
     """Two heatmaps beside each other (the text's left, the hypothesis's right), each with
     its own axes and its side named above it; the first is the figure's first trace (the
-    one a browser test measures). The gap between them holds the right one's row labels
-    (automargin grows only the outer margins)."""
+    one a browser test measures). The right one's row labels stand on its right (in the
+    gap, a long piece of the left one's last column ran into them), where automargin makes
+    room."""
     size = font_size(large)
-    longest = max((text_px(label, size) for label in right_labels), default=size)
-    gap = min(0.4, (longest + 40) / (PLOT_WIDTH + 200))
-    half = PLOT_WIDTH * (1 - gap) / 2
+    gap, half = _halves(large)
     columns = [str(c) for c in left["x"]]  # type: ignore[attr-defined]
     layout = {
         "xaxis": _axis(domain=[0, (1 - gap) / 2], type="category", side="top", anchor="y", title=_title("text"),
@@ -464,18 +470,14 @@ def _side_by_side(left: Mapping[str, object], right: Mapping[str, object], right
         "yaxis": _row_axis(left["y"], anchor="x"),  # type: ignore[arg-type]
         "xaxis2": _axis(domain=[(1 + gap) / 2, 1], type="category", side="top", anchor="y2",
                         title=_title("hypothesis"), **word_ticks(columns, size, half)),
-        "yaxis2": _row_axis(right["y"], anchor="x2"),  # type: ignore[arg-type]
+        "yaxis2": _row_axis(right["y"], anchor="x2", side="right"),  # type: ignore[arg-type]
     }
     need = _rows_need(rows, size, top=band_px(columns, size, half) + line_px(size) + 6)
     return _figure([left, {**right, "xaxis": "x2", "yaxis": "y2"}], layout, large=large,
                    height=max(420, need), rows=rows, need=need)
 
 
-#: The width of one of the two tables side by side, in px.
-_HALF = 0.33 * PLOT_WIDTH
-
-
-def _pieces(tokens: Sequence[str], pieces: Sequence[Sequence[str]], large: bool, rows: int) -> dict[str, object]:
+def _pieces(tokens: Sequence[str], pieces: Sequence[Sequence[str]], large: bool, across: float) -> dict[str, object]:
     width = max((len(p) for p in pieces), default=1) or 1
     columns = [f"piece {k + 1}" for k in range(width)]
     z = [[1.0 if k < len(p) else None for k in range(width)] for p in pieces]
@@ -483,7 +485,7 @@ def _pieces(tokens: Sequence[str], pieces: Sequence[Sequence[str]], large: bool,
     longest = max((t for row in text for t in row), key=lambda t: text_px(t, 1.0), default="x")
     return _heatmap(z, columns, _labels(tokens), text=text, texttemplate="%{text}", zmin=0, zmax=1,
                     colorscale=[[0, "#e3f2fd"], [1, "#bbdefb"]],
-                    textfont={"size": cell_size(font_size(large) - 2, width, longest, _HALF)},
+                    textfont={"size": cell_size(font_size(large) - 2, width, longest, across)},
                     hovertemplate="%{y}: %{text}<extra></extra>")
 
 
@@ -503,14 +505,15 @@ def embed_figure(trace: EmbedTrace, index: int, *, large: bool = False) -> StepF
     and their products."""
     step = trace.steps[index]
     rows = max(len(trace.text), len(trace.hypothesis))
+    _, half = _halves(large)
     if step.phase == "tokens":
-        figure = _side_by_side(_pieces(trace.text, trace.text_pieces, large, rows),
-                               _pieces(trace.hypothesis, trace.hypothesis_pieces, large, rows),
+        figure = _side_by_side(_pieces(trace.text, trace.text_pieces, large, half),
+                               _pieces(trace.hypothesis, trace.hypothesis_pieces, large, half),
                                _labels(trace.hypothesis), rows, large=large)
         return StepFigure("Each word's subword pieces: the text's left, the hypothesis's right", figure)
     if step.phase == "vectors":
-        figure = _side_by_side(_numbers(trace.text_vectors, _labels(trace.text), large, _HALF),
-                               _numbers(trace.hypothesis_vectors, _labels(trace.hypothesis), large, _HALF),
+        figure = _side_by_side(_numbers(trace.text_vectors, _labels(trace.text), large, half),
+                               _numbers(trace.hypothesis_vectors, _labels(trace.hypothesis), large, half),
                                _labels(trace.hypothesis), rows, large=large)
         return StepFigure(f"Each word's vector: its first {trace.text_vectors.shape[1]} of {trace.dimensions} "
                           "numbers (blue below 0, red above)", figure)
@@ -531,7 +534,10 @@ def embed_figure(trace: EmbedTrace, index: int, *, large: bool = False) -> StepF
     n = len(yl)
     cell = _cell_font(large, len(xl), "-.88")
     data: list[dict[str, object]] = [_heatmap(
-        cosines, xl, yl, text=[[short_number(v) for v in row] for row in cosines], texttemplate="%{text}",
+        # A negative cosine is "<0" (white, as the scale starts at 0): two characters where
+        # "-.09" took four and ran into its neighbour in a 29-column grid (RTE2 dev 235).
+        cosines, xl, yl, text=[[short_number(v) if v >= 0 else "<0" for v in row] for row in cosines],
+        texttemplate="%{text}",
         colorscale=BLUES, zmin=0, zmax=1, textfont=cell,
         hovertemplate="hypothesis %{y} · text %{x}: cosine %{z:.2f}<extra></extra>",
     )]
