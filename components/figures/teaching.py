@@ -454,7 +454,7 @@ def _halves(large: bool) -> tuple[float, float]:
     return gap, PLOT_WIDTH * (1 - gap) / 2
 
 
-def _side_by_side(left: Mapping[str, object], right: Mapping[str, object], right_labels: Sequence[str], rows: int, *,
+def _side_by_side(left: Mapping[str, object], right: Mapping[str, object], rows: int, *,
                   large: bool) -> Figure:
     """Two heatmaps beside each other (the text's left, the hypothesis's right), each with
     its own axes and its side named above it; the first is the figure's first trace (the
@@ -509,12 +509,12 @@ def embed_figure(trace: EmbedTrace, index: int, *, large: bool = False) -> StepF
     if step.phase == "tokens":
         figure = _side_by_side(_pieces(trace.text, trace.text_pieces, large, half),
                                _pieces(trace.hypothesis, trace.hypothesis_pieces, large, half),
-                               _labels(trace.hypothesis), rows, large=large)
+                               rows, large=large)
         return StepFigure("Each word's subword pieces: the text's left, the hypothesis's right", figure)
     if step.phase == "vectors":
         figure = _side_by_side(_numbers(trace.text_vectors, _labels(trace.text), large, half),
                                _numbers(trace.hypothesis_vectors, _labels(trace.hypothesis), large, half),
-                               _labels(trace.hypothesis), rows, large=large)
+                               rows, large=large)
         return StepFigure(f"Each word's vector: its first {trace.text_vectors.shape[1]} of {trace.dimensions} "
                           "numbers (blue below 0, red above)", figure)
     if step.phase in ("sentence", "score"):
