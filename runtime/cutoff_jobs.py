@@ -22,12 +22,18 @@ Bounds, checked before a job starts:
 
 The child is a :class:`runtime.processes.Child`: stopped with the server's interpreter (the
 jobs are registered with :func:`runtime.processes.stop_at_exit`), and exiting by itself
-when the server that started it goes away without stopping it.
+when the server that started it goes away without stopping it. The kernel holds it to
+:func:`job_limits` (:class:`runtime.processes.Limits`): :data:`NICENESS` below the server, one
+thread for its math libraries, ``EXPLORER_CUTOFF_JOB_MB`` of data memory (default
+:data:`DEFAULT_MEMORY_MB`) and ``EXPLORER_CUTOFF_JOB_CPU_S`` seconds of processor time (default :data:`DEFAULT_CPU_SECONDS`).
+A job past a limit fails with one line naming it (the page shows it; the server's log gets
+it too) and the dataset keeps the cutoffs the resolver falls back to.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
 import subprocess
 import tempfile
@@ -40,7 +46,7 @@ from pathlib import Path
 from explorer.cache import cutoff_dir, private_dir, write_private
 from explorer.decision import cutoffs
 from explorer.errors import command_status
-from runtime.processes import STOP_GRACE, Child, exit_with_parent, stop_at_exit, wait_until
+from runtime.processes import STOP_GRACE, Child, Limits, exit_with_parent, stop_at_exit, wait_until
 
 #: Waiting jobs at most (beyond the running one).
 MAX_QUEUED = 8
@@ -50,8 +56,28 @@ SLOW_MAX_PAIRS = 2000
 PROGRESS_EVERY = 0.5
 #: The child's niceness increment: pages drawn by the server go first.
 NICENESS = 10
+MEMORY_ENV, CPU_ENV = "EXPLORER_CUTOFF_JOB_MB", "EXPLORER_CUTOFF_JOB_CPU_S"
+#: The child's data memory in MB (``RLIMIT_DATA``; 0: no limit). MEASURED_PLACEHOLDER
+DEFAULT_MEMORY_MB = 1024
+#: The child's processor seconds (``RLIMIT_CPU``; 0: no limit). MEASURED_PLACEHOLDER
+DEFAULT_CPU_SECONDS = 1800
+_LOG = logging.getLogger(__name__)
 
 QUEUED, RUNNING, DONE, FAILED, REFUSED = "queued", "running", "done", "failed", "refused"
+
+
+def job_limits() -> Limits:
+    """The limits of the next job: :data:`MEMORY_ENV` and :data:`CPU_ENV` when they are
+    whole numbers (0: that limit off), else the defaults."""
+    return Limits(memory_mb=_whole(MEMORY_ENV, DEFAULT_MEMORY_MB), cpu_seconds=_whole(CPU_ENV, DEFAULT_CPU_SECONDS),
+                  nice=NICENESS, threads=1)
+
+
+def _whole(name: str, default: int) -> int:
+    try:
+        return max(0, int(os.environ.get(name, "").strip() or default))
+    except ValueError:
+        return default
 
 
 def enabled() -> bool:
@@ -127,6 +153,7 @@ class _Job:
     started: float = 0.0
     ended: float = 0.0
     process: Child | None = field(default=None, repr=False)
+    limits: Limits = field(default_factory=Limits)
 
 
 def split_scorers(scorers: Sequence[str], n_labelled: int) -> tuple[list[str], list[str]]:
@@ -247,7 +274,7 @@ class CutoffJobs:
                         self._runner = None
                         return
                 job = self._jobs[self._queue.pop(0)]
-                job.state, job.started = RUNNING, time.monotonic()
+                job.state, job.started, job.limits = RUNNING, time.monotonic(), job_limits()
                 try:
                     job.process = _spawn(job)
                 except OSError as err:
@@ -260,9 +287,8 @@ class CutoffJobs:
                 if process.exitcode == 0:
                     job.state = DONE
                 else:
-                    job.state = FAILED
-                    last = err_text.decode(errors="replace").strip().splitlines()
-                    job.error = (last[-1] if last else f"the job exited with {process.exitcode}")[:300]
+                    job.state, job.error = FAILED, _failure(job, process.exitcode, err_text)
+                    _LOG.warning("cutoff job for %s (%s) failed: %s", job.name, job.fingerprint, job.error)
                 try:
                     job.data_path.unlink()
                 except OSError:
@@ -272,20 +298,27 @@ class CutoffJobs:
 def _spawn(job: _Job) -> Child:
     return Child.module("runtime.cutoff_jobs", str(job.data_path), "--scorer", ",".join(job.scorers),
                         "--progress", str(job.progress_path), "--parent", str(os.getpid()),
-                        "--fingerprint", job.fingerprint, stderr=subprocess.PIPE)
+                        "--fingerprint", job.fingerprint, stderr=subprocess.PIPE, limits=job.limits)
+
+
+def _failure(job: _Job, exitcode: int | None, err_text: bytes) -> str:
+    """Why a job failed, in one line: the limit that ended it, else its last line on stderr."""
+    reason = job.limits.reason(exitcode, err_text)
+    if reason is not None:
+        return (f"the background job stopped: {reason} (the server's {MEMORY_ENV} and {CPU_ENV} "
+                "set them)")
+    last = err_text.decode(errors="replace").strip().splitlines()
+    return (last[-1] if last else f"the job exited with {exitcode}")[:300]
 
 
 def run_child(path: Path, scorers: Sequence[str], progress_path: Path, parent: int | None,
               expect: str | None = None) -> None:
-    """The child's side (``python -m runtime.cutoff_jobs``, :func:`main`): lower its priority, follow
-    its parent, compute every scorer's cutoff on the dataset's labelled pairs (each cached as
-    it finishes) and keep the progress file current."""
+    """The child's side (``python -m runtime.cutoff_jobs``, :func:`main`; its limits and lower
+    priority were set before it started): follow its parent, compute every scorer's cutoff
+    on the dataset's labelled pairs (each cached as it finishes) and keep the progress file
+    current."""
     from explorer.datasets import load
 
-    try:
-        os.nice(NICENESS)
-    except OSError:
-        pass
     if parent is not None:
         exit_with_parent(parent)
     dataset = load(path)

@@ -11,6 +11,9 @@ in the words of this module:
   :attr:`~Child.alive`, :attr:`~Child.exitcode`, :meth:`~Child.wait` with a deadline,
   :meth:`~Child.communicate` with one, :meth:`~Child.kill` (at once, never blocks: safe
   under a lock) and :meth:`~Child.stop` (SIGTERM, then SIGKILL past ``timeout``, then reap);
+- :class:`Limits`: what the kernel holds a module child to (its data memory, its processor
+  seconds, a lower priority), set by the child on itself before its module is imported
+  (:meth:`Child.module` with ``limits=``), and :meth:`Limits.reason`: which one ended it;
 - :func:`resident_bytes`: a process's resident memory, the mark a pool worker retires at;
 - :func:`wait_until`: a condition polled up to a deadline (never a bare sleep);
 - :func:`exit_with_parent`: the child's side: it exits once the server that started it has gone;
@@ -26,12 +29,15 @@ from __future__ import annotations
 
 import atexit
 import os
+import runpy
+import signal
 import subprocess
 import sys
 import threading
 import time
 import weakref
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Protocol
 
@@ -43,6 +49,11 @@ if TYPE_CHECKING:
 PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 #: Seconds :meth:`Child.stop` waits after SIGTERM before it kills.
 STOP_GRACE = 2.0
+#: The exit code of a limited child that ran out of the memory its :class:`Limits` allow.
+OUT_OF_MEMORY = 86
+#: Seconds of processor time past ``cpu_seconds`` before the kernel's SIGKILL (SIGXCPU first).
+CPU_GRACE = 5
+_MB = 2**20
 
 
 class Stoppable(Protocol):
@@ -83,6 +94,95 @@ def wait_until(ready: Callable[[], bool], timeout: float, every: float = 0.05) -
     return True
 
 
+@dataclass(frozen=True)
+class Limits:
+    """What the kernel holds a child to; 0 leaves a bound off.
+
+    Attributes:
+        memory_mb: its data memory (``RLIMIT_DATA``: the heap and every private writable
+            mapping, i.e. what ``malloc`` and NumPy allocate; shared libraries and read-only
+            files mapped in are not counted). Past it an allocation fails: ``MemoryError``,
+            which ends the child with :data:`OUT_OF_MEMORY` and one line on stderr.
+        cpu_seconds: its processor time (``RLIMIT_CPU``): SIGXCPU at it, SIGKILL
+            :data:`CPU_GRACE` seconds later, whatever the machine's load (no core file).
+        nice: added to the server's niceness, so the server's own threads go first.
+        threads: the native math libraries' threads (OpenBLAS, OpenMP, MKL: set before they
+            load), so a background child takes one core, not every core.
+    """
+
+    memory_mb: int = 0
+    cpu_seconds: int = 0
+    nice: int = 0
+    threads: int = 0
+
+    def argument(self) -> str:
+        """The limits as the one command-line word :func:`run_limited` reads."""
+        return f"{self.memory_mb},{self.cpu_seconds},{self.nice},{self.threads}"
+
+    @classmethod
+    def parse(cls, word: str) -> Limits:
+        memory_mb, cpu_seconds, nice, threads = (int(part) for part in word.split(","))
+        return cls(memory_mb, cpu_seconds, nice, threads)
+
+    def apply(self) -> None:
+        """Hold this process to the limits (in the child, before anything else runs)."""
+        import resource
+
+        if self.memory_mb > 0:
+            resource.setrlimit(resource.RLIMIT_DATA, (self.memory_mb * _MB, self.memory_mb * _MB))
+        if self.cpu_seconds > 0:
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # SIGXCPU would dump a core
+            resource.setrlimit(resource.RLIMIT_CPU, (self.cpu_seconds, self.cpu_seconds + CPU_GRACE))
+        if self.nice > 0:
+            try:
+                os.nice(self.nice)
+            except OSError:
+                pass
+        if self.threads > 0:
+            for name in _THREAD_VARIABLES:
+                os.environ[name] = str(self.threads)
+
+    def reason(self, exitcode: int | None, stderr: bytes = b"") -> str | None:
+        """Which limit ended a child that exited with ``exitcode`` after writing ``stderr``,
+        in words (None: none did). A native library that cannot allocate may end the
+        child itself (OpenBLAS exits with 1), saying so on stderr."""
+        memory = f"its memory limit of {self.memory_mb:,} MB"
+        cpu = f"its limit of {self.cpu_seconds:,} s of processor time"
+        if self.memory_mb and (exitcode == OUT_OF_MEMORY
+                               or (exitcode and any(sign in stderr for sign in _ALLOCATION_FAILED))):
+            return f"it needed more than {memory}"
+        if exitcode == -signal.SIGXCPU and self.cpu_seconds:
+            return f"it needed more than {cpu}"
+        if exitcode == -signal.SIGKILL and self.cpu_seconds:
+            return f"it was killed (past {cpu}, or the machine out of memory)"
+        if exitcode in (-signal.SIGSEGV, -signal.SIGABRT, -signal.SIGBUS) and self.memory_mb:
+            return f"it crashed ({signal.Signals(-exitcode).name}), most likely at {memory}"
+        return None
+
+
+#: What native libraries write when an allocation fails (a child past its memory limit).
+_ALLOCATION_FAILED = (b"MemoryError", b"Memory allocation", b"Cannot allocate memory", b"bad_alloc")
+_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
+
+#: The command a limited child starts with: it sets its :class:`Limits`, then runs its module.
+_LIMITED = "from runtime.processes import run_limited; run_limited()"
+
+
+def run_limited(argv: list[str] | None = None) -> None:
+    """The limited child's side (``python -c _LIMITED LIMITS MODULE ARGS...``): apply
+    ``LIMITS`` to itself, then run ``MODULE`` as ``__main__`` with ``ARGS``; an allocation
+    past the memory limit ends it with :data:`OUT_OF_MEMORY` after one line on stderr."""
+    words = list(sys.argv[1:] if argv is None else argv)
+    limits, module = Limits.parse(words[0]), words[1]
+    limits.apply()
+    sys.argv = [module, *words[2:]]
+    try:
+        runpy.run_module(module, run_name="__main__", alter_sys=True)
+    except MemoryError:
+        os.write(2, f"error: {module} needed more than its memory limit of {limits.memory_mb:,} MB\n".encode())
+        os._exit(OUT_OF_MEMORY)
+
+
 class Child:
     """One child process of the server, however it was started.
 
@@ -98,16 +198,19 @@ class Child:
     @classmethod
     def module(cls, module: str, *args: str, stdin: int | IO[bytes] | None = subprocess.DEVNULL,
                stdout: int | IO[bytes] | None = subprocess.DEVNULL,
-               stderr: int | IO[bytes] | None = None) -> Child:
+               stderr: int | IO[bytes] | None = None, limits: Limits | None = None) -> Child:
         """Start ``python -m module *args`` with :data:`PACKAGE_ROOT` first on its path and as
-        its working directory (``stderr`` None: the server's own, i.e. its log).
+        its working directory (``stderr`` None: the server's own, i.e. its log); with
+        ``limits``, the child holds itself to them before it imports ``module``
+        (:func:`run_limited`).
 
         Raises:
             OSError: the process could not be started.
         """
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join([str(PACKAGE_ROOT), *filter(None, [env.get("PYTHONPATH")])])
-        return cls(subprocess.Popen([sys.executable, "-m", module, *args], cwd=PACKAGE_ROOT, env=env,
+        command = ["-m", module] if limits is None else ["-c", _LIMITED, limits.argument(), module]
+        return cls(subprocess.Popen([sys.executable, *command, *args], cwd=PACKAGE_ROOT, env=env,
                                     stdin=stdin, stdout=stdout, stderr=stderr))
 
     @classmethod
@@ -240,5 +343,5 @@ def _stop_all(owner: int) -> None:
             child.stop(0.5)
 
 
-__all__ = ["PACKAGE_ROOT", "STOP_GRACE", "Child", "Stoppable", "exit_with_parent", "resident_bytes",
-           "stop_at_exit", "wait_until"]
+__all__ = ["CPU_GRACE", "OUT_OF_MEMORY", "PACKAGE_ROOT", "STOP_GRACE", "Child", "Limits", "Stoppable",
+           "exit_with_parent", "resident_bytes", "run_limited", "stop_at_exit", "wait_until"]

@@ -4,6 +4,7 @@ bounds; a failing job says why."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import pytest
@@ -84,6 +85,36 @@ def test_a_file_that_reads_back_as_other_pairs_fails_with_the_reason(manager: cu
     assert done is not None and done.state == cutoff_jobs.FAILED
     assert "read back as other pairs" in done.error and done.describe() == done.error
     assert cutoffs.lookup("0" * 24, "bleu") is None
+
+
+@pytest.mark.slow  # a child process
+def test_a_job_past_its_memory_limit_fails_cleanly_says_so_and_logs_one_line(
+    manager: cutoff_jobs.CutoffJobs, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    monkeypatch.setenv(cutoff_jobs.MEMORY_ENV, "40")  # too little for the libraries it loads
+    data = SIX_PAIRS
+    fp = fingerprint_of(data)
+    with caplog.at_level(logging.WARNING, logger="runtime.cutoff_jobs"):
+        manager.request(fp, data, "six.csv", "six.csv", ["bleu"], n_labelled=6)
+        done = manager.wait(fp, timeout=DEADLINE)
+    assert done is not None and done.state == cutoff_jobs.FAILED
+    assert done.error.startswith("the background job stopped: it needed more than its memory limit of 40 MB")
+    assert cutoff_jobs.MEMORY_ENV in done.error and "\n" not in done.error and "Traceback" not in done.error
+    assert [r.getMessage() for r in caplog.records] == [f"cutoff job for six.csv ({fp}) failed: {done.error}"]
+    assert cutoffs.lookup(fp, "bleu") is None  # the page keeps the cutoffs it falls back to
+
+
+def test_the_job_limits_come_from_the_environment_with_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(cutoff_jobs.MEMORY_ENV, raising=False)
+    monkeypatch.delenv(cutoff_jobs.CPU_ENV, raising=False)
+    limits = cutoff_jobs.job_limits()
+    assert (limits.memory_mb, limits.cpu_seconds) == (cutoff_jobs.DEFAULT_MEMORY_MB, cutoff_jobs.DEFAULT_CPU_SECONDS)
+    assert limits.nice == cutoff_jobs.NICENESS > 0 and limits.threads == 1  # below the server, on one core
+    monkeypatch.setenv(cutoff_jobs.MEMORY_ENV, "512")
+    monkeypatch.setenv(cutoff_jobs.CPU_ENV, "0")  # 0: that limit off
+    assert (cutoff_jobs.job_limits().memory_mb, cutoff_jobs.job_limits().cpu_seconds) == (512, 0)
+    monkeypatch.setenv(cutoff_jobs.MEMORY_ENV, "lots")
+    assert cutoff_jobs.job_limits().memory_mb == cutoff_jobs.DEFAULT_MEMORY_MB
 
 
 def test_slow_scorers_are_left_out_past_the_bound_and_fast_ones_go_first() -> None:

@@ -4,14 +4,17 @@ still runs when the interpreter exits is stopped by the one exit hook."""
 
 from __future__ import annotations
 
+import json
 import os
+import resource
+import signal
 import subprocess
 import sys
 import time
 
 import pytest
 
-from runtime.processes import PACKAGE_ROOT, Child, resident_bytes, wait_until
+from runtime.processes import OUT_OF_MEMORY, PACKAGE_ROOT, Child, Limits, resident_bytes, wait_until
 from tests.deadline import DEADLINE
 
 #: A child that ignores SIGTERM, says it is ready, then sleeps.
@@ -97,3 +100,48 @@ def test_children_left_running_are_stopped_when_the_interpreter_exits() -> None:
         return False
 
     assert wait_until(gone, DEADLINE)
+
+
+def _probe(*args: str, limits: Limits | None) -> tuple[Child, dict[str, object], bytes, bytes]:
+    """Run tests/unit/limited_probe.py as a module child: it, what it saw of itself, its output."""
+    child = Child.module("tests.unit.limited_probe", *args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         limits=limits)
+    out, err = child.communicate(timeout=DEADLINE)
+    return child, json.loads(out.splitlines()[0]), out, err
+
+
+def test_a_limited_child_holds_itself_to_its_limits_below_the_servers_priority() -> None:
+    child, seen, _, _ = _probe(limits=Limits(memory_mb=300, cpu_seconds=30, nice=5, threads=1))
+    assert child.exitcode == 0
+    assert seen["nice"] == min(19, os.nice(0) + 5) and seen["nice"] > os.nice(0)
+    assert seen["data"] == 300 * 2**20 and seen["cpu"] == 30 and seen["threads"] == "1"
+    _, unlimited, _, _ = _probe(limits=None)  # the plain `python -m` child: the server's own
+    assert unlimited["nice"] == os.nice(0) and unlimited["data"] == resource.getrlimit(resource.RLIMIT_DATA)[0]
+
+
+def test_a_child_past_its_memory_limit_ends_with_one_line_naming_it() -> None:
+    _, _, out, _ = _probe("150", limits=None)
+    assert b"held 150 MB" in out  # the allocation itself is fine ...
+    limits = Limits(memory_mb=100)
+    child, _, out, err = _probe("150", limits=limits)  # ... but not under 100 MB
+    assert b"held" not in out and child.exitcode == OUT_OF_MEMORY
+    assert err.decode().splitlines() == ["error: tests.unit.limited_probe needed more than its memory limit of 100 MB"]
+    assert limits.reason(child.exitcode, err) == "it needed more than its memory limit of 100 MB"
+
+
+def test_a_child_past_its_processor_time_is_ended_by_the_kernel() -> None:
+    limits = Limits(cpu_seconds=1)
+    child, seen, _, _ = _probe("spin", limits=limits)
+    assert seen["cpu"] == 1 and child.exitcode == -signal.SIGXCPU
+    assert limits.reason(child.exitcode) == "it needed more than its limit of 1 s of processor time"
+
+
+def test_the_limit_that_ended_a_child_is_named_only_when_it_was_set() -> None:
+    limits = Limits(memory_mb=40, cpu_seconds=10)
+    openblas = b"OpenBLAS error: Memory allocation still failed after 10 retries, giving up.\n"
+    assert limits.reason(1, openblas) == "it needed more than its memory limit of 40 MB"
+    assert limits.reason(-signal.SIGKILL) == "it was killed (past its limit of 10 s of processor time, or the " \
+                                               "machine out of memory)"
+    assert limits.reason(1, b"error: no such file\n") is None and limits.reason(0) is None
+    assert Limits().reason(OUT_OF_MEMORY) is None and Limits().reason(-signal.SIGXCPU) is None
+    assert Limits.parse(limits.argument()) == limits
