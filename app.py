@@ -78,6 +78,7 @@ def main() -> None:
         _BOOT.empty()
     server_log.install()  # a closed tab's failed sends are not errors (once per process)
     memory_budget.check()  # over its budget, this process sheds its caches (largest first)
+    memory_budget.watch()  # and so it does when idle: a thread checks every 30 s (once per process)
     upload_bounds.install()  # uploads bounded per session and server, dropped with their session
     if not require_access():
         return

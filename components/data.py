@@ -27,6 +27,7 @@ from explorer.decision.cutoffs import CutoffChoice
 from explorer.decision.resolve import Scored
 from explorer.pairs import Pair
 from explorer.scorers import SCORERS
+from runtime import memory_budget
 
 if TYPE_CHECKING:
     pass
@@ -147,6 +148,10 @@ def _msr_dataset() -> Dataset:
     from explorer.datasets.msr_align import load_annotators
 
     return load_annotators(MSR_FILES)
+
+
+# One dataset of a few MB, refilled from disk in seconds: cleared after every cache that knows its size.
+memory_budget.register("MSR gold alignments", lambda: 0, _msr_dataset.clear, last=True)
 
 
 def load_msr() -> LoadedDataset:

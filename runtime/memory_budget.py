@@ -3,7 +3,8 @@
 Every cache a server process keeps is bounded on its own, but their bounds add up, and a
 busy class fills them all at once. :func:`check` (the app calls it at the start of each
 page run, at most once a second; a pool worker after each job, before it would be recycled)
-measures the process's resident memory and, past the budget, clears the caches largest
+and :func:`watch` (a daemon thread the app starts once per process: a process that grew and
+then went idle, with no page run to check it, still sheds) measure the process's resident memory and, past the budget, clears the caches largest
 first until the process is back under it (each clear is followed by a garbage collection
 and ``malloc_trim``, so the freed memory leaves the process), and logs one line saying what
 it shed. Nothing is lost but time: every cache is refilled on demand.
@@ -11,7 +12,8 @@ it shed. Nothing is lost but time: every cache is refilled on demand.
 The budget: ``EXPLORER_PROCESS_BUDGET_MB`` (0: no budget), else :data:`DEFAULT_BUDGET_MB`.
 
 The caches: the ones registered with :func:`register` (the app's byte-bounded LRUs, which
-know their size), the embedding table's word caches, and the library's memoised functions
+know their size; Streamlit's ``st.cache_resource`` functions, registered ``last``: their
+size is not known, and they are cleared only after every other cache), the embedding table's word caches, and the library's memoised functions
 (``functools.lru_cache``: their bytes are estimated from their entry counts, by
 :data:`LRU_FUNCTIONS`); a module not imported in this process holds nothing and is skipped.
 """
@@ -38,6 +40,10 @@ BUDGET_ENV = "EXPLORER_PROCESS_BUDGET_MB"
 DEFAULT_BUDGET_MB = 1536
 #: Seconds between two measurements by :func:`check` (one /proc read each).
 CHECK_EVERY = 1.0
+WATCH_ENV = "EXPLORER_BUDGET_WATCH_S"
+#: Seconds between two measurements by :func:`watch`'s thread (``EXPLORER_BUDGET_WATCH_S``;
+#: 0: no thread): an idle process is back under its budget within this; each costs one /proc read.
+DEFAULT_WATCH_SECONDS = 30.0
 #: The library's memoised functions: (module, function, estimated bytes per entry).
 LRU_FUNCTIONS: tuple[tuple[str, str, int], ...] = (
     ("explorer.preprocess", "analyze", 8_000),
@@ -53,11 +59,13 @@ _LOG = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class Cache:
-    """One cache: its name (for the log line), its size in bytes now, and how to clear it."""
+    """One cache: its name (for the log line), its size in bytes now (0: empty, or for a
+    ``last`` cache, not known), how to clear it, and whether it goes only after the others."""
 
     name: str
     size: Callable[[], int]
     clear: Callable[[], None]
+    last: bool = False
 
 
 _REGISTERED: dict[str, Cache] = {}
@@ -65,9 +73,10 @@ _LOCK = threading.Lock()
 _LAST = [0.0]
 
 
-def register(name: str, size: Callable[[], int], clear: Callable[[], None]) -> None:
-    """Add a cache this process keeps (a second registration under ``name`` replaces the first)."""
-    _REGISTERED[name] = Cache(name, size, clear)
+def register(name: str, size: Callable[[], int], clear: Callable[[], None], *, last: bool = False) -> None:
+    """Add a cache this process keeps (a second registration under ``name`` replaces the
+    first); ``last``: cleared after every other cache, whatever ``size`` says."""
+    _REGISTERED[name] = Cache(name, size, clear, last)
 
 
 def budget_bytes() -> int:
@@ -111,26 +120,33 @@ def _trim() -> None:
         pass
 
 
-def shed(budget: int | None = None, *, resident: Callable[[], int] = resident_bytes) -> list[tuple[str, int]]:
+def shed(budget: int | None = None, *, resident: Callable[[], int] = resident_bytes,
+         quiet: bool = False) -> list[tuple[str, int]]:
     """Past ``budget`` bytes resident (default :func:`budget_bytes`), clear caches largest
-    first until under it, and log one line; the (name, bytes) of each cache cleared."""
+    first (the ``last`` ones after all others) until under it, and log one line (``quiet``:
+    not when nothing was shed); the (name, bytes) of each cache cleared."""
     limit = budget_bytes() if budget is None else budget
     before = resident()
     if not limit or before <= limit:
         return []
     shed_: list[tuple[str, int]] = []
     with _LOCK:
-        for cache in sorted(caches(), key=lambda c: c.size(), reverse=True):
+        found = caches()
+        for cache in [*sorted((c for c in found if not c.last), key=lambda c: c.size(), reverse=True),
+                      *(c for c in found if c.last)]:
             size = cache.size()
-            if size <= 0:
+            if size <= 0 and not cache.last:
                 continue
             cache.clear()
             shed_.append((cache.name, size))
             _trim()
             if resident() <= limit:
                 break
+    if quiet and not shed_:
+        return shed_
     after = resident()
-    what = ", ".join(f"{name} ({size / _MB:,.1f} MB)" for name, size in shed_) or "nothing: every cache was empty"
+    what = ", ".join(f"{name} ({size / _MB:,.1f} MB)" if size else name for name, size in shed_) \
+        or "nothing: every cache was empty"
     _LOG.warning("memory: pid %d held %s MB, over its %s MB budget; shed %s; now %s MB", os.getpid(),
                  f"{before / _MB:,.0f}", f"{limit / _MB:,.0f}", what, f"{after / _MB:,.0f}")
     return shed_
@@ -143,3 +159,52 @@ def check() -> list[tuple[str, int]]:
         return []
     _LAST[0] = now
     return shed()
+
+
+#: The watcher by process id (a fork inherits the dict, not the thread), and what stops it.
+_WATCHING: dict[int, tuple[threading.Thread, threading.Event]] = {}
+
+
+def watch_seconds() -> float:
+    """``EXPLORER_BUDGET_WATCH_S`` (0: no watcher), else :data:`DEFAULT_WATCH_SECONDS`; a value
+    that is not a number is the default."""
+    raw = os.environ.get(WATCH_ENV, "").strip()
+    try:
+        return max(0.0, float(raw)) if raw else DEFAULT_WATCH_SECONDS
+    except ValueError:
+        return DEFAULT_WATCH_SECONDS
+
+
+def watch(every: float | None = None) -> threading.Thread | None:
+    """Start this process's budget watcher, once: a daemon thread that calls :func:`shed`
+    every ``every`` seconds (default :func:`watch_seconds`; 0: none is started), logging only
+    when it shed something. The running watcher if there is one already."""
+    seconds = watch_seconds() if every is None else every
+    with _LOCK:
+        running = _WATCHING.get(os.getpid())
+        if running is not None and running[0].is_alive():
+            return running[0]
+        if seconds <= 0:
+            return None
+        stop = threading.Event()
+        thread = threading.Thread(target=_watch, args=(seconds, stop), name="memory-budget-watch", daemon=True)
+        _WATCHING[os.getpid()] = (thread, stop)
+        thread.start()
+        return thread
+
+
+def unwatch() -> None:
+    """Stop this process's watcher (tests; a server's watcher ends with its process)."""
+    with _LOCK:
+        running = _WATCHING.pop(os.getpid(), None)
+    if running is not None:
+        running[1].set()
+        running[0].join()
+
+
+def _watch(seconds: float, stop: threading.Event) -> None:
+    while not stop.wait(seconds):
+        try:
+            shed(quiet=True)
+        except Exception:  # noqa: BLE001 - a failing cache's clear must not end the watcher
+            _LOG.exception("memory: the budget watcher's check failed")

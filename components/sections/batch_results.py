@@ -48,6 +48,7 @@ from explorer.decision.cutoffs import DATASET, CutoffChoice
 from explorer.pairs import Pair
 from explorer.scorers import SCORERS
 from explorer.store import default_path
+from runtime import memory_budget
 
 PAGE_SIZE = FIRST_PAGE
 SAMPLE_SIZE = 5000
@@ -60,6 +61,11 @@ def _open(directory: str, chunks: int, mtime: float) -> BatchResult:
     result = BatchResult.open(directory)
     result.warm()
     return result
+
+
+# Open results hold DuckDB connections and their buffers, counted by Streamlit in entries, not
+# bytes: the memory budget clears them after every cache that knows its size.
+memory_budget.register("open batch results", lambda: 0, _open.clear, last=True)
 
 
 def open_result(directory: str) -> BatchResult:

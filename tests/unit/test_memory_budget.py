@@ -9,6 +9,8 @@ import pytest
 
 from runtime import memory_budget
 from runtime.lru import SizedLRU
+from runtime.processes import wait_until
+from tests.deadline import DEADLINE
 
 
 @pytest.fixture
@@ -102,3 +104,75 @@ def test_a_worker_past_its_mark_sheds_its_caches_and_stays() -> None:
         assert pool.counts["recycled"] == 0
     finally:
         pool.close()
+
+
+def test_caches_registered_last_go_after_every_other_whatever_their_size(
+    two_caches: tuple[SizedLRU[str, bytes], SizedLRU[str, bytes]],
+) -> None:
+    big, small = two_caches
+    cleared: list[str] = []
+    memory_budget.register("unsized", lambda: 0, lambda: cleared.append("unsized"), last=True)
+    memory_budget.register("huge but last", lambda: 1 << 40, lambda: cleared.append("huge"), last=True)
+    def resident() -> int:
+        return 800 + big.total + small.total + 1000 * (len(cleared) < 2)
+
+    assert [n for n, _ in memory_budget.shed(1000, resident=resident)] == ["big", "small", "unsized", "huge but last"]
+    assert cleared == ["unsized", "huge"]  # registration order among the last; an unsized one is cleared too
+    cleared.clear()
+    assert [n for n, _ in memory_budget.shed(1000, resident=lambda: 1100 - 200 * len(cleared))] == ["unsized"]
+
+
+def test_an_idle_process_over_its_budget_sheds_on_its_own(
+    two_caches: tuple[SizedLRU[str, bytes], SizedLRU[str, bytes]], monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    big, small = two_caches
+    monkeypatch.setenv(memory_budget.BUDGET_ENV, "1")  # this test process is well past 1 MB
+    try:
+        with caplog.at_level(logging.WARNING, logger="runtime.memory_budget"):
+            watcher = memory_budget.watch(every=0.05)
+            assert watcher is not None and memory_budget.watch(every=0.05) is watcher  # once per process
+            assert wait_until(lambda: len(big) == len(small) == 0 and bool(caplog.records), DEADLINE)  # no call here
+            assert "over its 1 MB budget; shed big (0.0 MB), small" in caplog.records[0].getMessage()
+            # Nothing left to shed: a quiet check (the watcher's) writes no line every period.
+            assert memory_budget.shed(quiet=True) == [] and len(caplog.records) == 1
+    finally:
+        memory_budget.unwatch()
+    assert not watcher.is_alive()
+    monkeypatch.setenv(memory_budget.WATCH_ENV, "0")
+    assert memory_budget.watch() is None  # switched off
+
+
+def test_the_watch_period_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(memory_budget.WATCH_ENV, raising=False)
+    assert memory_budget.watch_seconds() == memory_budget.DEFAULT_WATCH_SECONDS
+    monkeypatch.setenv(memory_budget.WATCH_ENV, "2.5")
+    assert memory_budget.watch_seconds() == 2.5
+    monkeypatch.setenv(memory_budget.WATCH_ENV, "often")
+    assert memory_budget.watch_seconds() == memory_budget.DEFAULT_WATCH_SECONDS
+
+
+def test_the_apps_streamlit_caches_are_cleared_when_shedding(monkeypatch: pytest.MonkeyPatch) -> None:
+    from components import data
+    from components.sections import batch_results
+
+    class Opened:
+        """Stands in for a batch result (no folder needed): a new object on each open."""
+
+        @classmethod
+        def open(cls, directory: str) -> Opened:
+            return cls()
+
+        def warm(self) -> None:
+            pass
+
+    monkeypatch.setattr(batch_results, "BatchResult", Opened)
+    monkeypatch.setattr("explorer.datasets.msr_align.load_annotators", lambda files: object())
+    first_result, first_msr = batch_results._open("folder", 1, 0.0), data._msr_dataset()
+    assert batch_results._open("folder", 1, 0.0) is first_result and data._msr_dataset() is first_msr  # cached
+    last = {c.name for c in memory_budget.caches() if c.last}
+    assert {"open batch results", "MSR gold alignments"} <= last
+    memory_budget.shed(1, resident=lambda: 2)  # over budget with every other cache gone: these go too
+    assert batch_results._open("folder", 1, 0.0) is not first_result and data._msr_dataset() is not first_msr
+    batch_results._open.clear()
+    data._msr_dataset.clear()
