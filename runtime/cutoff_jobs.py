@@ -305,8 +305,7 @@ def _failure(job: _Job, exitcode: int | None, err_text: bytes) -> str:
     """Why a job failed, in one line: the limit that ended it, else its last line on stderr."""
     reason = job.limits.reason(exitcode, err_text)
     if reason is not None:
-        return (f"the background job stopped: {reason} (the server's {MEMORY_ENV} and {CPU_ENV} "
-                "set them)")
+        return f"the background job {reason} (limits set by {MEMORY_ENV} and {CPU_ENV})"
     last = err_text.decode(errors="replace").strip().splitlines()
     return (last[-1] if last else f"the job exited with {exitcode}")[:300]
 

@@ -144,19 +144,19 @@ class Limits:
 
     def reason(self, exitcode: int | None, stderr: bytes = b"") -> str | None:
         """Which limit ended a child that exited with ``exitcode`` after writing ``stderr``,
-        in words (None: none did). A native library that cannot allocate may end the
+        in words to follow "the child" (None: none did). A native library that cannot allocate may end the
         child itself (OpenBLAS exits with 1), saying so on stderr."""
         memory = f"its memory limit of {self.memory_mb:,} MB"
         cpu = f"its limit of {self.cpu_seconds:,} s of processor time"
         if self.memory_mb and (exitcode == OUT_OF_MEMORY
                                or (exitcode and any(sign in stderr for sign in _ALLOCATION_FAILED))):
-            return f"it needed more than {memory}"
+            return f"needed more than {memory}"
         if exitcode == -signal.SIGXCPU and self.cpu_seconds:
-            return f"it needed more than {cpu}"
+            return f"needed more than {cpu}"
         if exitcode == -signal.SIGKILL and self.cpu_seconds:
-            return f"it was killed (past {cpu}, or the machine out of memory)"
+            return f"was killed (past {cpu}, or the machine out of memory)"
         if exitcode in (-signal.SIGSEGV, -signal.SIGABRT, -signal.SIGBUS) and self.memory_mb:
-            return f"it crashed ({signal.Signals(-exitcode).name}), most likely at {memory}"
+            return f"crashed ({signal.Signals(-exitcode).name}), most likely at {memory}"
         return None
 
 

@@ -98,7 +98,7 @@ def test_a_job_past_its_memory_limit_fails_cleanly_says_so_and_logs_one_line(
         manager.request(fp, data, "six.csv", "six.csv", ["bleu"], n_labelled=6)
         done = manager.wait(fp, timeout=DEADLINE)
     assert done is not None and done.state == cutoff_jobs.FAILED
-    assert done.error.startswith("the background job stopped: it needed more than its memory limit of 40 MB")
+    assert done.error.startswith("the background job needed more than its memory limit of 40 MB")
     assert cutoff_jobs.MEMORY_ENV in done.error and "\n" not in done.error and "Traceback" not in done.error
     assert [r.getMessage() for r in caplog.records] == [f"cutoff job for six.csv ({fp}) failed: {done.error}"]
     assert cutoffs.lookup(fp, "bleu") is None  # the page keeps the cutoffs it falls back to

@@ -126,21 +126,21 @@ def test_a_child_past_its_memory_limit_ends_with_one_line_naming_it() -> None:
     child, _, out, err = _probe("150", limits=limits)  # ... but not under 100 MB
     assert b"held" not in out and child.exitcode == OUT_OF_MEMORY
     assert err.decode().splitlines() == ["error: tests.unit.limited_probe needed more than its memory limit of 100 MB"]
-    assert limits.reason(child.exitcode, err) == "it needed more than its memory limit of 100 MB"
+    assert limits.reason(child.exitcode, err) == "needed more than its memory limit of 100 MB"
 
 
 def test_a_child_past_its_processor_time_is_ended_by_the_kernel() -> None:
     limits = Limits(cpu_seconds=1)
     child, seen, _, _ = _probe("spin", limits=limits)
     assert seen["cpu"] == 1 and child.exitcode == -signal.SIGXCPU
-    assert limits.reason(child.exitcode) == "it needed more than its limit of 1 s of processor time"
+    assert limits.reason(child.exitcode) == "needed more than its limit of 1 s of processor time"
 
 
 def test_the_limit_that_ended_a_child_is_named_only_when_it_was_set() -> None:
     limits = Limits(memory_mb=40, cpu_seconds=10)
     openblas = b"OpenBLAS error: Memory allocation still failed after 10 retries, giving up.\n"
-    assert limits.reason(1, openblas) == "it needed more than its memory limit of 40 MB"
-    assert limits.reason(-signal.SIGKILL) == "it was killed (past its limit of 10 s of processor time, or the " \
+    assert limits.reason(1, openblas) == "needed more than its memory limit of 40 MB"
+    assert limits.reason(-signal.SIGKILL) == "was killed (past its limit of 10 s of processor time, or the " \
                                                "machine out of memory)"
     assert limits.reason(1, b"error: no such file\n") is None and limits.reason(0) is None
     assert Limits().reason(OUT_OF_MEMORY) is None and Limits().reason(-signal.SIGXCPU) is None
