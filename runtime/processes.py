@@ -144,8 +144,8 @@ class Limits:
 
     def reason(self, exitcode: int | None, stderr: bytes = b"") -> str | None:
         """Which limit ended a child that exited with ``exitcode`` after writing ``stderr``,
-        in words to follow "the child" (None: none did). A native library that cannot allocate may end the
-        child itself (OpenBLAS exits with 1), saying so on stderr."""
+        in words to follow "the child" (None: none did). A native library that cannot
+        allocate may end the child itself (OpenBLAS exits with 1), saying so on stderr."""
         memory = f"its memory limit of {self.memory_mb:,} MB"
         cpu = f"its limit of {self.cpu_seconds:,} s of processor time"
         if self.memory_mb and (exitcode == OUT_OF_MEMORY
@@ -179,6 +179,8 @@ def run_limited(argv: list[str] | None = None) -> None:
     try:
         runpy.run_module(module, run_name="__main__", alter_sys=True)
     except MemoryError:
+        if not limits.memory_mb:
+            raise
         os.write(2, f"error: {module} needed more than its memory limit of {limits.memory_mb:,} MB\n".encode())
         os._exit(OUT_OF_MEMORY)
 
