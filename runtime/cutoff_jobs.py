@@ -58,11 +58,11 @@ PROGRESS_EVERY = 0.5
 NICENESS = 10
 MEMORY_ENV, CPU_ENV = "EXPLORER_CUTOFF_JOB_MB", "EXPLORER_CUTOFF_JOB_CPU_S"
 #: The child's data memory in MB (``RLIMIT_DATA``; 0: no limit): every method on RTE2 dev peaked
-#: at 0.7 GB of data (0.7 GB resident), on a 2,000-pair upload at about as much: twice that, with
+#: at 0.7 GB of data (0.7 GB resident), on a 2,000-pair upload at 0.6 GB: twice that, with
 #: room for the datasets of larger uploads (``bench/bench_cutoff_job.py``, docs/BENCHMARKS.md).
 DEFAULT_MEMORY_MB = 1536
 #: The child's processor seconds (``RLIMIT_CPU``; 0: no limit): RTE2 dev took 77 s, a 2,000-pair
-#: upload about 160 s; a larger upload's fast methods stop here, each finished one kept.
+#: upload about 150 s; a larger upload's fast methods stop here, each finished one kept.
 DEFAULT_CPU_SECONDS = 1800
 _LOG = logging.getLogger(__name__)
 
