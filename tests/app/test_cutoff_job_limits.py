@@ -1,9 +1,11 @@
-"""A background cutoff job the kernel stops at its memory limit leaves the Pair page one
-line saying so, and the page decides with the cutoffs it falls back to
-(runtime/cutoff_jobs.py, components/sections/verdicts.py)."""
+"""The app's process within its bounds: a background cutoff job the kernel stops at its
+memory limit leaves the Pair page one line saying so, and the page decides with the cutoffs
+it falls back to (runtime/cutoff_jobs.py, components/sections/verdicts.py); the app starts
+its memory budget's watcher once (runtime/memory_budget.py)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -31,3 +33,16 @@ def test_a_job_past_its_memory_limit_is_one_line_on_the_page(tmp_path: Path, mon
     assert "the background job needed more than its memory limit of 40 MB" in line
     assert line.endswith("The cutoffs above are used.")
     assert not tuned(frame(at, "decision"))["cutoff from"].str.startswith("this dataset: best on typical").any()
+
+
+def test_the_app_starts_one_budget_watcher_per_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    from runtime import memory_budget
+
+    memory_budget.unwatch()  # whatever an earlier test's app started
+    monkeypatch.setenv(memory_budget.WATCH_ENV, "3600")  # started, but no check within this test
+    start()
+    watcher = memory_budget._WATCHING[os.getpid()][0]
+    assert watcher.is_alive() and watcher.daemon
+    start()  # a second session, a second run: the same thread
+    assert memory_budget._WATCHING[os.getpid()][0] is watcher
+    memory_budget.unwatch()
