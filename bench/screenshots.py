@@ -26,7 +26,8 @@ import os
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote_plus
@@ -44,6 +45,16 @@ NOTHING_LOADING = "() => !document.querySelector('[data-testid=\"stSkeleton\"]')
 
 def _settle(page) -> None:  # type: ignore[no-untyped-def]
     settle(page, WAIT)
+
+
+@contextmanager
+def _shooting_page(*, width: int, height: int) -> Iterator[Any]:
+    """A tab of a fresh Chromium at ``width`` x ``height``, its waits set for screenshots."""
+    with chromium() as browser:
+        page = browser.new_page(viewport={"width": width, "height": height})
+        watch_runs(page)  # settle() follows the page's script runs
+        page.set_default_timeout(WAIT)  # a screenshot on a loaded machine takes more than Playwright's 30 s
+        yield page
 
 
 def _main_area(page, path: Path, *, height: int) -> None:  # type: ignore[no-untyped-def]
@@ -78,10 +89,7 @@ def teach(url: str, out: Path) -> list[Path]:
 
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    with chromium() as browser:
-        page = browser.new_page(viewport={"width": 1280, "height": 720})
-        watch_runs(page)  # settle() follows the page's script runs
-        page.set_default_timeout(WAIT)  # a screenshot on a loaded machine takes more than Playwright's 30 s
+    with _shooting_page(width=1280, height=720) as page:
         for method, (pair, wanted) in TEACH_SHOTS.items():
             trace = trace_of(method, None, analyze_pair(make_pair(*pair)))
             step = next(k + 1 for k, s in enumerate(trace.steps) if wanted(s))
@@ -100,11 +108,7 @@ def teach(url: str, out: Path) -> list[Path]:
 def take(url: str, out: Path, pair: str) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     written = []
-    with chromium() as browser:
-        page = browser.new_page(viewport={"width": 1400, "height": 1000})
-        watch_runs(page)  # settle() follows the page's script runs
-        page.set_default_timeout(WAIT)  # a screenshot on a loaded machine takes more than Playwright's 30 s
-
+    with _shooting_page(width=1400, height=1000) as page:
         page.goto(f"{url}/?dataset=sample%3Atypical.xml&pair={pair}", wait_until="domcontentloaded")
         page.wait_for_selector("h1:has-text('Pair')", timeout=WAIT)
         page.wait_for_function(STRIP_DONE, timeout=WAIT)

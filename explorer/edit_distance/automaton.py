@@ -52,10 +52,11 @@ _FIXED_CLASS = np.array([0, 1, -1, 8, 8, 8], dtype=np.int64)
 
 
 @njit(cache=True)
-def tables(n, m, sub_w, sub_cls, b12_w, b21_w, b22_w, ins_w, del_w):  # type: ignore[no-untyped-def]
+def _op_tables(absent, n, m, sub_w, sub_cls, b12_w, b21_w, b22_w, ins_w, del_w):  # type: ignore[no-untyped-def]
     """Dense ``[op, i, j]`` weight and class tables of a pair's six token operations,
-    zero where an operation would run past either sentence."""
-    emis = np.zeros((6, n + 1, m + 1))
+    ``absent`` where an operation would run past either sentence (the linear and the
+    log-space kernels differ only in that value: 0 or ``-inf``)."""
+    emis = np.full((6, n + 1, m + 1), absent)
     cls = np.zeros((6, n + 1, m + 1), dtype=np.int64)
     for i in range(n + 1):
         for j in range(m + 1):
@@ -75,6 +76,13 @@ def tables(n, m, sub_w, sub_cls, b12_w, b21_w, b22_w, ins_w, del_w):  # type: ig
             if i + 1 < n and j + 1 < m:
                 emis[5, i, j] = b22_w[i * m + j]
     return emis, cls
+
+
+@njit(cache=True)
+def tables(n, m, sub_w, sub_cls, b12_w, b21_w, b22_w, ins_w, del_w):  # type: ignore[no-untyped-def]
+    """Dense ``[op, i, j]`` weight and class tables of a pair's six token operations,
+    zero where an operation would run past either sentence."""
+    return _op_tables(0.0, n, m, sub_w, sub_cls, b12_w, b21_w, b22_w, ins_w, del_w)
 
 
 # The edge logic is written out in each kernel rather than called: numba does not
@@ -339,26 +347,7 @@ def _logadd(x: float, y: float) -> float:
 @njit(cache=True)
 def log_tables(n, m, sub_lw, sub_cls, b12_lw, b21_lw, b22_lw, ins_lw, del_lw):  # type: ignore[no-untyped-def]
     """:func:`tables` with log weights: ``-inf`` where an operation does not exist."""
-    emis = np.full((6, n + 1, m + 1), -np.inf)
-    cls = np.zeros((6, n + 1, m + 1), dtype=np.int64)
-    for i in range(n + 1):
-        for j in range(m + 1):
-            for op in range(6):
-                cls[op, i, j] = _FIXED_CLASS[op]
-            if j < m:
-                emis[0, i, j] = ins_lw[j]
-            if i < n:
-                emis[1, i, j] = del_lw[i]
-            if i < n and j < m:
-                emis[2, i, j] = sub_lw[i * m + j]
-                cls[2, i, j] = sub_cls[i * m + j]
-            if i < n and j + 1 < m:
-                emis[3, i, j] = b12_lw[i * m + j]
-            if i + 1 < n and j < m:
-                emis[4, i, j] = b21_lw[i * m + j]
-            if i + 1 < n and j + 1 < m:
-                emis[5, i, j] = b22_lw[i * m + j]
-    return emis, cls
+    return _op_tables(-np.inf, n, m, sub_lw, sub_cls, b12_lw, b21_lw, b22_lw, ins_lw, del_lw)
 
 
 @njit(cache=True)

@@ -22,6 +22,31 @@ from numba import njit
 CLIMB_CANDIDATES = 256
 
 
+# The walk and the climb change which edit holds each token in the same two steps, so they
+# share these helpers; ``inline="always"`` puts their bodies in place at compile time.
+
+@njit(cache=True, nogil=True, inline="always")
+def _hold(
+    c: int, owner: int, p_start: np.ndarray, p_end: np.ndarray, h_start: np.ndarray, h_end: np.ndarray,
+    owner_p: np.ndarray, owner_h: np.ndarray,
+) -> None:
+    """Mark candidate ``c``'s text and hypothesis tokens as held by ``owner`` (-1: free)."""
+    owner_p[p_start[c] : p_end[c]] = owner
+    owner_h[h_start[c] : h_end[c]] = owner
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _drop(
+    c: int, chosen: np.ndarray, gain: np.ndarray, p_start: np.ndarray, p_end: np.ndarray, h_start: np.ndarray,
+    h_end: np.ndarray, owner_p: np.ndarray, owner_h: np.ndarray,
+) -> float:
+    """Take chosen candidate ``c`` out of the alignment and free its tokens; returns its gain
+    (what the alignment's score loses)."""
+    chosen[c] = False
+    _hold(c, -1, p_start, p_end, h_start, h_end, owner_p, owner_h)
+    return gain[c]
+
+
 @njit(cache=True, nogil=True)
 def anneal_walk(
     p_start: np.ndarray, p_end: np.ndarray, h_start: np.ndarray, h_end: np.ndarray, gain: np.ndarray,
@@ -57,10 +82,7 @@ def anneal_walk(
             owner_h[:] = -1
             for c in range(k):
                 if chosen[c]:
-                    for i in range(p_start[c], p_end[c]):
-                        owner_p[i] = c
-                    for j in range(h_start[c], h_end[c]):
-                        owner_h[j] = c
+                    _hold(c, c, p_start, p_end, h_start, h_end, owner_p, owner_h)
         # Successor scores: add candidate c (dropping conflicts) or drop chosen edit c.
         top = -1e300
         top_i = -1
@@ -112,39 +134,20 @@ def anneal_walk(
             temperature *= rate
         # Apply the move.
         if pick >= k:
-            c = pick - k
-            chosen[c] = False
-            current -= gain[c]
-            for i in range(p_start[c], p_end[c]):
-                owner_p[i] = -1
-            for j in range(h_start[c], h_end[c]):
-                owner_h[j] = -1
+            current -= _drop(pick - k, chosen, gain, p_start, p_end, h_start, h_end, owner_p, owner_h)
         else:
             c = pick
             for i in range(p_start[c], p_end[c]):
                 o = owner_p[i]
                 if o >= 0 and chosen[o]:
-                    chosen[o] = False
-                    current -= gain[o]
-                    for x in range(p_start[o], p_end[o]):
-                        owner_p[x] = -1
-                    for x in range(h_start[o], h_end[o]):
-                        owner_h[x] = -1
+                    current -= _drop(o, chosen, gain, p_start, p_end, h_start, h_end, owner_p, owner_h)
             for j in range(h_start[c], h_end[c]):
                 o = owner_h[j]
                 if o >= 0 and chosen[o]:
-                    chosen[o] = False
-                    current -= gain[o]
-                    for x in range(p_start[o], p_end[o]):
-                        owner_p[x] = -1
-                    for x in range(h_start[o], h_end[o]):
-                        owner_h[x] = -1
+                    current -= _drop(o, chosen, gain, p_start, p_end, h_start, h_end, owner_p, owner_h)
             chosen[c] = True
             current += gain[c]
-            for i in range(p_start[c], p_end[c]):
-                owner_p[i] = c
-            for j in range(h_start[c], h_end[c]):
-                owner_h[j] = c
+            _hold(c, c, p_start, p_end, h_start, h_end, owner_p, owner_h)
         if current > best_score + 1e-12:
             best_score = current
             best[:] = chosen
@@ -174,12 +177,10 @@ def _compound(
             o = tmp_p[i] if side == 0 else tmp_h[i]
             if o >= 0:
                 delta -= gain[o]
-                tmp_p[p_start[o] : p_end[o]] = -1
-                tmp_h[h_start[o] : h_end[o]] = -1
+                _hold(o, -1, p_start, p_end, h_start, h_end, tmp_p, tmp_h)
                 if apply:
                     chosen[o] = False
-    tmp_p[p_start[c] : p_end[c]] = c
-    tmp_h[h_start[c] : h_end[c]] = c
+    _hold(c, c, p_start, p_end, h_start, h_end, tmp_p, tmp_h)
     if apply:
         chosen[c] = True
     # Refill freed tokens.
@@ -198,8 +199,7 @@ def _compound(
                     break
         if free:
             delta += gain[d]
-            tmp_p[p_start[d] : p_end[d]] = d
-            tmp_h[h_start[d] : h_end[d]] = d
+            _hold(d, d, p_start, p_end, h_start, h_end, tmp_p, tmp_h)
             if apply:
                 chosen[d] = True
     return float(delta)
@@ -227,8 +227,7 @@ def climb(
         occ_h[:] = -1
         for c in range(k):
             if chosen[c]:
-                occ_p[p_start[c] : p_end[c]] = c
-                occ_h[h_start[c] : h_end[c]] = c
+                _hold(c, c, p_start, p_end, h_start, h_end, occ_p, occ_h)
         best_delta = 1e-12
         best_c = -1
         for c in order:
