@@ -43,6 +43,6 @@ def test_the_app_starts_one_budget_watcher_per_process(monkeypatch: pytest.Monke
     start()
     watcher = memory_budget._WATCHING[os.getpid()][0]
     assert watcher.is_alive() and watcher.daemon
-    start()  # a second session, a second run: the same thread
+    start()  # another run, from another tab: the same thread
     assert memory_budget._WATCHING[os.getpid()][0] is watcher
     memory_budget.unwatch()
