@@ -35,7 +35,7 @@ from components.store_access import author_box  # noqa: E402
 from components.text import count, plain  # noqa: E402
 from components.warmup import sidebar_note, start_warmup, summary, wait_for_warmup  # noqa: E402
 from explorer import resources  # noqa: E402
-from runtime import memory_budget, server_log  # noqa: E402
+from runtime import memory_budget, run_slots, server_log  # noqa: E402
 
 #: (script, title, icon). The first page is the one the app opens on.
 PAGES: list[tuple[str, str, str]] = [
@@ -96,4 +96,5 @@ def main() -> None:
     guarded(sidebar, what="the sidebar")
 
 
-main()
+with run_slots.slot():  # a few runs of this process at once, the rest in turn
+    main()

@@ -69,11 +69,13 @@ from bench.class_students import (  # noqa: E402
     typed_mark,
 )
 from bench.server_usage import UsageSampler  # noqa: E402
+from serve.class_server import available_cores, default_processes, default_workers  # noqa: E402
 from tests.e2e.browser import CHROMIUM, CHROMIUM_ARGS, IDLE, streamlit_server  # noqa: E402
 from tests.e2e.class_server import USER, bytes_read, class_server, streamlit_processes  # noqa: E402
 from tests.e2e.streamlit_client import Session  # noqa: E402
 
 INTRUDER_UPLOAD = 190 * 1024 * 1024
+CORES = available_cores()
 
 
 def load_average() -> str:
@@ -296,7 +298,8 @@ def server(args: argparse.Namespace) -> Iterator[tuple[str, tuple[str, str] | No
             yield served.url, None, served.pid
     else:
         password = args.password or secrets.token_urlsafe(12)
-        with class_server(password, processes=args.processes, workers=args.workers, timeout=180) as served:
+        with class_server(password, processes=args.processes, timeout=180,
+                          workers=args.workers or default_workers(CORES, args.processes)) as served:
             yield served.url, served.auth, served.pid
 
 
@@ -327,8 +330,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=120, help="seconds an action may take (default 120)")
     parser.add_argument("--url", help="a running server (default: start one)")
     parser.add_argument("--serve", choices=["class", "plain"], default="class", help="the server to start")
-    parser.add_argument("--processes", type=int, default=1, help="Streamlit processes of the started class server")
-    parser.add_argument("--workers", type=int, default=2, help="EXPLORER_WORKERS of the started class server")
+    parser.add_argument("--processes", type=int, default=default_processes(CORES),
+                        help="Streamlit processes of the started class server (default: what serve-class "
+                             f"chooses here, {default_processes(CORES)})")
+    parser.add_argument("--workers", type=int, help="EXPLORER_WORKERS per Streamlit process (default: serve-class's)")
     parser.add_argument("--user", default=USER)
     parser.add_argument("--password", default=os.environ.get("ENTAILMENT_EXPLORER_PASSWORD"))
     parser.add_argument("--server-pid", type=int, help="root of the server's process tree (with --url)")

@@ -57,10 +57,14 @@ def render_mtmetrics_panel(pair: AnalyzedPair, *, key: str = "bleu") -> None:
                                    title="This pair against " + (profile["source"] if profile else "no reference data")),
                     width="stretch", key=f"{key}_profile")
     charts.plotly_chart(edit_sequence(wer, pair.text.tokens, pair.hypothesis.tokens), width="stretch", key=f"{key}_wer")
-    with st.expander("WER edit script as an alignment grid"):
-        charts.grid_chart(lambda: alignment_grid(wer.alignment, pair.text.tokens, pair.hypothesis.tokens,
-                                                 title="WER edit script"),
-                          len(pair.text.tokens), len(pair.hypothesis.tokens), links=wer.alignment,
-                          width="stretch", key=f"{key}_wer_grid")
+    # Drawn only once opened (a rerun): closed, it cost every run of the Pair page a grid
+    # build (about 25 ms of the process a class shares) that nobody looked at.
+    grid = st.expander("WER edit script as an alignment grid", key=f"{key}_wer_grid_open", on_change="rerun")
+    if grid.open:
+        with grid:
+            charts.grid_chart(lambda: alignment_grid(wer.alignment, pair.text.tokens, pair.hypothesis.tokens,
+                                                     title="WER edit script"),
+                              len(pair.text.tokens), len(pair.hypothesis.tokens), links=wer.alignment,
+                              width="stretch", key=f"{key}_wer_grid")
     charts.plotly_chart(bag_matching(pos, pair.text.tokens, pair.hypothesis.tokens), width="stretch", key=f"{key}_per")
     charts.plotly_chart(pos_bars(pos), width="stretch", key=f"{key}_pos_per")

@@ -154,6 +154,24 @@ def test_mtmetrics_panel_renders(uniform_nist: None) -> None:
     assert list(table["metric"])[:3] == ["WER", "PER", "BLEU1"]
 
 
+def test_mtmetrics_wer_grid_is_built_only_once_opened(uniform_nist: None) -> None:
+    """The WER grid's expander starts closed and its grid is not built (every Pair page run
+    of a class server would pay for it); opening it reruns the page with the grid."""
+    def page() -> None:
+        from components.panels.mtmetrics import render_mtmetrics_panel
+        from explorer.preprocess import analyze_pair, make_pair
+
+        render_mtmetrics_panel(analyze_pair(make_pair("Ships left the harbour at dawn.", "At dawn the ships sailed.")),
+                               key="mt")
+
+    app = AppTest.from_function(page, default_timeout=DEADLINE).run()
+    closed = app.get("plotly_chart")
+    app.session_state["mt_wer_grid_open"] = True  # what the browser sends on opening it
+    app.run()
+    assert not app.exception
+    assert len(app.get("plotly_chart")) == len(closed) + 1
+
+
 def _combined_panel() -> None:
     from components.panels.combined import render_combined_panel
     from explorer.preprocess import analyze_pair, make_pair

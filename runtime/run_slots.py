@@ -1,0 +1,63 @@
+"""At most a few page runs of one server process execute at once; the rest wait their turn.
+
+Streamlit runs each browser tab's page script on a thread of its own, and every thread of a
+process shares one interpreter lock. Twenty tabs running at once do not finish sooner than
+twenty in turn: they take turns at the lock every few milliseconds, and the switching costs
+CPU of its own (a busy class measured about twice the CPU per page run of the same runs made
+one after another). It also starves the thread that sends finished pages to the browsers. So
+a page run first takes one of :func:`limit` slots and gives it back when it ends; a run
+waiting for a slot holds no lock and costs nothing.
+
+Two or three slots, not one: a run that waits on a scoring worker (the pool) or a file
+leaves the interpreter to another, so a few runs in flight keep the process busy.
+
+``EXPLORER_PAGE_RUNS`` sets the number (0: no limit), else :data:`DEFAULT_SLOTS`.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+__all__ = ["DEFAULT_SLOTS", "SLOTS_ENV", "limit", "slot"]
+
+SLOTS_ENV = "EXPLORER_PAGE_RUNS"
+DEFAULT_SLOTS = 3
+
+_lock = threading.Lock()
+_slots: tuple[int, threading.BoundedSemaphore] | None = None
+
+
+def limit() -> int:
+    """The number of page runs that may execute at once (0: no limit)."""
+    raw = os.environ.get(SLOTS_ENV, "").strip()
+    try:
+        value = int(raw) if raw else DEFAULT_SLOTS
+    except ValueError:
+        return DEFAULT_SLOTS
+    return max(0, value)
+
+
+def _semaphore(size: int) -> threading.BoundedSemaphore:
+    global _slots
+    with _lock:
+        if _slots is None or _slots[0] != size:
+            _slots = (size, threading.BoundedSemaphore(size))
+        return _slots[1]
+
+
+@contextmanager
+def slot() -> Iterator[None]:
+    """Hold one of the process's page-run slots for the block (waits for a free one)."""
+    size = limit()
+    if size == 0:
+        yield
+        return
+    semaphore = _semaphore(size)
+    semaphore.acquire()
+    try:
+        yield
+    finally:
+        semaphore.release()
