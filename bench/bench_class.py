@@ -274,9 +274,12 @@ def report(cls: Class, sampler: UsageSampler, client_cpu: float, wall: float) ->
     lines.append("")
     for phase, start, end in cls.phases:
         rss, pss = sampler.peak(start, end)
-        lines.append(f"server, {phase}: {sampler.cores(start, end):.2f} cores on average (busiest 10 s: "
+        cores = sampler.cores(start, end)
+        actions = sum(1 for r in cls.records if r.phase == phase and r.action in STUDENT_ACTIONS)
+        per_action = f"; {cores * (end - start) / actions:.2f} core-s per student action" if actions else ""
+        lines.append(f"server, {phase}: {cores:.2f} cores on average (busiest 10 s: "
                      f"{sampler.busiest(start, end):.2f}); peak RSS {rss:,.0f} MB, peak PSS {pss:,.0f} MB "
-                     "(all its processes)")
+                     f"(all its processes){per_action}")
     if len(cls.phases) == 2:
         for action in (RTE_LINK, TYPED):
             p95 = [percentile([r.seconds for r in cls.records if r.action == action and r.phase == phase], 95)
