@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import plotly.graph_objects as go
 import streamlit as st
 
-from components import state
+from components import analysis, state
 from components.figures.alignment import MAX_GRID_CELLS
 
 if TYPE_CHECKING:
@@ -41,6 +41,15 @@ def export_config(key: str, fmt: str) -> dict[str, object]:
 def figure_format() -> str:
     chosen = state.FIGURE_FORMAT.get()
     return chosen if chosen in FORMATS else "png"
+
+
+def kept_figure(key: tuple[object, ...], build: Callable[[], go.Figure]) -> go.Figure:
+    """``build()``, kept in the server-wide LRU (:func:`components.analysis.kept`) under
+    ``key``, which must name everything the figure shows. A figure every visitor's page draws
+    alike (the Evaluate page's curves of a dataset) is then built once per server, not on each
+    visit (about a tenth of a second of the process a class shares, each time). The one
+    figure goes to every page that asks: nothing may change it after ``build``."""
+    return analysis.kept(("figure", *key), build)
 
 
 def plotly_chart(figure: go.Figure, *, key: str, **kwargs: Any) -> Any:

@@ -5,6 +5,7 @@ Pearson/Spearman instead. All figures come from :mod:`explorer.decision.measures
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING
@@ -239,15 +240,28 @@ def _oracle_line(names: Sequence[str], scores: dict[str, np.ndarray], g: np.ndar
     st.caption("**Oracle: best cutoff on this data — an upper bound, not a decision.** " + "; ".join(parts) + ".")
 
 
-def _task_section(loaded: LoadedDataset, names: Sequence[str], reports: dict[str, ClassificationReport]) -> None:
-    """Per-task accuracy as a figure and a table (RTE's IE, IR, QA, ... tasks), when the data has tasks."""
+def _digest(*arrays: np.ndarray) -> str:
+    """A short fingerprint of the arrays' values (part of a kept figure's key)."""
+    digest = hashlib.blake2b(digest_size=16)
+    for array in arrays:
+        digest.update(np.ascontiguousarray(array).tobytes())
+        digest.update(b"|")
+    return digest.hexdigest()
+
+
+def _task_section(loaded: LoadedDataset, names: Sequence[str], reports: dict[str, ClassificationReport],
+                  shown: tuple[object, ...]) -> None:
+    """Per-task accuracy as a figure and a table (RTE's IE, IR, QA, ... tasks), when the data
+    has tasks; ``shown`` names the scores and cutoffs behind it (the kept figure's key)."""
     tasks = loaded.dataset.tasks
     if not tasks:
         return
     label = {n: SCORERS[n].label for n in names}
     st.subheader("By task")
     by_task = {label[n]: {svg_plain(t): r.accuracy for t, r in reports[n].by_task.items()} for n in names}
-    charts.plotly_chart(figures.task_accuracy(by_task, title="Accuracy per task"), key="task_accuracy")
+    charts.plotly_chart(charts.kept_figure(("task_accuracy", *shown),
+                                           lambda: figures.task_accuracy(by_task, title="Accuracy per task")),
+                        key="task_accuracy")
     table = []
     for task in tasks:
         row: dict[str, object] = {"task": task, "n": reports[names[0]].by_task[task].n}
@@ -291,30 +305,35 @@ def classification_section(
     curves = {label[n]: sweep(scores[n], g) for n in names}
     cutoffs = {label[n]: reports[n].cutoff for n in names}
     axes = curve_axes(curves)
+    # What the figures show, for the server-wide copy every visitor's page draws alike.
+    shown = (loaded.key, loaded.name, dev.key if dev else None, tuple(sorted(cutoffs.items())),
+             _digest(g, *(scores[n] for n in names)), *((n, id(SCORERS[n])) for n in names))
     charts.plotly_chart(
-        figures.accuracy_curves(curves, cutoffs, title=f"{svg_plain(loaded.name)}: cutoffs {chosen_on(svg_plain)}", axes=axes,
-                                scores={label[n]: scores[n] for n in names}),
+        charts.kept_figure(("accuracy_curves", *shown), lambda: figures.accuracy_curves(
+            curves, cutoffs, title=f"{svg_plain(loaded.name)}: cutoffs {chosen_on(svg_plain)}", axes=axes,
+            scores={label[n]: scores[n] for n in names})),
         key="accuracy_curves",
     )
 
     if dev:
         with st.expander(f"Accuracy against cutoff on the development set, {plain(dev.name)}"):
             charts.plotly_chart(
-                figures.accuracy_curves(
-                    {label[n]: sweep(dev_scores[n], dev_gold) for n in names}, cutoffs,
-                    title=f"{svg_plain(dev.name)}: where each cutoff was chosen", axes=axes,
-                    scores={label[n]: dev_scores[n] for n in names},
-                ),
+                charts.kept_figure(("dev_accuracy_curves", dev.name, _digest(dev_gold, *dev_scores.values()), *shown),
+                                   lambda: figures.accuracy_curves(
+                                       {label[n]: sweep(dev_scores[n], dev_gold) for n in names}, cutoffs,
+                                       title=f"{svg_plain(dev.name)}: where each cutoff was chosen", axes=axes,
+                                       scores={label[n]: dev_scores[n] for n in names})),
                 key="dev_accuracy_curves",
             )
         transfer_section(loaded, names, scores, dev, dev_scores)
 
     st.subheader("Scores by gold label")
     charts.plotly_chart(
-        figures.score_histograms({label[n]: scores[n] for n in names}, g, cutoffs=cutoffs),
+        charts.kept_figure(("score_histograms", *shown),
+                           lambda: figures.score_histograms({label[n]: scores[n] for n in names}, g, cutoffs=cutoffs)),
         key="score_histograms",
     )
-    _task_section(loaded, names, reports)
+    _task_section(loaded, names, reports, shown)
 
 
 def transfer_section(
