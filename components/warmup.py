@@ -22,7 +22,7 @@ from components import workers
 from components.text import plain
 from explorer.preprocess import tokenize
 from explorer.scorers import SCORERS
-from runtime import warmup
+from runtime import run_slots, warmup
 
 #: A page goes on without a warm-up that takes longer than this (seconds); each method
 #: then pays its own first use.
@@ -98,7 +98,8 @@ def wait_for_warmup() -> None:
         bar.progress(status.share, text=f"Warming up the methods once for this server ({status.done} of "
                                         f"{status.total or '…'} steps{doing}, {status.seconds:.0f} s). "
                                         "After this, every page answers at once, for everyone.")
-        time.sleep(0.2)
+        with run_slots.released():  # other pages run while this one waits
+            time.sleep(0.2)
         waited += 0.2
         ready, status = _progress()
     slot.empty()

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import streamlit as st
 
 from components.text import plain
-from runtime import warmup
+from runtime import run_slots, warmup
 from runtime.pool import (
     JobStatus,
     Pool,
@@ -183,11 +183,15 @@ def _wait(ticket: Ticket[object], what: str, slot: DeltaGenerator | None, worker
     if session_id() is None:  # not a page's run: nothing to draw on, nobody to interrupt it
         ticket.wait()
         return
-    if ticket.wait(QUIET):
-        return
+    with run_slots.released():  # the job runs on a worker: another page may run meanwhile
+        if ticket.wait(QUIET):
+            return
     place = slot if slot is not None else st.empty()
     try:
-        while not ticket.wait(POLL):
+        while True:
+            with run_slots.released():
+                if ticket.wait(POLL):
+                    break
             _show(place, ticket, what, workers)
     finally:
         place.empty()

@@ -8,8 +8,11 @@ one after another). It also starves the thread that sends finished pages to the 
 a page run first takes one of :func:`limit` slots and gives it back when it ends; a run
 waiting for a slot holds no lock and costs nothing.
 
-Two or three slots, not one: a run that waits on a scoring worker (the pool) or a file
-leaves the interpreter to another, so a few runs in flight keep the process busy.
+A run that waits (for its job on a scoring worker, for the server's warm-up) gives its
+slot back for the wait (:func:`released`), so a slot is a licence to run Python, and a page
+waiting on a worker never holds up another visitor's page. Three slots rather than one:
+a run also waits in places nobody marked (a file, the store), and the interpreter then
+goes to another.
 
 ``EXPLORER_PAGE_RUNS`` sets the number (0: no limit), else :data:`DEFAULT_SLOTS`.
 """
@@ -21,13 +24,14 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["DEFAULT_SLOTS", "SLOTS_ENV", "limit", "slot"]
+__all__ = ["DEFAULT_SLOTS", "SLOTS_ENV", "limit", "released", "slot"]
 
 SLOTS_ENV = "EXPLORER_PAGE_RUNS"
 DEFAULT_SLOTS = 3
 
 _lock = threading.Lock()
 _slots: tuple[int, threading.BoundedSemaphore] | None = None
+_held = threading.local()  # .semaphore: the one this thread holds a slot of, if any
 
 
 def limit() -> int:
@@ -57,7 +61,26 @@ def slot() -> Iterator[None]:
         return
     semaphore = _semaphore(size)
     semaphore.acquire()
+    _held.semaphore = semaphore
     try:
         yield
     finally:
+        _held.semaphore = None
         semaphore.release()
+
+
+@contextmanager
+def released() -> Iterator[None]:
+    """Give this thread's slot back for the block (a wait that runs no Python) and take one
+    again after it; nothing happens on a thread that holds none."""
+    semaphore = getattr(_held, "semaphore", None)
+    if semaphore is None:
+        yield
+        return
+    _held.semaphore = None
+    semaphore.release()
+    try:
+        yield
+    finally:
+        semaphore.acquire()
+        _held.semaphore = semaphore

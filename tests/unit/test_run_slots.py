@@ -79,3 +79,39 @@ def test_a_run_that_fails_gives_its_slot_back(monkeypatch: pytest.MonkeyPatch) -
     worker.start()
     assert entered.wait(DEADLINE)
     worker.join(DEADLINE)
+
+
+def test_a_waiting_run_gives_its_slot_to_another(monkeypatch: pytest.MonkeyPatch) -> None:
+    """With one slot, a run that waits inside ``released()`` lets another run execute, and
+    takes a slot again before it goes on."""
+    monkeypatch.setenv(run_slots.SLOTS_ENV, "1")
+    other_ran, waiting = threading.Event(), threading.Event()
+    order: list[str] = []
+
+    def waiter() -> None:
+        with run_slots.slot():
+            with run_slots.released():
+                waiting.set()
+                assert other_ran.wait(DEADLINE)
+            order.append("waiter again")
+
+    def other() -> None:
+        assert waiting.wait(DEADLINE)
+        with run_slots.slot():
+            order.append("other")
+        other_ran.set()
+
+    threads = [threading.Thread(target=waiter), threading.Thread(target=other)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(DEADLINE)
+    assert order == ["other", "waiter again"]
+
+
+def test_released_outside_a_slot_does_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(run_slots.SLOTS_ENV, "1")
+    with run_slots.released():
+        pass
+    with run_slots.slot():  # the one slot is still free
+        pass
