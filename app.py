@@ -25,7 +25,7 @@ if _BOOT is not None:
 
     start_early()  # the workers warm up on another core while the modules below load
 
-from components import upload_bounds  # noqa: E402
+from components import upload_answers, upload_bounds  # noqa: E402
 from components.access import require_access  # noqa: E402  (after the progress bar: see above)
 from components.charts import format_picker  # noqa: E402
 from components.guard import guarded  # noqa: E402
@@ -79,6 +79,7 @@ def main() -> None:
     server_log.install()  # a closed tab's failed sends are not errors (once per process)
     memory_budget.check()  # over its budget, this process sheds its caches (largest first)
     upload_bounds.install()  # uploads bounded per session and server, dropped with their session
+    upload_answers.install()  # a run starting meanwhile no longer drops an answer for upload URLs
     if not require_access():
         return
     start_warmup()  # at once, on a thread: it runs while this page imports and draws
