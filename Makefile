@@ -64,17 +64,11 @@ lint: setup-dev
 # The browser tests run as their own step after the rest, and both steps always run: a
 # browser test timing out on a loaded machine does not hide the other results, nor the
 # other way round. The target fails when either step does.
-# A browser test that fails is run once more, alone (a stopgap while the made-up-uploads
-# class-server test still times out now and then: its upload URLs never come back over the
-# websocket); the step fails when the second run does.
 test: lint
 	@rest=0; browser=0; \
 	$(BIN)/python -m pytest -q --ignore=tests/e2e || rest=$$?; \
 	echo "== browser tests (tests/e2e)"; \
 	$(BIN)/python -m pytest -q tests/e2e || browser=$$?; \
-	if [ $$browser -eq 1 ]; then \
-	  echo "== browser tests that failed, once more (a stopgap: the made-up-uploads class-server test still times out now and then)"; \
-	  browser=0; $(BIN)/python -m pytest -q --last-failed --last-failed-no-failures none tests/e2e || browser=$$?; fi; \
 	if [ $$rest -ne 0 ] || [ $$browser -ne 0 ]; then \
 	  echo "make test: the suite exited $$rest, the browser tests $$browser"; exit 1; fi
 

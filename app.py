@@ -25,7 +25,7 @@ if _BOOT is not None:
 
     start_early()  # the workers warm up on another core while the modules below load
 
-from components import upload_bounds  # noqa: E402
+from components import upload_answers, upload_bounds  # noqa: E402
 from components.access import require_access  # noqa: E402  (after the progress bar: see above)
 from components.charts import format_picker  # noqa: E402
 from components.guard import guarded  # noqa: E402
@@ -80,6 +80,7 @@ def main() -> None:
     memory_budget.check()  # over its budget, this process sheds its caches (largest first)
     memory_budget.watch()  # and so it does when idle: a thread checks every 30 s (once per process)
     upload_bounds.install()  # uploads bounded per session and server, dropped with their session
+    upload_answers.install()  # a run starting meanwhile no longer drops an answer for upload URLs
     if not require_access():
         return
     start_warmup()  # at once, on a thread: it runs while this page imports and draws

@@ -19,6 +19,7 @@ def _forget_process_state() -> None:
     analysis.reset()  # kept results: the Pair page prefers one computed here to a stored score
     workers.reset()  # a pool a test started (the next test reads EXPLORER_WORKERS again)
     st.cache_data.clear()
+    st.cache_resource.clear()  # opened batch results (each a DuckDB connection) and stores
 
 
 @pytest.fixture(autouse=True)

@@ -308,10 +308,26 @@ class Session:
             raise ValueError(f"{label!r} has no option {option!r}; it has {list(widget.element.options)}")
         return WidgetState(id=widget.id, string_value=option)
 
+    async def ask_upload_urls(self, name: str, request_id: str = "") -> str:
+        """Ask for the upload URLs of a file named ``name`` (a ``file_urls_request``) without
+        waiting; returns the request's id (``request_id``, else a new one), which its
+        ``file_urls_response`` carries."""
+        request_id = request_id or uuid.uuid4().hex
+        msg = BackMsg()
+        msg.file_urls_request.request_id = request_id
+        msg.file_urls_request.file_names.append(name)
+        msg.file_urls_request.session_id = self.session_id
+        await self._send(msg)
+        return request_id
+
     async def put_file(self, name: str, data: bytes) -> tuple[HttpAnswer, Any]:
         """Send ``data`` to Streamlit's upload endpoint as the file uploader does: file URLs
         over the websocket, then a multipart PUT with the XSRF header. Returns the PUT's
-        answer and the file's URLs (``FileURLs``)."""
+        answer and the file's URLs (``FileURLs``).
+
+        Raises:
+            TimeoutError: the URLs never came (the message says why they may not).
+        """
         request_id = uuid.uuid4().hex
         urls: list[Any] = []
 
@@ -322,12 +338,13 @@ class Session:
             return True
 
         answer = self.expect(answered)
-        msg = BackMsg()
-        msg.file_urls_request.request_id = request_id
-        msg.file_urls_request.file_names.append(name)
-        msg.file_urls_request.session_id = self.session_id
-        await self._send(msg)
-        await self.wait(answer)
+        await self.ask_upload_urls(name, request_id)
+        try:
+            await self.wait(answer)
+        except TimeoutError:
+            raise TimeoutError(f"no answer to the request for the upload URLs of {name!r} within {self.timeout:.0f} s "
+                               "(Streamlit drops an answer still queued when a run starts, unless the app "
+                               "installs components.upload_answers)") from None
         if not urls:
             raise ConnectionError("the server gave no upload URL")
         body, content_type = multipart(name, data)

@@ -3,10 +3,12 @@ request, in front of Streamlit processes), served on a free port: nothing of Str
 answers without the password, an unauthenticated upload is refused before its body reaches
 Streamlit, a wrong-password flood is refused cheaply past its limit while a student signs
 in, the gate's cookie opens the websocket and a forged one does not, oversized credentials
-are refused and not kept, made-up uploads are bounded per session, the app works through
-the proxy with the password (websocket, sticky uploads over two processes, a real browser),
-every process loads its methods before a student arrives, a crashed Streamlit process is
-restarted, and SIGTERM leaves nothing running. Needs Debian's caddy package (``.ci/run`` installs it); skipped without it."""
+are refused and not kept, made-up uploads are bounded per session, every request for upload
+URLs is answered while the page reruns itself, the app works through the proxy with the
+password (websocket, sticky uploads over two processes, a real browser), every process loads
+its methods before a student arrives, a crashed Streamlit process is restarted, and SIGTERM
+leaves nothing running. Needs Debian's caddy package (``.ci/run`` installs it); skipped
+without it."""
 
 from __future__ import annotations
 
@@ -18,12 +20,14 @@ import threading
 import time
 import urllib.error
 import urllib.request
+import uuid
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 
 import psutil
 import pytest
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from serve import caddy
 from serve.gate import COOKIE, FAILURES_ALLOWED
@@ -37,7 +41,7 @@ from tests.e2e.class_server import (
     require_caddy,
     streamlit_processes,
 )
-from tests.e2e.streamlit_client import Session, basic_auth, element_kind
+from tests.e2e.streamlit_client import FINISHED, Session, basic_auth, element_kind
 
 PASSWORD = "lecture-2 password"
 #: A path of every kind Streamlit serves, and the method a client would use.
@@ -69,16 +73,34 @@ def _status(url: str, *, method: str = "GET", auth: str | None = None) -> tuple[
         return err.code, err.read()
 
 
-def test_every_process_loads_its_methods_before_the_first_student(served: ServedClass) -> None:
+def _methods_loaded(served: ServedClass) -> str:
+    """The server's output once both processes say their methods are loaded."""
     deadline = time.monotonic() + 2 * DEADLINE  # two warm-ups at once on a shared machine
     while True:
         with open(served.log, encoding="utf-8") as handle:
             log = handle.read()
         if all(f"serve-class: app {i}: every method loaded" in log for i in (1, 2)):
-            break
+            return log
         assert time.monotonic() < deadline, f"no process said its methods were loaded:\n{log}"
         time.sleep(1)
-    assert "could not load the methods" not in log
+
+
+def _quiet(apps: list[psutil.Process], *, most: int = 64 * 1024) -> None:
+    """Until the processes read less than ``most`` bytes in a second: their warm-up and an
+    earlier test's runs, which read model files and caches, are over."""
+    deadline = time.monotonic() + DEADLINE
+    before = bytes_read(apps)
+    while True:
+        time.sleep(1)
+        now = bytes_read(apps)
+        if now - before < most:
+            return
+        assert time.monotonic() < deadline, f"the Streamlit processes never stopped reading ({now - before:,} B/s)"
+        before = now
+
+
+def test_every_process_loads_its_methods_before_the_first_student(served: ServedClass) -> None:
+    assert "could not load the methods" not in _methods_loaded(served)
 
 
 def test_the_caddyfile_adapts() -> None:
@@ -114,6 +136,8 @@ def test_nothing_of_streamlit_answers_without_the_password(served: ServedClass) 
 def test_an_upload_without_the_password_never_reaches_streamlit(served: ServedClass) -> None:
     apps = streamlit_processes(served.pid)
     assert len(apps) == 2
+    _methods_loaded(served)  # the warm-up reads files: what it reads is not the upload
+    _quiet(apps)
     before = bytes_read(apps)
     answer, sent = put_without_password(served.port, UPLOAD_BYTES)
     read = bytes_read(apps) - before
@@ -241,6 +265,52 @@ def test_files_no_widget_asked_for_are_bounded_per_session(served: ServedClass) 
 
     held = asyncio.run(made_up_files())
     assert SESSION_FILES * 2**20 <= held <= SESSION_FILES * 2**20 + 64 * 1024, f"{held / 2**20:.1f} MiB held"
+
+
+def test_every_request_for_upload_urls_is_answered_while_the_page_reruns_itself(served: ServedClass) -> None:
+    """Sessions asking for upload URLs every few milliseconds from the moment they open
+    until the Pair page is drawn, through the first run's start and the page's own
+    ``st.rerun`` (its figures, in a run of their own), get every answer: Streamlit alone
+    dropped an answer still queued when a run started, and the uploader waited forever
+    (components.upload_answers). Without it a third of such sessions lost one or more."""
+
+    async def flood() -> tuple[int, set[str], set[str]]:
+        session = Session(served.url, auth=served.auth, timeout=DEADLINE)
+        answered: set[str] = set()
+        starts = [0]
+
+        def note(m: ForwardMsg) -> bool:
+            kind = m.WhichOneof("type")
+            if kind == "file_urls_response":
+                answered.add(m.file_urls_response.response_id)
+            starts[0] += kind == "new_session"
+            return False
+
+        noted = session.expect(note)
+        drawn = session.expect(lambda m: m.WhichOneof("type") == "script_finished" and m.script_finished == FINISHED)
+        await session.open()
+        asked: list[str] = []
+        deadline = time.monotonic() + DEADLINE
+        while not drawn.done() and time.monotonic() < deadline:
+            asked.append(await session.ask_upload_urls("pairs.csv"))
+            await asyncio.sleep(0.003)
+        await session.wait(drawn)
+        # Answers come in the order asked: once the last one is in, a missing one is lost.
+        last = uuid.uuid4().hex
+        final = session.expect(lambda m: m.WhichOneof("type") == "file_urls_response"
+                               and m.file_urls_response.response_id == last)
+        await session.ask_upload_urls("pairs.csv", last)
+        await session.wait(final)
+        noted.cancel()
+        await session.close()
+        return starts[0], set(asked), answered
+
+    async def sessions() -> list[tuple[int, set[str], set[str]]]:
+        return [await flood() for _ in range(3)]
+
+    for runs, asked, answered in asyncio.run(sessions()):
+        assert runs >= 2, f"{runs} run(s): the page no longer reruns itself, so this no longer tests the rerun"
+        assert len(asked - answered) == 0, f"{len(asked - answered)} of {len(asked)} requests for upload URLs never answered"
 
 
 def test_with_the_password_the_app_works_through_the_proxy(served: ServedClass) -> None:
