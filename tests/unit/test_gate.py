@@ -153,6 +153,23 @@ def test_malformed_credentials_are_failures_without_a_hash(verifier: Verifier) -
     assert gate.hashes == 0 and len(gate.failures) == 1
 
 
+def test_a_full_bucket_drains_one_try_at_a_time(verifier: Verifier) -> None:
+    """A class behind one address whose bucket one student's typos filled gets its next try
+    after window / allowed seconds, not a whole window, and then only one."""
+    gate, clock = make_gate(verifier, allowed=4)
+    for guess in range(4):
+        assert ask(gate, "10.0.0.80", authorization=basic(USER, f"typo {guess}")).status == 401
+    assert ask(gate, "10.0.0.80", authorization=basic(USER, PASSWORD)).status == 429
+    wait = int(dict(ask(gate, "10.0.0.80", authorization=basic(USER, PASSWORD)).headers)["Retry-After"])
+    assert wait <= gate.failures.window / 4 + 1
+    clock.now += gate.failures.window / 4 + 1
+    assert ask(gate, "10.0.0.80", authorization=basic(USER, PASSWORD)).status == 200  # the right one, checked
+    # A right password gives back only its own count: the earlier typos still drain in turn.
+    assert ask(gate, "10.0.0.80", authorization=basic(USER, "again")).status == 401
+    assert ask(gate, "10.0.0.80", authorization=basic(USER, "once more")).status == 429
+    assert gate.hashes == 6
+
+
 def test_the_table_of_failures_has_a_cap(verifier: Verifier) -> None:
     gate, _ = make_gate(verifier, cap=50)
     table = gate.failures
