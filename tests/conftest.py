@@ -113,9 +113,10 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         items.reverse()
 
 
-def pytest_collection_finish(session: pytest.Session) -> None:
-    """What collection imported (the libraries, every test module) is out of the garbage
-    collector's reach from here on: see :func:`pytest_runtest_teardown`."""
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    """What collecting a test file imported (libraries, the module itself) is out of the
+    garbage collector's reach from here on, so the collections while the next files are
+    imported walk only what is new (see :func:`pytest_runtest_teardown`)."""
     gc.freeze()
 
 
