@@ -70,6 +70,7 @@ def test_resources_lists_everything(capsys):
     assert "wordnet" in out and "averaged_perceptron_tagger_eng" in out
 
 
+@pytest.mark.slow  # two RTE dev sets scored twice; test_evaluate_with_dev_uses_dev_cutoff checks --dev in test-fast
 def test_rte1_dev_cross_set(capsys, shared_file):
     """Cutoff chosen on RTE1 dev and applied to RTE2 dev: mbleu beats bleu."""
     rte1 = shared_file("nltk_data", "corpora", "rte", "rte1_dev.xml")

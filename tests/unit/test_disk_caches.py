@@ -69,7 +69,8 @@ def _setup_build(env: dict[str, str], only: str) -> subprocess.CompletedProcess[
                           timeout=DEADLINE, check=False)
 
 
-def test_the_setup_build_without_nltk_data_says_one_line_and_succeeds(tmp_path: Path) -> None:
+def test_the_setup_build_without_nltk_data_says_one_line_and_succeeds(tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
     env = {"NLTK_DATA": str(tmp_path / "no-data"), "HOME": str(tmp_path), "EXPLORER_CACHE_DIR": str(tmp_path / "c")}
     done = _setup_build(env, "Brown idf,PPDB")
     assert done.returncode == 0
@@ -77,7 +78,9 @@ def test_the_setup_build_without_nltk_data_says_one_line_and_succeeds(tmp_path: 
         "disk caches: nothing to build without NLTK data 'brown' (Brown idf); 'mwa_ppdb' (PPDB): "
         "`make resources` fetches it."]
     assert "Traceback" not in done.stderr
-    assert _setup_build(env, "Brown idf,Nope").returncode == 2  # a wrong name is the caller's error
+    # A wrong name is the caller's error (in this process: the names are checked before any work).
+    assert disk_caches.cli(["--build", "--only", "Brown idf,Nope"]) == 2
+    assert capsys.readouterr().err.startswith("error: no disk cache named Nope (known: ")
 
 
 @pytest.mark.slow

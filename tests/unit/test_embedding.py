@@ -185,14 +185,14 @@ def test_the_caches_are_bounded_in_bytes_not_words(monkeypatch: pytest.MonkeyPat
 
     from explorer.lexical import embedding
 
-    budget = 2 * 2**20
+    budget = 2**20  # 60 long words hold about 7 MB in unbounded caches, well past both checks below
     monkeypatch.setattr(embedding, "MAX_CACHED_ID_BYTES", budget, raising=False)
     monkeypatch.setattr(embedding, "MAX_CACHED_VECTOR_BYTES", budget, raising=False)
     table = StaticEmbeddings()
     table.similarity(["warm"], ["up"])  # the table and tokenizer load outside the measurement
     rng = random.Random(3)
     letters = "qxzjkvwy"
-    long_words = ["".join(rng.choice(letters) for _ in range(4000)) for _ in range(120)]
+    long_words = ["".join(rng.choice(letters) for _ in range(4000)) for _ in range(60)]
     tracemalloc.start()
     before = tracemalloc.get_traced_memory()[0]
     for k in range(0, len(long_words), 2):

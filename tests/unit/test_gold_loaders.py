@@ -175,6 +175,7 @@ def test_malformed_edinburgh_records(records: str, message: str) -> None:
 
 # -- the shared corpora ------------------------------------------------------------------------
 
+@pytest.mark.slow  # the 800 RTE2 dev problems; test_majority_merge checks the merge in test-fast
 def test_shared_msr_files_merge_like_the_released_merge(shared_file: Callable[..., Path]) -> None:
     paths = [shared_file("data", "msr_align", f"RTE2_dev_{x}.align.txt") for x in "ABC"]
     released = {p.id: p for p in load(shared_file("data", "msr_align", "RTE2_dev_M.align.txt")).pairs}

@@ -14,7 +14,18 @@ from tests.deadline import DEADLINE
 
 
 @pytest.fixture
-def two_caches(monkeypatch: pytest.MonkeyPatch) -> tuple[SizedLRU[str, bytes], SizedLRU[str, bytes]]:
+def trims(monkeypatch: pytest.MonkeyPatch) -> list[None]:
+    """Each trim after a clear, counted instead of run: a trim is a full garbage collection
+    over this whole test process (about half a second once the suite's tables are loaded),
+    and what it gives back is checked in a real process by
+    ``test_a_real_process_over_budget_gives_the_memory_back``."""
+    done: list[None] = []
+    monkeypatch.setattr(memory_budget, "_trim", lambda: done.append(None))
+    return done
+
+
+@pytest.fixture
+def two_caches(monkeypatch: pytest.MonkeyPatch, trims: list[None]) -> tuple[SizedLRU[str, bytes], SizedLRU[str, bytes]]:
     monkeypatch.setattr(memory_budget, "_REGISTERED", {})
     # Only these two: the library's memoised functions hold whatever earlier tests left.
     monkeypatch.setattr(memory_budget, "caches", lambda: list(memory_budget._REGISTERED.values()))
@@ -48,13 +59,15 @@ def test_over_budget_the_largest_cache_goes_first_and_only_as_many_as_needed(
     assert len(lines) == 1 and "over its 0 MB budget; shed big" in lines[0]
 
 
-def test_still_over_budget_every_cache_goes(two_caches: tuple[SizedLRU[str, bytes], SizedLRU[str, bytes]]) -> None:
+def test_still_over_budget_every_cache_goes(two_caches: tuple[SizedLRU[str, bytes], SizedLRU[str, bytes]],
+                                           trims: list[None]) -> None:
     big, small = two_caches
     shed = memory_budget.shed(1000, resident=lambda: 5000)
     assert [n for n, _ in shed] == ["big", "small"] and len(big) == len(small) == 0
+    assert len(trims) == 2  # the memory each clear freed is handed back before the next measurement
 
 
-def test_the_library_caches_are_found_and_cleared(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_library_caches_are_found_and_cleared(monkeypatch: pytest.MonkeyPatch, trims: list[None]) -> None:
     from explorer.lexical.strings import levenshtein
 
     monkeypatch.setattr(memory_budget, "_REGISTERED", {})
@@ -63,8 +76,9 @@ def test_the_library_caches_are_found_and_cleared(monkeypatch: pytest.MonkeyPatc
         levenshtein(f"harbour{i}", "harbor")
     found = {c.name: c for c in memory_budget.caches()}
     assert found["explorer.lexical.strings.levenshtein"].size() == 50 * 250
-    memory_budget.shed(1, resident=lambda: 2)
+    shed = memory_budget.shed(1, resident=lambda: 2)
     assert levenshtein.cache_info().currsize == 0
+    assert len(trims) == len(shed) and "explorer.lexical.strings.levenshtein" in dict(shed)  # a trim after each clear
 
 
 def test_the_budget_comes_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:

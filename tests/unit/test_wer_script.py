@@ -88,6 +88,7 @@ def test_tokens_are_compared_exactly_not_by_hash() -> None:
     assert [e.kind for e in edit_script(["x"] * 3, ["x"] * 3)] == [EditKind.EQ] * 3
 
 
+@pytest.mark.slow  # whole corpora; the generated and the long, lopsided pairs above check the same in test-fast
 @pytest.mark.parametrize("name", ["rte1_dev.xml", "rte2_dev.xml", "rte3_dev.xml"])
 def test_every_rte_dev_pair(name: str, shared_file) -> None:  # type: ignore[no-untyped-def]
     from explorer.datasets import load
