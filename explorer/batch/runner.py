@@ -42,7 +42,10 @@ from explorer.batch.folder import LOCK, damage, storage_error, writing
 from explorer.batch.schema import (
     CHUNK_DIR,
     CHUNK_GLOB,
+    DEFAULT_CHUNK_SIZE,
     MANIFEST,
+    MAX_CHUNK_SIZE,
+    MIN_CHUNK_SIZE,
     PHENOMENON_PREFIX,
     BatchError,
     Manifest,
@@ -68,10 +71,6 @@ from explorer.datasets import Dataset
 from explorer.limits import current as current_limits
 from explorer.pairs import Pair
 
-DEFAULT_CHUNK_SIZE = 2000
-#: Chunk sizes outside these bounds are refused (too small: scheduling overhead per
-#: pair; too large: a kill loses too much and a chunk's table must fit a worker).
-MIN_CHUNK_SIZE, MAX_CHUNK_SIZE = 1, 100_000
 #: Chunks kept in flight per worker thread.
 IN_FLIGHT_PER_THREAD = 2
 #: A local scheduler without the dashboard, its HTTP endpoint (health checks) on a free

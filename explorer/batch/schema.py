@@ -42,12 +42,18 @@ import pyarrow as pa
 from explorer.errors import ExplorerError
 
 __all__ = [
-    "CHUNK_DIR", "CHUNK_GLOB", "FORMAT_VERSION", "MANIFEST", "PAIR_COLUMNS", "BatchError", "Manifest", "arrow_schema",
+    "CHUNK_DIR", "DEFAULT_CHUNK_SIZE", "MAX_CHUNK_SIZE", "MIN_CHUNK_SIZE", "CHUNK_GLOB", "FORMAT_VERSION", "MANIFEST", "PAIR_COLUMNS", "BatchError", "Manifest", "arrow_schema",
     "breakdown", "breakdown_column", "chunk_index", "chunk_name", "error_column", "finished_chunks", "read_manifest",
     "scorer_columns", "write_manifest",
 ]
 
 MANIFEST = "batch.json"
+#: Pairs per chunk unless told (here, not in the runner, so the command line's options need
+#: no Dask to be imported).
+DEFAULT_CHUNK_SIZE = 2000
+#: Chunk sizes outside these bounds are refused (too small: scheduling overhead per
+#: pair; too large: a kill loses too much and a chunk's table must fit a worker).
+MIN_CHUNK_SIZE, MAX_CHUNK_SIZE = 1, 100_000
 CHUNK_DIR = "chunks"
 CHUNK_GLOB = "chunk-*.parquet"
 #: 2: the ``ph_`` phenomena columns and the manifest's ``phenomena``.

@@ -66,7 +66,7 @@ COMMANDS: Registry[CommandInfo] = Registry("command", [
     CommandInfo("align-eval", "evaluate an aligner against gold alignments (P/R/F1, exact match)", "explorer.cli.align"),
     CommandInfo("train", "train a method's model on gold data (e.g. MANLI weights on gold alignments)", "explorer.cli.train"),
     CommandInfo("batch", "score a whole corpus on Dask into resumable Parquet chunks", "explorer.cli.batch"),
-    CommandInfo("slices", "each scorer's accuracy on groups of pairs (slices), with 95% intervals against the "
+    CommandInfo("slices", "each scorer's accuracy on groups of pairs (slices), with 95%% intervals against the "
                 "whole set", "explorer.cli.slices"),
     CommandInfo("rewrite", "what-if rewrites: rewrite every pair (of a slice) by a rule and count the verdicts "
                 "each scorer flips", "explorer.cli.rewrite"),

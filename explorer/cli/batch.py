@@ -7,11 +7,14 @@ import argparse
 import sys
 import time
 from dataclasses import asdict, dataclass
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from explorer.api import shown
-from explorer.batch.runner import DEFAULT_CHUNK_SIZE, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE, Progress
+from explorer.batch.schema import DEFAULT_CHUNK_SIZE, MAX_CHUNK_SIZE, MIN_CHUNK_SIZE
 from explorer.cli.output import UsageError, emit, fail, int_in
+
+if TYPE_CHECKING:  # Dask only when a batch runs, not when the command line starts
+    from explorer.batch.runner import Progress
 
 #: Scorers named by ``--scorer fast``: those the Pair page runs on every keystroke.
 FAST = "fast"

@@ -16,11 +16,14 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from explorer.api import fixed, shown
 from explorer.decision.cutoffs import CutoffChoice
-from explorer.groups.frame import GroupFrame
 from explorer.groups.language import SliceError, compile_pandas
+
+if TYPE_CHECKING:  # pandas only when a frame is built, not when the CLI starts
+    from explorer.groups.frame import GroupFrame
 
 #: The z of a two-sided 95% interval.
 Z95 = 1.959963984540054
