@@ -321,6 +321,7 @@ def run_batch(
     progress: Callable[[Progress], None] | None = None,
     max_chunks: int | None = None,
     chunk_done: Callable[[ChunkDone], None] | None = None,
+    phenomena: Sequence[str] | None = None,
 ) -> BatchSummary:
     """Score ``data`` with ``scorers`` into the batch folder ``out`` (resuming it).
 
@@ -333,6 +334,9 @@ def run_batch(
         max_chunks: stop after scoring this many chunks (for tests and benchmarks of
             resuming); the folder is left resumable.
         chunk_done: called with each finished chunk's summary (timings, for benchmarks).
+        phenomena: the phenomena each chunk carries as ``ph_`` columns (None: every fast
+            one, about a fifth of a batch of fast scorers' CPU; ``[]``: none); a resumed
+            batch keeps its own.
 
     Raises:
         BatchError: for a folder holding another batch or written by another run, a bad
@@ -348,7 +352,8 @@ def run_batch(
         if not writable:
             return _read_only(data, scorers, directory, chunk_size=chunk_size)
         return _run_locked(data, scorers, directory, chunk_size=chunk_size, scheduler=scheduler, workers=workers,
-                           client=client, progress=progress, max_chunks=max_chunks, chunk_done=chunk_done)
+                           client=client, progress=progress, max_chunks=max_chunks, chunk_done=chunk_done,
+                           phenomena=phenomena)
 
 
 def _read_only(data: Dataset | FileSource, scorers: Sequence[str], directory: Path, *,
@@ -378,11 +383,12 @@ def _read_only(data: Dataset | FileSource, scorers: Sequence[str], directory: Pa
 def _run_locked(data: Dataset | FileSource, scorers: Sequence[str], directory: Path, *, chunk_size: int,
                 scheduler: str | None, workers: int | None, client: Any,
                 progress: Callable[[Progress], None] | None, max_chunks: int | None,
-                chunk_done: Callable[[ChunkDone], None] | None) -> BatchSummary:
+                chunk_done: Callable[[ChunkDone], None] | None,
+                phenomena: Sequence[str] | None = None) -> BatchSummary:
     """:func:`run_batch` with the folder's lock held."""
     from distributed import as_completed
 
-    manifest = prepare(data, scorers, directory, chunk_size=chunk_size)
+    manifest = prepare(data, scorers, directory, chunk_size=chunk_size, phenomena=phenomena)
     _remove_stale_temporaries(directory / CHUNK_DIR)
     redone: list[tuple[str, str]] = []
     todo = _todo(directory, manifest, redone)

@@ -110,3 +110,24 @@ def test_every_fast_phenomenon_has_a_column_type() -> None:
     schema = arrow_schema(SCORERS, FAST)
     assert all(phenomenon_column(n) in schema.names for n in FAST)
     assert all(not PHENOMENA[n].slow for n in FAST)
+
+
+@pytest.mark.parametrize(("flag", "phenomena"), [([], None), (["--no-phenomena"], [])])
+def test_the_batch_command_leaves_the_phenomena_out_when_told(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                              flag: list[str], phenomena: list[str] | None) -> None:
+    """``batch --no-phenomena`` asks the runner for no ``ph_`` columns; without it, every fast one."""
+    import explorer.batch.runner as runner
+    from explorer.batch.schema import BatchError
+    from explorer.cli import main
+
+    asked: dict[str, object] = {}
+
+    def stop_before_scoring(data: object, scorers: object, out: object, **options: object) -> None:
+        asked.update(options)
+        raise BatchError("stopped before scoring")
+
+    monkeypatch.setattr(runner, "run_batch", stop_before_scoring)
+    data = tmp_path / "pairs.csv"
+    data.write_text("id,text,hypothesis,label\n" + "".join(f"{p.id},{p.text},{p.hypothesis},{p.label}\n" for p in PAIRS))
+    assert main(["batch", str(data), "--scorer", "per", "--out", str(tmp_path / "out"), "--no-register", *flag]) == 2
+    assert asked["phenomena"] == phenomena
