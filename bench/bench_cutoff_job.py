@@ -37,12 +37,12 @@ def _status(pid: int) -> dict[str, int]:
     return found
 
 
-def main() -> None:
+def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("data")
     parser.add_argument("--scorer", default="all")
     parser.add_argument("--no-limits", action="store_true", help="the job as it ran before its limits")
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
     folder = tempfile.mkdtemp(prefix="cutoff-job-bench-")
     os.environ["EXPLORER_CUTOFF_CACHE"] = folder
     limits = None if args.no_limits else cutoff_jobs.job_limits()
