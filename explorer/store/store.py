@@ -43,14 +43,15 @@ class Store(CounterfactualStore, SavedSlices):
     """
 
     # ------------------------------------------------------------------ datasets
-    def add_dataset(self, dataset: StoredDataset) -> int:
+    def add_dataset(self, dataset: StoredDataset, fingerprint: str | None = None) -> int:
         """Store a dataset (a loaded :class:`~explorer.datasets.Dataset`, or a batch result's
         pairs read back) idempotently; its id. A dataset with the same content as one already
-        stored maps to that one."""
-        fingerprint = dataset_fingerprint(dataset.name, dataset.pairs)
-        rows = self._read("SELECT id FROM datasets WHERE fingerprint = ?", (fingerprint,))
-        if rows:
-            return int(rows[0][0])
+        stored maps to that one. ``fingerprint``: its :func:`dataset_fingerprint`, when the
+        caller has it (a pass over every pair otherwise)."""
+        fingerprint = fingerprint or dataset_fingerprint(dataset.name, dataset.pairs)
+        found = self.find_dataset(fingerprint)
+        if found is not None:
+            return found
         ids = [p.id for p in dataset.pairs]
         if len(set(ids)) != len(ids):
             raise StoreError(f"dataset {dataset.name}: pair ids are not unique")
@@ -74,6 +75,12 @@ class Store(CounterfactualStore, SavedSlices):
             return dataset_id
 
         return self._write(insert)
+
+    def find_dataset(self, fingerprint: str) -> int | None:
+        """The id of the stored dataset with this :func:`dataset_fingerprint`, if any
+        (nothing is stored)."""
+        rows = self._read("SELECT id FROM datasets WHERE fingerprint = ?", (fingerprint,))
+        return int(rows[0][0]) if rows else None
 
     def datasets(self) -> list[DatasetRecord]:
         rows = self._read("SELECT * FROM datasets ORDER BY id")
