@@ -53,9 +53,11 @@ def _dataset_id(loaded: LoadedDataset, *, register: bool) -> int | None:
     cached = ids.get(loaded.key)
     if cached is not None and cached[0] == path and (loaded.origin != UPLOAD_ORIGIN or _still_stored(loaded, cached[1])):
         return cached[1]
-    fingerprint = _fingerprint(loaded)
     store = get_store()
-    dataset_id = store.add_dataset(loaded.dataset, fingerprint) if register else store.find_dataset(fingerprint)
+    if register:
+        dataset_id: int | None = store.add_dataset(loaded.dataset, _fingerprint(loaded))
+    else:
+        dataset_id = store.find_dataset(loaded.name, len(loaded.dataset), lambda: _fingerprint(loaded))
     if dataset_id is not None:
         note_stored_upload(loaded, path, dataset_id)  # an upload's pairs leave the store with it, unless annotated
         ids[loaded.key] = (path, dataset_id)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from explorer.alignment import Alignment
@@ -49,9 +49,9 @@ class Store(CounterfactualStore, SavedSlices):
         stored maps to that one. ``fingerprint``: its :func:`dataset_fingerprint`, when the
         caller has it (a pass over every pair otherwise)."""
         fingerprint = fingerprint or dataset_fingerprint(dataset.name, dataset.pairs)
-        found = self.find_dataset(fingerprint)
-        if found is not None:
-            return found
+        rows = self._read("SELECT id FROM datasets WHERE fingerprint = ?", (fingerprint,))
+        if rows:
+            return int(rows[0][0])
         ids = [p.id for p in dataset.pairs]
         if len(set(ids)) != len(ids):
             raise StoreError(f"dataset {dataset.name}: pair ids are not unique")
@@ -76,10 +76,13 @@ class Store(CounterfactualStore, SavedSlices):
 
         return self._write(insert)
 
-    def find_dataset(self, fingerprint: str) -> int | None:
-        """The id of the stored dataset with this :func:`dataset_fingerprint`, if any
-        (nothing is stored)."""
-        rows = self._read("SELECT id FROM datasets WHERE fingerprint = ?", (fingerprint,))
+    def find_dataset(self, name: str, n_pairs: int, fingerprint: Callable[[], str]) -> int | None:
+        """The id of the stored dataset with this name, number of pairs and
+        :func:`dataset_fingerprint`, if any (nothing is stored). ``fingerprint`` (a pass
+        over every pair) is called only when a stored dataset has that name and size."""
+        if not self._read("SELECT 1 FROM datasets WHERE name = ? AND n_pairs = ? LIMIT 1", (name, n_pairs)):
+            return None
+        rows = self._read("SELECT id FROM datasets WHERE fingerprint = ?", (fingerprint(),))
         return int(rows[0][0]) if rows else None
 
     def datasets(self) -> list[DatasetRecord]:
