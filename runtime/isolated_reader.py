@@ -171,24 +171,36 @@ def _run_child(data: bytes, name: str, limits: ReadLimits, admit: Callable[[int]
     start = time.perf_counter()
     with _as_file(data) as source:
         # stderr: the server's log. Past the wall-clock limit the child is killed and reaped.
-        child = Child.module("runtime.isolated_reader", request, stdin=source, stdout=subprocess.PIPE)
+        child = Child.module("runtime.isolated_reader", request, stdin=source or subprocess.PIPE,
+                             stdout=subprocess.PIPE)
         try:
-            out, _ = child.communicate(timeout=limits.seconds)
+            out, _ = child.communicate(None if source else data, timeout=limits.seconds)
         except subprocess.TimeoutExpired:
             raise _too_slow(name, limits) from None
     return _result(out, child.popen.returncode, name, limits, time.perf_counter() - start, admit)
 
 
 @contextlib.contextmanager
-def _as_file(data: bytes) -> Iterator[IO[bytes]]:
+def _as_file(data: bytes) -> Iterator[IO[bytes] | None]:
     """``data`` in an unnamed temporary file, at its start: the child's stdin. Written in
     one call (through a pipe, 100 MB took 30,000 writes of 4 kB, each a switch between the
-    two processes); on disk, so the server's memory does not hold a second copy."""
-    with tempfile.TemporaryFile() as handle:
+    two processes); on disk, so the server's memory does not hold a second copy. None when
+    the disk refuses it (full, read-only): the pipe then."""
+    handle: IO[bytes] | None = None
+    try:
+        handle = tempfile.TemporaryFile()  # noqa: SIM115
         handle.write(data)
         handle.flush()
         handle.seek(0)
+    except OSError:
+        if handle is not None:
+            handle.close()
+        handle = None
+    try:
         yield handle
+    finally:
+        if handle is not None:
+            handle.close()
 
 
 def _too_slow(name: str, limits: ReadLimits) -> ReadLimitError:
