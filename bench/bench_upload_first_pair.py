@@ -75,6 +75,9 @@ def main(argv: list[str] | None = None) -> None:
     os.environ.setdefault("EXPLORER_WORKERS", "0")  # AppTest: jobs in the page's thread
     with tempfile.TemporaryDirectory(prefix="bench-uploads-") as kept:
         os.environ.setdefault("EXPLORER_UPLOADS_DIR", kept)  # the kept uploads: not the user cache
+        # A fresh store: each upload is new to it, as a student's file is (and the user's
+        # store does not keep the benchmark's pairs).
+        os.environ.setdefault("ENTAILMENT_EXPLORER_STORE", str(Path(kept) / "store.sqlite3"))
         rng = random.Random(11)
         first_pair(csv(20, rng), "warm.csv", "text/csv", args.timeout)  # the app's imports are not the upload's
         for fmt in args.formats:

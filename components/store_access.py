@@ -35,14 +35,32 @@ def get_store() -> Store:
 
 def store_dataset_id(loaded: LoadedDataset) -> int:
     """The current dataset's id in the store, registering it on first use."""
+    dataset_id = _dataset_id(loaded, register=True)
+    assert dataset_id is not None  # registered
+    return dataset_id
+
+
+def known_dataset_id(loaded: LoadedDataset) -> int | None:
+    """The current dataset's id in the store when it is there already, else None: nothing
+    is registered (a dataset nobody has annotated has no tags to show, and registering an
+    upload's 100,000 pairs before its first page was shown took a second)."""
+    return _dataset_id(loaded, register=False)
+
+
+def _dataset_id(loaded: LoadedDataset, *, register: bool) -> int | None:
     ids = state.STORE_DATASET_IDS.setdefault(dict)
     path = str(default_path())
     cached = ids.get(loaded.key)
     if cached is not None and cached[0] == path and (loaded.origin != UPLOAD_ORIGIN or _still_stored(loaded, cached[1])):
         return cached[1]
-    dataset_id = get_store().add_dataset(loaded.dataset)
-    note_stored_upload(loaded, path, dataset_id)  # an upload's pairs leave the store with it, unless annotated
-    ids[loaded.key] = (path, dataset_id)
+    store = get_store()
+    if register:
+        dataset_id: int | None = store.add_dataset(loaded.dataset, _fingerprint(loaded))
+    else:
+        dataset_id = store.find_dataset(loaded.name, len(loaded.dataset), lambda: _fingerprint(loaded))
+    if dataset_id is not None:
+        note_stored_upload(loaded, path, dataset_id)  # an upload's pairs leave the store with it, unless annotated
+        ids[loaded.key] = (path, dataset_id)
     return dataset_id
 
 
@@ -50,22 +68,31 @@ def store_dataset_id(loaded: LoadedDataset) -> int:
 _FINGERPRINTS: dict[tuple[str, str], str] = {}
 
 
+def _fingerprint(loaded: LoadedDataset) -> str:
+    """The dataset's :func:`~explorer.store.dataset_fingerprint` (a pass over every pair);
+    an upload's is kept for the process (its key is its file's content hash)."""
+    from explorer.store import dataset_fingerprint
+
+    mark = (loaded.key, loaded.name)
+    found = _FINGERPRINTS.get(mark) if loaded.origin == UPLOAD_ORIGIN else None
+    if found is None:
+        found = dataset_fingerprint(loaded.name, loaded.dataset.pairs)
+        if loaded.origin == UPLOAD_ORIGIN:
+            if len(_FINGERPRINTS) >= 256:
+                _FINGERPRINTS.clear()
+            _FINGERPRINTS[mark] = found
+    return found
+
+
 def _still_stored(loaded: LoadedDataset, dataset_id: int) -> bool:
     """Whether an upload's store dataset is still the one this session registered: its
     pairs leave the store when the server drops the upload, and SQLite may then give the
     id to the next dataset stored."""
-    from explorer.store import dataset_fingerprint
-
     try:
         record = get_store().dataset(dataset_id)
     except StoreError:
         return False
-    mark = (loaded.key, loaded.name)
-    if mark not in _FINGERPRINTS:
-        if len(_FINGERPRINTS) >= 256:
-            _FINGERPRINTS.clear()
-        _FINGERPRINTS[mark] = dataset_fingerprint(loaded.name, loaded.dataset.pairs)
-    return record.fingerprint == _FINGERPRINTS[mark]
+    return record.fingerprint == _fingerprint(loaded)
 
 
 def _default_author() -> str:

@@ -9,16 +9,18 @@ import pandas as pd
 import streamlit as st
 
 from components.data import LoadedDataset
-from components.store_access import author_caption, get_store, store_dataset_id
+from components.store_access import author_caption, get_store, known_dataset_id, store_dataset_id
 from components.text import count
 from explorer.store import StoreError
 
 
 def with_tags(loaded: LoadedDataset, table: pd.DataFrame) -> pd.DataFrame:
     """``table`` (one row per pair, an ``id`` column) with a ``tags`` column from the store
-    (unchanged when the store cannot be opened)."""
+    (unchanged when the store cannot be opened). A dataset not in the store has no tags
+    yet: it is not registered for them (tagging registers it)."""
     try:
-        tags = get_store().tags_by_pair(store_dataset_id(loaded))
+        dataset_id = known_dataset_id(loaded)
+        tags = get_store().tags_by_pair(dataset_id) if dataset_id is not None else {}
     except StoreError:
         return table
     return table.assign(tags=[", ".join(tags.get(pair_id, ())) for pair_id in table["id"]])
@@ -31,7 +33,6 @@ def render_bulk_tagging(loaded: LoadedDataset, pair_ids: Sequence[str], *, key: 
         return
     try:
         store = get_store()
-        dataset_id = store_dataset_id(loaded)
         taxonomy = [t.name for t in store.tags()]
     except StoreError as error:
         st.warning(f"Bulk tagging is unavailable: {error}")
@@ -50,11 +51,12 @@ def render_bulk_tagging(loaded: LoadedDataset, pair_ids: Sequence[str], *, key: 
             st.warning("Nothing was tagged: type your name in the sidebar's *Annotator* box first.")
             return
         try:
-            if add:
-                n = store.tag_pairs(dataset_id, list(pair_ids), tags, author=who)
+            if add:  # the dataset is registered in the store when first tagged
+                n = store.tag_pairs(store_dataset_id(loaded), list(pair_ids), tags, author=who)
                 st.success(f"Added {count(n, 'tag')} to {count(len(pair_ids), 'pair')}.")
             elif remove:
-                n = store.untag_pairs(dataset_id, list(pair_ids), tags)
+                dataset_id = known_dataset_id(loaded)
+                n = store.untag_pairs(dataset_id, list(pair_ids), tags) if dataset_id is not None else 0
                 st.success(f"Removed {count(n, 'tag')}.")
         except StoreError as error:
             st.error(f"Nothing was saved: {error}")

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from explorer.alignment import Alignment
@@ -43,11 +43,12 @@ class Store(CounterfactualStore, SavedSlices):
     """
 
     # ------------------------------------------------------------------ datasets
-    def add_dataset(self, dataset: StoredDataset) -> int:
+    def add_dataset(self, dataset: StoredDataset, fingerprint: str | None = None) -> int:
         """Store a dataset (a loaded :class:`~explorer.datasets.Dataset`, or a batch result's
         pairs read back) idempotently; its id. A dataset with the same content as one already
-        stored maps to that one."""
-        fingerprint = dataset_fingerprint(dataset.name, dataset.pairs)
+        stored maps to that one. ``fingerprint``: its :func:`dataset_fingerprint`, when the
+        caller has it (a pass over every pair otherwise)."""
+        fingerprint = fingerprint or dataset_fingerprint(dataset.name, dataset.pairs)
         rows = self._read("SELECT id FROM datasets WHERE fingerprint = ?", (fingerprint,))
         if rows:
             return int(rows[0][0])
@@ -74,6 +75,15 @@ class Store(CounterfactualStore, SavedSlices):
             return dataset_id
 
         return self._write(insert)
+
+    def find_dataset(self, name: str, n_pairs: int, fingerprint: Callable[[], str]) -> int | None:
+        """The id of the stored dataset with this name, number of pairs and
+        :func:`dataset_fingerprint`, if any (nothing is stored). ``fingerprint`` (a pass
+        over every pair) is called only when a stored dataset has that name and size."""
+        if not self._read("SELECT 1 FROM datasets WHERE name = ? AND n_pairs = ? LIMIT 1", (name, n_pairs)):
+            return None
+        rows = self._read("SELECT id FROM datasets WHERE fingerprint = ?", (fingerprint(),))
+        return int(rows[0][0]) if rows else None
 
     def datasets(self) -> list[DatasetRecord]:
         rows = self._read("SELECT * FROM datasets ORDER BY id")

@@ -104,6 +104,25 @@ def test_a_session_never_annotates_a_dataset_that_took_its_uploads_store_id(
     assert not store_access._still_stored(mine, first)  # so the session registers its upload again
 
 
+def test_showing_an_upload_stores_none_of_its_pairs_until_one_is_tagged(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from components import store_access
+    from explorer.store import ENV_VAR
+
+    monkeypatch.setenv("EXPLORER_UPLOADS_DIR", str(tmp_path / "uploads"))
+    monkeypatch.setenv(ENV_VAR, str(tmp_path / "store.sqlite3"))
+    at = dataset_page()
+    at.file_uploader(key="dataset_upload").set_value(("shown.tsv", sts(4, salt="shown"), "text/plain")).run()
+    assert not at.exception and list(at.dataframe[0].value["tags"]) == ["", "", "", ""]
+    store = store_access.get_store()
+    assert "shown.tsv" not in {d.name for d in store.datasets()}  # shown with its (empty) tag column, not stored
+    loaded = at.session_state[state.DATASET.key]
+    store.tag_pairs(store_access.store_dataset_id(loaded), ["2"], ["negation"], author="ann")
+    at.run()
+    assert "shown.tsv" in {d.name for d in store.datasets()}
+    assert list(at.dataframe[0].value["tags"]) == ["", "negation", "", ""]  # ids 1-4
+
+
 def test_an_upload_is_never_parsed_in_the_server(monkeypatch: pytest.MonkeyPatch) -> None:
     def in_server(*args: object, **kwargs: object) -> None:
         raise AssertionError("parsed in the server process")

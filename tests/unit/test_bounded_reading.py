@@ -174,3 +174,15 @@ def test_the_head_is_cut_at_a_line_end_or_before_a_split_character() -> None:
     lines = b'{"text": "t", "hypothesis": "h"}\n' * (HEAD_BYTES // 20)
     assert cut_head(lines).endswith(b"\n") and len(cut_head(lines)) <= HEAD_BYTES
     assert cut_head(b"short") == b"short"
+
+
+def test_a_disk_that_refuses_the_temporary_file_sends_the_upload_through_the_pipe(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import tempfile
+
+    def full(*args: object, **kwargs: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(tempfile, "TemporaryFile", full)
+    result = read_bounded(sts(30), "pairs.tsv", LIMITS)
+    assert len(result.dataset) == 30 and result.dataset.pairs[0].text

@@ -335,3 +335,14 @@ def test_a_tsv_without_its_header_line_loses_no_row(fmt, header, row):
     blank_first = load_bytes(f"\n{row}\n{second}\n".encode(), "x.tsv", fmt=fmt)
     assert len(with_header) == len(without) == len(blank_first) == 2
     assert with_header.pairs == without.pairs == blank_first.pairs
+
+
+@pytest.mark.parametrize("data, lines", [(b"", 1), (b"a", 1), (b"a\n", 1), (b"a\nb", 2), (b"a\r\nb\r\n", 2),
+                                         (b"a\rb\r", 2), (b"a\rb\nc\r\n", 3)])
+def test_the_line_bound_counts_no_line_after_a_final_line_end(data, lines):
+    from explorer.datasets.counting import line_bound, records_over
+
+    assert line_bound(data) == lines
+    exactly = b'{"text": "A dog runs.", "hypothesis": "A dog moves."}\n' * 50  # at the limit: within it
+    assert line_bound(exactly) == 50 and records_over(exactly, "x.jsonl", 50) is None
+    assert records_over(exactly + exactly[:30], "x.jsonl", 50) == 51  # a last line without its end

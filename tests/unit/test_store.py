@@ -26,6 +26,7 @@ from explorer.store import (
     StoreError,
     alignment_from_dict,
     alignment_to_dict,
+    dataset_fingerprint,
     default_path,
 )
 from explorer.store.crosstab import ALL_PAIRS, annotated_pairs, crosstab
@@ -156,6 +157,22 @@ def test_adding_the_same_dataset_twice_gives_one_record(store: Store) -> None:
     assert store.count("pairs") == 6
     edited = Dataset(FIXTURE.name, "csv", FIXTURE.pairs[:5])
     assert store.add_dataset(edited) != first
+
+
+def test_find_dataset_stores_nothing_and_hashes_only_a_same_sized_namesake(store: Store) -> None:
+    hashed: list[str] = []
+
+    def fingerprint(dataset: Dataset) -> str:
+        hashed.append(dataset.name)
+        return dataset_fingerprint(dataset.name, dataset.pairs)
+
+    assert store.find_dataset(FIXTURE.name, len(FIXTURE), lambda: fingerprint(FIXTURE)) is None
+    assert hashed == [] and store.count("datasets") == 0  # nothing stored under that name: no pass over the pairs
+    first = store.add_dataset(FIXTURE, dataset_fingerprint(FIXTURE.name, FIXTURE.pairs))
+    assert store.find_dataset(FIXTURE.name, len(FIXTURE), lambda: fingerprint(FIXTURE)) == first
+    edited = Dataset(FIXTURE.name, "csv", FIXTURE.pairs[:5] + (Pair("7", "A new text.", "New."),))
+    assert store.find_dataset(edited.name, len(edited), lambda: fingerprint(edited)) is None
+    assert hashed == [FIXTURE.name, FIXTURE.name] and store.count("datasets") == 1
 
 
 def test_duplicate_pair_ids_are_refused(store: Store) -> None:
