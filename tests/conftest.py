@@ -34,6 +34,7 @@ import pytest
 from explorer.pairs import Pair
 
 ROOT = Path(__file__).resolve().parents[1]
+UNIT_TESTS = ROOT / "tests" / "unit"
 SHARED = ROOT.parent / "shared"
 SHARED_NLTK = SHARED / "nltk_data"
 #: Test directory -> the marker its tests carry.
@@ -127,9 +128,11 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
     object the process holds: once a test has loaded the lexical tables, that is 0.5-1 s of
     CPU each, and the automatic ones came dozens of times a unit run. Frozen objects are
     still freed when nothing refers to them; only a reference cycle that becomes garbage
-    later is kept (memory, not state, and a test file's own cycles are collected first)."""
+    later is kept, and a test file's own cycles are collected first. Unit test files only: an
+    app test's uploads are counted while alive (``components.uploads.LIVE``), and one kept
+    by a frozen cycle would count against the next file's."""
     result = yield
-    if nextitem is None or nextitem.path != item.path:
+    if UNIT_TESTS in Path(str(item.path)).parents and (nextitem is None or nextitem.path != item.path):
         gc.collect()
         gc.freeze()
     return result
